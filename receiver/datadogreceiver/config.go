@@ -1,0 +1,63 @@
+package datadogreceiver
+
+import (
+	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configopaque"
+)
+
+// Config is the receiver's configuration. Every confighttp server setting
+// (TLS, auth, CORS, max_request_body_size, keep-alives, timeouts) applies.
+type Config struct {
+	confighttp.ServerConfig `mapstructure:",squash"`
+
+	// APIKeys are the ingestion keys an agent may send as its api_key (the
+	// DD-API-KEY header or the api_key query parameter). Empty entries are
+	// ignored, so `${env:OTLP_AUTH_TOKEN}` can be listed unconditionally.
+	// With no key configured, nothing is checked.
+	APIKeys []configopaque.String `mapstructure:"api_keys"`
+
+	// RequireKeyOnTracerPaths makes the local tracer paths (/v0.x/traces,
+	// /info, telemetry) demand a key too. Tracers never send one, so this is
+	// only for a receiver exposed beyond the host or pod.
+	RequireKeyOnTracerPaths bool `mapstructure:"require_key_on_tracer_paths"`
+
+	// RetryAfter is the Retry-After hint, in seconds, sent with a 503 when
+	// the pipeline refuses data for a reason that may pass.
+	RetryAfterSeconds int `mapstructure:"retry_after_seconds"`
+
+	Logs LogsConfig `mapstructure:"logs"`
+}
+
+// LogsConfig tunes the /api/v2/logs translation.
+type LogsConfig struct {
+	// DecodeJSONMessage parses a message that is a JSON object and lifts its
+	// body, timestamp, severity, trace ids and resource fields.
+	DecodeJSONMessage bool `mapstructure:"decode_json_message"`
+	// TraceIDs maps dd.trace_id/dd.span_id to the record's TraceId/SpanId.
+	TraceIDs bool `mapstructure:"trace_ids"`
+}
+
+func (c *Config) Validate() error {
+	var errs []error
+	if c.MaxRequestBodySize < 0 {
+		errs = append(errs, fmt.Errorf("max_request_body_size must not be negative, got %d", c.MaxRequestBodySize))
+	}
+	if c.RetryAfterSeconds < 0 {
+		errs = append(errs, fmt.Errorf("retry_after_seconds must not be negative, got %d", c.RetryAfterSeconds))
+	}
+	return errors.Join(errs...)
+}
+
+// keys returns the configured non-empty ingestion keys.
+func (c *Config) keys() [][]byte {
+	var out [][]byte
+	for _, k := range c.APIKeys {
+		if k != "" {
+			out = append(out, []byte(k))
+		}
+	}
+	return out
+}

@@ -1,0 +1,107 @@
+package datadogreceiver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/featuregate"
+	"go.opentelemetry.io/collector/receiver"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/metadata"
+)
+
+// FeatureGateID names the gate that guards the receiver.
+const FeatureGateID = "receiver.datadog"
+
+// EnableEnvVar is the switch the shipped configuration reads.
+const EnableEnvVar = "ENABLE_DATADOG_RECEIVER"
+
+// Gate guards the receiver: experimental, off unless switched on.
+var Gate = featuregate.GlobalRegistry().MustRegister(
+	FeatureGateID,
+	featuregate.StageAlpha,
+	featuregate.WithRegisterDescription("Enables the experimental Datadog-compatible receiver (set "+EnableEnvVar+"=true with the shipped config)."),
+	featuregate.WithRegisterFromVersion("v0.1.0"),
+)
+
+const (
+	defaultEndpoint = "localhost:8126"
+	// Agents send at most a few MiB per payload; the trace-agent's own cap is
+	// 25 MiB. This bounds both the wire and the decompressed size.
+	defaultMaxBodySize = 32 << 20
+)
+
+// NewFactory returns the factory of the `datadog` receiver.
+func NewFactory() receiver.Factory {
+	return receiver.NewFactory(
+		metadata.Type,
+		createDefaultConfig,
+		receiver.WithTraces(createTraces, metadata.TracesStability),
+		receiver.WithLogs(createLogs, metadata.LogsStability),
+	)
+}
+
+func createDefaultConfig() component.Config {
+	srv := confighttp.NewDefaultServerConfig()
+	srv.NetAddr.Endpoint = defaultEndpoint
+	srv.MaxRequestBodySize = defaultMaxBodySize
+	return &Config{
+		ServerConfig:      srv,
+		RetryAfterSeconds: 1,
+		Logs: LogsConfig{
+			DecodeJSONMessage: true,
+			TraceIDs:          true,
+		},
+	}
+}
+
+// One receiver instance serves every signal of a component ID: the signals
+// share one port.
+var (
+	instancesMu sync.Mutex
+	instances   = map[component.ID]*datadogReceiver{}
+)
+
+func instance(set receiver.Settings, cfg component.Config) (*datadogReceiver, error) {
+	if !Gate.IsEnabled() {
+		return nil, fmt.Errorf("the datadog receiver is experimental and its feature gate %q is off: set %s=true with the shipped configuration, or start the collector with --feature-gates=%s",
+			FeatureGateID, EnableEnvVar, FeatureGateID)
+	}
+	instancesMu.Lock()
+	defer instancesMu.Unlock()
+	if r, ok := instances[set.ID]; ok {
+		return r, nil
+	}
+	r, err := newReceiver(set, cfg.(*Config), func() {
+		instancesMu.Lock()
+		delete(instances, set.ID)
+		instancesMu.Unlock()
+	})
+	if err != nil {
+		return nil, err
+	}
+	instances[set.ID] = r
+	return r, nil
+}
+
+func createTraces(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Traces) (receiver.Traces, error) {
+	r, err := instance(set, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.nextTraces = next
+	return r, nil
+}
+
+func createLogs(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Logs) (receiver.Logs, error) {
+	r, err := instance(set, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.nextLogs = next
+	return r, nil
+}

@@ -1,0 +1,106 @@
+package datadogreceiver
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+
+	"go.uber.org/zap"
+)
+
+type pathKind int
+
+const (
+	pathTraces      pathKind = iota // tracer → local agent, msgpack/JSON spans
+	pathAgentTraces                 // trace-agent → intake, AgentPayload protobuf
+	pathLogs
+	pathInfo
+	pathValidate
+	pathTelemetry
+)
+
+type servedPath struct {
+	path    string
+	kind    pathKind
+	version string // trace format for pathTraces
+}
+
+// paths is the single list of what is served: routes() registers it and
+// /info advertises it, so the two can never disagree.
+func (r *datadogReceiver) paths() []servedPath {
+	ps := []servedPath{
+		{path: "/info", kind: pathInfo},
+		{path: "/api/v1/validate", kind: pathValidate},
+		// Tracers send instrumentation telemetry through the agent to
+		// Datadog's backend; there is none, so it is accepted and dropped
+		// on purpose (counted in the receiver's log at debug level).
+		{path: "/telemetry/proxy/api/v2/apmtelemetry", kind: pathTelemetry},
+	}
+	if r.nextTraces != nil {
+		ps = append(ps,
+			servedPath{path: "/v0.3/traces", kind: pathTraces, version: "v0.3"},
+			servedPath{path: "/v0.4/traces", kind: pathTraces, version: "v0.4"},
+			servedPath{path: "/v0.5/traces", kind: pathTraces, version: "v0.5"},
+			servedPath{path: "/v0.7/traces", kind: pathTraces, version: "v0.7"},
+			servedPath{path: "/api/v0.2/traces", kind: pathAgentTraces},
+		)
+	}
+	if r.nextLogs != nil {
+		ps = append(ps, servedPath{path: "/api/v2/logs", kind: pathLogs})
+	}
+	return ps
+}
+
+// agentVersion is what /info reports; tracers gate features on the
+// endpoints and flags, not on this string.
+const agentVersion = "7.60.0-otelhouse"
+
+func (r *datadogReceiver) infoHandler(w http.ResponseWriter, _ *http.Request) {
+	var endpoints []string
+	for _, p := range r.paths() {
+		endpoints = append(endpoints, p.path)
+	}
+	info := map[string]any{
+		"version":    agentVersion,
+		"git_commit": "",
+		"endpoints":  endpoints,
+		// No client-side stats are consumed, so tracers must send every span.
+		"client_drop_p0s":           false,
+		"span_meta_structs":         false,
+		"long_running_spans":        false,
+		"span_events":               true,
+		"evp_proxy_allowed_headers": []string{},
+		"feature_flags":             []string{},
+		"config": map[string]any{
+			"default_env":       "none",
+			"receiver_port":     portOf(r.cfg.NetAddr.Endpoint),
+			"max_request_bytes": r.cfg.MaxRequestBodySize,
+			"statsd_port":       0,
+		},
+	}
+	b, _ := json.Marshal(info)
+	writeJSON(w, http.StatusOK, b)
+}
+
+func portOf(endpoint string) int {
+	for i := len(endpoint) - 1; i >= 0; i-- {
+		if endpoint[i] == ':' {
+			p, _ := strconv.Atoi(endpoint[i+1:])
+			return p
+		}
+	}
+	return 0
+}
+
+// validateHandler answers the Agent's API-key check; authorize has already
+// rejected a wrong key when keys are configured.
+func validateHandler(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, []byte(`{"valid":true}`))
+}
+
+func (r *datadogReceiver) discardHandler(w http.ResponseWriter, req *http.Request) {
+	n, _ := io.Copy(io.Discard, req.Body)
+	r.set.Logger.Debug("datadog receiver dropped tracer telemetry on purpose", zap.String("path", req.URL.Path), zap.Int64("bytes", n))
+	w.WriteHeader(http.StatusAccepted)
+}

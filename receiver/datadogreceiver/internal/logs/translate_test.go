@@ -1,0 +1,172 @@
+package logs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+)
+
+var (
+	now = time.Unix(1_800_000_000, 0).UTC()
+	on  = Translator{DecodeJSONMessage: true, TraceIDs: true}
+)
+
+func TestAgentPayloadGolden(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("testdata", "agent_payload.json"))
+	require.NoError(t, err)
+	ld, err := on.Translate(body, Defaults{}, now)
+	require.NoError(t, err)
+	path := filepath.Join("testdata", "agent_payload.yaml")
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		require.NoError(t, golden.WriteLogsToFile(path, ld))
+	}
+	want, err := golden.ReadLogs(path)
+	require.NoError(t, err)
+	require.NoError(t, plogtest.CompareLogs(want, ld, plogtest.IgnoreResourceLogsOrder()))
+}
+
+// one translates a single object and returns its only record and resource.
+func one(t *testing.T, tr Translator, body string, d Defaults) (plog.LogRecord, map[string]any) {
+	t.Helper()
+	ld, err := tr.Translate([]byte(body), d, now)
+	require.NoError(t, err)
+	require.Equal(t, 1, ld.LogRecordCount())
+	rl := ld.ResourceLogs().At(0)
+	return rl.ScopeLogs().At(0).LogRecords().At(0), rl.Resource().Attributes().AsRaw()
+}
+
+func TestSeverities(t *testing.T) {
+	cases := map[string]plog.SeverityNumber{
+		"trace": plog.SeverityNumberTrace, "debug": plog.SeverityNumberDebug, "info": plog.SeverityNumberInfo,
+		"notice": plog.SeverityNumberInfo2, "warn": plog.SeverityNumberWarn, "Warning": plog.SeverityNumberWarn,
+		"error": plog.SeverityNumberError, "err": plog.SeverityNumberError, "critical": plog.SeverityNumberFatal2,
+		"alert": plog.SeverityNumberFatal3, "emergency": plog.SeverityNumberFatal4, "fatal": plog.SeverityNumberFatal,
+		"3": plog.SeverityNumberError, "bogus": plog.SeverityNumberUnspecified,
+	}
+	for status, want := range cases {
+		lr, _ := one(t, on, `{"message":"m","status":"`+status+`"}`, Defaults{})
+		assert.Equal(t, want, lr.SeverityNumber(), status)
+		assert.Equal(t, status, lr.SeverityText())
+	}
+}
+
+func TestTimestamps(t *testing.T) {
+	cases := map[string]int64{
+		`1700000000123`:            1_700_000_000_123_000_000, // Datadog's milliseconds
+		`"1700000000123"`:          1_700_000_000_123_000_000,
+		`1700000000`:               1_700_000_000_000_000_000, // seconds
+		`1700000000123456`:         1_700_000_000_123_456_000, // µs
+		`"2023-11-14T22:13:20.5Z"`: 1_700_000_000_500_000_000,
+		`1700000000123456789`:      1_700_000_000_123_456_768, // float64 precision of ns input
+	}
+	for in, want := range cases {
+		lr, _ := one(t, on, `{"message":"m","timestamp":`+in+`}`, Defaults{})
+		assert.InDelta(t, want, int64(lr.Timestamp()), 1000, in)
+		assert.Equal(t, pcommon.NewTimestampFromTime(now), lr.ObservedTimestamp())
+	}
+	lr, _ := one(t, on, `{"message":"no time"}`, Defaults{})
+	assert.Equal(t, pcommon.NewTimestampFromTime(now), lr.Timestamp(), "receive time, never the epoch")
+}
+
+func TestTraceIDs(t *testing.T) {
+	cases := []struct{ name, fields, trace, span string }{
+		{"decimal low half", `"dd.trace_id":"1234","dd.span_id":"5678"`, "000000000000000000000000000004d2", "000000000000162e"},
+		{"split 128-bit", `"dd.trace_id":"1234","_dd.p.tid":"640cfd8d00000000"`, "640cfd8d0000000000000000000004d2", ""},
+		{"full decimal", `"dd.trace_id":"132877905423286052834108813735952925906"`, "63f75a8c18ed090a3bd9e3b8307044d2", ""},
+		{"hex 128", `"dd.trace_id":"0af7651916cd43dd8448eb211c80319c","dd.span_id":"b7ad6b7169203331"`, "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"},
+		{"number", `"dd.trace_id":1234`, "000000000000000000000000000004d2", ""},
+		{"nested dd", `"dd":{"trace_id":"1234","span_id":"99"}`, "000000000000000000000000000004d2", "0000000000000063"},
+		{"garbage", `"dd.trace_id":"xyz!"`, "", ""},
+	}
+	for _, tc := range cases {
+		lr, _ := one(t, on, `{"message":"m",`+tc.fields+`}`, Defaults{})
+		trace, span := "", ""
+		if !lr.TraceID().IsEmpty() {
+			trace = lr.TraceID().String()
+		}
+		if !lr.SpanID().IsEmpty() {
+			span = lr.SpanID().String()
+		}
+		assert.Equal(t, tc.trace, trace, tc.name)
+		assert.Equal(t, tc.span, span, tc.name)
+		_, leaked := lr.Attributes().Get("dd.trace_id")
+		assert.False(t, leaked, tc.name)
+	}
+	off := Translator{DecodeJSONMessage: true}
+	lr, _ := one(t, off, `{"message":"m","dd.trace_id":"1234"}`, Defaults{})
+	assert.True(t, lr.TraceID().IsEmpty())
+	v, ok := lr.Attributes().Get("dd.trace_id")
+	assert.True(t, ok, "kept as an attribute when mapping is off")
+	assert.Equal(t, "1234", v.Str())
+}
+
+func TestResourceFromTagsAndQuery(t *testing.T) {
+	lr, res := one(t, on, `{"message":"m","ddtags":"kube_cluster_name:c1,container_id:abc,team:x"}`,
+		Defaults{Tags: "env:dev,version:3", Source: "python", Service: "api", Hostname: "h1"})
+	assert.Equal(t, map[string]any{
+		"host.name": "h1", "service.name": "api", "deployment.environment.name": "dev", "service.version": "3",
+		"k8s.cluster.name": "c1", "container.id": "abc",
+	}, res)
+	assert.Equal(t, map[string]any{"team": "x", "datadog.log.source": "python"}, lr.Attributes().AsRaw())
+}
+
+func TestMultiValuedTags(t *testing.T) {
+	lr, _ := one(t, on, `{"message":"m","ddtags":"team:a,team:b,team:c,solo"}`, Defaults{})
+	assert.Equal(t, []any{"a", "b", "c"}, lr.Attributes().AsRaw()["team"])
+	assert.Equal(t, "", lr.Attributes().AsRaw()["solo"], "a bare tag is a key with an empty value")
+}
+
+func TestJSONMessage(t *testing.T) {
+	msg := `{\"message\":\"done\",\"level\":\"warn\",\"ts\":1700000000,\"service\":\"svc\",\"k\":{\"a\":[1,2]}}`
+	lr, res := one(t, on, `{"message":"`+msg+`","status":"info"}`, Defaults{})
+	assert.Equal(t, "done", lr.Body().Str())
+	assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber(), "the message's level wins over the agent default")
+	assert.Equal(t, int64(1_700_000_000_000_000_000), int64(lr.Timestamp()))
+	assert.Equal(t, "svc", res["service.name"])
+	assert.Equal(t, map[string]any{"a": []any{int64(1), int64(2)}}, lr.Attributes().AsRaw()["k"])
+
+	off := Translator{TraceIDs: true}
+	lr, _ = one(t, off, `{"message":"`+msg+`"}`, Defaults{})
+	assert.Equal(t, `{"message":"done","level":"warn","ts":1700000000,"service":"svc","k":{"a":[1,2]}}`, lr.Body().Str())
+
+	lr, _ = one(t, on, `{"message":"{not json"}`, Defaults{})
+	assert.Equal(t, "{not json", lr.Body().Str())
+}
+
+func TestShapes(t *testing.T) {
+	ld, err := on.Translate([]byte(`  `), Defaults{}, now)
+	require.NoError(t, err)
+	assert.Equal(t, 0, ld.LogRecordCount())
+	ld, err = on.Translate([]byte(`[]`), Defaults{}, now)
+	require.NoError(t, err)
+	assert.Equal(t, 0, ld.LogRecordCount())
+	for _, bad := range []string{`[1,2]`, `"str"`, `{"message":`, `[{"a":1},"x"]`, `nul`} {
+		_, err := on.Translate([]byte(bad), Defaults{}, now)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestGrouping(t *testing.T) {
+	body := `[{"message":"a","hostname":"h","service":"s"},{"message":"b","hostname":"h","service":"s"},{"message":"c","hostname":"h","service":"t"}]`
+	ld, err := on.Translate([]byte(body), Defaults{}, now)
+	require.NoError(t, err)
+	require.Equal(t, 2, ld.ResourceLogs().Len())
+	assert.Equal(t, 2, ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().Len())
+}
+
+func FuzzTranslateLogs(f *testing.F) {
+	seed, _ := os.ReadFile(filepath.Join("testdata", "agent_payload.json"))
+	f.Add(seed)
+	f.Add([]byte(`{"message":"{\"dd\":{\"trace_id\":\"1\"}}"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		_, _ = on.Translate(body, Defaults{Tags: "a:b"}, now)
+	})
+}

@@ -1,0 +1,85 @@
+// Package tags maps Datadog tags to OpenTelemetry resource attributes. It is
+// shared by every signal so a tag lands on the same attribute whatever
+// carried it.
+package tags
+
+import "strings"
+
+// Standard Datadog keys that have a semantic-convention home on the resource.
+const (
+	Service = "service.name"
+	Env     = "deployment.environment.name"
+	Version = "service.version"
+	Host    = "host.name"
+)
+
+// resourceKeys maps the Datadog unified-service, container, Kubernetes and
+// cloud tags to OpenTelemetry resource attributes (semantic conventions).
+var resourceKeys = map[string]string{
+	"service":             Service,
+	"env":                 Env,
+	"version":             Version,
+	"host":                Host,
+	"container_id":        "container.id",
+	"container_name":      "container.name",
+	"image_name":          "container.image.name",
+	"image_tag":           "container.image.tags",
+	"image_id":            "container.image.id",
+	"runtime":             "container.runtime",
+	"kube_cluster_name":   "k8s.cluster.name",
+	"kube_namespace":      "k8s.namespace.name",
+	"pod_name":            "k8s.pod.name",
+	"pod_uid":             "k8s.pod.uid",
+	"kube_container_name": "k8s.container.name",
+	"kube_deployment":     "k8s.deployment.name",
+	"kube_replica_set":    "k8s.replicaset.name",
+	"kube_stateful_set":   "k8s.statefulset.name",
+	"kube_daemon_set":     "k8s.daemonset.name",
+	"kube_job":            "k8s.job.name",
+	"kube_cronjob":        "k8s.cronjob.name",
+	"kube_node":           "k8s.node.name",
+	"cloud_provider":      "cloud.provider",
+	"region":              "cloud.region",
+	"availability_zone":   "cloud.availability_zone",
+	"availability-zone":   "cloud.availability_zone",
+	"zone":                "cloud.availability_zone",
+	"account_id":          "cloud.account.id",
+	"task_arn":            "aws.ecs.task.arn",
+	"task_family":         "aws.ecs.task.family",
+	"task_version":        "aws.ecs.task.revision",
+	"ecs_cluster_name":    "aws.ecs.cluster.arn",
+	"os":                  "os.type",
+}
+
+// ResourceKey returns the resource attribute a Datadog tag key maps to.
+func ResourceKey(ddKey string) (string, bool) {
+	k, ok := resourceKeys[ddKey]
+	return k, ok
+}
+
+// Split splits "k:v" at the first colon. A tag with no colon is a key with
+// an empty value, as Datadog treats it.
+func Split(tag string) (key, value string) {
+	if i := strings.IndexByte(tag, ':'); i >= 0 {
+		return tag[:i], tag[i+1:]
+	}
+	return tag, ""
+}
+
+// Each calls fn for every non-empty tag of a comma-separated tag list
+// ("env:prod,team:a"), trimming blanks, without allocating.
+func Each(list string, fn func(key, value string)) {
+	for len(list) > 0 {
+		var tag string
+		if i := strings.IndexByte(list, ','); i >= 0 {
+			tag, list = list[:i], list[i+1:]
+		} else {
+			tag, list = list, ""
+		}
+		tag = strings.TrimSpace(tag)
+		if tag == "" {
+			continue
+		}
+		fn(Split(tag))
+	}
+}

@@ -1,0 +1,373 @@
+package traces
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
+)
+
+// Agent is what an AgentPayload says about the Agent that sent it; its
+// fields fill what a tracer payload leaves empty.
+type Agent struct {
+	Hostname, Env, Version string
+}
+
+// ScopeName is the instrumentation scope of every translated span.
+const ScopeName = "datadog"
+
+// resKey is what makes a ResourceSpans: spans of one tracer payload that
+// share service, env, version and host.
+type resKey struct{ service, env, version, host string }
+
+// ToTraces translates tracer payloads to pdata: one ResourceSpans per
+// (payload, service, env, version, host). It is pure: the same input gives
+// the same output, with no state kept between calls.
+func ToTraces(tps []*pb.TracerPayload, agent Agent) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rss := td.ResourceSpans()
+	groups := map[resKey]ptrace.SpanSlice{}
+	for _, tp := range tps {
+		clear(groups)
+		for _, chunk := range tp.Chunks {
+			high, highOf := chunkTraceIDHigh(chunk.Spans)
+			for _, s := range chunk.Spans {
+				if s == nil {
+					continue
+				}
+				k := resKey{
+					service: s.Service,
+					env:     first(s.Meta["env"], tp.Env, agent.Env),
+					version: first(s.Meta["version"], tp.AppVersion, agent.Version),
+					host:    first(s.Meta["_dd.hostname"], tp.Hostname, agent.Hostname),
+				}
+				spans, ok := groups[k]
+				if !ok {
+					rs := rss.AppendEmpty()
+					fillResource(rs.Resource().Attributes(), k, tp)
+					ss := rs.ScopeSpans().AppendEmpty()
+					ss.Scope().SetName(ScopeName)
+					ss.Scope().SetVersion(tp.TracerVersion)
+					spans = ss.Spans()
+					groups[k] = spans
+				}
+				var h uint64
+				if s.TraceID == highOf {
+					h = high
+				}
+				translateSpan(s, h, spans.AppendEmpty())
+			}
+		}
+	}
+	return td
+}
+
+func first(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func fillResource(attrs pcommon.Map, k resKey, tp *pb.TracerPayload) {
+	attrs.EnsureCapacity(10)
+	putNonEmpty(attrs, tags.Service, k.service)
+	putNonEmpty(attrs, tags.Env, k.env)
+	putNonEmpty(attrs, tags.Version, k.version)
+	putNonEmpty(attrs, tags.Host, k.host)
+	attrs.PutStr("telemetry.sdk.name", "datadog")
+	putNonEmpty(attrs, "telemetry.sdk.language", tp.LanguageName)
+	putNonEmpty(attrs, "telemetry.sdk.version", tp.TracerVersion)
+	putNonEmpty(attrs, "process.runtime.version", tp.LanguageVersion)
+	putNonEmpty(attrs, "container.id", tp.ContainerID)
+	// The trace-agent attaches container and process tags it resolved;
+	// the known ones have a resource attribute.
+	for _, key := range []string{"_dd.tags.container", "_dd.tags.process"} {
+		tags.Each(tp.Tags[key], func(dk, v string) {
+			if rk, ok := tags.ResourceKey(dk); ok && v != "" {
+				if _, exists := attrs.Get(rk); !exists {
+					attrs.PutStr(rk, v)
+				}
+			}
+		})
+	}
+}
+
+func putNonEmpty(m pcommon.Map, k, v string) {
+	if v != "" {
+		m.PutStr(k, v)
+	}
+}
+
+// chunkTraceIDHigh finds the upper 64 bits of a chunk's 128-bit trace id:
+// tracers put `_dd.p.tid` on one span of the chunk only (usually the first
+// or the root), so the whole chunk is scanned. It returns the high half and
+// the low trace id it belongs to.
+func chunkTraceIDHigh(spans []*pb.Span) (high, low uint64) {
+	for _, s := range spans {
+		if s == nil {
+			continue
+		}
+		if v, ok := s.Meta["_dd.p.tid"]; ok {
+			if h, err := strconv.ParseUint(v, 16, 64); err == nil {
+				return h, s.TraceID
+			}
+		}
+	}
+	return 0, 0
+}
+
+func traceID(high, low uint64) pcommon.TraceID {
+	var id pcommon.TraceID
+	binary.BigEndian.PutUint64(id[:8], high)
+	binary.BigEndian.PutUint64(id[8:], low)
+	return id
+}
+
+func spanID(id uint64) pcommon.SpanID {
+	var s pcommon.SpanID
+	if id != 0 {
+		binary.BigEndian.PutUint64(s[:], id)
+	}
+	return s
+}
+
+func translateSpan(s *pb.Span, high uint64, out ptrace.Span) {
+	tid := traceID(high, s.TraceID)
+	// Spans that began life in OpenTelemetry carry their full id.
+	if v, ok := s.Meta["otel.trace_id"]; ok && len(v) == 32 {
+		var full pcommon.TraceID
+		if _, err := hex.Decode(full[:], []byte(v)); err == nil {
+			tid = full
+		}
+	}
+	out.SetTraceID(tid)
+	out.SetSpanID(spanID(s.SpanID))
+	out.SetParentSpanID(spanID(s.ParentID))
+	out.SetName(s.Name)
+	out.SetStartTimestamp(pcommon.Timestamp(s.Start))
+	out.SetEndTimestamp(pcommon.Timestamp(s.Start + s.Duration))
+	out.SetKind(spanKind(s.Meta["span.kind"], s.Type))
+
+	attrs := out.Attributes()
+	attrs.EnsureCapacity(len(s.Meta) + len(s.Metrics) + 2)
+	putNonEmpty(attrs, "resource.name", s.Resource)
+	putNonEmpty(attrs, "span.type", s.Type)
+	for k, v := range s.Meta {
+		if keepMeta(k) {
+			attrs.PutStr(k, v)
+		}
+	}
+	for k, v := range s.Metrics {
+		switch {
+		case k == "_sampling_priority_v1":
+			attrs.PutInt("sampling.priority", int64(v))
+		case isInternal(k):
+		default:
+			attrs.PutDouble(k, v)
+		}
+	}
+
+	setStatus(s, out)
+	for _, l := range s.SpanLinks {
+		if l != nil {
+			addLink(out.Links(), l.TraceID, l.TraceIDHigh, l.SpanID, l.Tracestate, l.Flags, l.Attributes)
+		}
+	}
+	if v, ok := s.Meta["_dd.span_links"]; ok {
+		addJSONLinks(out.Links(), v)
+	}
+	for _, e := range s.SpanEvents {
+		if e != nil {
+			addEvent(out.Events(), e)
+		}
+	}
+	if v, ok := s.Meta["events"]; ok {
+		addJSONEvents(out.Events(), v)
+	}
+}
+
+// keepMeta tells which meta keys become span attributes: Datadog-internal
+// keys and the ones mapped elsewhere (resource, ids, kind, status, links,
+// events) are left out on purpose.
+func keepMeta(k string) bool {
+	switch k {
+	case "env", "version", "span.kind", "otel.trace_id", "otel.status_code", "otel.status_description",
+		"events":
+		return false
+	}
+	return !isInternal(k)
+}
+
+// isInternal: `_dd.*` (propagation, sampling decisions, hostname, origin…),
+// `_dd1.*` and the `_sample_rate`/`_top_level` bookkeeping tracers send.
+func isInternal(k string) bool {
+	return strings.HasPrefix(k, "_dd") || k == "_sample_rate" || k == "_top_level" || k == "_sampling_priority_v1"
+}
+
+func spanKind(kind, typ string) ptrace.SpanKind {
+	switch strings.ToLower(kind) {
+	case "server":
+		return ptrace.SpanKindServer
+	case "client":
+		return ptrace.SpanKindClient
+	case "producer":
+		return ptrace.SpanKindProducer
+	case "consumer":
+		return ptrace.SpanKindConsumer
+	case "internal":
+		return ptrace.SpanKindInternal
+	}
+	switch typ {
+	case "web", "serverless":
+		return ptrace.SpanKindServer
+	case "http", "grpc", "db", "sql", "cache", "redis", "memcached", "cassandra", "elasticsearch",
+		"mongodb", "leveldb", "dns", "aerospike", "opensearch", "graphql":
+		return ptrace.SpanKindClient
+	case "queue", "worker":
+		return ptrace.SpanKindConsumer
+	case "custom", "template":
+		return ptrace.SpanKindInternal
+	}
+	return ptrace.SpanKindUnspecified
+}
+
+func setStatus(s *pb.Span, out ptrace.Span) {
+	if s.Error != 0 {
+		st := out.Status()
+		st.SetCode(ptrace.StatusCodeError)
+		msg := first(s.Meta["error.message"], s.Meta["error.msg"], s.Meta["otel.status_description"])
+		st.SetMessage(msg)
+		ev := out.Events().AppendEmpty()
+		ev.SetName("exception")
+		ev.SetTimestamp(pcommon.Timestamp(s.Start + s.Duration))
+		ea := ev.Attributes()
+		putNonEmpty(ea, "exception.type", s.Meta["error.type"])
+		putNonEmpty(ea, "exception.message", msg)
+		putNonEmpty(ea, "exception.stacktrace", s.Meta["error.stack"])
+		return
+	}
+	switch s.Meta["otel.status_code"] {
+	case "Ok", "OK", "STATUS_CODE_OK":
+		out.Status().SetCode(ptrace.StatusCodeOk)
+	}
+}
+
+func addLink(links ptrace.SpanLinkSlice, low, high, sid uint64, tracestate string, flags uint32, attrs map[string]string) {
+	l := links.AppendEmpty()
+	l.SetTraceID(traceID(high, low))
+	l.SetSpanID(spanID(sid))
+	l.TraceState().FromRaw(tracestate)
+	// Datadog sets bit 31 to say "flags present"; OTel keeps the W3C bits.
+	l.SetFlags(flags &^ (1 << 31))
+	for k, v := range attrs {
+		l.Attributes().PutStr(k, v)
+	}
+}
+
+// jsonLink is one entry of the `_dd.span_links` meta that tracers use when
+// the agent does not take native span links: ids are hex strings.
+type jsonLink struct {
+	TraceID    string            `json:"trace_id"`
+	TraceIDHi  string            `json:"trace_id_high"`
+	SpanID     string            `json:"span_id"`
+	Attributes map[string]string `json:"attributes"`
+	Tracestate string            `json:"tracestate"`
+	Flags      uint32            `json:"flags"`
+}
+
+func addJSONLinks(links ptrace.SpanLinkSlice, raw string) {
+	var ls []jsonLink
+	if json.Unmarshal([]byte(raw), &ls) != nil {
+		return
+	}
+	for _, l := range ls {
+		tid := l.TraceID
+		var high uint64
+		if len(tid) > 16 {
+			high, _ = strconv.ParseUint(tid[:len(tid)-16], 16, 64)
+			tid = tid[len(tid)-16:]
+		} else if l.TraceIDHi != "" {
+			high, _ = strconv.ParseUint(l.TraceIDHi, 16, 64)
+		}
+		low, err1 := strconv.ParseUint(tid, 16, 64)
+		sid, err2 := strconv.ParseUint(l.SpanID, 16, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		addLink(links, low, high, sid, l.Tracestate, l.Flags, l.Attributes)
+	}
+}
+
+func addEvent(events ptrace.SpanEventSlice, e *pb.SpanEvent) {
+	ev := events.AppendEmpty()
+	ev.SetName(e.Name)
+	ev.SetTimestamp(pcommon.Timestamp(e.TimeUnixNano))
+	for k, v := range e.Attributes {
+		if v != nil {
+			putAnyValue(ev.Attributes(), k, v)
+		}
+	}
+}
+
+func putAnyValue(m pcommon.Map, k string, v *pb.AttributeAnyValue) {
+	switch v.Type {
+	case pb.AttributeAnyValue_STRING_VALUE:
+		m.PutStr(k, v.StringValue)
+	case pb.AttributeAnyValue_BOOL_VALUE:
+		m.PutBool(k, v.BoolValue)
+	case pb.AttributeAnyValue_INT_VALUE:
+		m.PutInt(k, v.IntValue)
+	case pb.AttributeAnyValue_DOUBLE_VALUE:
+		m.PutDouble(k, v.DoubleValue)
+	case pb.AttributeAnyValue_ARRAY_VALUE:
+		sl := m.PutEmptySlice(k)
+		if v.ArrayValue == nil {
+			return
+		}
+		for _, av := range v.ArrayValue.Values {
+			if av == nil {
+				continue
+			}
+			switch av.Type {
+			case pb.AttributeArrayValue_STRING_VALUE:
+				sl.AppendEmpty().SetStr(av.StringValue)
+			case pb.AttributeArrayValue_BOOL_VALUE:
+				sl.AppendEmpty().SetBool(av.BoolValue)
+			case pb.AttributeArrayValue_INT_VALUE:
+				sl.AppendEmpty().SetInt(av.IntValue)
+			case pb.AttributeArrayValue_DOUBLE_VALUE:
+				sl.AppendEmpty().SetDouble(av.DoubleValue)
+			}
+		}
+	}
+}
+
+// jsonEvent is one entry of the `events` meta older tracers write.
+type jsonEvent struct {
+	Name         string         `json:"name"`
+	TimeUnixNano uint64         `json:"time_unix_nano"`
+	Attributes   map[string]any `json:"attributes"`
+}
+
+func addJSONEvents(events ptrace.SpanEventSlice, raw string) {
+	var es []jsonEvent
+	if json.Unmarshal([]byte(raw), &es) != nil {
+		return
+	}
+	for _, e := range es {
+		ev := events.AppendEmpty()
+		ev.SetName(e.Name)
+		ev.SetTimestamp(pcommon.Timestamp(e.TimeUnixNano))
+		_ = ev.Attributes().FromRaw(e.Attributes)
+	}
+}

@@ -1,0 +1,242 @@
+package traces
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+var goTracer = Tracer{Lang: "go", LangVersion: "go1.26.8", TracerVersion: "v2.12.0", ContainerID: "c0ffee"}
+
+// checkGolden compares td with testdata/<name>.yaml; UPDATE_GOLDEN=1 rewrites it.
+func checkGolden(t *testing.T, name string, td ptrace.Traces) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".yaml")
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		require.NoError(t, golden.WriteTracesToFile(path, td))
+	}
+	want, err := golden.ReadTraces(path)
+	require.NoError(t, err)
+	require.NoError(t, ptracetest.CompareTraces(want, td,
+		ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreSpansOrder()))
+}
+
+func TestFormatsGolden(t *testing.T) {
+	msgpackV04, err := fixture().MarshalMsg(nil)
+	require.NoError(t, err)
+	jsonV04, err := json.Marshal(fixture())
+	require.NoError(t, err)
+
+	v07 := &pb.TracerPayload{
+		LanguageName: "python", LanguageVersion: "3.12", TracerVersion: "2.9.0", RuntimeID: "r1",
+		Env: "prod", Hostname: "py-host", AppVersion: "9.9",
+		Tags: map[string]string{"_dd.tags.container": "kube_namespace:shop,pod_name:web-abc,image_tag:1.2"},
+	}
+	for _, tr := range fixture() {
+		v07.Chunks = append(v07.Chunks, &pb.TraceChunk{Priority: 1, Spans: tr})
+	}
+	msgpackV07, err := v07.MarshalMsg(nil)
+	require.NoError(t, err)
+
+	cases := []struct {
+		name, version, contentType string
+		body                       []byte
+	}{
+		{"v04_msgpack", "v0.4", "application/msgpack", msgpackV04},
+		{"v04_json", "v0.4", "application/json; charset=utf-8", jsonV04},
+		{"v03_msgpack", "v0.3", "", msgpackV04},
+		{"v05", "v0.5", "application/msgpack", encodeV05(withoutNativeLinksEvents(fixture()))},
+		{"v07", "v0.7", "application/msgpack", msgpackV07},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tp, err := DecodeTracer(tc.version, tc.contentType, tc.body, goTracer)
+			require.NoError(t, err)
+			td := ToTraces([]*pb.TracerPayload{tp}, Agent{})
+			assert.Equal(t, 3, td.SpanCount())
+			golden := tc.name
+			if tc.name == "v03_msgpack" {
+				golden = "v04_msgpack" // same wire format
+			}
+			checkGolden(t, golden, td)
+		})
+	}
+}
+
+func TestAgentPayloadGolden(t *testing.T) {
+	tp := &pb.TracerPayload{LanguageName: "java", TracerVersion: "1.40.0", ContainerID: "abc"}
+	for _, tr := range fixture() {
+		tp.Chunks = append(tp.Chunks, &pb.TraceChunk{Priority: 2, Spans: tr})
+	}
+	// Host and env of the Agent fill what the tracer left empty.
+	for _, s := range tp.Chunks[0].Spans {
+		delete(s.Meta, "_dd.hostname")
+	}
+	ap := &pb.AgentPayload{HostName: "agent-host", Env: "agent-env", AgentVersion: "7.60.0", TracerPayloads: []*pb.TracerPayload{tp}}
+	body, err := ap.MarshalVT()
+	require.NoError(t, err)
+	got, err := DecodeAgent(body)
+	require.NoError(t, err)
+	td := ToTraces(got.TracerPayloads, Agent{Hostname: got.HostName, Env: got.Env})
+	checkGolden(t, "agent_v02", td)
+}
+
+func spansByID(td ptrace.Traces) map[uint64]ptrace.Span {
+	out := map[uint64]ptrace.Span{}
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		ss := td.ResourceSpans().At(i).ScopeSpans().At(0).Spans()
+		for j := 0; j < ss.Len(); j++ {
+			id := ss.At(j).SpanID()
+			var n uint64
+			for _, b := range id {
+				n = n<<8 | uint64(b)
+			}
+			out[n] = ss.At(j)
+		}
+	}
+	return out
+}
+
+func translateFixture(t *testing.T) (ptrace.Traces, map[uint64]ptrace.Span) {
+	body, err := fixture().MarshalMsg(nil)
+	require.NoError(t, err)
+	tp, err := DecodeTracer("v0.4", "application/msgpack", body, goTracer)
+	require.NoError(t, err)
+	td := ToTraces([]*pb.TracerPayload{tp}, Agent{})
+	return td, spansByID(td)
+}
+
+func TestTraceIDs(t *testing.T) {
+	_, spans := translateFixture(t)
+	// The child has no _dd.p.tid: the high half comes from the root of its chunk.
+	want := "640cfd8d00000000" + "0000000000000457"
+	assert.Equal(t, want, spans[1].TraceID().String())
+	assert.Equal(t, want, spans[2].TraceID().String())
+	assert.Equal(t, spans[1].SpanID(), spans[2].ParentSpanID())
+	assert.True(t, spans[1].ParentSpanID().IsEmpty())
+	// OTel-origin spans keep their own full id.
+	assert.Equal(t, "0af7651916cd43dd8448eb211c80319c", spans[10].TraceID().String())
+}
+
+func TestAttributesAndKinds(t *testing.T) {
+	_, spans := translateFixture(t)
+	root := spans[1].Attributes().AsRaw()
+	assert.Equal(t, "GET /cart", root["resource.name"])
+	assert.Equal(t, "web", root["span.type"])
+	assert.Equal(t, "200", root["http.status_code"], "meta stays a string")
+	assert.Equal(t, float64(42), root["process_id"], "metrics stay numbers")
+	assert.Equal(t, int64(1), root["sampling.priority"])
+	for k := range root {
+		assert.NotRegexp(t, `^_dd|^_sampling|^env$|^version$|^span\.kind$`, k, "internal key leaked")
+	}
+	assert.Equal(t, ptrace.SpanKindServer, spans[1].Kind(), "span.kind meta")
+	assert.Equal(t, ptrace.SpanKindClient, spans[2].Kind(), "from type sql")
+	assert.Equal(t, ptrace.SpanKindConsumer, spans[10].Kind(), "from type worker")
+	assert.Equal(t, "http.request", spans[1].Name())
+	assert.Equal(t, pcommon.Timestamp(t0+5_000_000), spans[1].EndTimestamp())
+}
+
+func TestErrorStatusAndException(t *testing.T) {
+	_, spans := translateFixture(t)
+	w := spans[10]
+	assert.Equal(t, ptrace.StatusCodeError, w.Status().Code())
+	assert.Equal(t, "card declined", w.Status().Message())
+	var found bool
+	for i := 0; i < w.Events().Len(); i++ {
+		ev := w.Events().At(i)
+		if ev.Name() != "exception" {
+			continue
+		}
+		found = true
+		a := ev.Attributes().AsRaw()
+		assert.Equal(t, "PaymentError", a["exception.type"])
+		assert.Equal(t, "card declined", a["exception.message"])
+		assert.Contains(t, a["exception.stacktrace"], "charge.go:10")
+	}
+	assert.True(t, found, "exception event")
+	assert.Equal(t, ptrace.StatusCodeUnset, spans[1].Status().Code())
+}
+
+func TestLinksAndEvents(t *testing.T) {
+	_, spans := translateFixture(t)
+	w := spans[10]
+	require.Equal(t, 2, w.Links().Len())
+	native := w.Links().At(0)
+	assert.Equal(t, "0000000000000005000000000000004d", native.TraceID().String())
+	assert.Equal(t, "dd=s:1", native.TraceState().AsRaw())
+	assert.Equal(t, "batch", native.Attributes().AsRaw()["reason"])
+	fromMeta := w.Links().At(1)
+	assert.Equal(t, "0af7651916cd43dd8448eb211c80319d", fromMeta.TraceID().String())
+	assert.Equal(t, "b7ad6b7169203331", fromMeta.SpanID().String())
+	assert.Equal(t, uint32(1), fromMeta.Flags(), "W3C sampled bit kept, Datadog's presence bit dropped")
+
+	names := map[string]map[string]any{}
+	for i := 0; i < w.Events().Len(); i++ {
+		names[w.Events().At(i).Name()] = w.Events().At(i).Attributes().AsRaw()
+	}
+	assert.Equal(t, "user:1", names["cache.miss"]["key"])
+	assert.Equal(t, []any{"a", 1.5}, names["cache.miss"]["tags"])
+	assert.Equal(t, float64(2), names["retry"]["attempt"])
+	assert.Contains(t, names, "exception")
+}
+
+func TestResourceGrouping(t *testing.T) {
+	td, _ := translateFixture(t)
+	// checkout/prod/1.2.3/web-1, checkout-db/prod//web-1, billing/staging.
+	require.Equal(t, 3, td.ResourceSpans().Len())
+	got := map[string]map[string]any{}
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		a := td.ResourceSpans().At(i).Resource().Attributes().AsRaw()
+		got[a["service.name"].(string)] = a
+	}
+	assert.Equal(t, map[string]any{
+		"service.name": "checkout", "deployment.environment.name": "prod", "service.version": "1.2.3",
+		"host.name": "web-1", "telemetry.sdk.name": "datadog", "telemetry.sdk.language": "go",
+		"telemetry.sdk.version": "v2.12.0", "process.runtime.version": "go1.26.8", "container.id": "c0ffee",
+	}, got["checkout"])
+	assert.Equal(t, "staging", got["billing"]["deployment.environment.name"])
+}
+
+func TestEmptyProbes(t *testing.T) {
+	for _, body := range [][]byte{nil, {0x90}} {
+		for _, v := range []string{"v0.3", "v0.4", "v0.5", "v0.7"} {
+			if v == "v0.5" && len(body) > 0 {
+				body = []byte{0x92, 0x90, 0x90} // [[],[]]
+			}
+			tp, err := DecodeTracer(v, "application/msgpack", body, Tracer{})
+			if v == "v0.7" && len(body) > 0 {
+				continue // a v0.7 payload is a map, not an array
+			}
+			require.NoError(t, err, v)
+			assert.Equal(t, 0, ToTraces([]*pb.TracerPayload{tp}, Agent{}).SpanCount())
+		}
+	}
+	tp, err := DecodeTracer("v0.4", "application/json", []byte("[]"), Tracer{})
+	require.NoError(t, err)
+	assert.Empty(t, tp.Chunks)
+}
+
+func TestMalformed(t *testing.T) {
+	cases := map[string][]byte{
+		"truncated":      {0x91, 0x91, 0x8c},
+		"not an array":   []byte("hello"),
+		"huge array len": {0xdd, 0xff, 0xff, 0xff, 0xff},
+	}
+	for name, body := range cases {
+		for _, v := range []string{"v0.4", "v0.5", "v0.7"} {
+			_, err := DecodeTracer(v, "application/msgpack", body, Tracer{})
+			assert.Error(t, err, name+" "+v)
+		}
+	}
+	_, err := DecodeAgent([]byte{0xff, 0xff})
+	assert.Error(t, err)
+}

@@ -1,0 +1,271 @@
+package datadogreceiver
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
+)
+
+// datadogReceiver serves the trace-agent port: the paths a tracer calls on
+// its local agent and the intake paths an Agent calls on its dd_url.
+type datadogReceiver struct {
+	cfg        *Config
+	set        receiver.Settings
+	obs        *receiverhelper.ObsReport
+	keys       [][]byte
+	onShutdown func()
+	logs       logs.Translator
+
+	nextTraces consumer.Traces
+	nextLogs   consumer.Logs
+
+	startOnce sync.Once
+	server    *http.Server
+	serveDone chan struct{}
+}
+
+func newReceiver(set receiver.Settings, cfg *Config, onShutdown func()) (*datadogReceiver, error) {
+	obs, err := receiverhelper.NewObsReport(receiverhelper.ObsReportSettings{
+		ReceiverID:             set.ID,
+		Transport:              "http",
+		ReceiverCreateSettings: set,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &datadogReceiver{
+		cfg: cfg, set: set, obs: obs, keys: cfg.keys(), onShutdown: onShutdown,
+		logs: logs.Translator{DecodeJSONMessage: cfg.Logs.DecodeJSONMessage, TraceIDs: cfg.Logs.TraceIDs},
+	}, nil
+}
+
+// Start is called once per signal; the server starts on the first call.
+func (r *datadogReceiver) Start(ctx context.Context, host component.Host) error {
+	var err error
+	r.startOnce.Do(func() { err = r.start(ctx, host) })
+	return err
+}
+
+func (r *datadogReceiver) start(ctx context.Context, host component.Host) error {
+	srv, err := r.cfg.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, r.routes(),
+		confighttp.WithDecoder("zstd", zstdDecoder),
+		confighttp.WithDecoder("zstd1", zstdDecoder),
+		confighttp.WithErrorHandler(func(w http.ResponseWriter, req *http.Request, msg string, status int) {
+			r.refuse(w, req, status, msg)
+		}),
+	)
+	if err != nil {
+		return err
+	}
+	ln, err := r.cfg.ToListener(ctx)
+	if err != nil {
+		return fmt.Errorf("datadog receiver: listening on %s: %w", r.cfg.NetAddr.Endpoint, err)
+	}
+	r.server = srv
+	r.serveDone = make(chan struct{})
+	r.set.Logger.Info("datadog receiver listening", zap.String("endpoint", ln.Addr().String()))
+	go func() {
+		defer close(r.serveDone)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
+		}
+	}()
+	return nil
+}
+
+// Shutdown is called once per signal; the first call stops the server.
+func (r *datadogReceiver) Shutdown(ctx context.Context) error {
+	if r.onShutdown != nil {
+		r.onShutdown()
+		r.onShutdown = nil
+	}
+	if r.server == nil {
+		return nil
+	}
+	err := r.server.Shutdown(ctx)
+	<-r.serveDone
+	r.server = nil
+	return err
+}
+
+// routes lists every path served. Paths of a signal with no pipeline are not
+// served, so a sender gets a 404 instead of a silent drop; ServeMux answers
+// 405 (with Allow) for a known path with another method.
+func (r *datadogReceiver) routes() http.Handler {
+	mux := http.NewServeMux()
+	handle := func(methods []string, path string, local bool, h http.HandlerFunc) {
+		for _, m := range methods {
+			mux.Handle(m+" "+path, r.authorize(local, h))
+		}
+	}
+	postPut := []string{http.MethodPost, http.MethodPut}
+	for _, p := range r.paths() {
+		switch p.kind {
+		case pathTraces:
+			handle(postPut, p.path, true, r.tracerTracesHandler(p))
+		case pathAgentTraces:
+			handle([]string{http.MethodPost}, p.path, false, r.agentTracesHandler)
+		case pathLogs:
+			handle([]string{http.MethodPost}, p.path, false, r.logsHandler)
+		case pathInfo:
+			handle([]string{http.MethodGet}, p.path, true, r.infoHandler)
+		case pathValidate:
+			handle([]string{http.MethodGet}, p.path, false, validateHandler)
+		case pathTelemetry:
+			handle([]string{http.MethodPost}, p.path, true, r.discardHandler)
+		}
+	}
+	return mux
+}
+
+// authorize demands an ingestion key on agent intake paths (and on tracer
+// paths when configured) whenever keys are configured.
+func (r *datadogReceiver) authorize(local bool, next http.Handler) http.Handler {
+	if len(r.keys) == 0 || (local && !r.cfg.RequireKeyOnTracerPaths) {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		key := req.Header.Get("DD-API-KEY")
+		if key == "" {
+			key = req.URL.Query().Get("api_key")
+		}
+		if !r.validKey(key) {
+			r.refuse(w, req, http.StatusForbidden, "missing or invalid API key (DD-API-KEY header or api_key query parameter)")
+			return
+		}
+		next.ServeHTTP(w, req)
+	})
+}
+
+func (r *datadogReceiver) validKey(key string) bool {
+	ok := 0
+	for _, k := range r.keys {
+		ok |= subtle.ConstantTimeCompare([]byte(key), k)
+	}
+	return ok == 1 && key != ""
+}
+
+var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readBody reads the whole (already decompressed) body into a pooled buffer.
+// Callers must not keep references into it after release.
+func (r *datadogReceiver) readBody(w http.ResponseWriter, req *http.Request) (*bytes.Buffer, bool) {
+	buf := bodyPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	if req.ContentLength > 0 && req.ContentLength <= r.cfg.MaxRequestBodySize {
+		buf.Grow(int(req.ContentLength))
+	}
+	if _, err := buf.ReadFrom(req.Body); err != nil {
+		releaseBody(buf)
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			r.refuse(w, req, http.StatusRequestEntityTooLarge,
+				fmt.Sprintf("body exceeds %d bytes (max_request_body_size, after decompression)", tooBig.Limit))
+		} else {
+			r.refuse(w, req, http.StatusBadRequest, "reading body: "+err.Error())
+		}
+		return nil, false
+	}
+	return buf, true
+}
+
+func releaseBody(buf *bytes.Buffer) {
+	if buf.Cap() <= 4<<20 { // don't pin huge buffers in the pool
+		bodyPool.Put(buf)
+	}
+}
+
+// consumeError maps a pipeline refusal to what agents understand: a
+// permanent error is the payload's fault (400, not retried); anything else
+// may pass, so 503 with Retry-After makes the agent keep the payload and retry.
+func (r *datadogReceiver) consumeError(w http.ResponseWriter, req *http.Request, err error) {
+	if consumererror.IsPermanent(err) {
+		r.refuse(w, req, http.StatusBadRequest, "pipeline refused the payload: "+err.Error())
+		return
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(r.cfg.RetryAfterSeconds))
+	r.refuse(w, req, http.StatusServiceUnavailable, "pipeline busy, retry later: "+err.Error())
+}
+
+// refuse answers an error with a one-line reason and logs it once.
+func (r *datadogReceiver) refuse(w http.ResponseWriter, req *http.Request, status int, msg string) {
+	r.set.Logger.Warn("datadog receiver refused a request",
+		zap.String("path", req.URL.Path), zap.Int("status", status), zap.String("reason", msg),
+		zap.String("remote", remoteHost(req)), zap.String("user_agent", req.UserAgent()))
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, msg+"\n")
+}
+
+func remoteHost(req *http.Request) string {
+	h, _, err := net.SplitHostPort(req.RemoteAddr)
+	if err != nil {
+		return req.RemoteAddr
+	}
+	return h
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// Decoders are pooled; the window cap bounds what one frame may make us
+// allocate, whatever its header claims.
+var zstdPool sync.Pool
+
+const zstdMaxWindow = 32 << 20
+
+type pooledZstd struct{ d *zstd.Decoder }
+
+func (p *pooledZstd) Read(b []byte) (int, error) {
+	if p.d == nil {
+		return 0, io.ErrClosedPipe
+	}
+	return p.d.Read(b)
+}
+
+func (p *pooledZstd) Close() error {
+	if p.d != nil {
+		_ = p.d.Reset(nil)
+		zstdPool.Put(p.d)
+		p.d = nil
+	}
+	return nil
+}
+
+func zstdDecoder(body io.ReadCloser) (io.ReadCloser, error) {
+	if d, ok := zstdPool.Get().(*zstd.Decoder); ok {
+		if err := d.Reset(body); err != nil {
+			return nil, err
+		}
+		return &pooledZstd{d: d}, nil
+	}
+	d, err := zstd.NewReader(body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow),
+		zstd.WithDecoderMaxMemory(1<<30))
+	if err != nil {
+		return nil, err
+	}
+	return &pooledZstd{d: d}, nil
+}

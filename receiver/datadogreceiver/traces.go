@@ -1,0 +1,79 @@
+package datadogreceiver
+
+import (
+	"net/http"
+
+	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/traces"
+)
+
+// Tracers parse this to update their samplers; the receiver does no
+// sampling, so every service keeps everything (rate 1).
+var rateByService = []byte(`{"rate_by_service":{"service:,env:":1}}`)
+
+func (r *datadogReceiver) tracerTracesHandler(p servedPath) http.HandlerFunc {
+	format := "datadog_" + p.version
+	return func(w http.ResponseWriter, req *http.Request) {
+		buf, ok := r.readBody(w, req)
+		if !ok {
+			return
+		}
+		defer releaseBody(buf)
+		tp, err := traces.DecodeTracer(p.version, req.Header.Get("Content-Type"), buf.Bytes(), traces.Tracer{
+			Lang:          req.Header.Get("Datadog-Meta-Lang"),
+			LangVersion:   req.Header.Get("Datadog-Meta-Lang-Version"),
+			TracerVersion: req.Header.Get("Datadog-Meta-Tracer-Version"),
+			ContainerID:   req.Header.Get("Datadog-Container-ID"),
+		})
+		if err != nil {
+			r.refuse(w, req, http.StatusBadRequest, err.Error())
+			return
+		}
+		if !r.consumeTraces(w, req, format, []*pb.TracerPayload{tp}, traces.Agent{}) {
+			return
+		}
+		if p.version == "v0.3" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = w.Write([]byte("OK\n"))
+			return
+		}
+		writeJSON(w, http.StatusOK, rateByService)
+	}
+}
+
+func (r *datadogReceiver) agentTracesHandler(w http.ResponseWriter, req *http.Request) {
+	buf, ok := r.readBody(w, req)
+	if !ok {
+		return
+	}
+	defer releaseBody(buf)
+	ap, err := traces.DecodeAgent(buf.Bytes())
+	if err != nil {
+		r.refuse(w, req, http.StatusBadRequest, err.Error())
+		return
+	}
+	if !r.consumeTraces(w, req, "datadog_agent_v0.2", ap.TracerPayloads,
+		traces.Agent{Hostname: ap.HostName, Env: ap.Env}) {
+		return
+	}
+	writeJSON(w, http.StatusAccepted, []byte("{}"))
+}
+
+// consumeTraces hands the translated spans to the pipeline and answers the
+// error itself; it reports whether the caller should write its success.
+func (r *datadogReceiver) consumeTraces(w http.ResponseWriter, req *http.Request, format string, tps []*pb.TracerPayload, agent traces.Agent) bool {
+	td := traces.ToTraces(tps, agent)
+	n := td.SpanCount()
+	if n == 0 {
+		return true
+	}
+	ctx := r.obs.StartTracesOp(req.Context())
+	err := r.nextTraces.ConsumeTraces(ctx, td)
+	r.obs.EndTracesOp(ctx, format, n, err)
+	if err != nil {
+		r.consumeError(w, req, err)
+		return false
+	}
+	return true
+}
