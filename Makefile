@@ -41,6 +41,7 @@ lint:
 generate:
 	$(GO) generate ./receiver/...
 	$(GO) tool builder --config builder-config.yaml --skip-get-modules --skip-compilation
+	gofmt -w distribution
 
 # ocb runs with --skip-get-modules, so it no longer checks go.mod against the
 # manifest: every gomod pin of builder-config.yaml must be what go.mod requires.

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/component"
@@ -43,6 +44,7 @@ func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 			}
 		}
 	}
+	slices.Sort(ids) // stable pipelines whatever the map order
 	pipelines, ok := conf.Get("service::pipelines").(map[string]any)
 	if !ok || len(ids) == 0 {
 		return nil
@@ -78,11 +80,4 @@ func toStrings(v any) []any {
 	return append([]any(nil), l...)
 }
 
-func contains(l []any, s string) bool {
-	for _, v := range l {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
+func contains(l []any, s string) bool { return slices.Contains(l, any(s)) }

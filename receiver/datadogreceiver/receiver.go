@@ -39,6 +39,7 @@ type datadogReceiver struct {
 	nextLogs   consumer.Logs
 
 	startOnce sync.Once
+	addr      net.Addr // where the server listens, once started
 	server    *http.Server
 	serveDone chan struct{}
 }
@@ -81,6 +82,7 @@ func (r *datadogReceiver) start(ctx context.Context, host component.Host) error 
 		return fmt.Errorf("datadog receiver: listening on %s: %w", r.cfg.NetAddr.Endpoint, err)
 	}
 	r.server = srv
+	r.addr = ln.Addr()
 	r.serveDone = make(chan struct{})
 	r.set.Logger.Info("datadog receiver listening", zap.String("endpoint", ln.Addr().String()))
 	go func() {

@@ -1,0 +1,174 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func binary(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("OTELHOUSE_BIN")
+	if bin == "" {
+		t.Skip("OTELHOUSE_BIN not set: run through `make test`, which builds bin/otelhouse first")
+	}
+	return bin
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// syncBuffer collects a process's output while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type collector struct {
+	cmd             *exec.Cmd
+	out             *syncBuffer
+	datadog, health int
+	done            chan error
+}
+
+// run starts the binary with the shipped config, every port moved to a free
+// one so the test never clashes with a running instance.
+func run(t *testing.T, env []string, config string, extra ...string) *collector {
+	t.Helper()
+	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), done: make(chan error, 1)}
+	args := []string{"--config", config,
+		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
+		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", freePort(t)),
+		"--set", fmt.Sprintf("extensions::health_check::endpoint=127.0.0.1:%d", c.health),
+		"--set", fmt.Sprintf("receivers::datadog::endpoint=127.0.0.1:%d", c.datadog),
+		// Several collectors run at once here: no fixed :8888 telemetry port.
+		"--set", "service::telemetry::metrics::level=none",
+	}
+	c.cmd = exec.Command(binary(t), append(args, extra...)...)
+	c.cmd.Env = append(os.Environ(), env...)
+	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
+	require.NoError(t, c.cmd.Start())
+	go func() { c.done <- c.cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = c.cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-c.done:
+		case <-time.After(10 * time.Second):
+			_ = c.cmd.Process.Kill()
+		}
+	})
+	return c
+}
+
+func (c *collector) waitHealthy(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/", c.health))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		select {
+		case err := <-c.done:
+			t.Fatalf("collector exited: %v\n%s", err, c.out.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	t.Fatalf("collector not healthy in time\n%s", c.out.String())
+}
+
+func shippedConfig(t *testing.T) string {
+	p, err := filepath.Abs(filepath.Join("..", "otelcol-config.yaml"))
+	require.NoError(t, err)
+	return p
+}
+
+func TestShippedConfigKeepsReceiverOffByDefault(t *testing.T) {
+	for _, v := range []string{"", "false", "1"} {
+		c := run(t, []string{"ENABLE_DATADOG_RECEIVER=" + v}, shippedConfig(t))
+		c.waitHealthy(t)
+		_, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", c.datadog), time.Second)
+		assert.Error(t, err, "ENABLE_DATADOG_RECEIVER=%q must leave the port closed", v)
+	}
+}
+
+func TestShippedConfigWithReceiverOn(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t))
+	c.waitHealthy(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", c.datadog)
+	resp, err := http.Get(base + "/info")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+	body := `[[{"service":"e2e","name":"op","resource":"r","trace_id":1,"span_id":2,"start":1700000000000000000,"duration":10}]]`
+	resp, err = http.Post(base+"/v0.4/traces", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	resp, err = http.Post(base+"/api/v2/logs", "application/json", strings.NewReader(`[{"message":"hello","service":"e2e"}]`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusAccepted, resp.StatusCode)
+
+	// The shipped pipelines end in the debug exporter, which logs a summary.
+	assert.Eventually(t, func() bool {
+		out := c.out.String()
+		return strings.Contains(out, `"spans": 1`) && strings.Contains(out, `"log records": 1`)
+	}, 15*time.Second, 100*time.Millisecond, c.out.String())
+}
+
+func TestGateOffRefusesToStart(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "dd.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`
+receivers:
+  datadog:
+    endpoint: 127.0.0.1:0
+exporters:
+  nop: {}
+service:
+  pipelines:
+    traces:
+      receivers: [datadog]
+      exporters: [nop]
+`), 0o600))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, binary(t), "--config", cfg).CombinedOutput()
+	require.Error(t, err, "must not start")
+	assert.Contains(t, string(out), `feature gate "receiver.datadog" is off`)
+	assert.Contains(t, string(out), "ENABLE_DATADOG_RECEIVER=true")
+
+}
