@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math/bits"
-	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -12,11 +11,11 @@ import (
 // parseTraceID reads a trace id as loggers inject it: decimal (the lower 64
 // bits, or a full 128-bit number) or hex (16 or 32 digits). high, if not
 // empty, is the hex upper half carried separately (`_dd.p.tid`).
-func parseTraceID(s, high string) (pcommon.TraceID, bool) {
+func parseTraceID(s, high []byte) (pcommon.TraceID, bool) {
 	var id pcommon.TraceID
 	var hi, lo uint64
 	switch {
-	case s == "":
+	case len(s) == 0:
 		return id, false
 	case isDecimal(s):
 		var ok bool
@@ -24,21 +23,21 @@ func parseTraceID(s, high string) (pcommon.TraceID, bool) {
 			return id, false
 		}
 	case len(s) == 32:
-		if _, err := hex.Decode(id[:], []byte(s)); err != nil {
+		if _, err := hex.Decode(id[:], s); err != nil {
 			return pcommon.TraceID{}, false
 		}
 		return id, !id.IsEmpty()
 	case len(s) <= 16:
-		v, err := strconv.ParseUint(s, 16, 64)
-		if err != nil {
+		v, ok := parseHex64(s)
+		if !ok {
 			return id, false
 		}
 		lo = v
 	default:
 		return id, false
 	}
-	if hi == 0 && high != "" {
-		hi, _ = strconv.ParseUint(high, 16, 64)
+	if hi == 0 && len(high) > 0 && len(high) <= 16 {
+		hi, _ = parseHex64(high)
 	}
 	binary.BigEndian.PutUint64(id[:8], hi)
 	binary.BigEndian.PutUint64(id[8:], lo)
@@ -46,35 +45,56 @@ func parseTraceID(s, high string) (pcommon.TraceID, bool) {
 }
 
 // parseSpanID reads a span id in decimal or (16-digit) hex.
-func parseSpanID(s string) (pcommon.SpanID, bool) {
+func parseSpanID(s []byte) (pcommon.SpanID, bool) {
 	var id pcommon.SpanID
 	var v uint64
-	var err error
+	ok := false
 	if isDecimal(s) {
-		v, err = strconv.ParseUint(s, 10, 64)
+		var hi uint64
+		hi, v, ok = parseDecimal128(s)
+		ok = ok && hi == 0
 	} else if len(s) <= 16 {
-		v, err = strconv.ParseUint(s, 16, 64)
-	} else {
-		return id, false
+		v, ok = parseHex64(s)
 	}
-	if err != nil || v == 0 {
+	if !ok || v == 0 {
 		return id, false
 	}
 	binary.BigEndian.PutUint64(id[:], v)
 	return id, true
 }
 
-func isDecimal(s string) bool {
+func isDecimal(s []byte) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
 	}
-	return s != ""
+	return len(s) > 0
+}
+
+func parseHex64(s []byte) (uint64, bool) {
+	if len(s) == 0 || len(s) > 16 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		v = v<<4 | uint64(c)
+	}
+	return v, true
 }
 
 // parseDecimal128 parses an unsigned decimal of up to 128 bits.
-func parseDecimal128(s string) (hi, lo uint64, ok bool) {
+func parseDecimal128(s []byte) (hi, lo uint64, ok bool) {
 	for i := 0; i < len(s); i++ {
 		d := uint64(s[i] - '0')
 		// (hi,lo) = (hi,lo)*10 + d, failing on overflow.

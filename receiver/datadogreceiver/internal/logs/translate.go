@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -60,8 +61,12 @@ func (t Translator) Translate(body []byte, d Defaults, now time.Time) (plog.Logs
 	default:
 		return ld, errors.New("logs body must be a JSON array of objects or a single object")
 	}
+	// The inner parser lives as long as the batch: byte slices taken from
+	// a decoded message stay valid until their record is built.
+	inner := parsers.Get()
+	defer parsers.Put(inner)
 	b := batch{t: t, ld: ld, now: pcommon.NewTimestampFromTime(now), groups: map[string]plog.LogRecordSlice{},
-		tagCache: map[string]*parsedTags{}, scratch: plog.NewLogRecord()}
+		tagCache: map[string]*parsedTags{}, scratch: plog.NewLogRecord(), inner: inner, interned: map[string]string{}}
 	for i, it := range items {
 		obj, err := it.Object()
 		if err != nil {
@@ -81,7 +86,7 @@ type record struct {
 	innerHost, innerService, ddService        string
 	status                                    string
 	ts                                        pcommon.Timestamp
-	traceID, spanID, traceIDHigh              string
+	traceID, spanID, traceIDHigh              []byte
 	hasBody                                   bool
 	message                                   string
 }
@@ -103,6 +108,56 @@ type batch struct {
 	tagCache map[string]*parsedTags
 	scratch  plog.LogRecord
 	key      []byte
+	inner    *fastjson.Parser
+	// interned holds the keys and repeated values (host, service, tags,
+	// status…) of this batch, so each is allocated once, not per record.
+	interned map[string]string
+}
+
+func (b *batch) intern(v []byte) string {
+	if s, ok := b.interned[string(v)]; ok {
+		return s
+	}
+	s := string(v)
+	b.interned[s] = s
+	return s
+}
+
+// scalar renders a string, number or bool as text ("" for anything
+// else), interned.
+func (b *batch) scalar(v *fastjson.Value) string {
+	switch v.Type() {
+	case fastjson.TypeString:
+		return b.intern(v.GetStringBytes())
+	case fastjson.TypeNumber, fastjson.TypeTrue, fastjson.TypeFalse:
+		return v.String()
+	}
+	return ""
+}
+
+var syslogLevels = [...]string{"0", "1", "2", "3", "4", "5", "6", "7"}
+
+// statusText is a status as text; numbers count only as syslog levels 0–7.
+func (b *batch) statusText(v *fastjson.Value) string {
+	if v.Type() == fastjson.TypeNumber {
+		if f := v.GetFloat64(); f >= 0 && f <= 7 && f == float64(int(f)) {
+			return syslogLevels[int(f)]
+		}
+		return ""
+	}
+	return b.scalar(v)
+}
+
+// idBytes is the raw text of an id (string or number), valid while the
+// batch's parsers are.
+func idBytes(v *fastjson.Value) []byte {
+	switch v.Type() {
+	case fastjson.TypeString:
+		return v.GetStringBytes()
+	case fastjson.TypeNumber:
+		return []byte(v.String())
+	}
+	return nil
 }
 
 func (b *batch) add(obj *fastjson.Object, d Defaults) {
@@ -230,24 +285,27 @@ func (b *batch) parseTags(list string) *parsedTags {
 // message, whose values take precedence where they are explicit.
 func (b *batch) fields(obj *fastjson.Object, r *record, attrs pcommon.Map, inner bool) {
 	obj.Visit(func(key []byte, v *fastjson.Value) {
-		k := string(key)
-		switch k {
+		switch string(key) {
 		case "message", "msg", "log":
-			if k != "message" && !inner {
+			if string(key) != "message" && !inner {
 				break
 			}
 			if v.Type() == fastjson.TypeString {
-				msg := string(v.GetStringBytes())
+				msg := v.GetStringBytes()
 				if !inner && b.t.DecodeJSONMessage && b.decodeJSONMessage(msg, r, attrs) {
 					return
 				}
-				r.message, r.hasBody = msg, true
+				r.message, r.hasBody = string(msg), true
 			} else {
 				r.message, r.hasBody = v.String(), true
 			}
 			return
 		case "status", "level", "severity", "lvl", "loglevel", "log.level", "syslog.severity":
-			if s := scalar(v); s != "" && (inner || r.status == "") {
+			s := b.statusText(v)
+			if inner && severity(s) == plog.SeverityNumberUnspecified {
+				break // e.g. an HTTP "status":200 in an access log: an attribute
+			}
+			if s != "" && (inner || r.status == "") {
 				r.status = s
 			}
 			return
@@ -257,7 +315,7 @@ func (b *batch) fields(obj *fastjson.Object, r *record, attrs pcommon.Map, inner
 				return
 			}
 		case "hostname", "host", "syslog.hostname":
-			if s := scalar(v); s != "" {
+			if s := b.scalar(v); s != "" {
 				if inner {
 					r.innerHost = s
 				} else {
@@ -266,7 +324,7 @@ func (b *batch) fields(obj *fastjson.Object, r *record, attrs pcommon.Map, inner
 				return
 			}
 		case "service", "syslog.appname":
-			if s := scalar(v); s != "" {
+			if s := b.scalar(v); s != "" {
 				if inner {
 					r.innerService = s
 				} else {
@@ -275,10 +333,10 @@ func (b *batch) fields(obj *fastjson.Object, r *record, attrs pcommon.Map, inner
 				return
 			}
 		case "ddsource":
-			r.source = scalar(v)
+			r.source = b.scalar(v)
 			return
 		case "ddtags":
-			if s := scalar(v); s != "" {
+			if s := b.scalar(v); s != "" {
 				if r.tags != "" {
 					r.tags += "," + s
 				} else {
@@ -288,29 +346,29 @@ func (b *batch) fields(obj *fastjson.Object, r *record, attrs pcommon.Map, inner
 			return
 		case "dd.trace_id", "trace_id", "otel.trace_id":
 			if b.t.TraceIDs {
-				if s := scalar(v); s != "" && (r.traceID == "" || k == "otel.trace_id") {
-					r.traceID = s
+				if id := idBytes(v); len(id) > 0 && (len(r.traceID) == 0 || string(key) == "otel.trace_id") {
+					r.traceID = id
 				}
 				return
 			}
 		case "dd.span_id", "span_id", "otel.span_id":
 			if b.t.TraceIDs {
-				r.spanID = scalar(v)
+				r.spanID = idBytes(v)
 				return
 			}
 		case "_dd.p.tid", "dd.p.tid":
 			if b.t.TraceIDs {
-				r.traceIDHigh = scalar(v)
+				r.traceIDHigh = idBytes(v)
 				return
 			}
 		case "dd.service":
-			r.ddService = scalar(v)
+			r.ddService = b.scalar(v)
 			return
 		case "dd.env":
-			r.env = scalar(v)
+			r.env = b.scalar(v)
 			return
 		case "dd.version":
-			r.version = scalar(v)
+			r.version = b.scalar(v)
 			return
 		case "dd":
 			// Log injection writes {"dd":{"trace_id":…,"span_id":…,"service":…}}.
@@ -319,47 +377,44 @@ func (b *batch) fields(obj *fastjson.Object, r *record, attrs pcommon.Map, inner
 				return
 			}
 		}
-		putValue(attrs, k, v)
+		setValue(attrs.PutEmpty(b.intern(key)), v)
 	})
 }
 
 func (b *batch) ddObject(o *fastjson.Object, r *record, attrs pcommon.Map) {
 	o.Visit(func(key []byte, v *fastjson.Value) {
-		s := scalar(v)
 		switch string(key) {
 		case "trace_id":
 			if b.t.TraceIDs {
-				r.traceID = s
+				r.traceID = idBytes(v)
 				return
 			}
 		case "span_id":
 			if b.t.TraceIDs {
-				r.spanID = s
+				r.spanID = idBytes(v)
 				return
 			}
 		case "service":
-			r.ddService = s
+			r.ddService = b.scalar(v)
 			return
 		case "env":
-			r.env = s
+			r.env = b.scalar(v)
 			return
 		case "version":
-			r.version = s
+			r.version = b.scalar(v)
 			return
 		}
-		putValue(attrs, "dd."+string(key), v)
+		setValue(attrs.PutEmpty("dd."+string(key)), v)
 	})
 }
 
 // decodeJSONMessage lifts the fields of a message that is a JSON object;
 // it reports false (message kept as is) when the message is not one.
-func (b *batch) decodeJSONMessage(msg string, r *record, attrs pcommon.Map) bool {
+func (b *batch) decodeJSONMessage(msg []byte, r *record, attrs pcommon.Map) bool {
 	if len(msg) < 2 || msg[0] != '{' {
 		return false
 	}
-	p := parsers.Get()
-	defer parsers.Put(p)
-	v, err := p.Parse(msg)
+	v, err := b.inner.ParseBytes(msg)
 	if err != nil {
 		return false
 	}
@@ -372,7 +427,7 @@ func (b *batch) decodeJSONMessage(msg string, r *record, attrs pcommon.Map) bool
 	if inner.hasBody {
 		r.message, r.hasBody = inner.message, true
 	} else {
-		r.message, r.hasBody = msg, true
+		r.message, r.hasBody = string(msg), true
 	}
 	if inner.status != "" {
 		r.status = inner.status
@@ -385,10 +440,19 @@ func (b *batch) decodeJSONMessage(msg string, r *record, attrs pcommon.Map) bool
 		src string
 	}{
 		{&r.innerHost, inner.innerHost}, {&r.innerService, inner.innerService}, {&r.ddService, inner.ddService},
-		{&r.env, inner.env}, {&r.version, inner.version}, {&r.traceID, inner.traceID},
-		{&r.spanID, inner.spanID}, {&r.traceIDHigh, inner.traceIDHigh}, {&r.source, inner.source},
+		{&r.env, inner.env}, {&r.version, inner.version}, {&r.source, inner.source},
 	} {
 		if f.src != "" {
+			*f.dst = f.src
+		}
+	}
+	for _, f := range []struct {
+		dst *[]byte
+		src []byte
+	}{
+		{&r.traceID, inner.traceID}, {&r.spanID, inner.spanID}, {&r.traceIDHigh, inner.traceIDHigh},
+	} {
+		if len(f.src) > 0 {
 			*f.dst = f.src
 		}
 	}
@@ -400,17 +464,6 @@ func (b *batch) decodeJSONMessage(msg string, r *record, attrs pcommon.Map) bool
 		}
 	}
 	return true
-}
-
-// scalar renders a string, number or bool as text ("" for anything else).
-func scalar(v *fastjson.Value) string {
-	switch v.Type() {
-	case fastjson.TypeString:
-		return string(v.GetStringBytes())
-	case fastjson.TypeNumber, fastjson.TypeTrue, fastjson.TypeFalse:
-		return v.String()
-	}
-	return ""
 }
 
 // parseTimestamp reads epoch numbers (s, ms, µs or ns, told apart by
@@ -449,21 +502,27 @@ func parseTimestamp(v *fastjson.Value) (pcommon.Timestamp, bool) {
 	}
 }
 
-// putValue stores a JSON value with its type: integers as Int, other
+// setValue stores a JSON value with its type: integers as Int, other
 // numbers as Double, objects as Map, arrays as Slice, null as empty.
-func putValue(m pcommon.Map, k string, v *fastjson.Value) {
-	setValue(m.PutEmpty(k), v)
-}
-
 func setValue(dst pcommon.Value, v *fastjson.Value) {
 	switch v.Type() {
 	case fastjson.TypeString:
 		dst.SetStr(string(v.GetStringBytes()))
 	case fastjson.TypeNumber:
-		if i, err := v.Int64(); err == nil {
-			dst.SetInt(i)
-		} else {
-			dst.SetDouble(v.GetFloat64())
+		// Whole numbers are Int; v.Int64 is only asked beyond float64's
+		// exact range, as its error path allocates.
+		f := v.GetFloat64()
+		switch {
+		case f != math.Trunc(f) || math.IsInf(f, 0):
+			dst.SetDouble(f)
+		case math.Abs(f) < 1<<53:
+			dst.SetInt(int64(f))
+		default:
+			if i, err := v.Int64(); err == nil {
+				dst.SetInt(i)
+			} else {
+				dst.SetDouble(f)
+			}
 		}
 	case fastjson.TypeTrue:
 		dst.SetBool(true)

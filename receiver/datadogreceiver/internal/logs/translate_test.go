@@ -137,6 +137,14 @@ func TestJSONMessage(t *testing.T) {
 	lr, _ = one(t, off, `{"message":"`+msg+`"}`, Defaults{})
 	assert.Equal(t, `{"message":"done","level":"warn","ts":1700000000,"service":"svc","k":{"a":[1,2]}}`, lr.Body().Str())
 
+	// An access log's HTTP status is an attribute, not the level.
+	lr, _ = one(t, on, `{"message":"{\"level\":\"warn\",\"status\":200,\"msg\":\"x\"}"}`, Defaults{})
+	assert.Equal(t, plog.SeverityNumberWarn, lr.SeverityNumber())
+	assert.Equal(t, int64(200), lr.Attributes().AsRaw()["status"])
+	lr, _ = one(t, on, `{"message":"{\"status\":\"done\",\"msg\":\"x\"}","status":"error"}`, Defaults{})
+	assert.Equal(t, plog.SeverityNumberError, lr.SeverityNumber())
+	assert.Equal(t, "done", lr.Attributes().AsRaw()["status"])
+
 	lr, _ = one(t, on, `{"message":"{not json"}`, Defaults{})
 	assert.Equal(t, "{not json", lr.Body().Str())
 }
