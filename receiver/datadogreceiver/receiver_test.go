@@ -32,7 +32,7 @@ import (
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/metadata"
 )
 
-func enableGate(t *testing.T) {
+func enableGate(t testing.TB) {
 	t.Helper()
 	require.NoError(t, featuregate.GlobalRegistry().Set(FeatureGateID, true))
 	t.Cleanup(func() { _ = featuregate.GlobalRegistry().Set(FeatureGateID, false) })
@@ -47,7 +47,7 @@ type harness struct {
 
 // start runs a receiver on a free loopback port with the given consumers
 // (nil: that signal has no pipeline).
-func start(t *testing.T, mutate func(*Config), tc consumer.Traces, lc consumer.Logs) *harness {
+func start(t testing.TB, mutate func(*Config), tc consumer.Traces, lc consumer.Logs) *harness {
 	t.Helper()
 	enableGate(t)
 	cfg := createDefaultConfig().(*Config)
@@ -112,7 +112,9 @@ func msgpackTraces(t *testing.T, n int) []byte {
 
 const logsBody = `[{"message":"a","status":"info"},{"message":"b","status":"error"}]`
 
-func compress(t *testing.T, enc string, b []byte) []byte {
+func compress(t *testing.T, enc string, b []byte) []byte { return compressTB(t, enc, b) }
+
+func compressTB(t testing.TB, enc string, b []byte) []byte {
 	var buf bytes.Buffer
 	switch enc {
 	case "gzip":

@@ -3,7 +3,7 @@ package datadogreceiver
 import (
 	"net/http"
 
-	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/traces"
 )
@@ -20,7 +20,7 @@ func (r *datadogReceiver) tracerTracesHandler(p servedPath) http.HandlerFunc {
 			return
 		}
 		defer releaseBody(buf)
-		tp, err := traces.DecodeTracer(p.version, req.Header.Get("Content-Type"), buf.Bytes(), traces.Tracer{
+		td, err := traces.TranslateTracer(p.version, req.Header.Get("Content-Type"), buf.Bytes(), traces.Tracer{
 			Lang:          req.Header.Get("Datadog-Meta-Lang"),
 			LangVersion:   req.Header.Get("Datadog-Meta-Lang-Version"),
 			TracerVersion: req.Header.Get("Datadog-Meta-Tracer-Version"),
@@ -30,7 +30,7 @@ func (r *datadogReceiver) tracerTracesHandler(p servedPath) http.HandlerFunc {
 			r.refuse(w, req, http.StatusBadRequest, err.Error())
 			return
 		}
-		if !r.consumeTraces(w, req, format, []*pb.TracerPayload{tp}, traces.Agent{}) {
+		if !r.consumeTraces(w, req, format, td) {
 			return
 		}
 		if p.version == "v0.3" {
@@ -53,8 +53,8 @@ func (r *datadogReceiver) agentTracesHandler(w http.ResponseWriter, req *http.Re
 		r.refuse(w, req, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !r.consumeTraces(w, req, "datadog_agent_v0.2", ap.TracerPayloads,
-		traces.Agent{Hostname: ap.HostName, Env: ap.Env}) {
+	if !r.consumeTraces(w, req, "datadog_agent_v0.2",
+		traces.ToTraces(ap.TracerPayloads, traces.Agent{Hostname: ap.HostName, Env: ap.Env})) {
 		return
 	}
 	writeJSON(w, http.StatusAccepted, []byte("{}"))
@@ -62,8 +62,7 @@ func (r *datadogReceiver) agentTracesHandler(w http.ResponseWriter, req *http.Re
 
 // consumeTraces hands the translated spans to the pipeline and answers the
 // error itself; it reports whether the caller should write its success.
-func (r *datadogReceiver) consumeTraces(w http.ResponseWriter, req *http.Request, format string, tps []*pb.TracerPayload, agent traces.Agent) bool {
-	td := traces.ToTraces(tps, agent)
+func (r *datadogReceiver) consumeTraces(w http.ResponseWriter, req *http.Request, format string, td ptrace.Traces) bool {
 	n := td.SpanCount()
 	if n == 0 {
 		return true

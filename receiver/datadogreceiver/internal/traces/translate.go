@@ -141,58 +141,125 @@ func spanID(id uint64) pcommon.SpanID {
 	return s
 }
 
-func translateSpan(s *pb.Span, high uint64, out ptrace.Span) {
-	tid := traceID(high, s.TraceID)
-	// Spans that began life in OpenTelemetry carry their full id.
-	if v, ok := s.Meta["otel.trace_id"]; ok && len(v) == 32 {
-		var full pcommon.TraceID
-		if _, err := hex.Decode(full[:], []byte(v)); err == nil {
-			tid = full
-		}
-	}
-	out.SetTraceID(tid)
-	out.SetSpanID(spanID(s.SpanID))
-	out.SetParentSpanID(spanID(s.ParentID))
-	out.SetName(s.Name)
-	out.SetStartTimestamp(pcommon.Timestamp(s.Start))
-	out.SetEndTimestamp(pcommon.Timestamp(s.Start + s.Duration))
-	out.SetKind(spanKind(s.Meta["span.kind"], s.Type))
+// special holds the meta values that are mapped rather than copied:
+// both decoding paths fill it, and finish applies it, so the rules live in
+// one place.
+type special struct {
+	env, version, host                   string
+	kind, otelTraceID                    string
+	statusCode, statusDesc               string
+	errMsg, errMsgAlt, errType, errStack string
+	tid, links, events                   string
+}
 
+// note records a meta entry in sp if it is one of the mapped keys.
+func (sp *special) note(k, v string) {
+	switch k {
+	case "env":
+		sp.env = v
+	case "version":
+		sp.version = v
+	case "_dd.hostname":
+		sp.host = v
+	case "span.kind":
+		sp.kind = v
+	case "otel.trace_id":
+		sp.otelTraceID = v
+	case "otel.status_code":
+		sp.statusCode = v
+	case "otel.status_description":
+		sp.statusDesc = v
+	case "error.message":
+		sp.errMsg = v
+	case "error.msg":
+		sp.errMsgAlt = v
+	case "error.type":
+		sp.errType = v
+	case "error.stack":
+		sp.errStack = v
+	case "_dd.p.tid":
+		sp.tid = v
+	case "_dd.span_links":
+		sp.links = v
+	case "events":
+		sp.events = v
+	}
+}
+
+// scalars are a span's own fields, whatever format carried them.
+type scalars struct {
+	name, resource, typ       string
+	traceID, spanID, parentID uint64
+	start, duration           int64
+	error                     int32
+}
+
+func translateSpan(s *pb.Span, high uint64, out ptrace.Span) {
+	var sp special
 	attrs := out.Attributes()
 	attrs.EnsureCapacity(len(s.Meta) + len(s.Metrics) + 2)
 	putNonEmpty(attrs, "resource.name", s.Resource)
 	putNonEmpty(attrs, "span.type", s.Type)
 	for k, v := range s.Meta {
+		sp.note(k, v)
 		if keepMeta(k) {
 			attrs.PutStr(k, v)
 		}
 	}
 	for k, v := range s.Metrics {
-		switch {
-		case k == "_sampling_priority_v1":
-			attrs.PutInt("sampling.priority", int64(v))
-		case isInternal(k):
-		default:
-			attrs.PutDouble(k, v)
-		}
+		putMetric(attrs, k, v)
 	}
-
-	setStatus(s, out)
 	for _, l := range s.SpanLinks {
 		if l != nil {
 			addLink(out.Links(), l.TraceID, l.TraceIDHigh, l.SpanID, l.Tracestate, l.Flags, l.Attributes)
 		}
-	}
-	if v, ok := s.Meta["_dd.span_links"]; ok {
-		addJSONLinks(out.Links(), v)
 	}
 	for _, e := range s.SpanEvents {
 		if e != nil {
 			addEvent(out.Events(), e)
 		}
 	}
-	if v, ok := s.Meta["events"]; ok {
-		addJSONEvents(out.Events(), v)
+	finish(out, &sp, scalars{
+		name: s.Name, resource: s.Resource, typ: s.Type, traceID: s.TraceID, spanID: s.SpanID,
+		parentID: s.ParentID, start: s.Start, duration: s.Duration, error: s.Error,
+	}, high)
+}
+
+func putMetric(attrs pcommon.Map, k string, v float64) {
+	switch {
+	case k == "_sampling_priority_v1":
+		attrs.PutInt("sampling.priority", int64(v))
+	case isInternal(k):
+	default:
+		attrs.PutDouble(k, v)
+	}
+}
+
+// finish sets everything of a span that is derived rather than copied:
+// ids, times, kind, status, exception event, and the links and events
+// older tracers carry as JSON meta.
+func finish(out ptrace.Span, sp *special, sc scalars, high uint64) {
+	tid := traceID(high, sc.traceID)
+	// Spans that began life in OpenTelemetry carry their full id.
+	if v := sp.otelTraceID; len(v) == 32 {
+		var full pcommon.TraceID
+		if _, err := hex.Decode(full[:], []byte(v)); err == nil {
+			tid = full
+		}
+	}
+	out.SetTraceID(tid)
+	out.SetSpanID(spanID(sc.spanID))
+	out.SetParentSpanID(spanID(sc.parentID))
+	out.SetName(sc.name)
+	out.SetStartTimestamp(pcommon.Timestamp(sc.start))
+	out.SetEndTimestamp(pcommon.Timestamp(sc.start + sc.duration))
+	out.SetKind(spanKind(sp.kind, sc.typ))
+	setStatus(out, sp, sc)
+	if sp.links != "" {
+		addJSONLinks(out.Links(), sp.links)
+	}
+	if sp.events != "" {
+		addJSONEvents(out.Events(), sp.events)
 	}
 }
 
@@ -241,22 +308,22 @@ func spanKind(kind, typ string) ptrace.SpanKind {
 	return ptrace.SpanKindUnspecified
 }
 
-func setStatus(s *pb.Span, out ptrace.Span) {
-	if s.Error != 0 {
+func setStatus(out ptrace.Span, sp *special, sc scalars) {
+	if sc.error != 0 {
 		st := out.Status()
 		st.SetCode(ptrace.StatusCodeError)
-		msg := first(s.Meta["error.message"], s.Meta["error.msg"], s.Meta["otel.status_description"])
+		msg := first(sp.errMsg, sp.errMsgAlt, sp.statusDesc)
 		st.SetMessage(msg)
 		ev := out.Events().AppendEmpty()
 		ev.SetName("exception")
-		ev.SetTimestamp(pcommon.Timestamp(s.Start + s.Duration))
+		ev.SetTimestamp(pcommon.Timestamp(sc.start + sc.duration))
 		ea := ev.Attributes()
-		putNonEmpty(ea, "exception.type", s.Meta["error.type"])
+		putNonEmpty(ea, "exception.type", sp.errType)
 		putNonEmpty(ea, "exception.message", msg)
-		putNonEmpty(ea, "exception.stacktrace", s.Meta["error.stack"])
+		putNonEmpty(ea, "exception.stacktrace", sp.errStack)
 		return
 	}
-	switch s.Meta["otel.status_code"] {
+	switch sp.statusCode {
 	case "Ok", "OK", "STATUS_CODE_OK":
 		out.Status().SetCode(ptrace.StatusCodeOk)
 	}

@@ -1,0 +1,406 @@
+package traces
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"github.com/tinylib/msgp/msgp"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// The v0.3/v0.4 msgpack body is what tracers send most; decoding it
+// straight into pdata skips the pb.Span maps and most string copies (keys
+// and short repeated values are interned per request). It accepts what
+// Datadog's own decoder accepts (nil for strings, any int width for
+// numbers, bin for str) and yields the same spans: an equivalence test and
+// fuzz target hold it to pb.Traces.UnmarshalMsg + ToTraces.
+
+// maxInterned is the longest value worth interning: tag values such as
+// env, http.method, status codes and runtime ids repeat; URLs rarely do.
+const maxInterned = 64
+
+type msgpackDecoder struct {
+	tracer   Tracer
+	td       ptrace.Traces
+	groups   map[resKey]ptrace.SpanSlice
+	interned map[string]string
+	scratch  ptrace.Span
+	chunk    []chunkSpan
+}
+
+type chunkSpan struct {
+	span     ptrace.Span
+	low      uint64
+	fullID   bool
+	tidValue string
+}
+
+// TranslateTracer decodes and translates what a tracer posts to
+// /v0.3/traces../v0.7/traces in one step, by the fastest path for the
+// format.
+func TranslateTracer(version, contentType string, body []byte, t Tracer) (ptrace.Traces, error) {
+	if (version == "v0.3" || version == "v0.4") && len(body) > 0 && !isJSON(contentType) {
+		return decodeMsgpackV04(body, t)
+	}
+	tp, err := DecodeTracer(version, contentType, body, t)
+	if err != nil {
+		return ptrace.Traces{}, err
+	}
+	return ToTraces([]*pb.TracerPayload{tp}, Agent{}), nil
+}
+
+func decodeMsgpackV04(body []byte, t Tracer) (ptrace.Traces, error) {
+	d := msgpackDecoder{tracer: t, td: ptrace.NewTraces(), groups: map[resKey]ptrace.SpanSlice{},
+		interned: map[string]string{}, scratch: ptrace.NewSpan()}
+	if err := d.traces(body); err != nil {
+		return ptrace.Traces{}, fmt.Errorf("decoding v0.4 msgpack traces: %w", err)
+	}
+	return d.td, nil
+}
+
+// arrayHeader reads an array header whose length the rest of the body can
+// hold (every element takes at least one byte), so no length a payload
+// claims can make us allocate more than the body's size.
+func arrayHeader(b []byte) (uint32, []byte, error) {
+	if msgp.IsNil(b) {
+		b, err := msgp.ReadNilBytes(b)
+		return 0, b, err
+	}
+	n, b, err := msgp.ReadArrayHeaderBytes(b)
+	if err == nil && int(n) > len(b) {
+		err = msgp.ErrShortBytes
+	}
+	return n, b, err
+}
+
+func mapHeader(b []byte) (uint32, []byte, error) {
+	if msgp.IsNil(b) {
+		b, err := msgp.ReadNilBytes(b)
+		return 0, b, err
+	}
+	n, b, err := msgp.ReadMapHeaderBytes(b)
+	if err == nil && int(n) > len(b)/2 {
+		err = msgp.ErrShortBytes
+	}
+	return n, b, err
+}
+
+func (d *msgpackDecoder) traces(b []byte) error {
+	n, b, err := arrayHeader(b)
+	if err != nil {
+		return err
+	}
+	for i := uint32(0); i < n; i++ {
+		var m uint32
+		if m, b, err = arrayHeader(b); err != nil {
+			return err
+		}
+		d.chunk = d.chunk[:0]
+		for j := uint32(0); j < m; j++ {
+			if b, err = d.span(b); err != nil {
+				return fmt.Errorf("trace %d span %d: %w", i, j, err)
+			}
+		}
+		d.applyChunkTraceIDHigh()
+	}
+	return nil // trailing bytes are ignored, as by Datadog's decoder
+}
+
+// applyChunkTraceIDHigh gives every span of the chunk that shares the
+// carrier's low id the upper half found in `_dd.p.tid`, as ToTraces does.
+func (d *msgpackDecoder) applyChunkTraceIDHigh() {
+	for _, c := range d.chunk {
+		if c.tidValue == "" {
+			continue
+		}
+		high, err := strconv.ParseUint(c.tidValue, 16, 64)
+		if err != nil {
+			continue
+		}
+		for _, o := range d.chunk {
+			if o.low == c.low && !o.fullID {
+				o.span.SetTraceID(traceID(high, o.low))
+			}
+		}
+		return
+	}
+}
+
+func (d *msgpackDecoder) span(b []byte) ([]byte, error) {
+	if msgp.IsNil(b) {
+		return msgp.ReadNilBytes(b)
+	}
+	n, b, err := mapHeader(b)
+	if err != nil {
+		return b, err
+	}
+	out := d.scratch
+	attrs := out.Attributes()
+	var sp special
+	var sc scalars
+	var service string
+	var key []byte
+	for i := uint32(0); i < n; i++ {
+		if key, b, err = msgp.ReadMapKeyZC(b); err != nil {
+			return b, err
+		}
+		switch string(key) {
+		case "service":
+			service, b, err = d.str(b)
+		case "name":
+			sc.name, b, err = d.str(b)
+		case "resource":
+			sc.resource, b, err = d.str(b)
+		case "type":
+			sc.typ, b, err = d.str(b)
+		case "trace_id":
+			sc.traceID, b, err = readUint64(b)
+		case "span_id":
+			sc.spanID, b, err = readUint64(b)
+		case "parent_id":
+			sc.parentID, b, err = readUint64(b)
+		case "start":
+			sc.start, b, err = readInt64(b)
+		case "duration":
+			sc.duration, b, err = readInt64(b)
+		case "error":
+			var e int64
+			e, b, err = readInt64(b)
+			sc.error = int32(e)
+		case "meta":
+			b, err = d.meta(b, attrs, &sp)
+		case "metrics":
+			b, err = d.metrics(b, attrs)
+		case "span_links":
+			b, err = d.links(b, out)
+		case "span_events":
+			b, err = d.events(b, out)
+		default: // meta_struct and anything newer: not mapped
+			b, err = msgp.Skip(b)
+		}
+		if err != nil {
+			return b, fmt.Errorf("field %q: %w", key, err)
+		}
+	}
+	putNonEmpty(attrs, "resource.name", sc.resource)
+	putNonEmpty(attrs, "span.type", sc.typ)
+	finish(out, &sp, sc, 0)
+
+	k := resKey{service: service, env: sp.env, version: sp.version, host: sp.host}
+	spans, ok := d.groups[k]
+	if !ok {
+		rs := d.td.ResourceSpans().AppendEmpty()
+		fillResource(rs.Resource().Attributes(), k, &pb.TracerPayload{
+			LanguageName: d.tracer.Lang, LanguageVersion: d.tracer.LangVersion,
+			TracerVersion: d.tracer.TracerVersion, ContainerID: d.tracer.ContainerID,
+		})
+		ss := rs.ScopeSpans().AppendEmpty()
+		ss.Scope().SetName(ScopeName)
+		ss.Scope().SetVersion(d.tracer.TracerVersion)
+		spans = ss.Spans()
+		d.groups[k] = spans
+	}
+	dst := spans.AppendEmpty()
+	out.MoveTo(dst)
+	d.chunk = append(d.chunk, chunkSpan{span: dst, low: sc.traceID, fullID: len(sp.otelTraceID) == 32, tidValue: sp.tid})
+	return b, nil
+}
+
+func (d *msgpackDecoder) meta(b []byte, attrs pcommon.Map, sp *special) ([]byte, error) {
+	n, b, err := mapHeader(b)
+	if err != nil {
+		return b, err
+	}
+	attrs.EnsureCapacity(int(n) + 4)
+	var kb, vb []byte
+	for i := uint32(0); i < n; i++ {
+		if kb, b, err = readStrBytes(b); err != nil {
+			return b, err
+		}
+		if vb, b, err = readStrBytes(b); err != nil {
+			return b, err
+		}
+		k := d.intern(kb)
+		v := d.value(vb)
+		sp.note(k, v)
+		if keepMeta(k) {
+			attrs.PutStr(k, v)
+		}
+	}
+	return b, nil
+}
+
+func (d *msgpackDecoder) metrics(b []byte, attrs pcommon.Map) ([]byte, error) {
+	n, b, err := mapHeader(b)
+	if err != nil {
+		return b, err
+	}
+	var kb []byte
+	var v float64
+	for i := uint32(0); i < n; i++ {
+		if kb, b, err = readStrBytes(b); err != nil {
+			return b, err
+		}
+		if v, b, err = readFloat64(b); err != nil {
+			return b, err
+		}
+		putMetric(attrs, d.intern(kb), v)
+	}
+	return b, nil
+}
+
+func (d *msgpackDecoder) links(b []byte, out ptrace.Span) ([]byte, error) {
+	n, b, err := arrayHeader(b)
+	if err != nil {
+		return b, err
+	}
+	for i := uint32(0); i < n; i++ {
+		if msgp.IsNil(b) {
+			if b, err = msgp.ReadNilBytes(b); err != nil {
+				return b, err
+			}
+			continue
+		}
+		var l pb.SpanLink
+		if b, err = l.UnmarshalMsg(b); err != nil {
+			return b, err
+		}
+		addLink(out.Links(), l.TraceID, l.TraceIDHigh, l.SpanID, l.Tracestate, l.Flags, l.Attributes)
+	}
+	return b, nil
+}
+
+func (d *msgpackDecoder) events(b []byte, out ptrace.Span) ([]byte, error) {
+	n, b, err := arrayHeader(b)
+	if err != nil {
+		return b, err
+	}
+	for i := uint32(0); i < n; i++ {
+		if msgp.IsNil(b) {
+			if b, err = msgp.ReadNilBytes(b); err != nil {
+				return b, err
+			}
+			continue
+		}
+		var e pb.SpanEvent
+		if b, err = e.UnmarshalMsg(b); err != nil {
+			return b, err
+		}
+		addEvent(out.Events(), &e)
+	}
+	return b, nil
+}
+
+func (d *msgpackDecoder) str(b []byte) (string, []byte, error) {
+	v, b, err := readStrBytes(b)
+	if err != nil {
+		return "", b, err
+	}
+	return d.intern(v), b, nil
+}
+
+// intern returns v as a string allocated once per request.
+func (d *msgpackDecoder) intern(v []byte) string {
+	if s, ok := d.interned[string(v)]; ok {
+		return s
+	}
+	s := validString(v)
+	d.interned[string(v)] = s
+	return s
+}
+
+func (d *msgpackDecoder) value(v []byte) string {
+	if len(v) <= maxInterned {
+		return d.intern(v)
+	}
+	return validString(v)
+}
+
+// validString copies v, replacing each invalid UTF-8 byte with U+FFFD as
+// Datadog's decoder does.
+func validString(v []byte) string {
+	if utf8.Valid(v) {
+		return string(v)
+	}
+	var sb strings.Builder
+	sb.Grow(len(v) + 8)
+	for len(v) > 0 {
+		r, size := utf8.DecodeRune(v)
+		sb.WriteRune(r)
+		v = v[size:]
+	}
+	return sb.String()
+}
+
+// readStrBytes reads a str, bin or nil (as empty) without copying.
+func readStrBytes(b []byte) ([]byte, []byte, error) {
+	switch msgp.NextType(b) {
+	case msgp.NilType:
+		b, err := msgp.ReadNilBytes(b)
+		return nil, b, err
+	case msgp.BinType:
+		return msgp.ReadBytesZC(b)
+	case msgp.StrType:
+		return msgp.ReadStringZC(b)
+	default:
+		return nil, b, msgp.TypeError{Encoded: msgp.NextType(b), Method: msgp.StrType}
+	}
+}
+
+// readUint64 accepts any integer encoding (tracers shrink them) and nil.
+func readUint64(b []byte) (uint64, []byte, error) {
+	switch msgp.NextType(b) {
+	case msgp.NilType:
+		b, err := msgp.ReadNilBytes(b)
+		return 0, b, err
+	case msgp.IntType:
+		v, b, err := msgp.ReadInt64Bytes(b)
+		return uint64(v), b, err
+	case msgp.UintType:
+		return msgp.ReadUint64Bytes(b)
+	default:
+		return 0, b, msgp.TypeError{Encoded: msgp.NextType(b), Method: msgp.UintType}
+	}
+}
+
+func readInt64(b []byte) (int64, []byte, error) {
+	switch msgp.NextType(b) {
+	case msgp.NilType:
+		b, err := msgp.ReadNilBytes(b)
+		return 0, b, err
+	case msgp.IntType:
+		return msgp.ReadInt64Bytes(b)
+	case msgp.UintType:
+		v, b, err := msgp.ReadUint64Bytes(b)
+		if v > math.MaxInt64 {
+			v = 0
+		}
+		return int64(v), b, err
+	default:
+		return 0, b, msgp.TypeError{Encoded: msgp.NextType(b), Method: msgp.IntType}
+	}
+}
+
+func readFloat64(b []byte) (float64, []byte, error) {
+	switch msgp.NextType(b) {
+	case msgp.NilType:
+		b, err := msgp.ReadNilBytes(b)
+		return 0, b, err
+	case msgp.IntType:
+		v, b, err := msgp.ReadInt64Bytes(b)
+		return float64(v), b, err
+	case msgp.UintType:
+		v, b, err := msgp.ReadUint64Bytes(b)
+		return float64(v), b, err
+	case msgp.Float32Type:
+		v, b, err := msgp.ReadFloat32Bytes(b)
+		return float64(v), b, err
+	default:
+		return msgp.ReadFloat64Bytes(b)
+	}
+}
