@@ -9,9 +9,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
 	"strconv"
 	"sync"
 
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
@@ -22,6 +25,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.uber.org/zap"
 
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
 )
 
@@ -68,6 +72,9 @@ func (r *datadogReceiver) Start(ctx context.Context, host component.Host) error 
 
 func (r *datadogReceiver) start(ctx context.Context, host component.Host) error {
 	srv, err := r.cfg.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, r.routes(),
+		confighttp.WithDecoder("gzip", gzipDecoder),
+		confighttp.WithDecoder("deflate", zlibDecoder),
+		confighttp.WithDecoder("zlib", zlibDecoder),
 		confighttp.WithDecoder("zstd", zstdDecoder),
 		confighttp.WithDecoder("zstd1", zstdDecoder),
 		confighttp.WithErrorHandler(func(w http.ResponseWriter, req *http.Request, msg string, status int) {
@@ -166,12 +173,13 @@ func (r *datadogReceiver) validKey(key string) bool {
 	return ok == 1 && key != ""
 }
 
-var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// Bodies of a few MiB at most, a few requests at a time; kept across GCs.
+var bodyPool = freelist.New(2*runtime.GOMAXPROCS(0), func() *bytes.Buffer { return new(bytes.Buffer) })
 
 // readBody reads the whole (already decompressed) body into a pooled buffer.
 // Callers must not keep references into it after release.
 func (r *datadogReceiver) readBody(w http.ResponseWriter, req *http.Request) (*bytes.Buffer, bool) {
-	buf := bodyPool.Get().(*bytes.Buffer)
+	buf := bodyPool.Get()
 	buf.Reset()
 	if req.ContentLength > 0 && req.ContentLength <= r.cfg.MaxRequestBodySize {
 		buf.Grow(int(req.ContentLength))
@@ -233,41 +241,73 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-// Decoders are pooled; the window cap bounds what one frame may make us
-// allocate, whatever its header claims.
-var zstdPool sync.Pool
+// The decoders replace confighttp's standard-library ones with pooled
+// klauspost/compress readers (about twice as fast); confighttp still caps
+// the decompressed size with max_request_body_size.
 
-const zstdMaxWindow = 32 << 20
-
-type pooledZstd struct{ d *zstd.Decoder }
-
-func (p *pooledZstd) Read(b []byte) (int, error) {
-	if p.d == nil {
-		return 0, io.ErrClosedPipe
-	}
-	return p.d.Read(b)
+// pooledReader returns its decoder to the pool on Close.
+type pooledReader struct {
+	io.Reader
+	put func()
 }
 
-func (p *pooledZstd) Close() error {
-	if p.d != nil {
-		_ = p.d.Reset(nil)
-		zstdPool.Put(p.d)
-		p.d = nil
+func (p *pooledReader) Close() error {
+	if p.put != nil {
+		p.put()
+		p.put = nil
 	}
 	return nil
 }
 
-func zstdDecoder(body io.ReadCloser) (io.ReadCloser, error) {
-	if d, ok := zstdPool.Get().(*zstd.Decoder); ok {
-		if err := d.Reset(body); err != nil {
-			return nil, err
-		}
-		return &pooledZstd{d: d}, nil
+var gzipPool, zlibPool, zstdPool sync.Pool
+
+func gzipDecoder(body io.ReadCloser) (io.ReadCloser, error) {
+	zr, _ := gzipPool.Get().(*gzip.Reader)
+	var err error
+	if zr == nil {
+		zr, err = gzip.NewReader(body)
+	} else {
+		err = zr.Reset(body)
 	}
-	d, err := zstd.NewReader(body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow),
-		zstd.WithDecoderMaxMemory(1<<30))
 	if err != nil {
 		return nil, err
 	}
-	return &pooledZstd{d: d}, nil
+	return &pooledReader{Reader: zr, put: func() { gzipPool.Put(zr) }}, nil
+}
+
+// zlibDecoder serves "deflate", which Datadog Agents send as zlib.
+func zlibDecoder(body io.ReadCloser) (io.ReadCloser, error) {
+	if zr, ok := zlibPool.Get().(io.ReadCloser); ok {
+		if err := zr.(zlib.Resetter).Reset(body, nil); err != nil {
+			return nil, err
+		}
+		return &pooledReader{Reader: zr, put: func() { zlibPool.Put(zr) }}, nil
+	}
+	zr, err := zlib.NewReader(body)
+	if err != nil {
+		return nil, err
+	}
+	return &pooledReader{Reader: zr, put: func() { zlibPool.Put(zr) }}, nil
+}
+
+// The window cap bounds what one zstd frame may make us allocate,
+// whatever its header claims.
+const zstdMaxWindow = 32 << 20
+
+func zstdDecoder(body io.ReadCloser) (io.ReadCloser, error) {
+	zr, _ := zstdPool.Get().(*zstd.Decoder)
+	var err error
+	if zr == nil {
+		zr, err = zstd.NewReader(body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow),
+			zstd.WithDecoderMaxMemory(1<<30))
+	} else {
+		err = zr.Reset(body)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &pooledReader{Reader: zr, put: func() {
+		_ = zr.Reset(nil)
+		zstdPool.Put(zr)
+	}}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -32,10 +34,15 @@ type Defaults struct {
 	Tags, Source, Service, Hostname string
 }
 
+// SourceAttr is the resource attribute that keeps ddsource.
+const SourceAttr = "datadog.log.source"
+
 // ScopeName is the instrumentation scope of every translated record.
 const ScopeName = "datadog"
 
-var parsers fastjson.ParserPool
+// Two parsers per request (payload and JSON messages), a few requests at
+// a time; kept across GCs, see freelist.
+var parsers = freelist.New(4*runtime.GOMAXPROCS(0), func() *fastjson.Parser { return new(fastjson.Parser) })
 
 // Translate decodes a JSON array of log objects (or one object) and returns
 // one ResourceLogs per distinct host, service and resource tags. now stamps
@@ -189,9 +196,6 @@ func (b *batch) add(obj *fastjson.Object, d Defaults) {
 	if r.version == "" {
 		r.version = pt.ver
 	}
-	if r.source != "" {
-		attrs.PutStr("datadog.log.source", r.source)
-	}
 
 	if r.hasBody {
 		lr.Body().SetStr(r.message)
@@ -226,6 +230,8 @@ func (b *batch) slice(r *record, tagList string, pt *parsedTags) plog.LogRecordS
 	k = append(k, 0)
 	k = append(k, r.version...)
 	k = append(k, 0)
+	k = append(k, r.source...)
+	k = append(k, 0)
 	for _, a := range pt.res {
 		k = append(k, a.k...)
 		k = append(k, ':')
@@ -242,6 +248,8 @@ func (b *batch) slice(r *record, tagList string, pt *parsedTags) plog.LogRecordS
 	putNonEmpty(ra, tags.Service, r.service)
 	putNonEmpty(ra, tags.Env, r.env)
 	putNonEmpty(ra, tags.Version, r.version)
+	// The source names the integration that produced the logs.
+	putNonEmpty(ra, SourceAttr, r.source)
 	for _, a := range pt.res {
 		putTag(ra, a.k, a.v)
 	}

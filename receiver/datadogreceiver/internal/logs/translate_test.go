@@ -113,9 +113,9 @@ func TestResourceFromTagsAndQuery(t *testing.T) {
 		Defaults{Tags: "env:dev,version:3", Source: "python", Service: "api", Hostname: "h1"})
 	assert.Equal(t, map[string]any{
 		"host.name": "h1", "service.name": "api", "deployment.environment.name": "dev", "service.version": "3",
-		"k8s.cluster.name": "c1", "container.id": "abc",
+		"k8s.cluster.name": "c1", "container.id": "abc", "datadog.log.source": "python",
 	}, res)
-	assert.Equal(t, map[string]any{"team": "x", "datadog.log.source": "python"}, lr.Attributes().AsRaw())
+	assert.Equal(t, map[string]any{"team": "x"}, lr.Attributes().AsRaw())
 }
 
 func TestMultiValuedTags(t *testing.T) {

@@ -254,46 +254,40 @@ func (d *msgpackDecoder) metrics(b []byte, attrs pcommon.Map) ([]byte, error) {
 	return b, nil
 }
 
-func (d *msgpackDecoder) links(b []byte, out ptrace.Span) ([]byte, error) {
+// eachElement calls fn for every non-nil element of an array, fn reading
+// the element and returning what follows it.
+func eachElement(b []byte, fn func([]byte) ([]byte, error)) ([]byte, error) {
 	n, b, err := arrayHeader(b)
-	if err != nil {
-		return b, err
-	}
-	for i := uint32(0); i < n; i++ {
+	for i := uint32(0); err == nil && i < n; i++ {
 		if msgp.IsNil(b) {
-			if b, err = msgp.ReadNilBytes(b); err != nil {
-				return b, err
-			}
-			continue
+			b, err = msgp.ReadNilBytes(b)
+		} else {
+			b, err = fn(b)
 		}
-		var l pb.SpanLink
-		if b, err = l.UnmarshalMsg(b); err != nil {
-			return b, err
-		}
-		addLink(out.Links(), l.TraceID, l.TraceIDHigh, l.SpanID, l.Tracestate, l.Flags, l.Attributes)
 	}
-	return b, nil
+	return b, err
+}
+
+func (d *msgpackDecoder) links(b []byte, out ptrace.Span) ([]byte, error) {
+	return eachElement(b, func(b []byte) ([]byte, error) {
+		var l pb.SpanLink
+		b, err := l.UnmarshalMsg(b)
+		if err == nil {
+			addLink(out.Links(), l.TraceID, l.TraceIDHigh, l.SpanID, l.Tracestate, l.Flags, l.Attributes)
+		}
+		return b, err
+	})
 }
 
 func (d *msgpackDecoder) events(b []byte, out ptrace.Span) ([]byte, error) {
-	n, b, err := arrayHeader(b)
-	if err != nil {
-		return b, err
-	}
-	for i := uint32(0); i < n; i++ {
-		if msgp.IsNil(b) {
-			if b, err = msgp.ReadNilBytes(b); err != nil {
-				return b, err
-			}
-			continue
-		}
+	return eachElement(b, func(b []byte) ([]byte, error) {
 		var e pb.SpanEvent
-		if b, err = e.UnmarshalMsg(b); err != nil {
-			return b, err
+		b, err := e.UnmarshalMsg(b)
+		if err == nil {
+			addEvent(out.Events(), &e)
 		}
-		addEvent(out.Events(), &e)
-	}
-	return b, nil
+		return b, err
+	})
 }
 
 func (d *msgpackDecoder) str(b []byte) (string, []byte, error) {
