@@ -6,6 +6,8 @@ GO        ?= go
 BIN       := bin/otelhouse
 CONFIG    ?= otelcol-config.yaml
 PKGS      := ./...
+# Test modules with heavy client dependencies, kept out of the main go.mod.
+TESTMODS  := e2e/ddtracego
 export CGO_ENABLED := 0
 export GOFLAGS    := -mod=mod
 
@@ -22,6 +24,7 @@ run: build
 # The one test command: README and .ci/run call exactly this.
 test: check-manifest lint build
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(PKGS)
+	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...) || exit 1; done
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./receiver/...
@@ -36,6 +39,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@for m in $(TESTMODS); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
 # Regenerates mdatagen metadata and the ocb distribution sources.
 generate:

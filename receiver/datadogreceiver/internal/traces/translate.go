@@ -149,6 +149,7 @@ type special struct {
 	kind, otelTraceID                    string
 	statusCode, statusDesc               string
 	errMsg, errMsgAlt, errType, errStack string
+	errHandlingStack                     string
 	tid, links, events                   string
 }
 
@@ -177,6 +178,10 @@ func (sp *special) note(k, v string) {
 		sp.errType = v
 	case "error.stack":
 		sp.errStack = v
+	case "error.handling_stack":
+		// dd-trace-go v2 puts the stack where the error was captured here
+		// when the error itself carries none.
+		sp.errHandlingStack = v
 	case "_dd.p.tid":
 		sp.tid = v
 	case "_dd.span_links":
@@ -320,7 +325,7 @@ func setStatus(out ptrace.Span, sp *special, sc scalars) {
 		ea := ev.Attributes()
 		putNonEmpty(ea, "exception.type", sp.errType)
 		putNonEmpty(ea, "exception.message", msg)
-		putNonEmpty(ea, "exception.stacktrace", sp.errStack)
+		putNonEmpty(ea, "exception.stacktrace", first(sp.errStack, sp.errHandlingStack))
 		return
 	}
 	switch sp.statusCode {

@@ -166,6 +166,14 @@ func TestErrorStatusAndException(t *testing.T) {
 	assert.Equal(t, ptrace.StatusCodeUnset, spans[1].Status().Code())
 }
 
+func TestHandlingStackIsTheFallbackStacktrace(t *testing.T) {
+	s := &pb.Span{Service: "s", TraceID: 1, SpanID: 1, Error: 1, Meta: map[string]string{
+		"error.message": "boom", "error.handling_stack": "main.handle()\n\tmain.go:3"}}
+	td := ToTraces([]*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: []*pb.Span{s}}}}}, Agent{})
+	ev := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0)
+	assert.Equal(t, "main.handle()\n\tmain.go:3", ev.Attributes().AsRaw()["exception.stacktrace"])
+}
+
 func TestLinksAndEvents(t *testing.T) {
 	_, spans := translateFixture(t)
 	w := spans[10]
