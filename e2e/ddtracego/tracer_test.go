@@ -5,7 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,8 +84,42 @@ func resourceOf(sink *consumertest.TracesSink, spanID string) map[string]any {
 
 func hexID(v uint64) string { return fmt.Sprintf("%016x", v) }
 
+// TestRealTracer runs the tracer with each trace protocol it speaks: 1.0,
+// which it picks because /info advertises /v1.0/traces, and 0.4.
 func TestRealTracer(t *testing.T) {
-	addr, sink := startReceiver(t)
+	for protocol, path := range map[string]string{"1.0": "/v1.0/traces", "0.4": "/v0.4/traces"} {
+		t.Run("protocol "+protocol, func(t *testing.T) {
+			t.Setenv("DD_TRACE_AGENT_PROTOCOL_VERSION", protocol)
+			paths := runTracer(t)
+			assert.Contains(t, paths, path, "the tracer must have used %s", path)
+			assert.Contains(t, paths, "/info")
+		})
+	}
+}
+
+// recordingProxy forwards to the receiver and records the paths called, so
+// the test knows which endpoints the tracer really used.
+func recordingProxy(t *testing.T, target string) (string, func() map[string]int) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: target})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path]++
+		mu.Unlock()
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().String(), func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(seen)
+	}
+}
+
+func runTracer(t *testing.T) map[string]int {
+	recv, sink := startReceiver(t)
+	addr, paths := recordingProxy(t, recv)
 	t.Setenv("DD_TRACE_STARTUP_LOGS", "false")
 	t.Setenv("DD_INSTRUMENTATION_TELEMETRY_ENABLED", "true") // exercised: telemetry is accepted and dropped
 	require.NoError(t, tracer.Start(
@@ -152,4 +192,5 @@ func TestRealTracer(t *testing.T) {
 	assert.Equal(t, "go", res["telemetry.sdk.language"])
 	assert.Equal(t, "datadog", res["telemetry.sdk.name"])
 	assert.NotEmpty(t, res["telemetry.sdk.version"])
+	return paths()
 }

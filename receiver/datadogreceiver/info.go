@@ -43,6 +43,7 @@ func (r *datadogReceiver) paths() []servedPath {
 			servedPath{path: "/v0.4/traces", kind: pathTraces, version: "v0.4"},
 			servedPath{path: "/v0.5/traces", kind: pathTraces, version: "v0.5"},
 			servedPath{path: "/v0.7/traces", kind: pathTraces, version: "v0.7"},
+			servedPath{path: "/v1.0/traces", kind: pathTraces, version: "v1.0"},
 			servedPath{path: "/api/v0.2/traces", kind: pathAgentTraces},
 		)
 	}

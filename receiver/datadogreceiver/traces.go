@@ -53,8 +53,7 @@ func (r *datadogReceiver) agentTracesHandler(w http.ResponseWriter, req *http.Re
 		r.refuse(w, req, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !r.consumeTraces(w, req, "datadog_agent_v0.2",
-		traces.ToTraces(ap.TracerPayloads, traces.Agent{Hostname: ap.HostName, Env: ap.Env})) {
+	if !r.consumeTraces(w, req, "datadog_agent_v0.2", traces.AgentToTraces(ap)) {
 		return
 	}
 	writeJSON(w, http.StatusAccepted, []byte("{}"))

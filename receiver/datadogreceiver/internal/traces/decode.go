@@ -45,6 +45,8 @@ func DecodeTracer(version, contentType string, body []byte, t Tracer) (*pb.Trace
 		if err := traces.UnmarshalMsgDictionary(body); err != nil {
 			return nil, fmt.Errorf("decoding v0.5 msgpack traces: %w", err)
 		}
+	case "v1.0":
+		return nil, errors.New("v1.0 payloads decode with DecodeV1")
 	case "v0.7":
 		if _, err := tp.UnmarshalMsg(body); err != nil {
 			return nil, fmt.Errorf("decoding v0.7 tracer payload: %w", err)
@@ -89,9 +91,6 @@ func DecodeAgent(body []byte) (*pb.AgentPayload, error) {
 	var ap pb.AgentPayload
 	if err := ap.UnmarshalVT(body); err != nil {
 		return nil, fmt.Errorf("decoding AgentPayload protobuf: %w", err)
-	}
-	if len(ap.IdxTracerPayloads) > 0 {
-		return nil, errors.New("AgentPayload carries v1.0 (idx) tracer payloads, which this receiver does not decode yet")
 	}
 	return &ap, nil
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace/idx"
 	"github.com/tinylib/msgp/msgp"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -46,6 +47,13 @@ type chunkSpan struct {
 func TranslateTracer(version, contentType string, body []byte, t Tracer) (ptrace.Traces, error) {
 	if (version == "v0.3" || version == "v0.4") && len(body) > 0 && !isJSON(contentType) {
 		return decodeMsgpackV04(body, t)
+	}
+	if version == "v1.0" {
+		tp, err := DecodeV1(body, t)
+		if err != nil {
+			return ptrace.Traces{}, err
+		}
+		return V1ToTraces([]*idx.InternalTracerPayload{tp}, Agent{}), nil
 	}
 	tp, err := DecodeTracer(version, contentType, body, t)
 	if err != nil {

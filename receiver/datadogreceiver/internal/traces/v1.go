@@ -1,0 +1,213 @@
+package traces
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace/idx"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// The v1.0 format ("idx") interns every string in one table per payload,
+// carries full 128-bit trace ids on the chunk, typed attributes, and env,
+// version, component and kind as span fields. Tracers use it when /info
+// advertises /v1.0/traces; newer trace-agents put it in AgentPayload.
+
+// DecodeV1 decodes a /v1.0/traces body with Datadog's own decoder.
+func DecodeV1(body []byte, t Tracer) (*idx.InternalTracerPayload, error) {
+	var tp idx.InternalTracerPayload
+	if len(body) == 0 {
+		return &tp, nil
+	}
+	if _, err := tp.UnmarshalMsg(body); err != nil {
+		return nil, fmt.Errorf("decoding v1.0 tracer payload: %w", err)
+	}
+	if tp.Strings == nil {
+		tp.Strings = idx.NewStringTable()
+	}
+	for _, f := range []struct {
+		get func() string
+		set func(string)
+		v   string
+	}{
+		{tp.LanguageName, tp.SetLanguageName, t.Lang},
+		{tp.LanguageVersion, tp.SetLanguageVersion, t.LangVersion},
+		{tp.TracerVersion, tp.SetTracerVersion, t.TracerVersion},
+		{tp.ContainerID, tp.SetContainerID, t.ContainerID},
+	} {
+		if f.get() == "" && f.v != "" {
+			f.set(f.v)
+		}
+	}
+	return &tp, nil
+}
+
+// AgentToTraces translates everything an AgentPayload carries: classic
+// tracer payloads and the v1.0 ones newer trace-agents send.
+func AgentToTraces(ap *pb.AgentPayload) ptrace.Traces {
+	agent := Agent{Hostname: ap.HostName, Env: ap.Env}
+	td := ToTraces(ap.TracerPayloads, agent)
+	if len(ap.IdxTracerPayloads) > 0 {
+		tps := make([]*idx.InternalTracerPayload, 0, len(ap.IdxTracerPayloads))
+		for _, p := range ap.IdxTracerPayloads {
+			if p != nil {
+				tps = append(tps, idx.FromProto(p))
+			}
+		}
+		V1ToTraces(tps, agent).ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
+	}
+	return td
+}
+
+// V1ToTraces translates v1.0 payloads with the same rules as ToTraces.
+func V1ToTraces(tps []*idx.InternalTracerPayload, agent Agent) ptrace.Traces {
+	td := ptrace.NewTraces()
+	groups := map[resKey]ptrace.SpanSlice{}
+	for _, tp := range tps {
+		if tp == nil || tp.Strings == nil {
+			continue
+		}
+		clear(groups)
+		shell := &pb.TracerPayload{
+			LanguageName: tp.LanguageName(), LanguageVersion: tp.LanguageVersion(),
+			TracerVersion: tp.TracerVersion(), ContainerID: tp.ContainerID(), Tags: map[string]string{},
+		}
+		for _, k := range []string{"_dd.tags.container", "_dd.tags.process"} {
+			if v, ok := tp.GetAttributeAsString(k); ok {
+				shell.Tags[k] = v
+			}
+		}
+		for _, chunk := range tp.Chunks {
+			if chunk == nil {
+				continue
+			}
+			var high, low uint64
+			if len(chunk.TraceID) == 16 {
+				high = binary.BigEndian.Uint64(chunk.TraceID[:8])
+				low = binary.BigEndian.Uint64(chunk.TraceID[8:])
+			}
+			for _, s := range chunk.Spans {
+				if s == nil {
+					continue
+				}
+				k := resKey{
+					service: s.Service(),
+					env:     first(s.Env(), tp.Env(), agent.Env),
+					version: first(s.Version(), tp.AppVersion(), agent.Version),
+					host:    first(tp.Hostname(), agent.Hostname),
+				}
+				spans, ok := groups[k]
+				if !ok {
+					rs := td.ResourceSpans().AppendEmpty()
+					fillResource(rs.Resource().Attributes(), k, shell)
+					ss := rs.ScopeSpans().AppendEmpty()
+					ss.Scope().SetName(ScopeName)
+					ss.Scope().SetVersion(shell.TracerVersion)
+					spans = ss.Spans()
+					groups[k] = spans
+				}
+				translateV1Span(tp.Strings, s, high, low, spans.AppendEmpty())
+			}
+		}
+	}
+	return td
+}
+
+func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64, out ptrace.Span) {
+	var sp special
+	attrs := out.Attributes()
+	attrs.EnsureCapacity(len(s.Attributes()) + 3)
+	putNonEmpty(attrs, "resource.name", s.Resource())
+	putNonEmpty(attrs, "span.type", s.Type())
+	putNonEmpty(attrs, "component", s.Component())
+	for ref, v := range s.Attributes() {
+		k := st.Get(ref)
+		if sv, ok := v.GetValue().(*idx.AnyValue_StringValueRef); ok {
+			str := st.Get(sv.StringValueRef)
+			sp.note(k, str)
+			if keepMeta(k) {
+				attrs.PutStr(k, str)
+			}
+			continue
+		}
+		if dv, ok := v.GetValue().(*idx.AnyValue_DoubleValue); ok {
+			putMetric(attrs, k, dv.DoubleValue)
+			continue
+		}
+		if !isInternal(k) {
+			setAnyValue(st, attrs.PutEmpty(k), v)
+		}
+	}
+	for _, l := range s.Links() {
+		if l == nil {
+			continue
+		}
+		var lh, ll uint64
+		if id := l.TraceID(); len(id) == 16 {
+			lh, ll = binary.BigEndian.Uint64(id[:8]), binary.BigEndian.Uint64(id[8:])
+		}
+		link := out.Links().AppendEmpty()
+		link.SetTraceID(traceID(lh, ll))
+		link.SetSpanID(spanID(l.SpanID()))
+		link.TraceState().FromRaw(l.Tracestate())
+		link.SetFlags(l.Flags() &^ (1 << 31))
+		for ref, v := range l.Attributes() {
+			setAnyValue(st, link.Attributes().PutEmpty(st.Get(ref)), v)
+		}
+	}
+	for _, e := range s.Events() {
+		if e == nil {
+			continue
+		}
+		ev := out.Events().AppendEmpty()
+		ev.SetName(e.Name())
+		ev.SetTimestamp(pcommon.Timestamp(e.Time()))
+		for ref, v := range e.Attributes() {
+			setAnyValue(st, ev.Attributes().PutEmpty(st.Get(ref)), v)
+		}
+	}
+	var errFlag int32
+	if s.Error() {
+		errFlag = 1
+	}
+	finish(out, &sp, scalars{
+		name: s.Name(), resource: s.Resource(), typ: s.Type(), traceID: low, spanID: s.SpanID(),
+		parentID: s.ParentID(), start: int64(s.Start()), duration: int64(s.Duration()), error: errFlag,
+	}, high)
+	// v1.0 carries the OTel kind as a field; the tag and type are fallbacks.
+	if k := s.Kind(); k != idx.SpanKind_SPAN_KIND_UNSPECIFIED && sp.kind == "" {
+		out.SetKind(ptrace.SpanKind(k))
+	}
+}
+
+// setAnyValue converts a v1.0 typed value, resolving string references.
+func setAnyValue(st *idx.StringTable, dst pcommon.Value, v *idx.AnyValue) {
+	switch x := v.GetValue().(type) {
+	case *idx.AnyValue_StringValueRef:
+		dst.SetStr(st.Get(x.StringValueRef))
+	case *idx.AnyValue_BoolValue:
+		dst.SetBool(x.BoolValue)
+	case *idx.AnyValue_DoubleValue:
+		dst.SetDouble(x.DoubleValue)
+	case *idx.AnyValue_IntValue:
+		dst.SetInt(x.IntValue)
+	case *idx.AnyValue_BytesValue:
+		dst.SetEmptyBytes().FromRaw(x.BytesValue)
+	case *idx.AnyValue_ArrayValue:
+		s := dst.SetEmptySlice()
+		for _, e := range x.ArrayValue.GetValues() {
+			if e != nil {
+				setAnyValue(st, s.AppendEmpty(), e)
+			}
+		}
+	case *idx.AnyValue_KeyValueList:
+		m := dst.SetEmptyMap()
+		for _, kv := range x.KeyValueList.GetKeyValues() {
+			if kv != nil && kv.Value != nil {
+				setAnyValue(st, m.PutEmpty(st.Get(kv.Key)), kv.Value)
+			}
+		}
+	}
+}
