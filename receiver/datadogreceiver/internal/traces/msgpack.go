@@ -26,9 +26,8 @@ import (
 const maxInterned = 64
 
 type msgpackDecoder struct {
-	tracer   Tracer
-	td       ptrace.Traces
-	groups   map[resKey]ptrace.SpanSlice
+	tracer   *pb.TracerPayload // the header fields, for the resource
+	g        *grouper
 	interned map[string]string
 	scratch  ptrace.Span
 	chunk    []chunkSpan
@@ -63,12 +62,13 @@ func TranslateTracer(version, contentType string, body []byte, t Tracer) (ptrace
 }
 
 func decodeMsgpackV04(body []byte, t Tracer) (ptrace.Traces, error) {
-	d := msgpackDecoder{tracer: t, td: ptrace.NewTraces(), groups: map[resKey]ptrace.SpanSlice{},
-		interned: map[string]string{}, scratch: ptrace.NewSpan()}
+	d := msgpackDecoder{g: newGrouper(), interned: map[string]string{}, scratch: ptrace.NewSpan(),
+		tracer: &pb.TracerPayload{LanguageName: t.Lang, LanguageVersion: t.LangVersion,
+			TracerVersion: t.TracerVersion, ContainerID: t.ContainerID}}
 	if err := d.traces(body); err != nil {
 		return ptrace.Traces{}, fmt.Errorf("decoding v0.4 msgpack traces: %w", err)
 	}
-	return d.td, nil
+	return d.g.td, nil
 }
 
 // arrayHeader reads an array header whose length the rest of the body can
@@ -199,20 +199,7 @@ func (d *msgpackDecoder) span(b []byte) ([]byte, error) {
 	putNonEmpty(attrs, "span.type", sc.typ)
 	finish(out, &sp, sc, 0)
 
-	k := resKey{service: service, env: sp.env, version: sp.version, host: sp.host}
-	spans, ok := d.groups[k]
-	if !ok {
-		rs := d.td.ResourceSpans().AppendEmpty()
-		fillResource(rs.Resource().Attributes(), k, &pb.TracerPayload{
-			LanguageName: d.tracer.Lang, LanguageVersion: d.tracer.LangVersion,
-			TracerVersion: d.tracer.TracerVersion, ContainerID: d.tracer.ContainerID,
-		})
-		ss := rs.ScopeSpans().AppendEmpty()
-		ss.Scope().SetName(ScopeName)
-		ss.Scope().SetVersion(d.tracer.TracerVersion)
-		spans = ss.Spans()
-		d.groups[k] = spans
-	}
+	spans := d.g.spans(resKey{service: service, env: sp.env, version: sp.version, host: sp.host}, d.tracer)
 	dst := spans.AppendEmpty()
 	out.MoveTo(dst)
 	d.chunk = append(d.chunk, chunkSpan{span: dst, low: sc.traceID, fullID: len(sp.otelTraceID) == 32, tidValue: sp.tid})

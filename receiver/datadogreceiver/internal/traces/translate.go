@@ -27,37 +27,58 @@ const ScopeName = "datadog"
 // share service, env, version and host.
 type resKey struct{ service, env, version, host string }
 
+// grouper hands out the span slice of a resource, creating the
+// ResourceSpans on first use; reset between tracer payloads, whose
+// attributes differ.
+type grouper struct {
+	td     ptrace.Traces
+	groups map[resKey]ptrace.SpanSlice
+}
+
+func newGrouper() *grouper {
+	return &grouper{td: ptrace.NewTraces(), groups: map[resKey]ptrace.SpanSlice{}}
+}
+
+func (g *grouper) reset() { clear(g.groups) }
+
+func (g *grouper) spans(k resKey, tp *pb.TracerPayload) ptrace.SpanSlice {
+	if s, ok := g.groups[k]; ok {
+		return s
+	}
+	rs := g.td.ResourceSpans().AppendEmpty()
+	fillResource(rs.Resource().Attributes(), k, tp)
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Scope().SetName(ScopeName)
+	ss.Scope().SetVersion(tp.TracerVersion)
+	g.groups[k] = ss.Spans()
+	return ss.Spans()
+}
+
 // ToTraces translates tracer payloads to pdata: one ResourceSpans per
 // (payload, service, env, version, host). It is pure: the same input gives
 // the same output, with no state kept between calls.
 func ToTraces(tps []*pb.TracerPayload, agent Agent) ptrace.Traces {
-	td := ptrace.NewTraces()
-	rss := td.ResourceSpans()
-	groups := map[resKey]ptrace.SpanSlice{}
+	g := newGrouper()
 	for _, tp := range tps {
-		clear(groups)
+		if tp == nil {
+			continue
+		}
+		g.reset()
 		for _, chunk := range tp.Chunks {
+			if chunk == nil {
+				continue
+			}
 			high, highOf := chunkTraceIDHigh(chunk.Spans)
 			for _, s := range chunk.Spans {
 				if s == nil {
 					continue
 				}
-				k := resKey{
+				spans := g.spans(resKey{
 					service: s.Service,
 					env:     first(s.Meta["env"], tp.Env, agent.Env),
 					version: first(s.Meta["version"], tp.AppVersion, agent.Version),
 					host:    first(s.Meta["_dd.hostname"], tp.Hostname, agent.Hostname),
-				}
-				spans, ok := groups[k]
-				if !ok {
-					rs := rss.AppendEmpty()
-					fillResource(rs.Resource().Attributes(), k, tp)
-					ss := rs.ScopeSpans().AppendEmpty()
-					ss.Scope().SetName(ScopeName)
-					ss.Scope().SetVersion(tp.TracerVersion)
-					spans = ss.Spans()
-					groups[k] = spans
-				}
+				}, tp)
 				var h uint64
 				if s.TraceID == highOf {
 					h = high
@@ -66,7 +87,7 @@ func ToTraces(tps []*pb.TracerPayload, agent Agent) ptrace.Traces {
 			}
 		}
 	}
-	return td
+	return g.td
 }
 
 func first(vs ...string) string {

@@ -63,13 +63,12 @@ func AgentToTraces(ap *pb.AgentPayload) ptrace.Traces {
 
 // V1ToTraces translates v1.0 payloads with the same rules as ToTraces.
 func V1ToTraces(tps []*idx.InternalTracerPayload, agent Agent) ptrace.Traces {
-	td := ptrace.NewTraces()
-	groups := map[resKey]ptrace.SpanSlice{}
+	g := newGrouper()
 	for _, tp := range tps {
 		if tp == nil || tp.Strings == nil {
 			continue
 		}
-		clear(groups)
+		g.reset()
 		shell := &pb.TracerPayload{
 			LanguageName: tp.LanguageName(), LanguageVersion: tp.LanguageVersion(),
 			TracerVersion: tp.TracerVersion(), ContainerID: tp.ContainerID(), Tags: map[string]string{},
@@ -92,27 +91,17 @@ func V1ToTraces(tps []*idx.InternalTracerPayload, agent Agent) ptrace.Traces {
 				if s == nil {
 					continue
 				}
-				k := resKey{
+				spans := g.spans(resKey{
 					service: s.Service(),
 					env:     first(s.Env(), tp.Env(), agent.Env),
 					version: first(s.Version(), tp.AppVersion(), agent.Version),
 					host:    first(tp.Hostname(), agent.Hostname),
-				}
-				spans, ok := groups[k]
-				if !ok {
-					rs := td.ResourceSpans().AppendEmpty()
-					fillResource(rs.Resource().Attributes(), k, shell)
-					ss := rs.ScopeSpans().AppendEmpty()
-					ss.Scope().SetName(ScopeName)
-					ss.Scope().SetVersion(shell.TracerVersion)
-					spans = ss.Spans()
-					groups[k] = spans
-				}
+				}, shell)
 				translateV1Span(tp.Strings, s, high, low, spans.AppendEmpty())
 			}
 		}
 	}
-	return td
+	return g.td
 }
 
 func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64, out ptrace.Span) {
