@@ -66,7 +66,7 @@ func corpusTraces() pb.Traces {
 
 func benchHTTP(b *testing.B, path string, body []byte, items int, headers ...string) {
 	h := start(b, nil, consumertest.NewNop(), consumertest.NewNop())
-	client := &http.Client{}
+	client := h.client
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	b.ResetTimer()

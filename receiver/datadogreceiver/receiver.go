@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -216,8 +217,12 @@ func (r *datadogReceiver) consumeError(w http.ResponseWriter, req *http.Request,
 	r.refuse(w, req, http.StatusServiceUnavailable, "pipeline busy, retry later: "+err.Error())
 }
 
+// maxReason bounds a refusal's text: decoder errors may quote the payload.
+const maxReason = 512
+
 // refuse answers an error with a one-line reason and logs it once.
 func (r *datadogReceiver) refuse(w http.ResponseWriter, req *http.Request, status int, msg string) {
+	msg = oneLine(msg)
 	r.set.Logger.Warn("datadog receiver refused a request",
 		zap.String("path", req.URL.Path), zap.Int("status", status), zap.String("reason", msg),
 		zap.String("remote", remoteHost(req)), zap.String("user_agent", req.UserAgent()))
@@ -225,6 +230,21 @@ func (r *datadogReceiver) refuse(w http.ResponseWriter, req *http.Request, statu
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, msg+"\n")
+}
+
+// oneLine flattens and bounds a reason so it is one log line and one
+// response line.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+	if len(s) > maxReason {
+		s = strings.ToValidUTF8(s[:maxReason], "") + "…"
+	}
+	return s
 }
 
 func remoteHost(req *http.Request) string {

@@ -5,12 +5,24 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
 	"github.com/klauspost/compress/zstd"
@@ -19,6 +31,8 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configtls"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -40,6 +54,7 @@ func enableGate(t testing.TB) {
 
 type harness struct {
 	url    string
+	client *http.Client
 	traces *consumertest.TracesSink
 	logs   *consumertest.LogsSink
 	tel    *componenttest.Telemetry
@@ -79,7 +94,9 @@ func start(t testing.TB, mutate func(*Config), tc consumer.Traces, lc consumer.L
 			require.NoError(t, c.Shutdown(context.Background()))
 		}
 	})
-	h := &harness{url: "http://" + comps[0].(*datadogReceiver).addr.String(), tel: tel}
+	h := &harness{url: "http://" + comps[0].(*datadogReceiver).addr.String(), tel: tel,
+		client: &http.Client{Transport: &http.Transport{}}}
+	t.Cleanup(h.client.CloseIdleConnections)
 	h.traces, _ = tc.(*consumertest.TracesSink)
 	h.logs, _ = lc.(*consumertest.LogsSink)
 	return h
@@ -92,7 +109,7 @@ func (h *harness) do(t *testing.T, method, path string, body []byte, headers ...
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := h.client.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
@@ -351,3 +368,46 @@ func TestConfigValidate(t *testing.T) {
 }
 
 var _ receiver.Factory = NewFactory()
+
+func TestReasonsAreOneBoundedLine(t *testing.T) {
+	h := start(t, nil, nil, new(consumertest.LogsSink))
+	body := "[{\"message\":\"a\"},\n" + strings.Repeat("{\"x\":\n", 2000)
+	status, resp, _ := h.do(t, http.MethodPost, "/api/v2/logs", []byte(body))
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, 1, strings.Count(resp, "\n"), resp)
+	assert.LessOrEqual(t, len(resp), maxReason+8)
+}
+
+func TestTLS(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := writeSelfSigned(t, dir)
+	h := start(t, func(c *Config) {
+		c.TLS = configoptional.Some(configtls.ServerConfig{Config: configtls.Config{CertFile: certFile, KeyFile: keyFile}})
+	}, new(consumertest.TracesSink), nil)
+	url := strings.Replace(h.url, "http://", "https://", 1)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // self-signed test cert
+	defer client.CloseIdleConnections()
+	resp, err := client.Post(url+"/v0.4/traces", "application/msgpack", bytes.NewReader(msgpackTraces(t, 2)))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, 2, h.traces.SpanCount())
+	status, _, _ := h.do(t, http.MethodPost, "/v0.4/traces", msgpackTraces(t, 1))
+	assert.Equal(t, http.StatusBadRequest, status, "plain HTTP on the TLS port")
+	assert.Equal(t, 2, h.traces.SpanCount(), "nothing accepted over plain HTTP")
+}
+
+func writeSelfSigned(t *testing.T, dir string) (string, string) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	kb, err := x509.MarshalECPrivateKey(key)
+	require.NoError(t, err)
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
+	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600))
+	return certFile, keyFile
+}

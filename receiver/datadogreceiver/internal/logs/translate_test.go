@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -168,6 +169,28 @@ func TestGrouping(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, ld.ResourceLogs().Len())
 	assert.Equal(t, 2, ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().Len())
+}
+
+// TestMutationsNeverPanic feeds corrupted and truncated payloads (fixed
+// seed and count): each must either translate or fail with an error.
+func TestMutationsNeverPanic(t *testing.T) {
+	seed, err := os.ReadFile(filepath.Join("testdata", "agent_payload.json"))
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte(`{}[]":,\0123456789.eE-+ tfnul` + "\x00\xff")
+	for i := 0; i < 30000; i++ {
+		b := append([]byte(nil), seed...)
+		for k := 0; k < 1+r.IntN(6); k++ {
+			b[r.IntN(len(b))] = alphabet[r.IntN(len(alphabet))]
+		}
+		if r.IntN(3) == 0 {
+			b = b[:r.IntN(len(b))]
+		}
+		ld, err := on.Translate(b, Defaults{Tags: "env:x"}, now)
+		if err == nil {
+			assert.LessOrEqual(t, ld.LogRecordCount(), 3)
+		}
+	}
 }
 
 func FuzzTranslateLogs(f *testing.F) {
