@@ -44,8 +44,7 @@ func TestEnabled(t *testing.T) {
 	assert.Equal(t, []any{"otlp", "datadog", "datadog/2"}, conf.Get("service::pipelines::traces::receivers"))
 	assert.Equal(t, []any{"otlp", "datadog", "datadog/2"}, conf.Get("service::pipelines::traces/extra::receivers"), "not added twice")
 	assert.Equal(t, []any{"otlp", "datadog", "datadog/2"}, conf.Get("service::pipelines::logs::receivers"))
-	// The receiver has no metrics yet: adding it would stop the collector.
-	assert.Equal(t, []any{"otlp"}, conf.Get("service::pipelines::metrics::receivers"))
+	assert.Equal(t, []any{"otlp", "datadog", "datadog/2"}, conf.Get("service::pipelines::metrics::receivers"))
 	assert.Equal(t, "0.0.0.0:8126", conf.Get("receivers::datadog::endpoint"), "rest of the config untouched")
 }
 

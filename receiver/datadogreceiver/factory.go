@@ -42,6 +42,7 @@ func NewFactory() receiver.Factory {
 		createDefaultConfig,
 		receiver.WithTraces(createTraces, metadata.TracesStability),
 		receiver.WithLogs(createLogs, metadata.LogsStability),
+		receiver.WithMetrics(createMetrics, metadata.MetricsStability),
 	)
 }
 
@@ -103,5 +104,14 @@ func createLogs(_ context.Context, set receiver.Settings, cfg component.Config, 
 		return nil, err
 	}
 	r.nextLogs = next
+	return r, nil
+}
+
+func createMetrics(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
+	r, err := instance(set, cfg)
+	if err != nil {
+		return nil, err
+	}
+	r.nextMetrics = next
 	return r, nil
 }

@@ -2,11 +2,8 @@ package datadogreceiver
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
-
-	"go.uber.org/zap"
 )
 
 type pathKind int
@@ -18,6 +15,14 @@ const (
 	pathInfo
 	pathValidate
 	pathTelemetry
+	pathDiscard
+	pathSeriesV1
+	pathSeriesV2
+	pathSeriesV3
+	pathSketches
+	pathCheckRun
+	pathClientStats
+	pathAgentStats
 )
 
 type servedPath struct {
@@ -49,6 +54,24 @@ func (r *datadogReceiver) paths() []servedPath {
 	}
 	if r.nextLogs != nil {
 		ps = append(ps, servedPath{path: "/api/v2/logs", kind: pathLogs})
+	}
+	if r.nextMetrics != nil {
+		ps = append(ps,
+			servedPath{path: "/api/v1/series", kind: pathSeriesV1},
+			servedPath{path: "/api/v2/series", kind: pathSeriesV2},
+			servedPath{path: "/api/intake/metrics/v3/series", kind: pathSeriesV3},
+			servedPath{path: "/api/beta/sketches", kind: pathSketches},
+			servedPath{path: "/api/v1/sketches", kind: pathSketches},
+			servedPath{path: "/api/v1/check_run", kind: pathCheckRun},
+			servedPath{path: "/v0.6/stats", kind: pathClientStats},
+			servedPath{path: "/api/v0.2/stats", kind: pathAgentStats},
+		)
+	}
+	// What an Agent sends besides telemetry: host metadata and legacy
+	// intake carry inventory, not signals; accepted and dropped on
+	// purpose, counted by path.
+	for _, p := range []string{"/api/v1/metadata", "/api/v2/host_metadata", "/intake/"} {
+		ps = append(ps, servedPath{path: p, kind: pathDiscard})
 	}
 	return ps
 }
@@ -98,10 +121,4 @@ func portOf(endpoint string) int {
 // rejected a wrong key when keys are configured.
 func validateHandler(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, []byte(`{"valid":true}`))
-}
-
-func (r *datadogReceiver) discardHandler(w http.ResponseWriter, req *http.Request) {
-	n, _ := io.Copy(io.Discard, req.Body)
-	r.set.Logger.Debug("datadog receiver dropped tracer telemetry on purpose", zap.String("path", req.URL.Path), zap.Int64("bytes", n))
-	w.WriteHeader(http.StatusAccepted)
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/metadata"
 )
 
 // datadogReceiver serves the trace-agent port: the paths a tracer calls on
@@ -40,8 +41,12 @@ type datadogReceiver struct {
 	onShutdown func()
 	logs       logs.Translator
 
-	nextTraces consumer.Traces
-	nextLogs   consumer.Logs
+	nextTraces  consumer.Traces
+	nextLogs    consumer.Logs
+	nextMetrics consumer.Metrics
+
+	telemetry *metadata.TelemetryBuilder
+	v3Once    sync.Once
 
 	startOnce sync.Once
 	addr      net.Addr // where the server listens, once started
@@ -58,8 +63,12 @@ func newReceiver(set receiver.Settings, cfg *Config, onShutdown func()) (*datado
 	if err != nil {
 		return nil, err
 	}
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
 	return &datadogReceiver{
-		cfg: cfg, set: set, obs: obs, keys: cfg.keys(), onShutdown: onShutdown,
+		cfg: cfg, set: set, obs: obs, keys: cfg.keys(), onShutdown: onShutdown, telemetry: tb,
 		logs: logs.Translator{DecodeJSONMessage: cfg.Logs.DecodeJSONMessage, TraceIDs: cfg.Logs.TraceIDs},
 	}, nil
 }
@@ -107,6 +116,7 @@ func (r *datadogReceiver) Shutdown(ctx context.Context) error {
 	if r.onShutdown != nil {
 		r.onShutdown()
 		r.onShutdown = nil
+		r.telemetry.Shutdown()
 	}
 	if r.server == nil {
 		return nil
@@ -128,20 +138,38 @@ func (r *datadogReceiver) routes() http.Handler {
 		}
 	}
 	postPut := []string{http.MethodPost, http.MethodPut}
+	post := []string{http.MethodPost}
+	accepted := []byte("{}")
 	for _, p := range r.paths() {
 		switch p.kind {
 		case pathTraces:
 			handle(postPut, p.path, true, r.tracerTracesHandler(p))
 		case pathAgentTraces:
-			handle([]string{http.MethodPost}, p.path, false, r.agentTracesHandler)
+			handle(post, p.path, false, r.agentTracesHandler)
 		case pathLogs:
-			handle([]string{http.MethodPost}, p.path, false, r.logsHandler)
+			handle(post, p.path, false, r.logsHandler)
 		case pathInfo:
 			handle([]string{http.MethodGet}, p.path, true, r.infoHandler)
 		case pathValidate:
 			handle([]string{http.MethodGet}, p.path, false, validateHandler)
 		case pathTelemetry:
-			handle([]string{http.MethodPost}, p.path, true, r.discardHandler)
+			handle(post, p.path, true, r.discard(http.StatusAccepted, nil))
+		case pathDiscard:
+			handle(post, p.path, false, r.discard(http.StatusAccepted, accepted))
+		case pathSeriesV1:
+			handle(post, p.path, false, r.metricsHandler("datadog_series_v1", http.StatusAccepted, []byte(`{"status":"ok"}`), seriesV1))
+		case pathSeriesV2:
+			handle(post, p.path, false, r.metricsHandler("datadog_series_v2", http.StatusAccepted, []byte(`{"errors":[]}`), seriesV2))
+		case pathSeriesV3:
+			handle(post, p.path, false, r.seriesV3Handler)
+		case pathSketches:
+			handle(post, p.path, false, r.metricsHandler("datadog_sketches", http.StatusAccepted, accepted, sketches))
+		case pathCheckRun:
+			handle(post, p.path, false, r.metricsHandler("datadog_check_run", http.StatusAccepted, []byte(`{"status":"ok"}`), checkRuns))
+		case pathClientStats:
+			handle(postPut, p.path, true, r.metricsHandler("datadog_stats_v0.6", http.StatusOK, []byte(`"OK"`), clientStats))
+		case pathAgentStats:
+			handle(post, p.path, false, r.metricsHandler("datadog_stats_agent_v0.2", http.StatusAccepted, accepted, agentStats))
 		}
 	}
 	return mux

@@ -53,16 +53,21 @@ func enableGate(t testing.TB) {
 }
 
 type harness struct {
-	url    string
-	client *http.Client
-	traces *consumertest.TracesSink
-	logs   *consumertest.LogsSink
-	tel    *componenttest.Telemetry
+	url     string
+	client  *http.Client
+	traces  *consumertest.TracesSink
+	logs    *consumertest.LogsSink
+	metrics *consumertest.MetricsSink
+	tel     *componenttest.Telemetry
 }
 
 // start runs a receiver on a free loopback port with the given consumers
 // (nil: that signal has no pipeline).
 func start(t testing.TB, mutate func(*Config), tc consumer.Traces, lc consumer.Logs) *harness {
+	return startAll(t, mutate, tc, lc, nil)
+}
+
+func startAll(t testing.TB, mutate func(*Config), tc consumer.Traces, lc consumer.Logs, mc consumer.Metrics) *harness {
 	t.Helper()
 	enableGate(t)
 	cfg := createDefaultConfig().(*Config)
@@ -86,6 +91,11 @@ func start(t testing.TB, mutate func(*Config), tc consumer.Traces, lc consumer.L
 		require.NoError(t, err)
 		comps = append(comps, r)
 	}
+	if mc != nil {
+		r, err := f.CreateMetrics(context.Background(), set, cfg, mc)
+		require.NoError(t, err)
+		comps = append(comps, r)
+	}
 	for _, c := range comps {
 		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
 	}
@@ -99,6 +109,7 @@ func start(t testing.TB, mutate func(*Config), tc consumer.Traces, lc consumer.L
 	t.Cleanup(h.client.CloseIdleConnections)
 	h.traces, _ = tc.(*consumertest.TracesSink)
 	h.logs, _ = lc.(*consumertest.LogsSink)
+	h.metrics, _ = mc.(*consumertest.MetricsSink)
 	return h
 }
 

@@ -188,7 +188,7 @@ func (b *batch) add(obj *fastjson.Object, d Defaults) {
 	}
 	pt := b.parseTags(tagList)
 	for _, a := range pt.attrs {
-		putTag(attrs, a.k, a.v)
+		tags.Put(attrs, a.k, a.v)
 	}
 	if r.env == "" {
 		r.env = pt.env
@@ -251,7 +251,7 @@ func (b *batch) slice(r *record, tagList string, pt *parsedTags) plog.LogRecordS
 	// The source names the integration that produced the logs.
 	putNonEmpty(ra, SourceAttr, r.source)
 	for _, a := range pt.res {
-		putTag(ra, a.k, a.v)
+		tags.Put(ra, a.k, a.v)
 	}
 	sl := rl.ScopeLogs().AppendEmpty()
 	sl.Scope().SetName(ScopeName)
@@ -549,23 +549,6 @@ func setValue(dst pcommon.Value, v *fastjson.Value) {
 			setValue(s.AppendEmpty(), e)
 		}
 	}
-}
-
-// putTag adds a tag value; a key seen again keeps every value, in order.
-func putTag(m pcommon.Map, k, v string) {
-	cur, ok := m.Get(k)
-	if !ok {
-		m.PutStr(k, v)
-		return
-	}
-	if cur.Type() == pcommon.ValueTypeSlice {
-		cur.Slice().AppendEmpty().SetStr(v)
-		return
-	}
-	prev := cur.AsString()
-	s := cur.SetEmptySlice()
-	s.AppendEmpty().SetStr(prev)
-	s.AppendEmpty().SetStr(v)
 }
 
 func first(vs ...string) string {

@@ -3,7 +3,11 @@
 // carried it.
 package tags
 
-import "strings"
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
 
 // Standard Datadog keys that have a semantic-convention home on the resource.
 const (
@@ -82,4 +86,22 @@ func Each(list string, fn func(key, value string)) {
 		}
 		fn(Split(tag))
 	}
+}
+
+// Put adds a tag value to m; a key seen again keeps every value, in order,
+// as one slice attribute (Datadog tags are multi-valued, not last-wins).
+func Put(m pcommon.Map, k, v string) {
+	cur, ok := m.Get(k)
+	if !ok {
+		m.PutStr(k, v)
+		return
+	}
+	if cur.Type() == pcommon.ValueTypeSlice {
+		cur.Slice().AppendEmpty().SetStr(v)
+		return
+	}
+	prev := cur.AsString()
+	s := cur.SetEmptySlice()
+	s.AppendEmpty().SetStr(prev)
+	s.AppendEmpty().SetStr(v)
 }

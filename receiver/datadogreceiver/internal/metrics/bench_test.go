@@ -1,0 +1,93 @@
+package metrics
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/DataDog/agent-payload/v5/gogen"
+	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+)
+
+// 500 series × 2 points, tags like an Agent's system and container checks.
+func benchTags(i int) []string {
+	return []string{"env:prod", "service:web-store", "version:1.42.0", "kube_namespace:shop",
+		fmt.Sprintf("pod_name:web-store-%05d", i%40), "kube_deployment:web-store", "availability-zone:us-east-1a",
+		fmt.Sprintf("device:sd%c", 'a'+i%4)}
+}
+
+func benchV2() []byte {
+	p := &gogen.MetricPayload{}
+	for i := 0; i < 500; i++ {
+		p.Series = append(p.Series, &gogen.MetricPayload_MetricSeries{
+			Metric: fmt.Sprintf("system.metric.%d", i%60), Type: gogen.MetricPayload_MetricType(i % 4), Interval: 10,
+			Resources: []*gogen.MetricPayload_Resource{{Type: "host", Name: fmt.Sprintf("ip-10-0-0-%d", i%10)}},
+			Tags:      benchTags(i),
+			Points:    []*gogen.MetricPayload_MetricPoint{{Timestamp: 1_700_000_000, Value: float64(i)}, {Timestamp: 1_700_000_010, Value: float64(i + 1)}},
+		})
+	}
+	b, _ := p.Marshal()
+	return b
+}
+
+func benchV1() []byte {
+	var sb strings.Builder
+	sb.WriteString(`{"series":[`)
+	for i := 0; i < 500; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"metric":"system.metric.%d","points":[[1700000000,%d.5],[1700000010,%d.5]],"type":%q,"interval":10,"host":"ip-10-0-0-%d","tags":["%s"]}`,
+			i%60, i, i+1, []string{"gauge", "count", "rate", "gauge"}[i%4], i%10, strings.Join(benchTags(i), `","`))
+	}
+	sb.WriteString(`]}`)
+	return []byte(sb.String())
+}
+
+func bench(b *testing.B, points int, body []byte, f func([]byte) error) {
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := f(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*points), "ns/point")
+}
+
+func BenchmarkSeriesV2(b *testing.B) {
+	bench(b, 1000, benchV2(), func(body []byte) error { _, err := SeriesV2(body); return err })
+}
+
+func BenchmarkSeriesV1(b *testing.B) {
+	bench(b, 1000, benchV1(), func(body []byte) error { _, err := SeriesV1(body); return err })
+}
+
+func BenchmarkSketches(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	sp := gogen.SketchPayload{}
+	for i := 0; i < 100; i++ {
+		vals := make([]float64, 200)
+		for j := range vals {
+			vals[j] = r.ExpFloat64() * 100
+		}
+		sp.Sketches = append(sp.Sketches, gogen.SketchPayload_Sketch{Metric: "latency", Host: "h", Tags: benchTags(i),
+			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1_700_000_000, vals)}})
+	}
+	body, _ := sp.Marshal()
+	bench(b, 100, body, func(body []byte) error { _, err := Sketches(body); return err })
+}
+
+func BenchmarkClientStats(b *testing.B) {
+	t := &testing.T{}
+	p := clientPayload(t)
+	for i := 0; i < 48; i++ {
+		src := p.Stats[0].Stats[i%2]
+		p.Stats[0].Stats = append(p.Stats[0].Stats, &pb.ClientGroupedStats{Service: src.Service, Name: src.Name,
+			Resource: fmt.Sprintf("GET /r/%d", i), Type: src.Type, SpanKind: src.SpanKind, Hits: src.Hits,
+			Errors: src.Errors, Duration: src.Duration, OkSummary: src.OkSummary, ErrorSummary: src.ErrorSummary})
+	}
+	body, _ := p.MarshalMsg(nil)
+	bench(b, 50, body, func(body []byte) error { _, err := ClientStats(body); return err })
+}

@@ -1,0 +1,183 @@
+// Package metrics translates what Datadog Agents, API clients and tracers
+// send on the metrics side (series v1/v2, sketches, service checks, APM
+// stats) into pdata. Translators are pure: no state survives a call, so no
+// per-series memory grows with cardinality.
+package metrics
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
+)
+
+// ScopeName is the instrumentation scope of every translated metric.
+const ScopeName = "datadog"
+
+// Type is a Datadog metric type.
+type Type int
+
+const (
+	Unspecified Type = iota
+	Count
+	Rate
+	Gauge
+	// distribution is a sketch: an exponential histogram.
+	distribution Type = 100
+)
+
+// DefaultInterval is the Agent's flush interval, in seconds: the span of a
+// count or rate that does not say its own.
+const DefaultInterval = 10
+
+// series is one Datadog series, whatever carried it.
+type series struct {
+	name, unit, host, device, sourceType string
+	typ                                  Type
+	interval                             int64
+	resources                            [][2]string // v2 resources: type, name
+	tags                                 []string
+	origin                               *origin
+}
+
+type origin struct{ product, category, service uint32 }
+
+type metricKey struct {
+	res, name, unit string
+	typ             Type
+	interval        int64
+}
+
+// builder groups series into ResourceMetrics (host, device, source type,
+// resources and resource tags) and Metrics (name, type, unit, interval).
+type builder struct {
+	md      pmetric.Metrics
+	res     map[string]pmetric.MetricSlice
+	metrics map[metricKey]pmetric.Metric
+	key     []byte
+	attrs   pcommon.Map // scratch: the data-point attributes of one series
+}
+
+func newBuilder() *builder {
+	return &builder{md: pmetric.NewMetrics(), res: map[string]pmetric.MetricSlice{},
+		metrics: map[metricKey]pmetric.Metric{}, attrs: pcommon.NewMap()}
+}
+
+// metric returns the Metric a series' points go to, after splitting its
+// tags: resource tags to the resource, the rest into b.attrs.
+func (b *builder) metric(s *series) pmetric.Metric {
+	b.attrs.Clear()
+	k := append(b.key[:0], s.host...)
+	k = append(k, 0)
+	k = append(k, s.device...)
+	k = append(k, 0)
+	k = append(k, s.sourceType...)
+	k = append(k, 0)
+	for _, r := range s.resources {
+		k = append(k, r[0]...)
+		k = append(k, '=')
+		k = append(k, r[1]...)
+		k = append(k, 0)
+	}
+	resTags := 0
+	for _, t := range s.tags {
+		key, v := tags.Split(t)
+		if _, ok := tags.ResourceKey(key); ok {
+			k = append(k, t...)
+			k = append(k, ',')
+			resTags++
+			continue
+		}
+		tags.Put(b.attrs, key, v)
+	}
+	b.key = k
+	slice, ok := b.res[string(k)]
+	if !ok {
+		rm := b.md.ResourceMetrics().AppendEmpty()
+		ra := rm.Resource().Attributes()
+		putNonEmpty(ra, tags.Host, s.host)
+		putNonEmpty(ra, "datadog.device", s.device)
+		putNonEmpty(ra, "datadog.source_type_name", s.sourceType)
+		for _, r := range s.resources {
+			if r[0] == "host" {
+				if _, exists := ra.Get(tags.Host); !exists {
+					ra.PutStr(tags.Host, r[1])
+				}
+				continue
+			}
+			tags.Put(ra, "datadog.resource."+r[0], r[1])
+		}
+		if resTags > 0 {
+			for _, t := range s.tags {
+				key, v := tags.Split(t)
+				if rk, ok := tags.ResourceKey(key); ok {
+					tags.Put(ra, rk, v)
+				}
+			}
+		}
+		sm := rm.ScopeMetrics().AppendEmpty()
+		sm.Scope().SetName(ScopeName)
+		slice = sm.Metrics()
+		b.res[string(k)] = slice
+	}
+	mk := metricKey{res: string(k), name: s.name, unit: s.unit, typ: s.typ, interval: s.interval}
+	if m, ok := b.metrics[mk]; ok {
+		return m
+	}
+	m := slice.AppendEmpty()
+	m.SetName(s.name)
+	m.SetUnit(s.unit)
+	switch s.typ {
+	case distribution:
+		m.SetEmptyExponentialHistogram().SetAggregationTemporality(pmetric.AggregationTemporalityDelta)
+	case Count, Rate:
+		sum := m.SetEmptySum()
+		sum.SetAggregationTemporality(pmetric.AggregationTemporalityDelta)
+		// Datadog counts and rates are deltas over the interval; counts
+		// are monotonic by Datadog's definition of the type.
+		sum.SetIsMonotonic(s.typ == Count)
+		if s.typ == Rate {
+			m.Metadata().PutStr("datadog.type", "rate")
+		}
+	default:
+		m.SetEmptyGauge()
+	}
+	if o := s.origin; o != nil {
+		md := m.Metadata()
+		md.PutInt("datadog.origin.product", int64(o.product))
+		md.PutInt("datadog.origin.category", int64(o.category))
+		md.PutInt("datadog.origin.service", int64(o.service))
+	}
+	b.metrics[mk] = m
+	return m
+}
+
+// point appends one point of s (ts in seconds) to m with the series'
+// attributes. Rates become the delta they stand for (value × interval).
+func (b *builder) point(m pmetric.Metric, s *series, ts int64, v float64) {
+	var dp pmetric.NumberDataPoint
+	if m.Type() == pmetric.MetricTypeSum {
+		dp = m.Sum().DataPoints().AppendEmpty()
+		iv := s.interval
+		if iv <= 0 {
+			iv = DefaultInterval
+		}
+		dp.SetStartTimestamp(seconds(ts - iv))
+		if s.typ == Rate {
+			v *= float64(iv)
+		}
+	} else {
+		dp = m.Gauge().DataPoints().AppendEmpty()
+	}
+	dp.SetTimestamp(seconds(ts))
+	dp.SetDoubleValue(v)
+	b.attrs.CopyTo(dp.Attributes())
+}
+
+func seconds(s int64) pcommon.Timestamp { return pcommon.Timestamp(s * 1e9) }
+
+func putNonEmpty(m pcommon.Map, k, v string) {
+	if v != "" {
+		m.PutStr(k, v)
+	}
+}

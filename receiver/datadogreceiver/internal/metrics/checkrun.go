@@ -1,0 +1,51 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/valyala/fastjson"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+// CheckRuns translates the /api/v1/check_run body, a JSON array of
+// {"check","host_name","timestamp","status","message","tags"}, into one
+// gauge per check named after it, valued 0 OK, 1 warning, 2 critical,
+// 3 unknown; the message is kept as the `message` attribute.
+func CheckRuns(body []byte) (pmetric.Metrics, error) {
+	p := parsers.Get()
+	defer parsers.Put(p)
+	v, err := p.ParseBytes(body)
+	if err != nil {
+		return pmetric.Metrics{}, fmt.Errorf("decoding check runs JSON: %w", err)
+	}
+	list, err := v.Array()
+	if err != nil {
+		return pmetric.Metrics{}, errors.New("check runs body must be a JSON array")
+	}
+	b := newBuilder()
+	for i, cv := range list {
+		if cv.Type() != fastjson.TypeObject {
+			return pmetric.Metrics{}, fmt.Errorf("check run %d is not an object", i)
+		}
+		s := series{name: string(cv.GetStringBytes("check")), host: string(cv.GetStringBytes("host_name")), typ: Gauge}
+		if s.name == "" {
+			return pmetric.Metrics{}, fmt.Errorf("check run %d has no check name", i)
+		}
+		status := cv.GetInt("status")
+		if status < 0 || status > 3 {
+			return pmetric.Metrics{}, fmt.Errorf("check run %d (%s) has status %d, not 0-3", i, s.name, status)
+		}
+		for _, t := range cv.GetArray("tags") {
+			if tb := t.GetStringBytes(); len(tb) > 0 {
+				s.tags = append(s.tags, string(tb))
+			}
+		}
+		m := b.metric(&s)
+		if msg := cv.GetStringBytes("message"); len(msg) > 0 {
+			b.attrs.PutStr("message", string(msg))
+		}
+		b.point(m, &s, cv.GetInt64("timestamp"), float64(status))
+	}
+	return b.md, nil
+}

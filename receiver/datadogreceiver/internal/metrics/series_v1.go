@@ -1,0 +1,101 @@
+package metrics
+
+import (
+	"fmt"
+
+	"github.com/valyala/fastjson"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+var parsers fastjson.ParserPool
+
+// SeriesV1 translates the /api/v1/series JSON body:
+// {"series":[{"metric","points":[[ts,value],…],"type","interval","host","tags","device","source_type_name"}]}.
+func SeriesV1(body []byte) (pmetric.Metrics, error) {
+	p := parsers.Get()
+	defer parsers.Put(p)
+	list, err := seriesList(p, body, "v1")
+	if err != nil {
+		return pmetric.Metrics{}, err
+	}
+	b := newBuilder()
+	var s series
+	for i, sv := range list {
+		o, err := sv.Object()
+		if err != nil {
+			return pmetric.Metrics{}, fmt.Errorf("series %d is not an object", i)
+		}
+		s = series{tags: s.tags[:0]}
+		var points []*fastjson.Value
+		o.Visit(func(key []byte, f *fastjson.Value) {
+			switch string(key) {
+			case "metric":
+				s.name = string(f.GetStringBytes())
+			case "points":
+				points, _ = f.Array()
+			case "type":
+				s.typ = v1Type(string(f.GetStringBytes()))
+			case "interval":
+				s.interval = f.GetInt64()
+			case "host":
+				s.host = string(f.GetStringBytes())
+			case "device":
+				s.device = string(f.GetStringBytes())
+			case "source_type_name":
+				s.sourceType = string(f.GetStringBytes())
+			case "tags":
+				for _, t := range f.GetArray() {
+					if tb := t.GetStringBytes(); len(tb) > 0 {
+						s.tags = append(s.tags, string(tb))
+					}
+				}
+			}
+		})
+		if s.name == "" {
+			return pmetric.Metrics{}, fmt.Errorf("series %d has no metric name", i)
+		}
+		m := b.metric(&s)
+		for j, pv := range points {
+			pair, err := pv.Array()
+			if err != nil || len(pair) != 2 {
+				return pmetric.Metrics{}, fmt.Errorf("series %d (%s) point %d is not [timestamp, value]", i, s.name, j)
+			}
+			if pair[1].Type() == fastjson.TypeNull {
+				continue // the Agent sends null for a missing sample
+			}
+			ts, err1 := pair[0].Float64()
+			val, err2 := pair[1].Float64()
+			if err1 != nil || err2 != nil {
+				return pmetric.Metrics{}, fmt.Errorf("series %d (%s) point %d: timestamp and value must be numbers", i, s.name, j)
+			}
+			b.point(m, &s, int64(ts), val)
+		}
+	}
+	return b.md, nil
+}
+
+// seriesList parses {"series":[…]} and returns the array.
+func seriesList(p *fastjson.Parser, body []byte, version string) ([]*fastjson.Value, error) {
+	v, err := p.ParseBytes(body)
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s series JSON: %w", version, err)
+	}
+	sv := v.Get("series")
+	if sv == nil || sv.Type() != fastjson.TypeArray {
+		return nil, fmt.Errorf(`%s series body must be an object with a "series" array`, version)
+	}
+	list, _ := sv.Array()
+	return list, nil
+}
+
+func v1Type(t string) Type {
+	switch t {
+	case "count":
+		return Count
+	case "rate":
+		return Rate
+	case "gauge":
+		return Gauge
+	}
+	return Unspecified
+}

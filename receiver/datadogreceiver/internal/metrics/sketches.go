@@ -1,0 +1,57 @@
+package metrics
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/DataDog/agent-payload/v5/gogen"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+)
+
+// Sketches translates the SketchPayload protobuf of /api/beta/sketches
+// (and /api/v1/sketches) into delta exponential histograms: count, sum,
+// min, max and every bin of each Agent DDSketch.
+func Sketches(body []byte) (pmetric.Metrics, error) {
+	var sp gogen.SketchPayload
+	if err := sp.Unmarshal(body); err != nil {
+		return pmetric.Metrics{}, fmt.Errorf("decoding SketchPayload protobuf: %w", err)
+	}
+	b := newBuilder()
+	var bins []bin
+	for i := range sp.Sketches {
+		sk := &sp.Sketches[i]
+		if sk.Metric == "" {
+			return pmetric.Metrics{}, fmt.Errorf("sketch %d has no metric name", i)
+		}
+		if len(sk.Dogsketches) == 0 && len(sk.Distributions) > 0 {
+			return pmetric.Metrics{}, errors.New("legacy GK-sketch distributions are not supported; Agents since v6 send DDSketches")
+		}
+		s := series{name: sk.Metric, host: sk.Host, typ: distribution, interval: DefaultInterval, tags: sk.Tags}
+		if o := sk.Metadata.GetOrigin(); o != nil {
+			s.origin = &origin{product: o.OriginProduct, category: o.OriginCategory, service: o.OriginService}
+		}
+		m := b.metric(&s)
+		for j := range sk.Dogsketches {
+			d := &sk.Dogsketches[j]
+			if len(d.K) != len(d.N) {
+				return pmetric.Metrics{}, fmt.Errorf("sketch %d (%s) has %d keys but %d counts", i, sk.Metric, len(d.K), len(d.N))
+			}
+			bins = bins[:0]
+			for x, k := range d.K {
+				bins = append(bins, bin{v: agentValue(k), n: uint64(d.N[x])})
+			}
+			dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
+			dp.SetStartTimestamp(seconds(d.Ts - DefaultInterval))
+			dp.SetTimestamp(seconds(d.Ts))
+			dp.SetCount(uint64(d.Cnt))
+			dp.SetSum(d.Sum)
+			if d.Cnt > 0 {
+				dp.SetMin(d.Min)
+				dp.SetMax(d.Max)
+			}
+			setBuckets(dp, bins)
+			b.attrs.CopyTo(dp.Attributes())
+		}
+	}
+	return b.md, nil
+}

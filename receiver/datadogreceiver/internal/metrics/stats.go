@@ -1,0 +1,178 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+
+	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"github.com/DataDog/sketches-go/ddsketch"
+	"github.com/DataDog/sketches-go/ddsketch/pb/sketchpb"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
+)
+
+// APM stats become ordinary metrics a user can chart, one data point per
+// stats bucket and group (service, resource, operation, kind, status…):
+const (
+	HitsMetric         = "datadog.trace.hits"           // delta sum: spans seen
+	ErrorsMetric       = "datadog.trace.errors"         // delta sum: spans in error
+	TopLevelHitsMetric = "datadog.trace.top_level_hits" // delta sum: service entry spans
+	DurationMetric     = "datadog.trace.duration"       // delta sum: total span time, seconds
+	LatencyMetric      = "datadog.trace.latency"        // exponential histogram, seconds, status ok|error
+)
+
+// ClientStats translates what a tracer posts to /v0.6/stats (msgpack
+// ClientStatsPayload).
+func ClientStats(body []byte) (pmetric.Metrics, error) {
+	var p pb.ClientStatsPayload
+	if _, err := p.UnmarshalMsg(body); err != nil {
+		return pmetric.Metrics{}, fmt.Errorf("decoding ClientStatsPayload msgpack: %w", err)
+	}
+	b := newBuilder()
+	if err := statsPayload(b, &p, "", ""); err != nil {
+		return pmetric.Metrics{}, err
+	}
+	return b.md, nil
+}
+
+// AgentStats translates what a trace-agent posts to /api/v0.2/stats
+// (msgpack StatsPayload, usually gzip).
+func AgentStats(body []byte) (pmetric.Metrics, error) {
+	var p pb.StatsPayload
+	if _, err := p.UnmarshalMsg(body); err != nil {
+		return pmetric.Metrics{}, fmt.Errorf("decoding StatsPayload msgpack: %w", err)
+	}
+	b := newBuilder()
+	for _, c := range p.Stats {
+		if c == nil {
+			continue
+		}
+		if err := statsPayload(b, c, p.AgentHostname, p.AgentEnv); err != nil {
+			return pmetric.Metrics{}, err
+		}
+	}
+	return b.md, nil
+}
+
+func statsPayload(b *builder, p *pb.ClientStatsPayload, agentHost, agentEnv string) error {
+	env := p.Env
+	if env == "" {
+		env = agentEnv
+	}
+	host := p.Hostname
+	if host == "" {
+		host = agentHost
+	}
+	var bins []bin
+	for _, bucket := range p.Stats {
+		if bucket == nil || bucket.Duration == 0 {
+			continue
+		}
+		end := int64(bucket.Start+bucket.Duration) / 1e9
+		interval := int64(bucket.Duration) / 1e9
+		for _, g := range bucket.Stats {
+			if g == nil {
+				continue
+			}
+			// The resource is the service that emitted the spans.
+			res := append(make([]string, 0, len(p.Tags)+4), p.Tags...)
+			for _, kv := range [][2]string{{"service", first(g.Service, p.Service)}, {"env", env}, {"version", p.Version}, {"container_id", p.ContainerID}} {
+				if kv[1] != "" {
+					res = append(res, kv[0]+":"+kv[1])
+				}
+			}
+			for _, m := range []struct {
+				name string
+				v    float64
+			}{
+				{HitsMetric, float64(g.Hits)}, {ErrorsMetric, float64(g.Errors)},
+				{TopLevelHitsMetric, float64(g.TopLevelHits)}, {DurationMetric, float64(g.Duration) / 1e9},
+			} {
+				s := series{name: m.name, host: host, typ: Count, interval: interval, tags: res}
+				if m.name == DurationMetric {
+					s.unit = "s"
+				}
+				metric := b.metric(&s)
+				groupAttrs(b, g)
+				b.point(metric, &s, end, m.v)
+			}
+			for _, sum := range []struct {
+				status string
+				raw    []byte
+			}{{"ok", g.OkSummary}, {"error", g.ErrorSummary}} {
+				if len(sum.raw) == 0 {
+					continue
+				}
+				sk, err := decodeSketch(sum.raw)
+				if err != nil {
+					return fmt.Errorf("stats for %s %s: %s summary: %w", g.Service, g.Resource, sum.status, err)
+				}
+				s := series{name: LatencyMetric, unit: "s", host: host, typ: distribution, interval: interval, tags: res}
+				metric := b.metric(&s)
+				groupAttrs(b, g)
+				b.attrs.PutStr("status", sum.status)
+				bins = bins[:0]
+				var count float64
+				sk.ForEach(func(v, n float64) bool {
+					bins = append(bins, bin{v: v / 1e9, n: uint64(math.Round(n))})
+					count += n
+					return false
+				})
+				dp := metric.ExponentialHistogram().DataPoints().AppendEmpty()
+				dp.SetStartTimestamp(seconds(end - interval))
+				dp.SetTimestamp(seconds(end))
+				dp.SetCount(uint64(math.Round(count)))
+				setBuckets(dp, bins)
+				b.attrs.CopyTo(dp.Attributes())
+			}
+		}
+	}
+	return nil
+}
+
+// groupAttrs sets the data-point attributes of a stats group.
+func groupAttrs(b *builder, g *pb.ClientGroupedStats) {
+	a := b.attrs
+	putNonEmpty(a, "resource.name", g.Resource)
+	putNonEmpty(a, "span.name", g.Name)
+	putNonEmpty(a, "span.kind", g.SpanKind)
+	putNonEmpty(a, "span.type", g.Type)
+	putNonEmpty(a, "db.type", g.DBType)
+	putNonEmpty(a, "http.request.method", g.HTTPMethod)
+	putNonEmpty(a, "http.route", g.HTTPEndpoint)
+	putNonEmpty(a, "rpc.grpc.status_code", g.GRPCStatusCode)
+	if g.HTTPStatusCode != 0 {
+		a.PutInt("http.response.status_code", int64(g.HTTPStatusCode))
+	}
+	if g.Synthetics {
+		a.PutBool("synthetics", true)
+	}
+	switch g.IsTraceRoot {
+	case pb.Trilean_TRUE:
+		a.PutBool("is_trace_root", true)
+	case pb.Trilean_FALSE:
+		a.PutBool("is_trace_root", false)
+	}
+	for _, t := range g.PeerTags {
+		if k, v := tags.Split(t); k != "" {
+			a.PutStr(k, v)
+		}
+	}
+}
+
+func decodeSketch(raw []byte) (*ddsketch.DDSketch, error) {
+	var sp sketchpb.DDSketch
+	if err := proto.Unmarshal(raw, &sp); err != nil {
+		return nil, err
+	}
+	return ddsketch.FromProto(&sp)
+}
+
+func first(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

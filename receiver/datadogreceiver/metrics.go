@@ -1,0 +1,91 @@
+package datadogreceiver
+
+import (
+	"mime"
+	"net/http"
+
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/metrics"
+)
+
+// translateMetrics turns one request body into metrics.
+type translateMetrics func(req *http.Request, body []byte) (pmetric.Metrics, error)
+
+func seriesV1(_ *http.Request, body []byte) (pmetric.Metrics, error) { return metrics.SeriesV1(body) }
+
+// seriesV2 takes the Agent's protobuf and the API clients' JSON, told
+// apart by Content-Type as Datadog's intake does.
+func seriesV2(req *http.Request, body []byte) (pmetric.Metrics, error) {
+	if mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type")); mt == "application/json" || mt == "text/json" {
+		return metrics.SeriesV2JSON(body)
+	}
+	return metrics.SeriesV2(body)
+}
+
+func sketches(_ *http.Request, body []byte) (pmetric.Metrics, error)  { return metrics.Sketches(body) }
+func checkRuns(_ *http.Request, body []byte) (pmetric.Metrics, error) { return metrics.CheckRuns(body) }
+func clientStats(_ *http.Request, b []byte) (pmetric.Metrics, error)  { return metrics.ClientStats(b) }
+func agentStats(_ *http.Request, b []byte) (pmetric.Metrics, error)   { return metrics.AgentStats(b) }
+
+// metricsHandler decodes, hands the metrics to the pipeline and answers
+// what the sender expects on success.
+func (r *datadogReceiver) metricsHandler(format string, status int, okBody []byte, translate translateMetrics) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		buf, ok := r.readBody(w, req)
+		if !ok {
+			return
+		}
+		defer releaseBody(buf)
+		md, err := translate(req, buf.Bytes())
+		if err != nil {
+			r.refuse(w, req, http.StatusBadRequest, err.Error())
+			return
+		}
+		if n := md.DataPointCount(); n > 0 {
+			ctx := r.obs.StartMetricsOp(req.Context())
+			err = r.nextMetrics.ConsumeMetrics(ctx, md)
+			r.obs.EndMetricsOp(ctx, format, n, err)
+			if err != nil {
+				r.consumeError(w, req, err)
+				return
+			}
+		}
+		writeJSON(w, status, okBody)
+	}
+}
+
+// seriesV3Handler refuses the v3 series intake loudly: accepting and
+// dropping it would lose every metric of an Agent that defaults to it.
+func (r *datadogReceiver) seriesV3Handler(w http.ResponseWriter, req *http.Request) {
+	msg := "the v3 series intake is not supported: set use_v3_api.series.enabled: false in datadog.yaml (DD_USE_V3_API_SERIES_ENABLED=false) so the Agent sends /api/v2/series"
+	r.v3Once.Do(func() {
+		r.set.Logger.Error("a Datadog Agent is sending v3 series, which are refused", zap.String("fix", msg))
+	})
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusBadRequest)
+	_, _ = w.Write([]byte(msg + "\n"))
+}
+
+// discard accepts and drops on purpose what has no OpenTelemetry home
+// (Agent host metadata, legacy intake, tracer telemetry); every request is
+// counted by path in otelcol_receiver_datadog_discarded_requests.
+func (r *datadogReceiver) discard(status int, body []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		buf, ok := r.readBody(w, req)
+		if !ok {
+			return
+		}
+		releaseBody(buf)
+		r.telemetry.ReceiverDatadogDiscardedRequests.Add(req.Context(), 1,
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("path", req.URL.Path))))
+		if body == nil {
+			w.WriteHeader(status)
+			return
+		}
+		writeJSON(w, status, body)
+	}
+}
