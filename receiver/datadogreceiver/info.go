@@ -23,6 +23,7 @@ const (
 	pathCheckRun
 	pathClientStats
 	pathAgentStats
+	pathIntake
 )
 
 type servedPath struct {
@@ -67,12 +68,13 @@ func (r *datadogReceiver) paths() []servedPath {
 			servedPath{path: "/api/v0.2/stats", kind: pathAgentStats},
 		)
 	}
-	// What an Agent sends besides telemetry: host metadata and legacy
-	// intake carry inventory, not signals; accepted and dropped on
-	// purpose, counted by path.
-	for _, p := range []string{"/api/v1/metadata", "/api/v2/host_metadata", "/intake/"} {
+	// What an Agent sends besides telemetry: host and inventory metadata
+	// are not signals; accepted and dropped on purpose, counted by path.
+	// /intake/ also carries the Agent's events, which become logs.
+	for _, p := range []string{"/api/v1/metadata", "/api/v2/host_metadata"} {
 		ps = append(ps, servedPath{path: p, kind: pathDiscard})
 	}
+	ps = append(ps, servedPath{path: "/intake/", kind: pathIntake})
 	return ps
 }
 

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/plog"
+
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
 )
 
@@ -24,14 +26,43 @@ func (r *datadogReceiver) logsHandler(w http.ResponseWriter, req *http.Request) 
 		r.refuse(w, req, http.StatusBadRequest, err.Error())
 		return
 	}
-	if n := ld.LogRecordCount(); n > 0 {
-		ctx := r.obs.StartLogsOp(req.Context())
-		err = r.nextLogs.ConsumeLogs(ctx, ld)
-		r.obs.EndLogsOp(ctx, "datadog_logs_v2", n, err)
-		if err != nil {
-			r.consumeError(w, req, err)
-			return
-		}
+	if r.consumeLogs(w, req, "datadog_logs_v2", ld) {
+		writeJSON(w, http.StatusAccepted, []byte("{}"))
 	}
-	writeJSON(w, http.StatusAccepted, []byte("{}"))
+}
+
+// intakeHandler turns the Agent's events on /intake/ into logs; what else
+// rides that path (host metadata) is dropped on purpose and counted.
+func (r *datadogReceiver) intakeHandler(w http.ResponseWriter, req *http.Request) {
+	buf, ok := r.readBody(w, req)
+	if !ok {
+		return
+	}
+	defer releaseBody(buf)
+	ld, err := logs.IntakeEvents(buf.Bytes(), time.Now())
+	if err != nil || ld.LogRecordCount() == 0 || r.nextLogs == nil {
+		r.countDiscarded(req)
+		writeJSON(w, http.StatusAccepted, []byte("{}"))
+		return
+	}
+	if r.consumeLogs(w, req, "datadog_intake_events", ld) {
+		writeJSON(w, http.StatusAccepted, []byte("{}"))
+	}
+}
+
+// consumeLogs hands records to the pipeline and answers a refusal itself;
+// it reports whether the caller should write its success.
+func (r *datadogReceiver) consumeLogs(w http.ResponseWriter, req *http.Request, format string, ld plog.Logs) bool {
+	n := ld.LogRecordCount()
+	if n == 0 {
+		return true
+	}
+	ctx := r.obs.StartLogsOp(req.Context())
+	err := r.nextLogs.ConsumeLogs(ctx, ld)
+	r.obs.EndLogsOp(ctx, format, n, err)
+	if err != nil {
+		r.consumeError(w, req, err)
+		return false
+	}
+	return true
 }

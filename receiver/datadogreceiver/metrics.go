@@ -80,12 +80,16 @@ func (r *datadogReceiver) discard(status int, body []byte) http.HandlerFunc {
 			return
 		}
 		releaseBody(buf)
-		r.telemetry.ReceiverDatadogDiscardedRequests.Add(req.Context(), 1,
-			metric.WithAttributeSet(attribute.NewSet(attribute.String("path", req.URL.Path))))
+		r.countDiscarded(req)
 		if body == nil {
 			w.WriteHeader(status)
 			return
 		}
 		writeJSON(w, status, body)
 	}
+}
+
+func (r *datadogReceiver) countDiscarded(req *http.Request) {
+	r.telemetry.ReceiverDatadogDiscardedRequests.Add(req.Context(), 1,
+		metric.WithAttributeSet(attribute.NewSet(attribute.String("path", req.URL.Path))))
 }

@@ -67,12 +67,17 @@ func TestSeriesV3IsRefusedLoudly(t *testing.T) {
 }
 
 func TestHousekeepingIsDiscardedAndCounted(t *testing.T) {
-	h := startAll(t, func(c *Config) { c.APIKeys = []configopaque.String{"k"} }, new(consumertest.TracesSink), nil, new(consumertest.MetricsSink))
+	h := startAll(t, func(c *Config) { c.APIKeys = []configopaque.String{"k"} }, new(consumertest.TracesSink), new(consumertest.LogsSink), new(consumertest.MetricsSink))
 	for _, p := range []string{"/api/v1/metadata", "/api/v2/host_metadata", "/intake/"} {
 		status, _, _ := h.do(t, http.MethodPost, p, []byte(`{"hostname":"h"}`), "DD-API-KEY", "k")
 		assert.Equal(t, http.StatusAccepted, status, p)
 	}
-	status, _, _ := h.do(t, http.MethodPost, "/api/v1/metadata", []byte(`{}`))
+	// Events on /intake/ are not discarded: they become logs.
+	status, _, _ := h.do(t, http.MethodPost, "/intake/", compressTB(t, "deflate", []byte(`{"events":{"api":[{"msg_title":"deploy"}]}}`)),
+		"DD-API-KEY", "k", "Content-Encoding", "deflate")
+	assert.Equal(t, http.StatusAccepted, status)
+	assert.Equal(t, 1, h.logs.LogRecordCount())
+	status, _, _ = h.do(t, http.MethodPost, "/api/v1/metadata", []byte(`{}`))
 	assert.Equal(t, http.StatusForbidden, status, "agent paths need the key")
 	status, _, _ = h.do(t, http.MethodPost, "/telemetry/proxy/api/v2/apmtelemetry", []byte(`{}`))
 	assert.Equal(t, http.StatusAccepted, status, "tracer paths are open")
