@@ -1,0 +1,162 @@
+package ddapiclient
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/DataDog/datadog-api-client-go/v2/api/datadog"
+	"github.com/DataDog/datadog-api-client-go/v2/api/datadogV1"
+	"github.com/DataDog/datadog-api-client-go/v2/api/datadogV2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/featuregate"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver"
+)
+
+const apiKey = "e2e-ingestion-key"
+
+// startReceiver runs the receiver for logs and metrics on a free loopback
+// port, requiring apiKey as a real intake would.
+func startReceiver(t *testing.T) (string, *consumertest.LogsSink, *consumertest.MetricsSink) {
+	require.NoError(t, featuregate.GlobalRegistry().Set(datadogreceiver.FeatureGateID, true))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+
+	f := datadogreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*datadogreceiver.Config)
+	cfg.NetAddr.Endpoint = addr
+	cfg.APIKeys = []configopaque.String{apiKey}
+	set := receivertest.NewNopSettings(component.MustNewType("datadog"))
+	logs, metrics := new(consumertest.LogsSink), new(consumertest.MetricsSink)
+	lr, err := f.CreateLogs(context.Background(), set, cfg, logs)
+	require.NoError(t, err)
+	mr, err := f.CreateMetrics(context.Background(), set, cfg, metrics)
+	require.NoError(t, err)
+	for _, c := range []component.Component{lr, mr} {
+		require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+		t.Cleanup(func() { require.NoError(t, c.Shutdown(context.Background())) })
+	}
+	return "http://" + addr, logs, metrics
+}
+
+// client points every operation the test uses at the receiver, as
+// re-pointing a real client's site would.
+func client(url string) (*datadog.APIClient, context.Context) {
+	cfg := datadog.NewConfiguration()
+	here := datadog.ServerConfigurations{{URL: url}}
+	cfg.Servers = here
+	for _, op := range []string{"v1.MetricsApi.SubmitMetrics", "v2.MetricsApi.SubmitMetrics", "v2.LogsApi.SubmitLog"} {
+		cfg.OperationServers[op] = here
+	}
+	cfg.RetryConfiguration.EnableRetry = false
+	ctx := context.WithValue(context.Background(), datadog.ContextAPIKeys, map[string]datadog.APIKey{"apiKeyAuth": {Key: apiKey}})
+	return datadog.NewAPIClient(cfg), ctx
+}
+
+func metricByName(md []pmetric.Metrics, name string) (pmetric.Metric, pcommon.Map, bool) {
+	for _, m := range md {
+		for i := 0; i < m.ResourceMetrics().Len(); i++ {
+			rm := m.ResourceMetrics().At(i)
+			for j := 0; j < rm.ScopeMetrics().Len(); j++ {
+				ms := rm.ScopeMetrics().At(j).Metrics()
+				for k := 0; k < ms.Len(); k++ {
+					if ms.At(k).Name() == name {
+						return ms.At(k), rm.Resource().Attributes(), true
+					}
+				}
+			}
+		}
+	}
+	return pmetric.Metric{}, pcommon.Map{}, false
+}
+
+func TestSubmitMetricsV1(t *testing.T) {
+	url, _, sink := startReceiver(t)
+	api, ctx := client(url)
+	ts, v := float64(time.Now().Unix()), 42.5
+	_, resp, err := datadogV1.NewMetricsApi(api).SubmitMetrics(ctx, datadogV1.MetricsPayload{Series: []datadogV1.Series{{
+		Metric: "e2e.v1.gauge", Type: datadog.PtrString("gauge"), Host: datadog.PtrString("api-host"),
+		Points: [][]*float64{{&ts, &v}}, Tags: []string{"env:e2e", "team:core"},
+	}}})
+	require.NoError(t, err)
+	assert.Equal(t, 202, resp.StatusCode)
+	m, res, ok := metricByName(sink.AllMetrics(), "e2e.v1.gauge")
+	require.True(t, ok)
+	dp := m.Gauge().DataPoints().At(0)
+	assert.Equal(t, v, dp.DoubleValue())
+	assert.Equal(t, pcommon.Timestamp(int64(ts)*1e9), dp.Timestamp())
+	assert.Equal(t, "core", dp.Attributes().AsRaw()["team"])
+	assert.Equal(t, "api-host", res.AsRaw()["host.name"])
+	assert.Equal(t, "e2e", res.AsRaw()["deployment.environment.name"])
+}
+
+func TestSubmitMetricsV2(t *testing.T) {
+	url, _, sink := startReceiver(t)
+	api, ctx := client(url)
+	ts := time.Now().Unix()
+	_, resp, err := datadogV2.NewMetricsApi(api).SubmitMetrics(ctx, datadogV2.MetricPayload{Series: []datadogV2.MetricSeries{{
+		Metric: "e2e.v2.count", Type: datadogV2.METRICINTAKETYPE_COUNT.Ptr(), Interval: datadog.PtrInt64(20),
+		Unit:      datadog.PtrString("request"),
+		Points:    []datadogV2.MetricPoint{{Timestamp: datadog.PtrInt64(ts), Value: datadog.PtrFloat64(7)}},
+		Resources: []datadogV2.MetricResource{{Type: datadog.PtrString("host"), Name: datadog.PtrString("api-host")}},
+		Tags:      []string{"route:/cart"},
+	}}})
+	require.NoError(t, err)
+	assert.Equal(t, 202, resp.StatusCode)
+	m, res, ok := metricByName(sink.AllMetrics(), "e2e.v2.count")
+	require.True(t, ok)
+	require.Equal(t, pmetric.MetricTypeSum, m.Type())
+	assert.True(t, m.Sum().IsMonotonic())
+	assert.Equal(t, "request", m.Unit())
+	dp := m.Sum().DataPoints().At(0)
+	assert.Equal(t, 7.0, dp.DoubleValue())
+	assert.Equal(t, pcommon.Timestamp((ts-20)*1e9), dp.StartTimestamp())
+	assert.Equal(t, "api-host", res.AsRaw()["host.name"])
+}
+
+func TestSubmitLogs(t *testing.T) {
+	url, sink, _ := startReceiver(t)
+	api, ctx := client(url)
+	for _, enc := range []datadogV2.ContentEncoding{datadogV2.CONTENTENCODING_GZIP, datadogV2.CONTENTENCODING_DEFLATE} {
+		_, resp, err := datadogV2.NewLogsApi(api).SubmitLog(ctx, []datadogV2.HTTPLogItem{{
+			Message: "payment failed", Ddsource: datadog.PtrString("go"), Ddtags: datadog.PtrString("env:e2e,version:3"),
+			Hostname: datadog.PtrString("api-host"), Service: datadog.PtrString("billing"),
+			AdditionalProperties: map[string]any{"status": "error", "dd.trace_id": "1234"},
+		}}, *datadogV2.NewSubmitLogOptionalParameters().WithContentEncoding(enc))
+		require.NoError(t, err, enc)
+		assert.Equal(t, 202, resp.StatusCode)
+	}
+	require.Equal(t, 2, sink.LogRecordCount())
+	rl := sink.AllLogs()[0].ResourceLogs().At(0)
+	lr := rl.ScopeLogs().At(0).LogRecords().At(0)
+	assert.Equal(t, "payment failed", lr.Body().Str())
+	assert.Equal(t, plog.SeverityNumberError, lr.SeverityNumber())
+	assert.Equal(t, "000000000000000000000000000004d2", lr.TraceID().String())
+	assert.Equal(t, map[string]any{"host.name": "api-host", "service.name": "billing", "deployment.environment.name": "e2e",
+		"service.version": "3", "datadog.log.source": "go"}, rl.Resource().Attributes().AsRaw())
+}
+
+func TestWrongKeyIsRefused(t *testing.T) {
+	url, _, sink := startReceiver(t)
+	api, _ := client(url)
+	ctx := context.WithValue(context.Background(), datadog.ContextAPIKeys, map[string]datadog.APIKey{"apiKeyAuth": {Key: "wrong"}})
+	ts, v := float64(time.Now().Unix()), 1.0
+	_, resp, err := datadogV1.NewMetricsApi(api).SubmitMetrics(ctx, datadogV1.MetricsPayload{Series: []datadogV1.Series{{
+		Metric: "x", Points: [][]*float64{{&ts, &v}}}}})
+	require.Error(t, err)
+	assert.Equal(t, 403, resp.StatusCode)
+	assert.Equal(t, 0, sink.DataPointCount())
+}
