@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/DataDog/agent-payload/v5/gogen"
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -65,7 +66,7 @@ func corpusTraces() pb.Traces {
 }
 
 func benchHTTP(b *testing.B, path string, body []byte, items int, headers ...string) {
-	h := start(b, nil, consumertest.NewNop(), consumertest.NewNop())
+	h := startAll(b, nil, consumertest.NewNop(), consumertest.NewNop(), consumertest.NewNop())
 	client := h.client
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -105,4 +106,41 @@ func BenchmarkHTTPLogsGzip(b *testing.B) {
 
 func BenchmarkHTTPLogsZstd(b *testing.B) {
 	benchHTTP(b, "/api/v2/logs", compressTB(b, "zstd", corpusLogs()), 1000, "Content-Encoding", "zstd", "Content-Type", "application/json")
+}
+
+func benchSeriesV2() []byte {
+	p := &gogen.MetricPayload{}
+	for i := 0; i < 500; i++ {
+		p.Series = append(p.Series, &gogen.MetricPayload_MetricSeries{
+			Metric: fmt.Sprintf("system.metric.%d", i%60), Type: gogen.MetricPayload_MetricType(i % 4), Interval: 10,
+			Resources: []*gogen.MetricPayload_Resource{{Type: "host", Name: fmt.Sprintf("ip-10-0-0-%d", i%10)}},
+			Tags: []string{"env:prod", "service:web-store", "kube_namespace:shop", fmt.Sprintf("pod_name:web-store-%05d", i%40),
+				fmt.Sprintf("device:sd%c", 'a'+i%4)},
+			Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1_700_000_000, Value: float64(i)}, {Timestamp: 1_700_000_010, Value: float64(i + 1)}},
+		})
+	}
+	b, _ := p.Marshal()
+	return b
+}
+
+func BenchmarkHTTPSeriesV2Zstd(b *testing.B) {
+	benchHTTP(b, "/api/v2/series", compressTB(b, "zstd", benchSeriesV2()), 1000, "Content-Encoding", "zstd", "Content-Type", "application/x-protobuf")
+}
+
+func BenchmarkHTTPSeriesV2Deflate(b *testing.B) {
+	benchHTTP(b, "/api/v2/series", compressTB(b, "deflate", benchSeriesV2()), 1000, "Content-Encoding", "deflate", "Content-Type", "application/x-protobuf")
+}
+
+func BenchmarkHTTPSeriesV1Gzip(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"series":[`)
+	for i := 0; i < 500; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"metric":"system.metric.%d","points":[[1700000000,%d.5],[1700000010,%d.5]],"type":"gauge","interval":10,"host":"ip-10-0-0-%d","tags":["env:prod","kube_namespace:shop","pod_name:web-store-%05d"]}`,
+			i%60, i, i+1, i%10, i%40)
+	}
+	sb.WriteString(`]}`)
+	benchHTTP(b, "/api/v1/series", compressTB(b, "gzip", []byte(sb.String())), 1000, "Content-Encoding", "gzip", "Content-Type", "application/json")
 }

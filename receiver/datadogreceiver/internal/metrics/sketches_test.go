@@ -142,6 +142,19 @@ func sumOf(v []float64) float64 {
 	return s
 }
 
+func TestSketchesGolden(t *testing.T) {
+	sp := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{
+		Metric: "request.latency", Host: "web-1", Tags: []string{"env:prod", "route:/cart"},
+		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1_700_000_000, []float64{0, 0.5, 1, 1, 2, 40, -3})},
+		Metadata:    &gogen.Metadata{Origin: &gogen.Origin{OriginProduct: 1}},
+	}}}
+	body, err := sp.Marshal()
+	require.NoError(t, err)
+	md, err := Sketches(body)
+	require.NoError(t, err)
+	checkGolden(t, "sketches", md)
+}
+
 func TestSketchErrors(t *testing.T) {
 	bad := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{Metric: "m",
 		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{{K: []int32{1, 2}, N: []uint32{1}}}}}}

@@ -104,6 +104,14 @@ func TestClientStats(t *testing.T) {
 	assert.Equal(t, map[string]uint64{"GET /cart/ok": 4, "GET /cart/error": 1, "SELECT 1/ok": 7}, counts)
 }
 
+func TestStatsGolden(t *testing.T) {
+	body, err := clientPayload(t).MarshalMsg(nil)
+	require.NoError(t, err)
+	md, err := ClientStats(body)
+	require.NoError(t, err)
+	checkGolden(t, "client_stats", md)
+}
+
 func TestAgentStats(t *testing.T) {
 	c := clientPayload(t)
 	c.Hostname, c.Env = "", ""

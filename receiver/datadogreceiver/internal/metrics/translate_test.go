@@ -174,6 +174,7 @@ func TestCheckRuns(t *testing.T) {
 	          {"check":"http.can_connect","host_name":"web-1","timestamp":1700000000,"status":2,"message":"timeout","tags":["url:http://x"]}]`
 	md, err := CheckRuns([]byte(body))
 	require.NoError(t, err)
+	checkGolden(t, "check_runs", md)
 	m := byName(md)
 	up := m["datadog.agent.up"].Gauge().DataPoints().At(0)
 	assert.Equal(t, 0.0, up.DoubleValue())
