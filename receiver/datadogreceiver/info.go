@@ -24,6 +24,7 @@ const (
 	pathClientStats
 	pathAgentStats
 	pathIntake
+	pathDogStatsD
 )
 
 type servedPath struct {
@@ -66,6 +67,8 @@ func (r *datadogReceiver) paths() []servedPath {
 			servedPath{path: "/api/v1/check_run", kind: pathCheckRun},
 			servedPath{path: "/v0.6/stats", kind: pathClientStats},
 			servedPath{path: "/api/v0.2/stats", kind: pathAgentStats},
+			servedPath{path: "/dogstatsd/v1/proxy", kind: pathDogStatsD},
+			servedPath{path: "/dogstatsd/v2/proxy", kind: pathDogStatsD},
 		)
 	}
 	// What an Agent sends besides telemetry: host and inventory metadata

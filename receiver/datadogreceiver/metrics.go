@@ -3,6 +3,7 @@ package datadogreceiver
 import (
 	"mime"
 	"net/http"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/attribute"
@@ -45,16 +46,35 @@ func (r *datadogReceiver) metricsHandler(format string, status int, okBody []byt
 			r.refuse(w, req, http.StatusBadRequest, err.Error())
 			return
 		}
-		if n := md.DataPointCount(); n > 0 {
-			ctx := r.obs.StartMetricsOp(req.Context())
-			err = r.nextMetrics.ConsumeMetrics(ctx, md)
-			r.obs.EndMetricsOp(ctx, format, n, err)
-			if err != nil {
-				r.consumeError(w, req, err)
-				return
-			}
+		if r.consumeMetrics(w, req, format, md) {
+			writeJSON(w, status, okBody)
 		}
-		writeJSON(w, status, okBody)
+	}
+}
+
+// dogStatsDHandler converts DogStatsD lines posted by tracers. Like the
+// DogStatsD server it skips malformed lines and keeps the rest; events have
+// no metrics form and are counted as dropped on purpose.
+func (r *datadogReceiver) dogStatsDHandler(w http.ResponseWriter, req *http.Request) {
+	buf, ok := r.readBody(w, req)
+	if !ok {
+		return
+	}
+	defer releaseBody(buf)
+	md, res, err := metrics.DogStatsD(buf.Bytes(), time.Now())
+	if err != nil {
+		r.refuse(w, req, http.StatusBadRequest, err.Error())
+		return
+	}
+	if res.Malformed > 0 {
+		r.set.Logger.Warn("datadog receiver skipped malformed DogStatsD lines",
+			zap.Int("lines", res.Malformed), zap.String("first", oneLine(res.FirstError)))
+	}
+	if res.Events > 0 {
+		r.countDiscarded(req)
+	}
+	if r.consumeMetrics(w, req, "datadog_dogstatsd", md) {
+		w.WriteHeader(http.StatusOK)
 	}
 }
 
@@ -92,4 +112,21 @@ func (r *datadogReceiver) discard(status int, body []byte) http.HandlerFunc {
 func (r *datadogReceiver) countDiscarded(req *http.Request) {
 	r.telemetry.ReceiverDatadogDiscardedRequests.Add(req.Context(), 1,
 		metric.WithAttributeSet(attribute.NewSet(attribute.String("path", req.URL.Path))))
+}
+
+// consumeMetrics hands points to the pipeline and answers a refusal itself;
+// it reports whether the caller should write its success.
+func (r *datadogReceiver) consumeMetrics(w http.ResponseWriter, req *http.Request, format string, md pmetric.Metrics) bool {
+	n := md.DataPointCount()
+	if n == 0 {
+		return true
+	}
+	ctx := r.obs.StartMetricsOp(req.Context())
+	err := r.nextMetrics.ConsumeMetrics(ctx, md)
+	r.obs.EndMetricsOp(ctx, format, n, err)
+	if err != nil {
+		r.consumeError(w, req, err)
+		return false
+	}
+	return true
 }

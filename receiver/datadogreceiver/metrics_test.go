@@ -45,6 +45,9 @@ func TestMetricsEndpoints(t *testing.T) {
 		{"/v0.6/stats", "application/msgpack", "", stats, 200, 4},
 		{"/api/v0.2/stats", "application/msgpack", "gzip", agentStats, 202, 4},
 		{"/api/v2/series", "application/x-protobuf", "", []byte{0xff, 0xff}, 400, 0},
+		{"/dogstatsd/v2/proxy", "text/plain", "", []byte("a:1|c\nb:2|g|#env:x\nbroken\n"), 200, 2},
+		{"/dogstatsd/v1/proxy", "text/plain", "", []byte("c:1|g"), 200, 1},
+		{"/dogstatsd/v2/proxy", "text/plain", "", []byte("nonsense"), 400, 0},
 	}
 	total := 0
 	for _, tc := range cases {

@@ -156,6 +156,8 @@ func (r *datadogReceiver) routes() http.Handler {
 			handle(post, p.path, true, r.discard(http.StatusAccepted, nil))
 		case pathDiscard:
 			handle(post, p.path, false, r.discard(http.StatusAccepted, accepted))
+		case pathDogStatsD:
+			handle(post, p.path, true, r.dogStatsDHandler)
 		case pathIntake:
 			handle(post, p.path, false, r.intakeHandler)
 		case pathSeriesV1:
