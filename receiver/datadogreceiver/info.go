@@ -94,8 +94,11 @@ func (r *datadogReceiver) infoHandler(w http.ResponseWriter, _ *http.Request) {
 		"version":    agentVersion,
 		"git_commit": "",
 		"endpoints":  endpoints,
-		// No client-side stats are consumed, so tracers must send every span.
-		"client_drop_p0s":           false,
+		// As a real Agent: tracers that compute stats (/v0.6/stats, which
+		// become metrics) may drop priority-0 traces. rate_by_service
+		// keeps every trace, so only traces the user's own sampling rules
+		// reject are dropped.
+		"client_drop_p0s":           true,
 		"span_meta_structs":         false,
 		"long_running_spans":        false,
 		"span_events":               true,

@@ -271,7 +271,7 @@ func TestInfoListsExactlyWhatIsServed(t *testing.T) {
 		ClientDropP0s bool     `json:"client_drop_p0s"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(body), &info))
-	assert.False(t, info.ClientDropP0s)
+	assert.True(t, info.ClientDropP0s, "stats are consumed, as by an Agent")
 	assert.Contains(t, info.Endpoints, "/v0.4/traces")
 	assert.NotContains(t, info.Endpoints, "/v0.6/stats")
 	assert.NotContains(t, info.Endpoints, "/v0.7/config")
