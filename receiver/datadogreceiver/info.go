@@ -43,6 +43,10 @@ func (r *datadogReceiver) paths() []servedPath {
 		// Datadog's backend; there is none, so it is accepted and dropped
 		// on purpose (counted in the receiver's log at debug level).
 		{path: "/telemetry/proxy/api/v2/apmtelemetry", kind: pathTelemetry},
+		// Profiles from tracers with profiling on have no OpenTelemetry
+		// home in this distribution yet; accepted and dropped on purpose
+		// (counted) so the profiler runs quietly, as behind an Agent.
+		{path: "/profiling/v1/input", kind: pathTelemetry},
 	}
 	if r.nextTraces != nil {
 		ps = append(ps,

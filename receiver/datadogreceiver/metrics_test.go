@@ -84,6 +84,8 @@ func TestHousekeepingIsDiscardedAndCounted(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, status, "agent paths need the key")
 	status, _, _ = h.do(t, http.MethodPost, "/telemetry/proxy/api/v2/apmtelemetry", []byte(`{}`))
 	assert.Equal(t, http.StatusAccepted, status, "tracer paths are open")
+	status, _, _ = h.do(t, http.MethodPost, "/profiling/v1/input", []byte("--multipart--"))
+	assert.Equal(t, http.StatusAccepted, status)
 
 	m, err := h.tel.GetMetric("otelcol_receiver_datadog_discarded_requests")
 	require.NoError(t, err)
@@ -93,5 +95,5 @@ func TestHousekeepingIsDiscardedAndCounted(t *testing.T) {
 		byPath[v.AsString()] += dp.Value
 	}
 	assert.Equal(t, map[string]int64{"/api/v1/metadata": 1, "/api/v2/host_metadata": 1, "/intake/": 1,
-		"/telemetry/proxy/api/v2/apmtelemetry": 1}, byPath)
+		"/telemetry/proxy/api/v2/apmtelemetry": 1, "/profiling/v1/input": 1}, byPath)
 }
