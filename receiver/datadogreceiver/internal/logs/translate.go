@@ -119,6 +119,9 @@ type batch struct {
 	// interned holds the keys and repeated values (host, service, tags,
 	// status…) of this batch, so each is allocated once, not per record.
 	interned map[string]string
+	// rec and inner are reused for every record: taken by the field
+	// visitors, a local would escape to the heap once per record.
+	rec, innerRec record
 }
 
 func (b *batch) intern(v []byte) string {
@@ -170,8 +173,9 @@ func idBytes(v *fastjson.Value) []byte {
 func (b *batch) add(obj *fastjson.Object, d Defaults) {
 	lr := b.scratch
 	attrs := lr.Attributes()
-	var r record
-	b.fields(obj, &r, attrs, false)
+	b.rec = record{}
+	r := &b.rec
+	b.fields(obj, r, attrs, false)
 
 	r.host = first(r.host, r.innerHost, d.Hostname)
 	r.service = first(r.ddService, r.service, r.innerService, d.Service)
@@ -217,7 +221,7 @@ func (b *batch) add(obj *fastjson.Object, d Defaults) {
 			lr.SetSpanID(id)
 		}
 	}
-	lr.MoveTo(b.slice(&r, tagList, pt).AppendEmpty())
+	lr.MoveTo(b.slice(r, tagList, pt).AppendEmpty())
 }
 
 // slice returns the record slice of the record's resource, creating it.
@@ -430,8 +434,9 @@ func (b *batch) decodeJSONMessage(msg []byte, r *record, attrs pcommon.Map) bool
 	if err != nil {
 		return false
 	}
-	var inner record
-	b.fields(o, &inner, attrs, true)
+	b.innerRec = record{}
+	inner := &b.innerRec
+	b.fields(o, inner, attrs, true)
 	if inner.hasBody {
 		r.message, r.hasBody = inner.message, true
 	} else {
