@@ -11,7 +11,14 @@ TESTMODS  := e2e/ddtracego e2e/ddapiclient
 export CGO_ENABLED := 0
 export GOFLAGS    := -mod=mod
 
-.PHONY: all build run test unit e2e bench fuzz lint generate check-manifest clean
+# The embedded ClickHouse engine: libchdb from npm, fetched once into a
+# gitignored cache (about 170 MB download, 570 MB unpacked).
+CHDB_VERSION := 26.7.3-stable.1
+CHDB_DIR     := $(CURDIR)/.cache/chdb/$(CHDB_VERSION)
+LIBCHDB      := $(CHDB_DIR)/libchdb.so
+export OTELHOUSE_LIBCHDB := $(LIBCHDB)
+
+.PHONY: all build run test unit e2e bench fuzz lint generate check-manifest clean libchdb
 
 all: build
 
@@ -21,8 +28,18 @@ build:
 run: build
 	./$(BIN) --config $(CONFIG)
 
+libchdb: $(LIBCHDB)
+
+$(LIBCHDB):
+	@mkdir -p $(CHDB_DIR) $(CURDIR)/.cache/npm
+	@tmp=$$(mktemp -d $(CHDB_DIR)/fetch.XXXXXX) && \
+	  (cd $$tmp && npm pack --silent --cache $(CURDIR)/.cache/npm @chdb/lib-linux-x64-gnu@$(CHDB_VERSION) >/dev/null && \
+	   tar xzf chdb-lib-linux-x64-gnu-$(CHDB_VERSION).tgz package/libchdb.so) && \
+	  mv $$tmp/package/libchdb.so $@ && rm -rf $$tmp
+	@echo "libchdb $(CHDB_VERSION) at $@"
+
 # The one test command: README and .ci/run call exactly this.
-test: check-manifest lint build
+test: check-manifest lint build libchdb
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(PKGS)
 	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...) || exit 1; done
 

@@ -1,0 +1,283 @@
+// Package chdb binds the embedded ClickHouse engine (libchdb's C API)
+// through purego, so the distribution builds with CGO off. It exposes
+// connections that run queries, with server-side parameters, and streaming
+// inserts; everything is copied into Go memory before the C result is freed.
+package chdb
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"runtime"
+	"strconv"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// Lib is the loaded engine. A process loads it once.
+type Lib struct {
+	version string
+
+	setSignalHandlers func(int32)
+	connect           func(int32, **byte) unsafe.Pointer
+	closeConn         func(unsafe.Pointer)
+	queryN            func(conn uintptr, q *byte, qn uintptr, f *byte, fn uintptr) uintptr
+	queryParamsN      func(conn uintptr, q *byte, qn uintptr, f *byte, fn uintptr, names **byte, nameLens *uintptr, values **byte, valueLens *uintptr, n uintptr) uintptr
+	streamInsertN     func(conn uintptr, q *byte, qn uintptr, f *byte, fn uintptr) uintptr
+	streamAppend      func(stream uintptr, data *byte, n uintptr) int32
+	streamDone        func(stream uintptr) uintptr
+	streamError       func(stream uintptr) *byte
+	destroyStream     func(stream uintptr)
+	resultBuffer      func(uintptr) *byte
+	resultLength      func(uintptr) uintptr
+	resultError       func(uintptr) *byte
+	resultElapsed     func(uintptr) float64
+	resultRowsRead    func(uintptr) uint64
+	resultBytesRead   func(uintptr) uint64
+	resultRowsWritten func(uintptr) uint64
+	resultBytesWrote  func(uintptr) uint64
+	destroyResult     func(uintptr)
+	versionFn         func() *byte
+}
+
+var (
+	loadMu sync.Mutex
+	loaded = map[string]*Lib{}
+)
+
+// Load opens libchdb at path (once per process and path) and turns off
+// its signal handlers, so Go keeps its own.
+func Load(path string) (*Lib, error) {
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	if l, ok := loaded[path]; ok {
+		return l, nil
+	}
+	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return nil, fmt.Errorf("loading libchdb from %s: %w", path, err)
+	}
+	l := &Lib{}
+	for name, fn := range map[string]any{
+		"chdb_set_signal_handlers_enabled": &l.setSignalHandlers,
+		"chdb_connect":                     &l.connect,
+		"chdb_close_conn":                  &l.closeConn,
+		"chdb_query_n":                     &l.queryN,
+		"chdb_query_with_params_n":         &l.queryParamsN,
+		"chdb_stream_insert_n":             &l.streamInsertN,
+		"chdb_stream_append":               &l.streamAppend,
+		"chdb_stream_done":                 &l.streamDone,
+		"chdb_stream_insert_error":         &l.streamError,
+		"chdb_destroy_insert_stream":       &l.destroyStream,
+		"chdb_result_buffer":               &l.resultBuffer,
+		"chdb_result_length":               &l.resultLength,
+		"chdb_result_error":                &l.resultError,
+		"chdb_result_elapsed":              &l.resultElapsed,
+		"chdb_result_rows_read":            &l.resultRowsRead,
+		"chdb_result_bytes_read":           &l.resultBytesRead,
+		"chdb_result_rows_written":         &l.resultRowsWritten,
+		"chdb_result_bytes_written":        &l.resultBytesWrote,
+		"chdb_destroy_query_result":        &l.destroyResult,
+		"chdb_version":                     &l.versionFn,
+	} {
+		sym, err := purego.Dlsym(h, name)
+		if err != nil {
+			return nil, fmt.Errorf("libchdb at %s lacks %s (need 26.7 or newer): %w", path, name, err)
+		}
+		purego.RegisterFunc(fn, sym)
+	}
+	l.setSignalHandlers(0)
+	l.version = goString(l.versionFn())
+	loaded[path] = l
+	return l, nil
+}
+
+// Version is the libchdb version string.
+func (l *Lib) Version() string { return l.version }
+
+// Conn is one engine session. Settings made with SET persist on it, so
+// callers pass per-query settings in the query instead. A Conn runs one
+// statement at a time; use several for parallel queries.
+type Conn struct {
+	lib  *Lib
+	mu   sync.Mutex
+	pptr unsafe.Pointer // chdb_connection*
+	conn uintptr        // chdb_connection, opaque
+}
+
+// Connect opens a session on the data directory path ("" for in memory).
+// Every connection of a process must use the same path.
+func (l *Lib) Connect(path string) (*Conn, error) {
+	args := []string{"clickhouse"}
+	if path != "" {
+		args = append(args, "--path="+path)
+	}
+	cargs := make([]*byte, len(args))
+	keep := make([][]byte, len(args))
+	for i, a := range args {
+		keep[i] = append([]byte(a), 0)
+		cargs[i] = &keep[i][0]
+	}
+	p := l.connect(int32(len(cargs)), &cargs[0])
+	runtime.KeepAlive(keep)
+	if p == nil {
+		return nil, fmt.Errorf("chdb: cannot open a session on %q (is another process using it?)", path)
+	}
+	return &Conn{lib: l, pptr: p, conn: *(*uintptr)(p)}, nil
+}
+
+// Close ends the session.
+func (c *Conn) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pptr != nil {
+		c.lib.closeConn(c.pptr)
+		c.pptr, c.conn = nil, 0
+	}
+}
+
+// Result is a finished statement's output and statistics.
+type Result struct {
+	Data         []byte
+	Elapsed      float64
+	RowsRead     uint64
+	BytesRead    uint64
+	RowsWritten  uint64
+	BytesWritten uint64
+}
+
+// Error is an engine exception, with ClickHouse's error code when the
+// message carries one ("Code: 60. DB::Exception: …").
+type Error struct {
+	Code    int
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+var codeRE = regexp.MustCompile(`Code: (\d+)`)
+
+func newError(msg string) *Error {
+	e := &Error{Message: msg}
+	if m := codeRE.FindStringSubmatch(msg); m != nil {
+		e.Code, _ = strconv.Atoi(m[1])
+	}
+	return e
+}
+
+var errClosed = errors.New("chdb: connection closed")
+
+// Query runs one statement and returns its output in format.
+func (c *Conn) Query(query, format string) (*Result, error) {
+	return c.QueryParams(query, format, nil)
+}
+
+// QueryParams runs one statement whose {name:Type} placeholders the engine
+// binds from params: values are never pasted into SQL.
+func (c *Conn) QueryParams(query, format string, params map[string]string) (*Result, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == 0 {
+		return nil, errClosed
+	}
+	q, f := cbytes(query), cbytes(format)
+	var r uintptr
+	if len(params) == 0 {
+		r = c.lib.queryN(c.conn, q, uintptr(len(query)), f, uintptr(len(format)))
+	} else {
+		names, nameLens, values, valueLens, keep := paramArrays(params)
+		r = c.lib.queryParamsN(c.conn, q, uintptr(len(query)), f, uintptr(len(format)),
+			&names[0], &nameLens[0], &values[0], &valueLens[0], uintptr(len(names)))
+		runtime.KeepAlive(keep)
+	}
+	runtime.KeepAlive(q)
+	runtime.KeepAlive(f)
+	return c.lib.take(r)
+}
+
+// Insert streams data in format into an INSERT statement given without its
+// FORMAT clause ("INSERT INTO t (a, b)"): write is called with a function
+// that appends one chunk. The data never passes through SQL text.
+func (c *Conn) Insert(query, format string, write func(appendChunk func([]byte) error) error) (*Result, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == 0 {
+		return nil, errClosed
+	}
+	q, f := cbytes(query), cbytes(format)
+	s := c.lib.streamInsertN(c.conn, q, uintptr(len(query)), f, uintptr(len(format)))
+	runtime.KeepAlive(q)
+	runtime.KeepAlive(f)
+	defer c.lib.destroyStream(s)
+	if e := c.lib.streamError(s); e != nil {
+		return nil, newError(goString(e))
+	}
+	err := write(func(chunk []byte) error {
+		if len(chunk) == 0 {
+			return nil
+		}
+		if c.lib.streamAppend(s, &chunk[0], uintptr(len(chunk))) != 0 {
+			msg := "insert stream failed"
+			if e := c.lib.streamError(s); e != nil {
+				msg = goString(e)
+			}
+			return newError(msg)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err // destroyStream cancels an unfinished stream
+	}
+	return c.lib.take(c.lib.streamDone(s))
+}
+
+// take copies a result into Go memory and frees it.
+func (l *Lib) take(r uintptr) (*Result, error) {
+	if r == 0 {
+		return nil, errors.New("chdb: no result")
+	}
+	defer l.destroyResult(r)
+	if e := l.resultError(r); e != nil {
+		return nil, newError(goString(e))
+	}
+	res := &Result{
+		Elapsed: l.resultElapsed(r), RowsRead: l.resultRowsRead(r), BytesRead: l.resultBytesRead(r),
+		RowsWritten: l.resultRowsWritten(r), BytesWritten: l.resultBytesWrote(r),
+	}
+	if n := l.resultLength(r); n > 0 {
+		res.Data = append([]byte(nil), unsafe.Slice(l.resultBuffer(r), n)...)
+	}
+	return res, nil
+}
+
+func paramArrays(params map[string]string) (names []*byte, nameLens []uintptr, values []*byte, valueLens []uintptr, keep [][]byte) {
+	for k, v := range params {
+		kb, vb := append([]byte(k), 0), append([]byte(v), 0)
+		keep = append(keep, kb, vb)
+		names = append(names, &kb[0])
+		nameLens = append(nameLens, uintptr(len(k)))
+		values = append(values, &vb[0])
+		valueLens = append(valueLens, uintptr(len(v)))
+	}
+	return
+}
+
+// cbytes is s NUL-terminated, kept alive by the caller.
+func cbytes(s string) *byte {
+	b := make([]byte, len(s)+1)
+	copy(b, s)
+	return &b[0]
+}
+
+func goString(p *byte) string {
+	if p == nil {
+		return ""
+	}
+	n := 0
+	for *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 {
+		n++
+	}
+	return string(unsafe.Slice(p, n))
+}
