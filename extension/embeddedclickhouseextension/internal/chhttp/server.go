@@ -1,0 +1,397 @@
+package chhttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ClickHouse/ch-go/compress"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
+	"github.com/klauspost/compress/zstd"
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
+)
+
+// Server answers the ClickHouse HTTP interface from a pool of engine
+// sessions; a request holds one session for its whole statement.
+type Server struct {
+	sessions chan *session
+	user     string
+	password string
+	logger   *zap.Logger
+	// maxBody bounds a request body after decompression.
+	maxBody int64
+}
+
+type session struct {
+	conn     *chdb.Conn
+	database string
+}
+
+// New serves from conns (one per concurrent statement). With an empty
+// user, any credentials are accepted.
+func New(conns []*chdb.Conn, user, password string, maxBody int64, logger *zap.Logger) *Server {
+	s := &Server{sessions: make(chan *session, len(conns)), user: user, password: password, logger: logger, maxBody: maxBody}
+	for _, c := range conns {
+		s.sessions <- &session{conn: c, database: "default"}
+	}
+	return s
+}
+
+// Close ends every session once no request holds one.
+func (s *Server) Close() {
+	for i := 0; i < cap(s.sessions); i++ {
+		(<-s.sessions).conn.Close()
+	}
+}
+
+// URL parameters that are part of the protocol, not engine settings.
+var protocolParams = map[string]bool{
+	"query": true, "database": true, "default_format": true, "user": true, "password": true,
+	"compress": true, "decompress": true, "client_protocol_version": true, "query_id": true,
+	"session_id": true, "session_timeout": true, "session_check": true, "buffer_size": true,
+	"wait_end_of_query": true, "enable_http_compression": true, "http_zlib_compression_level": true,
+	"http_native_compression_disable_checksumming_on_decompress": true, "default_format_settings": true,
+	"role": true, "quota_key": true, "stacktrace": true,
+}
+
+var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/ping" || (r.URL.Path == "/" && r.Method == http.MethodGet && r.URL.Query().Get("query") == "") {
+		_, _ = io.WriteString(w, "Ok.\n")
+		return
+	}
+	if r.URL.Path != "/" {
+		httpError(w, http.StatusNotFound, 0, "There is no handle "+r.URL.Path)
+		return
+	}
+	if r.Method != http.MethodPost && r.Method != http.MethodGet {
+		httpError(w, http.StatusMethodNotAllowed, 0, "method "+r.Method+" not allowed")
+		return
+	}
+	if !s.authorized(r) {
+		httpError(w, http.StatusUnauthorized, 516, "default: Authentication failed: password is incorrect, or there is no user with such name")
+		return
+	}
+	q := r.URL.Query()
+	body, err := s.requestBody(r, q.Get("decompress") == "1")
+	if err != nil {
+		httpError(w, http.StatusBadRequest, 0, err.Error())
+		return
+	}
+	defer body.Close()
+
+	query := q.Get("query")
+	st := parseStatement(query)
+	var data io.Reader
+	switch {
+	case st.insert:
+		data = io.MultiReader(strings.NewReader(st.inline), body)
+	case query == "":
+		b, err := io.ReadAll(body)
+		if err != nil {
+			httpError(w, http.StatusBadRequest, 0, err.Error())
+			return
+		}
+		st = parseStatement(string(b))
+		if st.insert {
+			data = strings.NewReader(st.inline)
+		}
+	default:
+		// ClickHouse appends a body to a query given in the URL.
+		b, err := io.ReadAll(body)
+		if err != nil {
+			httpError(w, http.StatusBadRequest, 0, err.Error())
+			return
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			st = parseStatement(query + " " + string(b))
+		}
+	}
+	if strings.TrimSpace(st.sql) == "" {
+		httpError(w, http.StatusBadRequest, 62, "Empty query")
+		return
+	}
+	format := st.format
+	if format == "" {
+		format = q.Get("default_format")
+	}
+	if format == "" {
+		format = "TabSeparated"
+	}
+	settings, params, err := requestSettings(q)
+	if err != nil {
+		httpError(w, http.StatusBadRequest, 115, err.Error())
+		return
+	}
+
+	sess, err := s.acquire(r.Context())
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, 0, err.Error())
+		return
+	}
+	defer func() { s.sessions <- sess }()
+	res, err := sess.run(q.Get("database"), settings, func(c *chdb.Conn) (*chdb.Result, error) {
+		if st.insert {
+			return c.Insert(st.sql, st.format, func(appendChunk func([]byte) error) error {
+				return copyChunks(data, appendChunk)
+			})
+		}
+		return c.QueryParams(st.sql, format, params)
+	})
+	if err != nil {
+		writeEngineError(w, err)
+		return
+	}
+	out := res.Data
+	if !st.insert && strings.EqualFold(format, "Native") {
+		v, _ := strconv.Atoi(q.Get("client_protocol_version"))
+		if out, err = reframeNative(out, v); err != nil {
+			httpError(w, http.StatusInternalServerError, 0, err.Error())
+			return
+		}
+	}
+	summary, _ := json.Marshal(map[string]string{
+		"read_rows": strconv.FormatUint(res.RowsRead, 10), "read_bytes": strconv.FormatUint(res.BytesRead, 10),
+		"written_rows": strconv.FormatUint(res.RowsWritten, 10), "written_bytes": strconv.FormatUint(res.BytesWritten, 10),
+		"total_rows_to_read": "0", "result_rows": strconv.FormatUint(res.RowsRead, 10), "result_bytes": strconv.Itoa(len(res.Data)),
+		"elapsed_ns": strconv.FormatInt(int64(res.Elapsed*1e9), 10),
+	})
+	h := w.Header()
+	h.Set("X-ClickHouse-Summary", string(summary))
+	h.Set("X-ClickHouse-Format", format)
+	h.Set("X-ClickHouse-Timezone", "UTC")
+	h.Set("X-ClickHouse-Server-Display-Name", "otelhouse-embedded")
+	if id := q.Get("query_id"); id != "" {
+		h.Set("X-ClickHouse-Query-Id", id)
+	}
+	if q.Get("compress") == "1" && len(out) > 0 {
+		// The client asked for ClickHouse's own compressed frames.
+		cw := compress.NewWriter(compress.LevelZero, compress.LZ4)
+		if err := cw.Compress(out); err != nil {
+			httpError(w, http.StatusInternalServerError, 0, err.Error())
+			return
+		}
+		out = cw.Data
+	}
+	s.writeBody(w, r, q, out)
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	if s.user == "" {
+		return true
+	}
+	user, pass, ok := r.BasicAuth()
+	if !ok {
+		user, pass = r.Header.Get("X-ClickHouse-User"), r.Header.Get("X-ClickHouse-Key")
+	}
+	if user == "" {
+		user, pass = r.URL.Query().Get("user"), r.URL.Query().Get("password")
+	}
+	return subtle.ConstantTimeCompare([]byte(user), []byte(s.user))&subtle.ConstantTimeCompare([]byte(pass), []byte(s.password)) == 1
+}
+
+func (s *Server) acquire(ctx context.Context) (*session, error) {
+	select {
+	case sess := <-s.sessions:
+		return sess, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// run applies the request's database and settings to the session for this
+// statement only: the engine keeps SET and USE on a session, so they are
+// undone afterwards.
+func (sess *session) run(database string, settings [][2]string, f func(*chdb.Conn) (*chdb.Result, error)) (*chdb.Result, error) {
+	if database == "" {
+		database = "default"
+	}
+	if database != sess.database {
+		if _, err := sess.conn.Query("USE "+quoteIdent(database), "TSV"); err != nil {
+			return nil, err
+		}
+		sess.database = database
+	}
+	for i, kv := range settings {
+		if _, err := sess.conn.Query("SET "+kv[0]+" = "+quoteString(kv[1]), "TSV"); err != nil {
+			resetSettings(sess.conn, settings[:i])
+			return nil, err
+		}
+	}
+	defer resetSettings(sess.conn, settings)
+	return f(sess.conn)
+}
+
+func resetSettings(c *chdb.Conn, settings [][2]string) {
+	for _, kv := range settings {
+		_, _ = c.Query("SET "+kv[0]+" = DEFAULT", "TSV")
+	}
+}
+
+// requestSettings separates engine settings and param_ values from the
+// protocol's own URL parameters.
+func requestSettings(q map[string][]string) ([][2]string, map[string]string, error) {
+	var settings [][2]string
+	params := map[string]string{}
+	for k, vs := range q {
+		if len(vs) == 0 || protocolParams[k] {
+			continue
+		}
+		if name, ok := strings.CutPrefix(k, "param_"); ok {
+			params[name] = vs[len(vs)-1]
+			continue
+		}
+		if !settingName.MatchString(k) {
+			return nil, nil, fmt.Errorf("Unknown setting %q", k)
+		}
+		settings = append(settings, [2]string{k, vs[len(vs)-1]})
+	}
+	return settings, params, nil
+}
+
+func quoteString(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
+}
+
+func quoteIdent(v string) string {
+	return "`" + strings.NewReplacer("`", "``", `\`, `\\`).Replace(v) + "`"
+}
+
+// requestBody undoes HTTP Content-Encoding and, with decompress=1,
+// ClickHouse's compressed frames, capping the result.
+func (s *Server) requestBody(r *http.Request, frames bool) (io.ReadCloser, error) {
+	var body io.Reader = r.Body
+	switch enc := strings.ToLower(r.Header.Get("Content-Encoding")); enc {
+	case "", "identity":
+	case "gzip":
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			return nil, err
+		}
+		body = zr
+	case "deflate":
+		zr, err := zlib.NewReader(body)
+		if err != nil {
+			return nil, err
+		}
+		body = zr
+	case "zstd":
+		zr, err := zstd.NewReader(body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(32<<20))
+		if err != nil {
+			return nil, err
+		}
+		defer zr.Close()
+		b, err := io.ReadAll(io.LimitReader(zr, s.maxBody+1))
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(b)
+	default:
+		return nil, fmt.Errorf("unsupported Content-Encoding %q", enc)
+	}
+	if frames {
+		body = compress.NewReader(body)
+	}
+	return io.NopCloser(&capReader{r: body, left: s.maxBody}), nil
+}
+
+// capReader fails once more than left bytes were read.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, errors.New("request body exceeds the size limit")
+	}
+	return n, err
+}
+
+func copyChunks(r io.Reader, appendChunk func([]byte) error) error {
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			if aerr := appendChunk(buf[:n]); aerr != nil {
+				return aerr
+			}
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, q map[string][]string, out []byte) {
+	if len(q["enable_http_compression"]) > 0 && q["enable_http_compression"][0] == "1" {
+		accept := r.Header.Get("Accept-Encoding")
+		switch {
+		case strings.Contains(accept, "zstd"):
+			w.Header().Set("Content-Encoding", "zstd")
+			zw, _ := zstd.NewWriter(w)
+			_, _ = zw.Write(out)
+			_ = zw.Close()
+			return
+		case strings.Contains(accept, "gzip"):
+			w.Header().Set("Content-Encoding", "gzip")
+			gw := gzip.NewWriter(w)
+			_, _ = gw.Write(out)
+			_ = gw.Close()
+			return
+		}
+	}
+	_, _ = w.Write(out)
+}
+
+// writeEngineError answers as ClickHouse does: the exception text, its
+// code in X-ClickHouse-Exception-Code, and a status derived from the code.
+func writeEngineError(w http.ResponseWriter, err error) {
+	var e *chdb.Error
+	if !errors.As(err, &e) {
+		httpError(w, http.StatusInternalServerError, 0, err.Error())
+		return
+	}
+	status := http.StatusInternalServerError
+	switch e.Code {
+	case 60, 81, 16, 47: // unknown table, database, column, identifier
+		status = http.StatusNotFound
+	case 62, 27, 26, 33, 41, 53, 117, 115, 6, 69, 130: // syntax, parse and bad-argument errors
+		status = http.StatusBadRequest
+	case 516:
+		status = http.StatusUnauthorized
+	case 497:
+		status = http.StatusForbidden
+	}
+	httpError(w, status, e.Code, e.Message)
+}
+
+func httpError(w http.ResponseWriter, status, code int, msg string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=UTF-8")
+	if code != 0 {
+		h.Set("X-ClickHouse-Exception-Code", strconv.Itoa(code))
+		if !strings.HasPrefix(msg, "Code:") {
+			msg = fmt.Sprintf("Code: %d. DB::Exception: %s", code, msg)
+		}
+	}
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, strings.TrimRight(msg, "\n")+"\n")
+}

@@ -1,0 +1,222 @@
+package chhttp
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
+)
+
+var srvURL string
+
+// TestMain opens one engine for the package (one data path per process)
+// behind one server with credentials.
+func TestMain(m *testing.M) {
+	path := os.Getenv("OTELHOUSE_LIBCHDB")
+	if path == "" {
+		os.Exit(m.Run()) // each test skips
+	}
+	lib, err := chdb.Load(path)
+	if err != nil {
+		panic(err)
+	}
+	dir, err := os.MkdirTemp("", "chhttp-test-")
+	if err != nil {
+		panic(err)
+	}
+	var conns []*chdb.Conn
+	for i := 0; i < 3; i++ {
+		c, err := lib.Connect(dir)
+		if err != nil {
+			panic(err)
+		}
+		conns = append(conns, c)
+	}
+	s := New(conns, "otel", "s3cret", 64<<20, zap.NewNop())
+	ts := httptest.NewServer(s)
+	srvURL = ts.URL
+	code := m.Run()
+	ts.Close()
+	s.Close()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func need(t *testing.T) {
+	if srvURL == "" {
+		t.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
+	}
+}
+
+func do(t *testing.T, method, params string, body io.Reader, headers ...string) (int, string, http.Header) {
+	t.Helper()
+	req, err := http.NewRequest(method, srvURL+"/?"+params, body)
+	require.NoError(t, err)
+	req.SetBasicAuth("otel", "s3cret")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func q(kv ...string) string {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Set(kv[i], kv[i+1])
+	}
+	return v.Encode()
+}
+
+func TestPingAndQueries(t *testing.T) {
+	need(t)
+	resp, err := http.Get(srvURL + "/ping")
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, "Ok.\n", string(b))
+
+	status, body, h := do(t, http.MethodPost, "", strings.NewReader("SELECT 1 + 1"))
+	assert.Equal(t, 200, status)
+	assert.Equal(t, "2\n", body)
+	assert.Equal(t, "TabSeparated", h.Get("X-ClickHouse-Format"))
+
+	status, body, _ = do(t, http.MethodGet, q("query", "SELECT number FROM numbers(2)", "default_format", "JSONEachRow"), nil)
+	assert.Equal(t, 200, status)
+	assert.Equal(t, "{\"number\":0}\n{\"number\":1}\n", body)
+
+	status, body, _ = do(t, http.MethodPost, q("param_name", "x'; DROP TABLE y --", "param_n", "5"),
+		strings.NewReader("SELECT {name:String}, {n:UInt8} * 2 FORMAT CSV"))
+	assert.Equal(t, 200, status)
+	assert.Equal(t, "\"x'; DROP TABLE y --\",10\n", body)
+}
+
+func TestSettingsApplyToOneRequest(t *testing.T) {
+	need(t)
+	for i := 0; i < 3; i++ { // every session of the pool
+		_, body, _ := do(t, http.MethodPost, q("max_threads", "3"), strings.NewReader("SELECT getSetting('max_threads')"))
+		assert.Equal(t, "3\n", body)
+	}
+	for i := 0; i < 3; i++ {
+		_, body, _ := do(t, http.MethodPost, "", strings.NewReader("SELECT getSetting('max_threads')"))
+		assert.NotEqual(t, "3\n", body, "a setting must not outlive its request")
+	}
+	status, body, _ := do(t, http.MethodPost, q("bad name", "1"), strings.NewReader("SELECT 1"))
+	assert.Equal(t, 400, status, body)
+}
+
+func TestInsertsAndDatabase(t *testing.T) {
+	need(t)
+	status, body, _ := do(t, http.MethodPost, "", strings.NewReader("CREATE DATABASE IF NOT EXISTS otel"))
+	require.Equal(t, 200, status, body)
+	status, body, _ = do(t, http.MethodPost, q("database", "otel"),
+		strings.NewReader("CREATE TABLE IF NOT EXISTS t (id UInt64, msg String) ENGINE = MergeTree ORDER BY id"))
+	require.Equal(t, 200, status, body)
+
+	rows := "{\"id\":1,\"msg\":\"a\"}\n\n{\"id\":2,\"msg\":\"with\\n\\nblank lines\"}\n"
+	status, body, _ = do(t, http.MethodPost, q("query", "INSERT INTO otel.t FORMAT JSONEachRow"), strings.NewReader(rows))
+	require.Equal(t, 200, status, body)
+
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte("3,\"csv, quoted\"\n4,plain\n"))
+	_ = zw.Close()
+	status, body, h := do(t, http.MethodPost, q("query", "INSERT INTO t FORMAT CSV", "database", "otel"), &gz, "Content-Encoding", "gzip")
+	require.Equal(t, 200, status, body)
+	assert.Contains(t, h.Get("X-ClickHouse-Summary"), `"written_rows":"2"`)
+
+	_, body, _ = do(t, http.MethodPost, q("database", "otel"), strings.NewReader("SELECT count(), sum(id), anyIf(msg, id=2) FROM t"))
+	assert.Equal(t, "4\t10\twith\\n\\nblank lines\n", body)
+	_, body, _ = do(t, http.MethodPost, "", strings.NewReader("SELECT currentDatabase()"))
+	assert.Equal(t, "default\n", body, "database applies to its request only")
+}
+
+func TestErrorsAndAuth(t *testing.T) {
+	need(t)
+	status, body, h := do(t, http.MethodPost, "", strings.NewReader("SELECT * FROM nowhere_table"))
+	assert.Equal(t, http.StatusNotFound, status)
+	assert.Equal(t, "60", h.Get("X-ClickHouse-Exception-Code"))
+	assert.Contains(t, body, "Code: 60")
+	status, _, h = do(t, http.MethodPost, "", strings.NewReader("SELEC 1"))
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Equal(t, "62", h.Get("X-ClickHouse-Exception-Code"))
+
+	resp, err := http.Post(srvURL+"/", "text/plain", strings.NewReader("SELECT 1"))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	req, _ := http.NewRequest(http.MethodPost, srvURL+"/", strings.NewReader("SELECT 1"))
+	req.Header.Set("X-ClickHouse-User", "otel")
+	req.Header.Set("X-ClickHouse-Key", "s3cret")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+}
+
+func TestClickHouseGoOverHTTP(t *testing.T) {
+	need(t)
+	u, _ := url.Parse(srvURL)
+	for _, method := range []clickhouse.CompressionMethod{clickhouse.CompressionNone, clickhouse.CompressionLZ4, clickhouse.CompressionZSTD} {
+		db := clickhouse.OpenDB(&clickhouse.Options{
+			Addr: []string{u.Host}, Protocol: clickhouse.HTTP,
+			Auth:        clickhouse.Auth{Database: "default", Username: "otel", Password: "s3cret"},
+			Compression: &clickhouse.Compression{Method: method},
+			DialTimeout: 5 * time.Second,
+		})
+		ctx := context.Background()
+		require.NoError(t, db.PingContext(ctx), method)
+		_, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS chgo (ts DateTime64(9), name LowCardinality(String),
+			attrs Map(LowCardinality(String), String), vals Array(Float64), n Nullable(UInt32)) ENGINE = MergeTree ORDER BY ts`)
+		require.NoError(t, err)
+		_, err = db.ExecContext(ctx, "TRUNCATE TABLE chgo")
+		require.NoError(t, err)
+
+		tx, err := db.Begin()
+		require.NoError(t, err)
+		stmt, err := tx.Prepare("INSERT INTO chgo (ts, name, attrs, vals, n)")
+		require.NoError(t, err)
+		now := time.Unix(1_700_000_000, 123).UTC()
+		for i := 0; i < 100; i++ {
+			var n *uint32
+			if i%2 == 0 {
+				v := uint32(i)
+				n = &v
+			}
+			_, err = stmt.Exec(now.Add(time.Duration(i)), "span", map[string]string{"k": "v", "i": strings.Repeat("x", i%3)}, []float64{1.5, float64(i)}, n)
+			require.NoError(t, err)
+		}
+		require.NoError(t, tx.Commit())
+
+		var count uint64
+		var sum float64
+		require.NoError(t, db.QueryRowContext(ctx, "SELECT count(), sum(vals[2]) FROM chgo WHERE attrs['k'] = ?", "v").Scan(&count, &sum))
+		assert.Equal(t, uint64(100), count, method)
+		assert.Equal(t, 4950.0, sum)
+		var ts time.Time
+		var name string
+		var nulls uint64
+		require.NoError(t, db.QueryRowContext(ctx, "SELECT min(ts), any(name), countIf(n IS NULL) FROM chgo").Scan(&ts, &name, &nulls))
+		assert.Equal(t, now, ts.UTC())
+		assert.Equal(t, "span", name)
+		assert.Equal(t, uint64(50), nulls)
+		require.NoError(t, db.Close())
+	}
+}
