@@ -1,0 +1,45 @@
+package embeddedclickhouseextension
+
+import (
+	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configopaque"
+)
+
+// Config configures the embedded engine and its HTTP interface.
+type Config struct {
+	// The ClickHouse HTTP interface; loopback by default.
+	confighttp.ServerConfig `mapstructure:",squash"`
+
+	// LibraryPath is libchdb.so (make fetches it into .cache/chdb).
+	LibraryPath string `mapstructure:"library_path"`
+	// DataDir holds the engine's data; it survives restarts. One process
+	// at a time may use it.
+	DataDir string `mapstructure:"data_dir"`
+	// Sessions is how many statements run at once.
+	Sessions int `mapstructure:"sessions"`
+	// Username and Password protect the HTTP interface (Basic auth, the
+	// X-ClickHouse-User/Key headers or user/password parameters); an empty
+	// username leaves it open, which is only sensible on loopback.
+	Username string              `mapstructure:"username"`
+	Password configopaque.String `mapstructure:"password"`
+}
+
+func (c *Config) Validate() error {
+	var errs []error
+	if c.LibraryPath == "" {
+		errs = append(errs, errors.New("library_path is required (run `make libchdb`)"))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("data_dir is required"))
+	}
+	if c.Sessions < 1 || c.Sessions > 64 {
+		errs = append(errs, fmt.Errorf("sessions must be between 1 and 64, got %d", c.Sessions))
+	}
+	if c.Username == "" && c.Password != "" {
+		errs = append(errs, errors.New("password is set without a username"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,87 @@
+package embeddedclickhouseextension
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/extension"
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chhttp"
+)
+
+type embedded struct {
+	cfg    *Config
+	set    extension.Settings
+	api    *chhttp.Server
+	server *http.Server
+	done   chan struct{}
+}
+
+func newEmbedded(set extension.Settings, cfg *Config) *embedded {
+	return &embedded{cfg: cfg, set: set}
+}
+
+// Start opens the engine and serves it. Extensions start before the
+// pipelines, so the exporter finds it up.
+func (e *embedded) Start(ctx context.Context, host component.Host) error {
+	lib, err := chdb.Load(e.cfg.LibraryPath)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(e.cfg.DataDir, 0o750); err != nil {
+		return fmt.Errorf("embedded ClickHouse data directory: %w", err)
+	}
+	var conns []*chdb.Conn
+	for i := 0; i < e.cfg.Sessions; i++ {
+		c, err := lib.Connect(e.cfg.DataDir)
+		if err != nil {
+			for _, c := range conns {
+				c.Close()
+			}
+			return err
+		}
+		conns = append(conns, c)
+	}
+	e.api = chhttp.New(conns, e.cfg.Username, string(e.cfg.Password), e.cfg.MaxRequestBodySize, e.set.Logger)
+	ln, err := e.cfg.ToListener(ctx)
+	if err != nil {
+		e.api.Close()
+		return fmt.Errorf("embedded ClickHouse listening on %s: %w", e.cfg.NetAddr.Endpoint, err)
+	}
+	srv, err := e.cfg.ToServer(ctx, host.GetExtensions(), e.set.TelemetrySettings, e.api)
+	if err != nil {
+		_ = ln.Close()
+		e.api.Close()
+		return err
+	}
+	e.server, e.done = srv, make(chan struct{})
+	go func() {
+		defer close(e.done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
+		}
+	}()
+	e.set.Logger.Info("embedded ClickHouse serving", zap.String("endpoint", ln.Addr().String()),
+		zap.String("engine", lib.Version()), zap.String("data_dir", e.cfg.DataDir), zap.Int("sessions", e.cfg.Sessions))
+	return nil
+}
+
+// Shutdown stops taking requests, lets running statements finish, then
+// closes the sessions (extensions stop after the pipelines).
+func (e *embedded) Shutdown(ctx context.Context) error {
+	if e.server == nil {
+		return nil
+	}
+	err := e.server.Shutdown(ctx)
+	<-e.done
+	e.api.Close()
+	e.server = nil
+	return err
+}

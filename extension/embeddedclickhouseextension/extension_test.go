@@ -1,0 +1,155 @@
+package embeddedclickhouseextension
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/clickhouseexporter"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.opentelemetry.io/collector/pdata/testdata"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/metadata"
+)
+
+var (
+	startOnce sync.Once
+	endpoint  string
+	startErr  error
+)
+
+// need starts one embedded engine for the package's tests, as the
+// distribution does: the engine allows one data path per process, so it
+// lives until the test process exits (its data under the OS temp dir).
+func need(t *testing.T) {
+	t.Helper()
+	lib := os.Getenv("OTELHOUSE_LIBCHDB")
+	if lib == "" {
+		t.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
+	}
+	startOnce.Do(func() {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			startErr = err
+			return
+		}
+		addr := l.Addr().String()
+		_ = l.Close()
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("otelhouse-embedded-test-%d", os.Getpid()))
+		cfg := createDefaultConfig().(*Config)
+		cfg.NetAddr.Endpoint = addr
+		cfg.LibraryPath, cfg.DataDir, cfg.Username, cfg.Password = lib, dir, "otel", "pw"
+		ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
+		if err == nil {
+			err = ext.Start(context.Background(), componenttest.NewNopHost())
+		}
+		startErr, endpoint = err, addr
+	})
+	require.NoError(t, startErr)
+}
+
+func sql(t *testing.T, query string) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+endpoint+"/", strings.NewReader(query))
+	req.SetBasicAuth("otel", "pw")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	return strings.TrimSpace(string(b))
+}
+
+// exporterConfig is the contrib clickhouse exporter, unmodified, pointed at
+// the embedded engine; no queue, so errors surface in the test.
+func exporterConfig(database string, json bool) *clickhouseexporter.Config {
+	cfg := clickhouseexporter.NewFactory().CreateDefaultConfig().(*clickhouseexporter.Config)
+	cfg.Endpoint = "http://" + endpoint + "?dial_timeout=5s"
+	cfg.Username, cfg.Password = "otel", "pw"
+	cfg.Database = database
+	cfg.CreateSchema = true
+	cfg.JSON = json
+	cfg.QueueSettings = configoptional.None[exporterhelper.QueueBatchConfig]()
+	cfg.BackOffConfig.Enabled = false
+	return cfg
+}
+
+func start(t *testing.T, c component.Component) {
+	t.Helper()
+	require.NoError(t, c.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, c.Shutdown(context.Background())) })
+}
+
+func TestExporterWritesEverySignal(t *testing.T) {
+	need(t)
+	for _, mode := range []struct {
+		db   string
+		json bool
+	}{{"otel_map", false}, {"otel_json", true}} {
+		t.Run(mode.db, func(t *testing.T) {
+			f := clickhouseexporter.NewFactory()
+			cfg := exporterConfig(mode.db, mode.json)
+			set := exportertest.NewNopSettings(f.Type())
+			ctx := context.Background()
+
+			logs, err := f.CreateLogs(ctx, set, cfg)
+			require.NoError(t, err)
+			start(t, logs)
+			traces, err := f.CreateTraces(ctx, set, cfg)
+			require.NoError(t, err)
+			start(t, traces)
+			metrics, err := f.CreateMetrics(ctx, set, cfg)
+			require.NoError(t, err)
+			start(t, metrics)
+
+			require.NoError(t, logs.ConsumeLogs(ctx, testdata.GenerateLogs(25)))
+			require.NoError(t, traces.ConsumeTraces(ctx, testdata.GenerateTraces(30)))
+			md := testdata.GenerateMetrics(20) // gauge, sum, histogram, exponential histogram, summary
+			require.NoError(t, metrics.ConsumeMetrics(ctx, md))
+
+			assert.Equal(t, "25", sql(t, fmt.Sprintf("SELECT count() FROM %s.otel_logs", mode.db)))
+			assert.Equal(t, "30", sql(t, fmt.Sprintf("SELECT count() FROM %s.otel_traces", mode.db)))
+			for _, table := range []string{"gauge", "sum", "histogram", "exponential_histogram", "summary"} {
+				n := sql(t, fmt.Sprintf("SELECT count() FROM %s.otel_metrics_%s", mode.db, table))
+				assert.NotEqual(t, "0", n, table)
+			}
+			// The trace-id lookup view the exporter creates is fed too.
+			assert.NotEqual(t, "0", sql(t, fmt.Sprintf("SELECT count() FROM %s.otel_traces_trace_id_ts", mode.db)))
+		})
+	}
+}
+
+func TestPersistsAcrossRestartOfTheHTTPLayer(t *testing.T) {
+	need(t)
+	sql(t, "CREATE TABLE IF NOT EXISTS default.keep (x UInt8) ENGINE = MergeTree ORDER BY x")
+	sql(t, "INSERT INTO default.keep VALUES (1), (2)")
+	assert.Equal(t, "2", sql(t, "SELECT count() FROM default.keep"))
+}
+
+func TestConfigValidate(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	assert.Equal(t, "127.0.0.1:8123", cfg.NetAddr.Endpoint)
+	err := cfg.Validate()
+	require.Error(t, err, "no library path")
+	cfg.LibraryPath, cfg.Sessions, cfg.Password = "x.so", 0, "p"
+	err = cfg.Validate()
+	assert.ErrorContains(t, err, "sessions")
+	assert.ErrorContains(t, err, "password is set without a username")
+}
+
+var _ exporter.Factory = clickhouseexporter.NewFactory()

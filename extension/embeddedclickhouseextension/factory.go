@@ -1,0 +1,27 @@
+package embeddedclickhouseextension
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/extension"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/metadata"
+)
+
+// NewFactory returns the factory of the embedded_clickhouse extension.
+func NewFactory() extension.Factory {
+	return extension.NewFactory(metadata.Type, createDefaultConfig, create, metadata.ExtensionStability)
+}
+
+func createDefaultConfig() component.Config {
+	srv := confighttp.NewDefaultServerConfig()
+	srv.NetAddr.Endpoint = "127.0.0.1:8123"
+	srv.MaxRequestBodySize = 256 << 20
+	return &Config{ServerConfig: srv, DataDir: "./data/clickhouse", Sessions: 4}
+}
+
+func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {
+	return newEmbedded(set, cfg.(*Config)), nil
+}
