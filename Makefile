@@ -25,7 +25,7 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./distribution
 
-run: build
+run: build libchdb
 	./$(BIN) --config $(CONFIG)
 
 libchdb: $(LIBCHDB)

@@ -7,6 +7,7 @@ import (
 	bearertokenauthextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
 	healthcheckextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
 	filestorage "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
+	embeddedclickhouseextension "github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension"
 	datadogreceiver "github.com/otelhouse/otelhouse/receiver/datadogreceiver"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/connector"
@@ -47,14 +48,16 @@ func components() (otelcol.Factories, error) {
 		healthcheckextension.NewFactory(),
 		filestorage.NewFactory(),
 		bearertokenauthextension.NewFactory(),
+		embeddedclickhouseextension.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
 	}
 	factories.ExtensionModules = makeModulesMap(factories.Extensions, map[component.Type]string{
-		healthcheckextension.NewFactory().Type():     "github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension v0.161.0",
-		filestorage.NewFactory().Type():              "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage v0.161.0",
-		bearertokenauthextension.NewFactory().Type(): "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension v0.161.0",
+		healthcheckextension.NewFactory().Type():        "github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension v0.161.0",
+		filestorage.NewFactory().Type():                 "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage v0.161.0",
+		bearertokenauthextension.NewFactory().Type():    "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension v0.161.0",
+		embeddedclickhouseextension.NewFactory().Type(): "github.com/otelhouse/otelhouse v0.0.0",
 	})
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](

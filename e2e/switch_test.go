@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -54,27 +55,30 @@ func (s *syncBuffer) String() string {
 }
 
 type collector struct {
-	cmd             *exec.Cmd
-	out             *syncBuffer
-	datadog, health int
-	done            chan error
+	cmd                         *exec.Cmd
+	out                         *syncBuffer
+	datadog, health, clickhouse int
+	done                        chan error
 }
 
 // run starts the binary with the shipped config, every port moved to a free
 // one so the test never clashes with a running instance.
 func run(t *testing.T, env []string, config string, extra ...string) *collector {
 	t.Helper()
-	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), done: make(chan error, 1)}
+	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: freePort(t), done: make(chan error, 1)}
 	args := []string{"--config", config,
 		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
 		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", freePort(t)),
 		"--set", fmt.Sprintf("extensions::health_check::endpoint=127.0.0.1:%d", c.health),
 		"--set", fmt.Sprintf("receivers::datadog::endpoint=127.0.0.1:%d", c.datadog),
+		"--set", fmt.Sprintf("extensions::embedded_clickhouse::endpoint=127.0.0.1:%d", c.clickhouse),
+		"--set", fmt.Sprintf("exporters::clickhouse::endpoint=http://127.0.0.1:%d", c.clickhouse),
 		// Several collectors run at once here: no fixed :8888 telemetry port.
 		"--set", "service::telemetry::metrics::level=none",
 	}
 	c.cmd = exec.Command(binary(t), append(args, extra...)...)
-	c.cmd.Env = append(os.Environ(), env...)
+	// Each collector owns its engine data and queue.
+	c.cmd.Env = append(os.Environ(), append([]string{"OTELHOUSE_DATA_DIR=" + t.TempDir()}, env...)...)
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	require.NoError(t, c.cmd.Start())
 	go func() { c.done <- c.cmd.Wait() }()
@@ -143,11 +147,38 @@ func TestShippedConfigWithReceiverOn(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusAccepted, resp.StatusCode)
 
-	// The shipped pipelines end in the debug exporter, which logs a summary.
+	// The shipped pipelines store in the embedded ClickHouse.
 	assert.Eventually(t, func() bool {
-		out := c.out.String()
-		return strings.Contains(out, `"spans": 1`) && strings.Contains(out, `"log records": 1`)
-	}, 15*time.Second, 100*time.Millisecond, c.out.String())
+		return c.sql(t, "SELECT count() FROM otel.otel_traces WHERE ServiceName = 'e2e'") == "1" &&
+			c.sql(t, "SELECT count() FROM otel.otel_logs WHERE ServiceName = 'e2e' AND Body = 'hello'") == "1"
+	}, 30*time.Second, 200*time.Millisecond, c.out.String())
+}
+
+// sql asks the collector's embedded ClickHouse.
+func (c *collector) sql(t *testing.T, query string) string {
+	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/", c.clickhouse), "text/plain", strings.NewReader(query))
+	if err != nil {
+		return err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return strings.TrimSpace(string(b))
+}
+
+func TestIngestionKeyFromEnv(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true", "OTLP_AUTH_TOKEN=tok-123"}, shippedConfig(t))
+	c.waitHealthy(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", c.datadog)
+	resp, err := http.Post(url, "application/json", strings.NewReader(`[{"message":"x"}]`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "OTLP_AUTH_TOKEN is the agent's api_key")
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`[{"message":"x"}]`))
+	req.Header.Set("DD-API-KEY", "tok-123")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusAccepted, resp.StatusCode)
 }
 
 func TestGateOffRefusesToStart(t *testing.T) {

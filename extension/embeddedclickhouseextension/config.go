@@ -6,13 +6,20 @@ import (
 
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/otelhouse/otelhouse/internal/httpconfig"
 )
 
 // Config configures the embedded engine and its HTTP interface.
 type Config struct {
 	// The ClickHouse HTTP interface; loopback by default.
 	confighttp.ServerConfig `mapstructure:",squash"`
+	Settings                `mapstructure:",squash"`
+}
 
+// Settings are the engine's settings beside the HTTP server's.
+type Settings struct {
 	// LibraryPath is libchdb.so (make fetches it into .cache/chdb).
 	LibraryPath string `mapstructure:"library_path"`
 	// DataDir holds the engine's data; it survives restarts. One process
@@ -25,6 +32,11 @@ type Config struct {
 	// username leaves it open, which is only sensible on loopback.
 	Username string              `mapstructure:"username"`
 	Password configopaque.String `mapstructure:"password"`
+}
+
+// Unmarshal decodes the server and engine settings (see httpconfig).
+func (c *Config) Unmarshal(conf *confmap.Conf) error {
+	return httpconfig.Unmarshal(conf, &c.ServerConfig, &c.Settings)
 }
 
 func (c *Config) Validate() error {

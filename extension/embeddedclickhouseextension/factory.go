@@ -19,7 +19,7 @@ func createDefaultConfig() component.Config {
 	srv := confighttp.NewDefaultServerConfig()
 	srv.NetAddr.Endpoint = "127.0.0.1:8123"
 	srv.MaxRequestBodySize = 256 << 20
-	return &Config{ServerConfig: srv, DataDir: "./data/clickhouse", Sessions: 4}
+	return &Config{ServerConfig: srv, Settings: Settings{DataDir: "./data/clickhouse", Sessions: 4}}
 }
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {

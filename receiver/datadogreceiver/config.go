@@ -6,13 +6,20 @@ import (
 
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/otelhouse/otelhouse/internal/httpconfig"
 )
 
 // Config is the receiver's configuration. Every confighttp server setting
 // (TLS, auth, CORS, max_request_body_size, keep-alives, timeouts) applies.
 type Config struct {
 	confighttp.ServerConfig `mapstructure:",squash"`
+	Settings                `mapstructure:",squash"`
+}
 
+// Settings are the receiver's own settings beside the HTTP server's.
+type Settings struct {
 	// APIKeys are the ingestion keys an agent may send as its api_key (the
 	// DD-API-KEY header or the api_key query parameter). Empty entries are
 	// ignored, so `${env:OTLP_AUTH_TOKEN}` can be listed unconditionally.
@@ -38,6 +45,11 @@ type LogsConfig struct {
 	DecodeJSONMessage bool `mapstructure:"decode_json_message"`
 	// TraceIDs maps dd.trace_id/dd.span_id to the record's TraceId/SpanId.
 	TraceIDs bool `mapstructure:"trace_ids"`
+}
+
+// Unmarshal decodes the server and receiver settings (see httpconfig).
+func (c *Config) Unmarshal(conf *confmap.Conf) error {
+	return httpconfig.Unmarshal(conf, &c.ServerConfig, &c.Settings)
 }
 
 func (c *Config) Validate() error {

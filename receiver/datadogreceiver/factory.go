@@ -51,11 +51,13 @@ func createDefaultConfig() component.Config {
 	srv.NetAddr.Endpoint = defaultEndpoint
 	srv.MaxRequestBodySize = defaultMaxBodySize
 	return &Config{
-		ServerConfig:      srv,
-		RetryAfterSeconds: 1,
-		Logs: LogsConfig{
-			DecodeJSONMessage: true,
-			TraceIDs:          true,
+		ServerConfig: srv,
+		Settings: Settings{
+			RetryAfterSeconds: 1,
+			Logs: LogsConfig{
+				DecodeJSONMessage: true,
+				TraceIDs:          true,
+			},
 		},
 	}
 }

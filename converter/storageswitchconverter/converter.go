@@ -1,0 +1,57 @@
+// Package storageswitchconverter starts the embedded ClickHouse only when
+// no external one is configured: with CLICKHOUSE_ENDPOINT unset (or empty)
+// it adds every defined `embedded_clickhouse` extension to
+// service::extensions; with it set, the configuration is left as written,
+// so the same binary writes to the external server and opens no engine.
+package storageswitchconverter
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strings"
+
+	"go.opentelemetry.io/collector/confmap"
+)
+
+// EndpointEnvVar names the external ClickHouse.
+const EndpointEnvVar = "CLICKHOUSE_ENDPOINT"
+
+const extensionType = "embedded_clickhouse"
+
+type converter struct{ getenv func(string) string }
+
+// NewFactory returns the converter factory ocb wires into the distribution.
+func NewFactory() confmap.ConverterFactory {
+	return confmap.NewConverterFactory(func(confmap.ConverterSettings) confmap.Converter {
+		return converter{getenv: os.Getenv}
+	})
+}
+
+func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
+	if strings.TrimSpace(c.getenv(EndpointEnvVar)) != "" {
+		return nil
+	}
+	exts, _ := conf.Get("extensions").(map[string]any)
+	var ids []string
+	for id := range exts {
+		if id == extensionType || strings.HasPrefix(id, extensionType+"/") {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.Sort(ids)
+	current, _ := conf.Get("service::extensions").([]any)
+	// The engine goes first: extensions start in order, and the API and
+	// storage-backed extensions may need it.
+	out := make([]any, 0, len(current)+len(ids))
+	for _, id := range ids {
+		if !slices.Contains(current, any(id)) {
+			out = append(out, id)
+		}
+	}
+	out = append(out, current...)
+	return conf.Merge(confmap.NewFromStringMap(map[string]any{"service::extensions": out}))
+}

@@ -1,0 +1,27 @@
+package embeddedclickhouseextension
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+)
+
+func TestLoadConfig(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	sub, err := cm.Sub("embedded_clickhouse")
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, sub.Unmarshal(cfg))
+	require.NoError(t, confmap.Validate(cfg))
+	assert.Equal(t, "127.0.0.1:18123", cfg.NetAddr.Endpoint)
+	assert.Equal(t, "/opt/libchdb.so", cfg.LibraryPath)
+	assert.Equal(t, "/var/lib/otelhouse/clickhouse", cfg.DataDir)
+	assert.Equal(t, 8, cfg.Sessions)
+	assert.Equal(t, "otel", cfg.Username)
+	assert.Equal(t, "pw", string(cfg.Password))
+}
