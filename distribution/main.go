@@ -7,6 +7,7 @@ import (
 	"os"
 
 	datadogswitchconverter "github.com/otelhouse/otelhouse/converter/datadogswitchconverter"
+	otlpauthconverter "github.com/otelhouse/otelhouse/converter/otlpauthconverter"
 	storageswitchconverter "github.com/otelhouse/otelhouse/converter/storageswitchconverter"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
@@ -36,6 +37,7 @@ func main() {
 				ConverterFactories: []confmap.ConverterFactory{
 					datadogswitchconverter.NewFactory(),
 					storageswitchconverter.NewFactory(),
+					otlpauthconverter.NewFactory(),
 				},
 			},
 		},
@@ -45,6 +47,7 @@ func main() {
 			yamlprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "go.opentelemetry.io/collector/confmap/provider/yamlprovider v1.67.0",
 		},
 		ConverterModules: []string{
+			"github.com/otelhouse/otelhouse v0.0.0",
 			"github.com/otelhouse/otelhouse v0.0.0",
 			"github.com/otelhouse/otelhouse v0.0.0",
 		},

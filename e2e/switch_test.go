@@ -58,6 +58,7 @@ type collector struct {
 	cmd                         *exec.Cmd
 	out                         *syncBuffer
 	datadog, health, clickhouse int
+	otlpHTTP                    int
 	done                        chan error
 }
 
@@ -65,10 +66,11 @@ type collector struct {
 // one so the test never clashes with a running instance.
 func run(t *testing.T, env []string, config string, extra ...string) *collector {
 	t.Helper()
-	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: freePort(t), done: make(chan error, 1)}
+	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: freePort(t), otlpHTTP: freePort(t),
+		done: make(chan error, 1)}
 	args := []string{"--config", config,
 		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
-		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", freePort(t)),
+		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", c.otlpHTTP),
 		"--set", fmt.Sprintf("extensions::health_check::endpoint=127.0.0.1:%d", c.health),
 		"--set", fmt.Sprintf("receivers::datadog::endpoint=127.0.0.1:%d", c.datadog),
 		"--set", fmt.Sprintf("extensions::embedded_clickhouse::endpoint=127.0.0.1:%d", c.clickhouse),

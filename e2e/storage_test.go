@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func post(t *testing.T, url, contentType, body string, headers ...string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", contentType)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+const (
+	otlpTraceID = "5b8efff798038103d269b633813fc60c"
+	ddTraceHigh = "640cfd8d00000000"
+)
+
+func otlpLogs(now int64) string {
+	return fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"otlp-svc"}}]},
+	"scopeLogs":[{"logRecords":[{"timeUnixNano":"%d","severityNumber":13,"severityText":"WARN","body":{"stringValue":"otlp-log"},"traceId":"%s","spanId":"eee19b7ec3c1b174"}]}]}]}`, now, otlpTraceID)
+}
+
+func otlpTraces(now int64) string {
+	return fmt.Sprintf(`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"otlp-svc"}}]},
+	"scopeSpans":[{"spans":[
+	 {"traceId":"%[2]s","spanId":"eee19b7ec3c1b174","name":"root","kind":2,"startTimeUnixNano":"%[1]d","endTimeUnixNano":"%[1]d"},
+	 {"traceId":"%[2]s","spanId":"eee19b7ec3c1b175","parentSpanId":"eee19b7ec3c1b174","name":"child","kind":3,"startTimeUnixNano":"%[1]d","endTimeUnixNano":"%[1]d"}]}]}]}`, now, otlpTraceID)
+}
+
+func otlpMetrics(now int64) string {
+	return fmt.Sprintf(`{"resourceMetrics":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"otlp-svc"}}]},
+	"scopeMetrics":[{"metrics":[{"name":"otlp.gauge","gauge":{"dataPoints":[{"timeUnixNano":"%d","asDouble":42.5}]}}]}]}]}`, now)
+}
+
+func ddTraces(now int64) string {
+	return fmt.Sprintf(`[[{"service":"dd-svc","name":"web.request","resource":"GET /","trace_id":4242,"span_id":1,"parent_id":0,"start":%[1]d,"duration":1000,"meta":{"_dd.p.tid":"%[2]s","env":"e2e"}},
+	  {"service":"dd-svc","name":"db.query","resource":"SELECT","trace_id":4242,"span_id":2,"parent_id":1,"start":%[1]d,"duration":500,"error":1,"meta":{"error.message":"boom"}},
+	  {"service":"dd-svc","name":"cache","resource":"GET k","trace_id":4242,"span_id":3,"parent_id":1,"start":%[1]d,"duration":100}]]`, now, ddTraceHigh)
+}
+
+func TestStoredEndToEnd(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t))
+	c.waitHealthy(t)
+	now := time.Now().UnixNano()
+	otlp := fmt.Sprintf("http://127.0.0.1:%d", c.otlpHTTP)
+	dd := fmt.Sprintf("http://127.0.0.1:%d", c.datadog)
+
+	require.Equal(t, 200, post(t, otlp+"/v1/logs", "application/json", otlpLogs(now)))
+	require.Equal(t, 200, post(t, otlp+"/v1/traces", "application/json", otlpTraces(now)))
+	require.Equal(t, 200, post(t, otlp+"/v1/metrics", "application/json", otlpMetrics(now)))
+	require.Equal(t, 200, post(t, dd+"/v0.4/traces", "application/json", ddTraces(now)))
+	require.Equal(t, 202, post(t, dd+"/api/v2/logs", "application/json",
+		`[{"message":"dd-log","status":"error","service":"dd-svc","hostname":"dd-host","ddtags":"env:e2e","dd.trace_id":"4242","dd.span_id":"2"},
+		  {"message":"dd-log-2","status":"info","service":"dd-svc","hostname":"dd-host"}]`))
+	require.Equal(t, 202, post(t, dd+"/api/v2/series", "application/json",
+		fmt.Sprintf(`{"series":[{"metric":"dd.series","type":3,"points":[{"timestamp":%d,"value":7}],"resources":[{"type":"host","name":"dd-host"}]}]}`, now/1e9)))
+
+	ddTrace := ddTraceHigh + "0000000000001092"
+	checks := map[string]string{
+		// OTLP
+		"SELECT count(), any(SeverityText), any(TraceId) FROM otel.otel_logs WHERE ServiceName = 'otlp-svc'":              "1\tWARN\t" + otlpTraceID,
+		"SELECT count(), countIf(ParentSpanId = 'eee19b7ec3c1b174') FROM otel.otel_traces WHERE ServiceName = 'otlp-svc'": "2\t1",
+		"SELECT Value FROM otel.otel_metrics_gauge WHERE MetricName = 'otlp.gauge'":                                       "42.5",
+		// Datadog
+		"SELECT count(), uniqExact(TraceId), any(TraceId), countIf(ParentSpanId = '0000000000000001') FROM otel.otel_traces WHERE ServiceName = 'dd-svc'":                      "3\t1\t" + ddTrace + "\t2",
+		"SELECT StatusCode, StatusMessage FROM otel.otel_traces WHERE ServiceName = 'dd-svc' AND SpanName = 'db.query'":                                                        "Error\tboom",
+		"SELECT ResourceAttributes['deployment.environment.name'] FROM otel.otel_traces WHERE SpanName = 'web.request'":                                                        "e2e",
+		"SELECT count(), countIf(SeverityNumber = 17), anyIf(TraceId, Body = 'dd-log'), any(ResourceAttributes['host.name']) FROM otel.otel_logs WHERE ServiceName = 'dd-svc'": "2\t1\t00000000000000000000000000001092\tdd-host",
+		"SELECT Value, ResourceAttributes['host.name'] FROM otel.otel_metrics_gauge WHERE MetricName = 'dd.series'":                                                            "7\tdd-host",
+	}
+	assert.Eventually(t, func() bool {
+		for q, want := range checks {
+			if c.sql(t, q) != want {
+				return false
+			}
+		}
+		return true
+	}, 30*time.Second, 250*time.Millisecond)
+	for q, want := range checks {
+		assert.Equal(t, want, c.sql(t, q), q)
+	}
+}
+
+func TestOTLPAuthFromEnv(t *testing.T) {
+	c := run(t, []string{"OTLP_AUTH_TOKEN=tok-otlp"}, shippedConfig(t))
+	c.waitHealthy(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d/v1/logs", c.otlpHTTP)
+	now := time.Now().UnixNano()
+	assert.Equal(t, http.StatusUnauthorized, post(t, url, "application/json", otlpLogs(now)))
+	assert.Equal(t, http.StatusUnauthorized, post(t, url, "application/json", otlpLogs(now), "Authorization", "Bearer wrong"))
+	assert.Equal(t, http.StatusOK, post(t, url, "application/json", otlpLogs(now), "Authorization", "Bearer tok-otlp"))
+	assert.Eventually(t, func() bool {
+		return c.sql(t, "SELECT count() FROM otel.otel_logs WHERE ServiceName = 'otlp-svc'") == "1"
+	}, 20*time.Second, 200*time.Millisecond)
+}
