@@ -65,8 +65,17 @@ type collector struct {
 // run starts the binary with the shipped config, every port moved to a free
 // one so the test never clashes with a running instance.
 func run(t *testing.T, env []string, config string, extra ...string) *collector {
+	return runWith(t, env, config, 0, extra...)
+}
+
+// runWith is run with the embedded ClickHouse on a given port (0: a free
+// one); later --set flags override earlier ones.
+func runWith(t *testing.T, env []string, config string, chPort int, extra ...string) *collector {
 	t.Helper()
-	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: freePort(t), otlpHTTP: freePort(t),
+	if chPort == 0 {
+		chPort = freePort(t)
+	}
+	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: chPort, otlpHTTP: freePort(t),
 		done: make(chan error, 1)}
 	args := []string{"--config", config,
 		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
@@ -79,12 +88,15 @@ func run(t *testing.T, env []string, config string, extra ...string) *collector 
 		"--set", "service::telemetry::metrics::level=none",
 	}
 	c.cmd = exec.Command(binary(t), append(args, extra...)...)
-	// Each collector owns its engine data and queue.
+	// Each collector owns its engine data and queue (env may override).
 	c.cmd.Env = append(os.Environ(), append([]string{"OTELHOUSE_DATA_DIR=" + t.TempDir()}, env...)...)
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	require.NoError(t, c.cmd.Start())
 	go func() { c.done <- c.cmd.Wait() }()
 	t.Cleanup(func() {
+		if c.cmd.ProcessState != nil {
+			return
+		}
 		_ = c.cmd.Process.Signal(os.Interrupt)
 		select {
 		case <-c.done:

@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// outage is a TCP proxy between the exporter and ClickHouse that the test
+// can cut and restore, as a network or server failure would.
+type outage struct {
+	mu     sync.Mutex
+	addr   string
+	target string
+	ln     net.Listener
+	conns  []net.Conn
+}
+
+func newOutage(t *testing.T, target string) *outage {
+	o := &outage{addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), target: target}
+	o.up(t)
+	t.Cleanup(o.down)
+	return o
+}
+
+func (o *outage) up(t *testing.T) {
+	ln, err := net.Listen("tcp", o.addr)
+	require.NoError(t, err)
+	o.mu.Lock()
+	o.ln = ln
+	o.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", o.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			o.mu.Lock()
+			o.conns = append(o.conns, c, s)
+			o.mu.Unlock()
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+		}
+	}()
+}
+
+func (o *outage) down() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ln != nil {
+		o.ln.Close()
+		o.ln = nil
+	}
+	for _, c := range o.conns {
+		c.Close()
+	}
+	o.conns = nil
+}
+
+// sendLogs posts n Datadog logs tagged with batch, one request each, and
+// returns how many were acknowledged (2xx).
+func sendLogs(t *testing.T, c *collector, batch string, n int) int {
+	acked := 0
+	for i := 0; i < n; i++ {
+		body := fmt.Sprintf(`[{"message":"durable %s %d","service":"durable","ddtags":"batch:%s"}]`, batch, i, batch)
+		if code := post(t, fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", c.datadog), "application/json", body); code/100 == 2 {
+			acked++
+		}
+	}
+	return acked
+}
+
+func TestNothingAcknowledgedIsLost(t *testing.T) {
+	dataDir := t.TempDir()
+	env := []string{"ENABLE_DATADOG_RECEIVER=true", "OTELHOUSE_DATA_DIR=" + dataDir}
+	chPort := freePort(t)
+	var proxy *outage
+	start := func() *collector {
+		extra := []string{"--set", fmt.Sprintf("extensions::embedded_clickhouse::endpoint=127.0.0.1:%d", chPort)}
+		if proxy != nil {
+			extra = append(extra, "--set", "exporters::clickhouse::endpoint=http://"+proxy.addr)
+		}
+		c := runWith(t, env, shippedConfig(t), chPort, extra...)
+		c.waitHealthy(t)
+		return c
+	}
+	// The proxy needs the engine's port before the collector starts.
+	proxy = newOutage(t, fmt.Sprintf("127.0.0.1:%d", chPort))
+	c := start()
+	count := func(batch string) int {
+		n, _ := strconv.Atoi(c.sql(t, fmt.Sprintf("SELECT count() FROM otel.otel_logs WHERE LogAttributes['batch'] = '%s'", batch)))
+		return n
+	}
+
+	// 1. ClickHouse unreachable while agents keep sending.
+	proxy.down()
+	acked := sendLogs(t, c, "outage", 40)
+	require.Equal(t, 40, acked, "the persistent queue keeps accepting")
+	time.Sleep(3 * time.Second)
+	proxy.up(t)
+	require.Eventually(t, func() bool { return count("outage") >= acked }, 60*time.Second, 500*time.Millisecond)
+
+	// 2. Unreachable, then the collector restarts: the queue on disk survives.
+	proxy.down()
+	acked = sendLogs(t, c, "restart", 40)
+	require.Equal(t, 40, acked)
+	time.Sleep(2 * time.Second) // let the batch processor hand everything to the queue
+	c.stop(t)
+	proxy.up(t)
+	c = start()
+	require.Eventually(t, func() bool { return count("restart") >= acked }, 60*time.Second, 500*time.Millisecond)
+
+	for _, b := range []string{"outage", "restart"} {
+		got := count(b)
+		assert.GreaterOrEqual(t, got, 40, b)
+		t.Logf("batch %s: 40 acknowledged, %d stored, %d duplicates", b, got, got-40)
+	}
+}
+
+func TestFanOut(t *testing.T) {
+	c := runWith(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t), 0,
+		"--set", "exporters::debug::verbosity=basic",
+		"--set", "service::pipelines::logs::exporters=[clickhouse,debug]")
+	c.waitHealthy(t)
+	acked := sendLogs(t, c, "fanout", 5)
+	require.Equal(t, 5, acked)
+	re := regexp.MustCompile(`"log records": (\d+)`)
+	assert.Eventually(t, func() bool {
+		debugSum := 0
+		for _, m := range re.FindAllStringSubmatch(c.out.String(), -1) {
+			n, _ := strconv.Atoi(m[1])
+			debugSum += n
+		}
+		return debugSum == 5 && c.sql(t, "SELECT count() FROM otel.otel_logs WHERE LogAttributes['batch'] = 'fanout'") == "5"
+	}, 30*time.Second, 250*time.Millisecond, "both exporters get all five records")
+}
+
+// stop ends the collector gracefully and waits for it.
+func (c *collector) stop(t *testing.T) {
+	require.NoError(t, c.cmd.Process.Signal(os.Interrupt))
+	select {
+	case <-c.done:
+	case <-time.After(20 * time.Second):
+		_ = c.cmd.Process.Kill()
+		t.Fatal("collector did not stop")
+	}
+}
