@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Sustained ingest through the whole binary into the embedded ClickHouse:
+# replays the ../shared/perf corpus (Datadog v0.4 traces, then zstd logs)
+# for DURATION at a closed loop, then counts the rows that landed and how
+# long they took, and reports the collector's peak memory.
+#   scripts/bench-storage.sh            (after `make build libchdb`)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION="${DURATION:-30s}"
+PERF="${PERF:-../shared/perf}"
+PERFH="${PERFH:-/tmp/otelhouse-perf}"
+LOADGEN="$PERFH/loadgen"
+[[ -x "$LOADGEN" ]] || (cd "$PERF/loadgen" && GOFLAGS=-mod=mod go build -o "$LOADGEN" .)
+[[ -d "$PERFH/corpus/traces_v04" ]] || "$LOADGEN" gen --out "$PERFH/corpus"
+: "${OTELHOUSE_LIBCHDB:=$PWD/.cache/chdb/26.7.3-stable.1/libchdb.so}"
+export OTELHOUSE_LIBCHDB
+
+sql() { curl -s 127.0.0.1:18123/ --data-binary "$1"; }
+
+for kind in traces_v04 logs_zstd; do
+  table=otel_traces; [[ $kind == logs_* ]] && table=otel_logs
+  export OTELHOUSE_DATA_DIR; OTELHOUSE_DATA_DIR="$(mktemp -d)"
+  bin/otelhouse --config testdata/perf/store.yaml --feature-gates=receiver.datadog >"$OTELHOUSE_DATA_DIR/collector.log" 2>&1 &
+  pid=$!
+  "$LOADGEN" wait --target http://127.0.0.1:18126 --timeout 60s >/dev/null
+  until sql "SELECT 1" >/dev/null 2>&1 && [[ "$(sql "EXISTS TABLE otel.$table")" == 1 ]]; do sleep 0.5; done
+  t0=$(date +%s.%N)
+  # RSS every 5 s while loading, to show whether memory stays flat.
+  (while kill -0 "$pid" 2>/dev/null; do awk '/VmRSS/ {printf "%d ", $2/1024}' "/proc/$pid/status" 2>/dev/null; sleep 5; done) \
+    >"$OTELHOUSE_DATA_DIR/rss.txt" &
+  sampler=$!
+  "$LOADGEN" run --target http://127.0.0.1:18126 --corpus "$PERFH/corpus" --kind "$kind" --duration "$DURATION" \
+    --warmup 0s --concurrency 4 --pid "$pid" --label store | grep -E '^RESULT' | tee "$OTELHOUSE_DATA_DIR/result.txt"
+  sent=$(grep -o 'items=[0-9]*' "$OTELHOUSE_DATA_DIR/result.txt" | cut -d= -f2)
+  # Rows keep landing after the load stops while the queue drains.
+  prev=-1; rows=0
+  while :; do rows=$(sql "SELECT count() FROM otel.$table"); [[ "$rows" == "$prev" ]] && break; prev=$rows; sleep 2; done
+  t1=$(date +%s.%N)
+  hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$pid/status")
+  kill -TERM "$pid"; wait "$pid" || true
+  wait "$sampler" 2>/dev/null || true
+  echo "RSS_MB kind=$kind every_5s: $(cat "$OTELHOUSE_DATA_DIR/rss.txt")"
+  awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" \
+    'BEGIN { printf "STORED kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f peak_rss_mb=%d\n", k, s, r, b-a, r/(b-a), m }'
+  rm -rf "$OTELHOUSE_DATA_DIR"
+done
