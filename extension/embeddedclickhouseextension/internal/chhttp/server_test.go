@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -142,8 +143,17 @@ func TestInsertsAndDatabase(t *testing.T) {
 	require.Equal(t, 200, status, body)
 	assert.Contains(t, h.Get("X-ClickHouse-Summary"), `"written_rows":"2"`)
 
-	_, body, _ = do(t, http.MethodPost, q("database", "otel"), strings.NewReader("SELECT count(), sum(id), anyIf(msg, id=2) FROM t"))
-	assert.Equal(t, "4\t10\twith\\n\\nblank lines\n", body)
+	// TSV, and RowBinary (id UInt64 little-endian, msg as length-prefixed bytes) in a zstd body.
+	status, body, _ = do(t, http.MethodPost, q("query", "INSERT INTO otel.t FORMAT TSV"), strings.NewReader("5\ttab\\tsep\n"))
+	require.Equal(t, 200, status, body)
+	rb := []byte{6, 0, 0, 0, 0, 0, 0, 0, 3, 'b', 'i', 'n'}
+	zw2, _ := zstd.NewWriter(nil)
+	status, body, _ = do(t, http.MethodPost, q("query", "INSERT INTO otel.t FORMAT RowBinary"), bytes.NewReader(zw2.EncodeAll(rb, nil)),
+		"Content-Encoding", "zstd")
+	require.Equal(t, 200, status, body)
+
+	_, body, _ = do(t, http.MethodPost, q("database", "otel"), strings.NewReader("SELECT count(), sum(id), anyIf(msg, id=2), anyIf(msg, id=6) FROM t"))
+	assert.Equal(t, "6\t21\twith\\n\\nblank lines\tbin\n", body)
 	_, body, _ = do(t, http.MethodPost, "", strings.NewReader("SELECT currentDatabase()"))
 	assert.Equal(t, "default\n", body, "database applies to its request only")
 }
