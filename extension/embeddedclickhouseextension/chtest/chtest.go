@@ -1,0 +1,74 @@
+// Package chtest gives tests in any package a real embedded ClickHouse:
+// one engine per test process (the engine allows one data path per
+// process) behind the HTTP interface on loopback. Tests skip when
+// OTELHOUSE_LIBCHDB is not set (`make test` sets it).
+package chtest
+
+import (
+	"database/sql"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chhttp"
+)
+
+var (
+	once     sync.Once
+	endpoint string
+	startErr error
+)
+
+// Endpoint returns host:port of the process's embedded ClickHouse, starting
+// it on first use; its data lives under the OS temp dir until the process
+// exits.
+func Endpoint(tb testing.TB) string {
+	tb.Helper()
+	lib := os.Getenv("OTELHOUSE_LIBCHDB")
+	if lib == "" {
+		tb.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
+	}
+	once.Do(func() {
+		l, err := chdb.Load(lib)
+		if err != nil {
+			startErr = err
+			return
+		}
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("otelhouse-chtest-%d", os.Getpid()))
+		var conns []*chdb.Conn
+		for i := 0; i < 4; i++ {
+			c, err := l.Connect(dir)
+			if err != nil {
+				startErr = err
+				return
+			}
+			conns = append(conns, c)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			startErr = err
+			return
+		}
+		endpoint = ln.Addr().String()
+		go func() { _ = http.Serve(ln, chhttp.New(conns, "", "", 256<<20, zap.NewNop())) }()
+	})
+	if startErr != nil {
+		tb.Fatal(startErr)
+	}
+	return endpoint
+}
+
+// DB opens clickhouse-go over HTTP to the embedded ClickHouse.
+func DB(tb testing.TB) *sql.DB {
+	db := clickhouse.OpenDB(&clickhouse.Options{Addr: []string{Endpoint(tb)}, Protocol: clickhouse.HTTP})
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}

@@ -1,0 +1,32 @@
+-- State of the management API, in ClickHouse so that several collector
+-- replicas share it and there is one database to back up. Rows are
+-- versioned (ReplacingMergeTree) and read with FINAL; a delete is a newer
+-- version with deleted = 1.
+CREATE TABLE IF NOT EXISTS {db}.api_teams (
+    id String,
+    name String,
+    version UInt64,
+    deleted UInt8 DEFAULT 0,
+    created_at DateTime64(3, 'UTC')
+) ENGINE = ReplacingMergeTree(version) ORDER BY id;
+
+CREATE TABLE IF NOT EXISTS {db}.api_keys (
+    hash String,            -- sha256 of the key, hex; the key itself is never stored
+    team_id String,
+    kind LowCardinality(String), -- personal | ingestion | managed
+    key_id String,          -- public id (managed keys: the Basic user name)
+    version UInt64,
+    deleted UInt8 DEFAULT 0,
+    created_at DateTime64(3, 'UTC')
+) ENGINE = ReplacingMergeTree(version) ORDER BY hash;
+
+CREATE TABLE IF NOT EXISTS {db}.api_resources (
+    team_id String,
+    kind LowCardinality(String), -- dashboard | alert | source | webhook
+    id String,
+    doc String,             -- the resource as JSON
+    version UInt64,
+    deleted UInt8 DEFAULT 0,
+    created_at DateTime64(3, 'UTC'),
+    updated_at DateTime64(3, 'UTC')
+) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, kind, id);

@@ -1,0 +1,190 @@
+// Package store keeps the API's state (teams, key hashes, resources) in
+// ClickHouse tables it creates (schema.sql). Every resource read and write
+// is scoped to a team; values are always bound as query parameters.
+package store
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+//go:embed schema.sql
+var schemaSQL string
+
+// ErrNotFound: no such resource in the caller's team.
+var ErrNotFound = errors.New("not found")
+
+// Store is the API's state in one ClickHouse database.
+type Store struct {
+	db       *sql.DB
+	database string
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Open creates the state tables in database if needed.
+func Open(ctx context.Context, db *sql.DB, database string) (*Store, error) {
+	if !identRE.MatchString(database) {
+		return nil, fmt.Errorf("database name %q is not a plain identifier", database)
+	}
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+database); err != nil {
+		return nil, fmt.Errorf("creating database %s: %w", database, err)
+	}
+	for _, stmt := range strings.Split(stripComments(schemaSQL), ";") {
+		if strings.TrimSpace(stmt) == "" {
+			continue
+		}
+		if _, err := db.ExecContext(ctx, strings.ReplaceAll(stmt, "{db}", database)); err != nil {
+			return nil, fmt.Errorf("creating API state tables: %w", err)
+		}
+	}
+	return &Store{db: db, database: database}, nil
+}
+
+// stripComments drops `--` comments (whole lines and line ends); the
+// schema has no string literals containing "--".
+func stripComments(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if i := strings.Index(l, "--"); i >= 0 {
+			l = l[:i]
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+func (s *Store) table(name string) string { return s.database + "." + name }
+
+// version orders writes; nanoseconds keep concurrent replicas apart.
+func version() uint64 { return uint64(time.Now().UnixNano()) }
+
+// Key is a stored API key (its hash, never the key).
+type Key struct {
+	Hash, TeamID, Kind, KeyID string
+}
+
+// CreateTeam records a team.
+func (s *Store) CreateTeam(ctx context.Context, id, name string) error {
+	_, err := s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_teams")+" (id, name, version, created_at) VALUES (?, ?, ?, now64(3))",
+		id, name, version())
+	return err
+}
+
+// TeamCount tells whether any team exists (first start).
+func (s *Store) TeamCount(ctx context.Context) (int, error) {
+	var n uint64
+	err := s.db.QueryRowContext(ctx, "SELECT count() FROM "+s.table("api_teams")+" FINAL WHERE deleted = 0").Scan(&n)
+	return int(n), err
+}
+
+// PutKey records a key hash for a team.
+func (s *Store) PutKey(ctx context.Context, k Key) error {
+	_, err := s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_keys")+" (hash, team_id, kind, key_id, version, created_at) VALUES (?, ?, ?, ?, ?, now64(3))",
+		k.Hash, k.TeamID, k.Kind, k.KeyID, version())
+	return err
+}
+
+// KeyByHash finds a live key by its hash.
+func (s *Store) KeyByHash(ctx context.Context, hash string) (Key, error) {
+	var k Key
+	err := s.db.QueryRowContext(ctx, "SELECT hash, team_id, kind, key_id FROM "+s.table("api_keys")+" FINAL WHERE hash = ? AND deleted = 0", hash).
+		Scan(&k.Hash, &k.TeamID, &k.Kind, &k.KeyID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, ErrNotFound
+	}
+	return k, err
+}
+
+// KeysOfKind lists the live keys of a kind (to share the ingestion keys).
+func (s *Store) KeysOfKind(ctx context.Context, kind string) ([]Key, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT hash, team_id, kind, key_id FROM "+s.table("api_keys")+" FINAL WHERE kind = ? AND deleted = 0", kind)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Key
+	for rows.Next() {
+		var k Key
+		if err := rows.Scan(&k.Hash, &k.TeamID, &k.Kind, &k.KeyID); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// Resource is one stored document.
+type Resource struct {
+	ID        string
+	Doc       []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Put writes a new version of a resource. created is kept from the first
+// version by the caller.
+func (s *Store) Put(ctx context.Context, team, kind, id string, doc []byte, created, updated time.Time) error {
+	_, err := s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_resources")+
+		" (team_id, kind, id, doc, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		team, kind, id, string(doc), version(), created.UTC(), updated.UTC())
+	return err
+}
+
+// Get reads a live resource of the team.
+func (s *Store) Get(ctx context.Context, team, kind, id string) (Resource, error) {
+	var r Resource
+	var doc string
+	err := s.db.QueryRowContext(ctx, "SELECT id, doc, created_at, updated_at FROM "+s.table("api_resources")+
+		" FINAL WHERE team_id = ? AND kind = ? AND id = ? AND deleted = 0", team, kind, id).Scan(&r.ID, &doc, &r.CreatedAt, &r.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, ErrNotFound
+	}
+	r.Doc = []byte(doc)
+	return r, err
+}
+
+// List reads a page of the team's live resources of a kind, oldest first,
+// and the total.
+func (s *Store) List(ctx context.Context, team, kind string, limit, offset int) ([]Resource, int, error) {
+	var total uint64
+	if err := s.db.QueryRowContext(ctx, "SELECT count() FROM "+s.table("api_resources")+
+		" FINAL WHERE team_id = ? AND kind = ? AND deleted = 0", team, kind).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := s.db.QueryContext(ctx, "SELECT id, doc, created_at, updated_at FROM "+s.table("api_resources")+
+		" FINAL WHERE team_id = ? AND kind = ? AND deleted = 0 ORDER BY created_at, id LIMIT ? OFFSET ?", team, kind, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Resource
+	for rows.Next() {
+		var r Resource
+		var doc string
+		if err := rows.Scan(&r.ID, &doc, &r.CreatedAt, &r.UpdatedAt); err != nil {
+			return nil, 0, err
+		}
+		r.Doc = []byte(doc)
+		out = append(out, r)
+	}
+	return out, int(total), rows.Err()
+}
+
+// Delete marks a live resource of the team deleted.
+func (s *Store) Delete(ctx context.Context, team, kind, id string) error {
+	r, err := s.Get(ctx, team, kind, id)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_resources")+
+		" (team_id, kind, id, doc, version, deleted, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, now64(3))",
+		team, kind, id, string(r.Doc), version(), r.CreatedAt.UTC())
+	return err
+}
