@@ -129,11 +129,12 @@ type Resource struct {
 }
 
 // Put writes a new version of a resource. created is kept from the first
-// version by the caller.
+// version by the caller. Times are bound as milliseconds: clickhouse-go
+// binds a time.Time to the second.
 func (s *Store) Put(ctx context.Context, team, kind, id string, doc []byte, created, updated time.Time) error {
 	_, err := s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_resources")+
-		" (team_id, kind, id, doc, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		team, kind, id, string(doc), version(), created.UTC(), updated.UTC())
+		" (team_id, kind, id, doc, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'))",
+		team, kind, id, string(doc), version(), created.UnixMilli(), updated.UnixMilli())
 	return err
 }
 
@@ -184,7 +185,7 @@ func (s *Store) Delete(ctx context.Context, team, kind, id string) error {
 		return err
 	}
 	_, err = s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_resources")+
-		" (team_id, kind, id, doc, version, deleted, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, now64(3))",
-		team, kind, id, string(r.Doc), version(), r.CreatedAt.UTC())
+		" (team_id, kind, id, doc, version, deleted, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, fromUnixTimestamp64Milli(?, 'UTC'), now64(3))",
+		team, kind, id, string(r.Doc), version(), r.CreatedAt.UnixMilli())
 	return err
 }

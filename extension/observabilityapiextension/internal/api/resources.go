@@ -1,0 +1,277 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Resource kinds, as stored.
+const (
+	kindDashboard = "dashboard"
+	kindAlert     = "alert"
+	kindSource    = "source"
+	kindWebhook   = "webhook"
+)
+
+// Dashboard is a named set of chart tiles.
+type Dashboard struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Tags      []string  `json:"tags"`
+	Tiles     []Tile    `json:"tiles"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Tile is a chart placed on a dashboard's grid.
+type Tile struct {
+	ID     string     `json:"id"`
+	Name   string     `json:"name"`
+	X      int        `json:"x"`
+	Y      int        `json:"y"`
+	W      int        `json:"w"`
+	H      int        `json:"h"`
+	Config TileConfig `json:"config"`
+}
+
+// TileConfig is the chart query a tile runs (the charts API executes it).
+type TileConfig struct {
+	Source        string   `json:"source"`
+	AggFn         string   `json:"aggFn"`
+	Field         string   `json:"field,omitempty"`
+	Level         float64  `json:"level,omitempty"`
+	Where         string   `json:"where"`
+	WhereLanguage string   `json:"whereLanguage"`
+	GroupBy       []string `json:"groupBy"`
+	DisplayType   string   `json:"displayType"`
+}
+
+// Alert watches a tile's series against a threshold.
+type Alert struct {
+	ID            string    `json:"id"`
+	Name          string    `json:"name"`
+	Message       string    `json:"message"`
+	DashboardID   string    `json:"dashboardId"`
+	TileID        string    `json:"tileId"`
+	Threshold     *float64  `json:"threshold"`
+	Interval      string    `json:"interval"`
+	Source        string    `json:"source"`
+	ThresholdType string    `json:"thresholdType"`
+	Channel       Channel   `json:"channel"`
+	State         string    `json:"state"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// Channel is where an alert is delivered.
+type Channel struct {
+	Type      string `json:"type"`
+	WebhookID string `json:"webhookId"`
+}
+
+// Source describes a telemetry table a chart can query.
+type Source struct {
+	ID              string `json:"id"`
+	Name            string `json:"name"`
+	Kind            string `json:"kind"`
+	Database        string `json:"database"`
+	Table           string `json:"table"`
+	TimestampColumn string `json:"timestampColumn"`
+	BodyColumn      string `json:"bodyColumn,omitempty"`
+	ServiceColumn   string `json:"serviceColumn,omitempty"`
+	SeverityColumn  string `json:"severityColumn,omitempty"`
+	DurationColumn  string `json:"durationColumn,omitempty"`
+	AttributesMap   string `json:"attributesMap,omitempty"`
+	ResourceMap     string `json:"resourceMap,omitempty"`
+}
+
+// Webhook is an alert delivery target. Headers are write-only: they may
+// carry credentials and are never returned.
+type Webhook struct {
+	ID        string            `json:"id"`
+	Name      string            `json:"name"`
+	URL       string            `json:"url"`
+	Service   string            `json:"service"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	Body      string            `json:"body,omitempty"`
+	CreatedAt time.Time         `json:"createdAt"`
+	UpdatedAt time.Time         `json:"updatedAt"`
+}
+
+// The documented value sets.
+var (
+	aggFns         = []string{"count", "count_distinct", "sum", "avg", "min", "max", "quantile", "last_value"}
+	needField      = []string{"count_distinct", "sum", "avg", "min", "max", "quantile", "last_value"}
+	whereLanguages = []string{"lucene", "sql"}
+	displayTypes   = []string{"line", "stacked_bar", "number", "table", "search"}
+	intervals      = []string{"1m", "5m", "15m", "30m", "1h", "6h", "12h", "1d"}
+	thresholdTypes = []string{"above", "below"}
+	sourceKinds    = []string{"log", "trace", "metric"}
+	webhookTypes   = []string{"generic", "slack", "incidentio", "pagerduty"}
+)
+
+// problems collects every validation problem of a request.
+type problems []string
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+func (p *problems) oneOf(field, v string, allowed []string) {
+	if !slices.Contains(allowed, v) {
+		p.add("%s must be one of %s, got %q", field, strings.Join(allowed, ", "), v)
+	}
+}
+
+func (p problems) err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s", strings.Join(p, "; "))
+}
+
+func (d *Dashboard) validate(newID func() string) error {
+	var p problems
+	if strings.TrimSpace(d.Name) == "" {
+		p.add("name is required")
+	}
+	if d.Tags == nil {
+		d.Tags = []string{}
+	}
+	if d.Tiles == nil {
+		d.Tiles = []Tile{}
+	}
+	seen := map[string]bool{}
+	for i := range d.Tiles {
+		t := &d.Tiles[i]
+		at := fmt.Sprintf("tiles[%d]", i)
+		if t.ID == "" {
+			t.ID = newID()
+		}
+		if seen[t.ID] {
+			p.add("%s.id %q is used twice", at, t.ID)
+		}
+		seen[t.ID] = true
+		if t.X < 0 || t.Y < 0 {
+			p.add("%s x and y must not be negative", at)
+		}
+		if t.W <= 0 || t.H <= 0 {
+			p.add("%s w and h must be positive", at)
+		}
+		c := &t.Config
+		if c.Source == "" {
+			p.add("%s.config.source is required", at)
+		}
+		p.oneOf(at+".config.aggFn", c.AggFn, aggFns)
+		if slices.Contains(needField, c.AggFn) && c.Field == "" {
+			p.add("%s.config.field is required with aggFn %s", at, c.AggFn)
+		}
+		if c.AggFn == "quantile" && (c.Level <= 0 || c.Level >= 1) {
+			p.add("%s.config.level must be between 0 and 1 with aggFn quantile", at)
+		}
+		if c.WhereLanguage == "" {
+			c.WhereLanguage = "lucene"
+		}
+		p.oneOf(at+".config.whereLanguage", c.WhereLanguage, whereLanguages)
+		if c.DisplayType == "" {
+			c.DisplayType = "line"
+		}
+		p.oneOf(at+".config.displayType", c.DisplayType, displayTypes)
+		if c.GroupBy == nil {
+			c.GroupBy = []string{}
+		}
+	}
+	return p.err()
+}
+
+// validate checks an alert; lookups tell whether the dashboard, tile and
+// webhook exist in the caller's team.
+func (a *Alert) validate(ctx context.Context, lookup lookups) error {
+	var p problems
+	if strings.TrimSpace(a.Name) == "" {
+		p.add("name is required")
+	}
+	if a.Threshold == nil {
+		p.add("threshold is required")
+	}
+	p.oneOf("interval", a.Interval, intervals)
+	p.oneOf("thresholdType", a.ThresholdType, thresholdTypes)
+	if a.Source != "tile" {
+		p.add(`source must be "tile", got %q`, a.Source)
+	} else if a.DashboardID == "" || a.TileID == "" {
+		p.add("dashboardId and tileId are required with source tile")
+	} else if ok, err := lookup.tile(ctx, a.DashboardID, a.TileID); err != nil {
+		return err
+	} else if !ok {
+		p.add("dashboard %q has no tile %q", a.DashboardID, a.TileID)
+	}
+	if a.Channel.Type != "webhook" {
+		p.add(`channel.type must be "webhook", got %q`, a.Channel.Type)
+	} else if a.Channel.WebhookID == "" {
+		p.add("channel.webhookId is required")
+	} else if ok, err := lookup.webhook(ctx, a.Channel.WebhookID); err != nil {
+		return err
+	} else if !ok {
+		p.add("webhook %q does not exist", a.Channel.WebhookID)
+	}
+	if err := p.err(); err != nil {
+		return validationError{err}
+	}
+	return nil
+}
+
+func (s *Source) validate() error {
+	var p problems
+	if strings.TrimSpace(s.Name) == "" {
+		p.add("name is required")
+	}
+	p.oneOf("kind", s.Kind, sourceKinds)
+	if s.Table == "" || s.TimestampColumn == "" {
+		p.add("table and timestampColumn are required")
+	}
+	if s.Database == "" {
+		s.Database = "otel"
+	}
+	return p.err()
+}
+
+func (wh *Webhook) validate() error {
+	var p problems
+	if strings.TrimSpace(wh.Name) == "" {
+		p.add("name is required")
+	}
+	if u, err := url.Parse(wh.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.add("url must be an absolute http(s) URL")
+	}
+	if wh.Service == "" {
+		wh.Service = "generic"
+	}
+	p.oneOf("service", wh.Service, webhookTypes)
+	return p.err()
+}
+
+// defaultSources are the exporter's tables, present from the first start.
+func defaultSources(database string) []Source {
+	return []Source{
+		{ID: "logs", Name: "Logs", Kind: "log", Database: database, Table: "otel_logs", TimestampColumn: "TimestampTime",
+			BodyColumn: "Body", ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"},
+		{ID: "traces", Name: "Traces", Kind: "trace", Database: database, Table: "otel_traces", TimestampColumn: "Timestamp",
+			BodyColumn: "SpanName", ServiceColumn: "ServiceName", DurationColumn: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes"},
+		{ID: "metrics", Name: "Metrics", Kind: "metric", Database: database, Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix",
+			ServiceColumn: "ServiceName", AttributesMap: "Attributes", ResourceMap: "ResourceAttributes"},
+	}
+}
+
+type validationError struct{ error }
+
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("invalid JSON body: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,428 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/keys"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
+)
+
+// MaxBody bounds a request body.
+const MaxBody = 1 << 20
+
+// ManagedKey is a managed-API key pair from the configuration.
+type ManagedKey struct{ ID, Secret, TeamID string }
+
+// Options configure the API.
+type Options struct {
+	Store          *store.Store
+	Database       string // where the telemetry tables are (default sources)
+	OrganizationID string // managed form: the path must name these
+	ServiceID      string
+	ManagedKeys    []ManagedKey
+	Logger         *zap.Logger
+}
+
+// Server is the REST API's handler.
+type Server struct {
+	opts Options
+	mux  *http.ServeMux
+}
+
+// New builds the handler with every route of both forms.
+func New(opts Options) *Server {
+	s := &Server{opts: opts, mux: http.NewServeMux()}
+	self := "/api/v2"
+	mgd := "/v1/organizations/{org}/services/{svc}/observability"
+	for _, r := range []struct {
+		path     string
+		kind     string
+		managed  bool // also served in the managed form
+		writable bool // create/update/delete served (else list only)
+	}{
+		{"dashboards", kindDashboard, true, true},
+		{"alerts", kindAlert, true, true},
+		{"sources", kindSource, true, false},
+		{"webhooks", kindWebhook, false, true},
+	} {
+		forms := []struct {
+			f      form
+			prefix string
+		}{{selfHosted, self}}
+		if r.managed {
+			forms = append(forms, struct {
+				f      form
+				prefix string
+			}{managed, mgd})
+		}
+		for _, fm := range forms {
+			base := fm.prefix + "/" + r.path
+			s.mux.Handle("GET "+base, s.guard(fm.f, s.list(r.kind)))
+			if r.writable || (r.kind == kindSource && fm.f == selfHosted) {
+				s.mux.Handle("POST "+base, s.guard(fm.f, s.create(r.kind)))
+				s.mux.Handle("GET "+base+"/{id}", s.guard(fm.f, s.get(r.kind)))
+				s.mux.Handle("PUT "+base+"/{id}", s.guard(fm.f, s.update(r.kind)))
+				s.mux.Handle("DELETE "+base+"/{id}", s.guard(fm.f, s.remove(r.kind)))
+			}
+		}
+	}
+	return s
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+type teamKey struct{}
+
+func teamOf(ctx context.Context) string { return ctx.Value(teamKey{}).(string) }
+
+// guard authenticates the caller for the form and checks the managed
+// path's organization and service.
+func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Request)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var team string
+		switch f {
+		case managed:
+			if r.PathValue("org") != s.opts.OrganizationID || r.PathValue("svc") != s.opts.ServiceID || s.opts.OrganizationID == "" {
+				fail(w, f, http.StatusNotFound, "organization or service not found")
+				return
+			}
+			id, secret, ok := r.BasicAuth()
+			for _, k := range s.opts.ManagedKeys {
+				if ok && keys.Equal(id, k.ID) && keys.Equal(secret, k.Secret) {
+					team = k.TeamID
+				}
+			}
+		default:
+			const prefix = "Bearer "
+			h := r.Header.Get("Authorization")
+			if len(h) > len(prefix) && h[:len(prefix)] == prefix {
+				k, err := s.opts.Store.KeyByHash(r.Context(), keys.Hash(h[len(prefix):]))
+				switch {
+				case err == nil && k.Kind == keys.Personal:
+					team = k.TeamID
+				case err != nil && !errors.Is(err, store.ErrNotFound):
+					s.internal(w, f, err)
+					return
+				}
+			}
+		}
+		if team == "" {
+			fail(w, f, http.StatusUnauthorized, "missing or invalid API key")
+			return
+		}
+		next(f, w, r.WithContext(context.WithValue(r.Context(), teamKey{}, team)))
+	})
+}
+
+func (s *Server) internal(w http.ResponseWriter, f form, err error) {
+	s.opts.Logger.Error("observability API request failed", zap.Error(err))
+	fail(w, f, http.StatusInternalServerError, "internal error")
+}
+
+// readJSON enforces the JSON content type and the size limit.
+func readJSON(w http.ResponseWriter, f form, r *http.Request) ([]byte, bool) {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		fail(w, f, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+		return nil, false
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			fail(w, f, http.StatusRequestEntityTooLarge, "request body exceeds 1 MiB")
+		} else {
+			fail(w, f, http.StatusBadRequest, "reading body: "+err.Error())
+		}
+		return nil, false
+	}
+	return b, true
+}
+
+func newID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// decodeValidate turns a body into a stored document of kind, with id and
+// timestamps, or a 400 listing every problem.
+func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, id string, created, now time.Time) (any, error) {
+	switch kind {
+	case kindDashboard:
+		var d Dashboard
+		if err := decodeStrict(body, &d); err != nil {
+			return nil, validationError{err}
+		}
+		if err := d.validate(newID); err != nil {
+			return nil, validationError{err}
+		}
+		d.ID, d.CreatedAt, d.UpdatedAt = id, created, now
+		return &d, nil
+	case kindAlert:
+		var a Alert
+		if err := decodeStrict(body, &a); err != nil {
+			return nil, validationError{err}
+		}
+		if err := a.validate(ctx, lookups{s: s, team: teamOf(ctx)}); err != nil {
+			return nil, err
+		}
+		a.ID, a.CreatedAt, a.UpdatedAt = id, created, now
+		if a.State == "" {
+			a.State = "OK"
+		}
+		return &a, nil
+	case kindSource:
+		var src Source
+		if err := decodeStrict(body, &src); err != nil {
+			return nil, validationError{err}
+		}
+		if err := src.validate(); err != nil {
+			return nil, validationError{err}
+		}
+		src.ID = id
+		return &src, nil
+	default:
+		var wh Webhook
+		if err := decodeStrict(body, &wh); err != nil {
+			return nil, validationError{err}
+		}
+		if err := wh.validate(); err != nil {
+			return nil, validationError{err}
+		}
+		wh.ID, wh.CreatedAt, wh.UpdatedAt = id, created, now
+		return &wh, nil
+	}
+}
+
+// public is what a stored document looks like to callers: webhook headers
+// are write-only.
+func public(kind string, doc []byte) any {
+	var m map[string]any
+	_ = json.Unmarshal(doc, &m)
+	if kind == kindWebhook {
+		delete(m, "headers")
+	}
+	return m
+}
+
+func (s *Server) create(kind string) func(form, http.ResponseWriter, *http.Request) {
+	return func(f form, w http.ResponseWriter, r *http.Request) {
+		body, ok := readJSON(w, f, r)
+		if !ok {
+			return
+		}
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		doc, err := s.decodeValidate(r.Context(), kind, body, newID(), now, now)
+		if s.writeErr(w, f, kind, err) {
+			return
+		}
+		s.save(w, f, r, kind, doc, now, http.StatusCreated)
+	}
+}
+
+func (s *Server) update(kind string) func(form, http.ResponseWriter, *http.Request) {
+	return func(f form, w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		old, err := s.opts.Store.Get(r.Context(), teamOf(r.Context()), kind, id)
+		if s.writeErr(w, f, kind, err) {
+			return
+		}
+		body, ok := readJSON(w, f, r)
+		if !ok {
+			return
+		}
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		doc, err := s.decodeValidate(r.Context(), kind, body, id, old.CreatedAt.UTC(), now)
+		if s.writeErr(w, f, kind, err) {
+			return
+		}
+		s.save(w, f, r, kind, doc, old.CreatedAt, http.StatusOK)
+	}
+}
+
+func (s *Server) save(w http.ResponseWriter, f form, r *http.Request, kind string, doc any, created time.Time, status int) {
+	b, _ := json.Marshal(doc)
+	id := idOf(doc)
+	if err := s.opts.Store.Put(r.Context(), teamOf(r.Context()), kind, id, b, created, time.Now()); err != nil {
+		s.internal(w, f, err)
+		return
+	}
+	reply(w, f, status, public(kind, b), nil)
+}
+
+func idOf(doc any) string {
+	switch d := doc.(type) {
+	case *Dashboard:
+		return d.ID
+	case *Alert:
+		return d.ID
+	case *Source:
+		return d.ID
+	case *Webhook:
+		return d.ID
+	}
+	return ""
+}
+
+// writeErr answers an error and reports whether there was one.
+func (s *Server) writeErr(w http.ResponseWriter, f form, kind string, err error) bool {
+	var v validationError
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, store.ErrNotFound):
+		fail(w, f, http.StatusNotFound, kind+" not found")
+	case errors.As(err, &v):
+		fail(w, f, http.StatusBadRequest, "invalid "+kind+": "+v.Error())
+	default:
+		s.internal(w, f, err)
+	}
+	return true
+}
+
+func (s *Server) get(kind string) func(form, http.ResponseWriter, *http.Request) {
+	return func(f form, w http.ResponseWriter, r *http.Request) {
+		res, err := s.opts.Store.Get(r.Context(), teamOf(r.Context()), kind, r.PathValue("id"))
+		if s.writeErr(w, f, kind, err) {
+			return
+		}
+		reply(w, f, http.StatusOK, public(kind, res.Doc), nil)
+	}
+}
+
+func (s *Server) list(kind string) func(form, http.ResponseWriter, *http.Request) {
+	return func(f form, w http.ResponseWriter, r *http.Request) {
+		limit, offset, err := paging(r)
+		if err != nil {
+			fail(w, f, http.StatusBadRequest, err.Error())
+			return
+		}
+		items, total, err := s.opts.Store.List(r.Context(), teamOf(r.Context()), kind, limit, offset)
+		if s.writeErr(w, f, kind, err) {
+			return
+		}
+		out := make([]any, 0, len(items))
+		for _, it := range items {
+			out = append(out, public(kind, it.Doc))
+		}
+		reply(w, f, http.StatusOK, out, map[string]any{"total": total, "limit": limit, "offset": offset})
+	}
+}
+
+// remove deletes a resource. Deleting a dashboard deletes the alerts bound
+// to it (they could never be evaluated again); deleting a webhook is
+// refused while an alert delivers to it.
+func (s *Server) remove(kind string) func(form, http.ResponseWriter, *http.Request) {
+	return func(f form, w http.ResponseWriter, r *http.Request) {
+		ctx, team, id := r.Context(), teamOf(r.Context()), r.PathValue("id")
+		if _, err := s.opts.Store.Get(ctx, team, kind, id); s.writeErr(w, f, kind, err) {
+			return
+		}
+		alerts, err := s.alerts(ctx, team)
+		if s.writeErr(w, f, kind, err) {
+			return
+		}
+		for _, a := range alerts {
+			switch {
+			case kind == kindDashboard && a.DashboardID == id:
+				if err := s.opts.Store.Delete(ctx, team, kindAlert, a.ID); s.writeErr(w, f, kind, err) {
+					return
+				}
+			case kind == kindWebhook && a.Channel.WebhookID == id:
+				fail(w, f, http.StatusConflict, "webhook is used by alert "+a.ID)
+				return
+			}
+		}
+		if err := s.opts.Store.Delete(ctx, team, kind, id); s.writeErr(w, f, kind, err) {
+			return
+		}
+		reply(w, f, http.StatusOK, map[string]any{"id": id, "deleted": true}, nil)
+	}
+}
+
+func (s *Server) alerts(ctx context.Context, team string) ([]Alert, error) {
+	items, _, err := s.opts.Store.List(ctx, team, kindAlert, 1<<30, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Alert, 0, len(items))
+	for _, it := range items {
+		var a Alert
+		if json.Unmarshal(it.Doc, &a) == nil {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+func paging(r *http.Request) (limit, offset int, err error) {
+	limit, offset = 50, 0
+	if v := r.URL.Query().Get("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > 500 {
+			return 0, 0, errors.New("limit must be an integer from 1 to 500")
+		}
+	}
+	if v := r.URL.Query().Get("offset"); v != "" {
+		if offset, err = strconv.Atoi(v); err != nil || offset < 0 {
+			return 0, 0, errors.New("offset must be a non-negative integer")
+		}
+	}
+	return limit, offset, nil
+}
+
+// lookups answer an alert's references within the caller's team.
+type lookups struct {
+	s    *Server
+	team string
+}
+
+func (l lookups) tile(ctx context.Context, dashboardID, tileID string) (bool, error) {
+	res, err := l.s.opts.Store.Get(ctx, l.team, kindDashboard, dashboardID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var d Dashboard
+	if err := json.Unmarshal(res.Doc, &d); err != nil {
+		return false, err
+	}
+	for _, t := range d.Tiles {
+		if t.ID == tileID {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (l lookups) webhook(ctx context.Context, id string) (bool, error) {
+	_, err := l.s.opts.Store.Get(ctx, l.team, kindWebhook, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Bootstrap makes the team's default sources (the exporter's tables).
+func (s *Server) Bootstrap(ctx context.Context, team string) error {
+	now := time.Now()
+	for _, src := range defaultSources(s.opts.Database) {
+		b, _ := json.Marshal(src)
+		if err := s.opts.Store.Put(ctx, team, kindSource, src.ID, b, now, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,247 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/keys"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
+)
+
+var dbSeq atomic.Int64
+
+type fixture struct {
+	url          string
+	keyA, keyB   string // personal keys of teams a and b
+	mgdID, mgdSK string
+}
+
+// setup runs the API on its own state database with two teams.
+func setup(t *testing.T) fixture {
+	ctx := context.Background()
+	st, err := store.Open(ctx, chtest.DB(t), fmt.Sprintf("api_test_%d", dbSeq.Add(1)))
+	require.NoError(t, err)
+	fx := fixture{keyA: keys.New("ohp_"), keyB: keys.New("ohp_"), mgdID: "key-id", mgdSK: "key-secret"}
+	for team, k := range map[string]string{"a": fx.keyA, "b": fx.keyB} {
+		require.NoError(t, st.CreateTeam(ctx, team, team))
+		require.NoError(t, st.PutKey(ctx, store.Key{Hash: keys.Hash(k), TeamID: team, Kind: keys.Personal, KeyID: team}))
+	}
+	s := New(Options{Store: st, Database: "otel", OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
+		ManagedKeys: []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}}})
+	require.NoError(t, s.Bootstrap(ctx, "a"))
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	fx.url = ts.URL
+	return fx
+}
+
+type resp struct {
+	status int
+	body   map[string]any
+}
+
+func call(t *testing.T, method, url, auth string, body any, headers ...string) resp {
+	t.Helper()
+	var r io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		r = strings.NewReader(b)
+	default:
+		j, _ := json.Marshal(b)
+		r = bytes.NewReader(j)
+	}
+	req, err := http.NewRequest(method, url, r)
+	require.NoError(t, err)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	out := resp{status: res.StatusCode}
+	_ = json.NewDecoder(res.Body).Decode(&out.body)
+	return out
+}
+
+func bearer(k string) string { return "Bearer " + k }
+
+func basic(id, secret string) string {
+	req, _ := http.NewRequest(http.MethodGet, "/", nil)
+	req.SetBasicAuth(id, secret)
+	return req.Header.Get("Authorization")
+}
+
+func dashboard(name string) map[string]any {
+	return map[string]any{"name": name, "tags": []string{"prod"}, "tiles": []any{map[string]any{
+		"id": "t1", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
+		"config": map[string]any{"source": "logs", "aggFn": "count", "where": "level:error", "groupBy": []string{}},
+	}}}
+}
+
+func TestAuth(t *testing.T) {
+	fx := setup(t)
+	for _, auth := range []string{"", "Bearer wrong", "Basic Zm9vOmJhcg==", bearer(fx.keyA) + "x"} {
+		r := call(t, http.MethodGet, fx.url+"/api/v2/dashboards", auth, nil)
+		assert.Equal(t, http.StatusUnauthorized, r.status, auth)
+		assert.Equal(t, "missing or invalid API key", r.body["message"])
+	}
+	m := fx.url + "/v1/organizations/org1/services/svc1/observability/dashboards"
+	r := call(t, http.MethodGet, m, basic(fx.mgdID, "nope"), nil)
+	assert.Equal(t, http.StatusUnauthorized, r.status)
+	assert.Equal(t, float64(401), r.body["status"])
+	assert.NotEmpty(t, r.body["requestId"])
+	r = call(t, http.MethodGet, m, bearer(fx.keyA), nil)
+	assert.Equal(t, http.StatusUnauthorized, r.status, "the managed form takes Basic key id:secret")
+	r = call(t, http.MethodGet, fx.url+"/v1/organizations/other/services/svc1/observability/dashboards", basic(fx.mgdID, fx.mgdSK), nil)
+	assert.Equal(t, http.StatusNotFound, r.status, "another organization")
+}
+
+func TestDashboardsCRUDBothForms(t *testing.T) {
+	fx := setup(t)
+	self := fx.url + "/api/v2/dashboards"
+	created := call(t, http.MethodPost, self, bearer(fx.keyA), dashboard("first"))
+	require.Equal(t, http.StatusCreated, created.status, created.body)
+	d := created.body["data"].(map[string]any)
+	id := d["id"].(string)
+	assert.NotEmpty(t, d["createdAt"])
+	assert.Equal(t, "line", d["tiles"].([]any)[0].(map[string]any)["config"].(map[string]any)["displayType"], "defaulted")
+
+	got := call(t, http.MethodGet, self+"/"+id, bearer(fx.keyA), nil)
+	assert.Equal(t, "first", got.body["data"].(map[string]any)["name"])
+
+	upd := dashboard("renamed")
+	r := call(t, http.MethodPut, self+"/"+id, bearer(fx.keyA), upd)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	assert.Equal(t, d["createdAt"], r.body["data"].(map[string]any)["createdAt"], "createdAt survives updates")
+
+	// The managed form sees the same team's dashboards in its envelope.
+	m := fx.url + "/v1/organizations/org1/services/svc1/observability/dashboards"
+	r = call(t, http.MethodPost, m, basic(fx.mgdID, fx.mgdSK), dashboard("second"))
+	require.Equal(t, http.StatusCreated, r.status, r.body)
+	assert.Equal(t, float64(201), r.body["status"])
+	assert.NotEmpty(t, r.body["requestId"])
+	assert.Equal(t, "second", r.body["result"].(map[string]any)["name"])
+
+	l := call(t, http.MethodGet, self+"?limit=1", bearer(fx.keyA), nil)
+	assert.Equal(t, float64(2), l.body["total"])
+	assert.Len(t, l.body["data"], 1)
+	l = call(t, http.MethodGet, m, basic(fx.mgdID, fx.mgdSK), nil)
+	assert.Len(t, l.body["result"], 2)
+
+	r = call(t, http.MethodDelete, self+"/"+id, bearer(fx.keyA), nil)
+	assert.Equal(t, http.StatusOK, r.status)
+	r = call(t, http.MethodGet, self+"/"+id, bearer(fx.keyA), nil)
+	assert.Equal(t, http.StatusNotFound, r.status)
+	assert.Equal(t, "dashboard not found", r.body["message"])
+}
+
+func TestTeamsAreIsolated(t *testing.T) {
+	fx := setup(t)
+	id := call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), dashboard("mine")).body["data"].(map[string]any)["id"].(string)
+	for _, method := range []string{http.MethodGet, http.MethodDelete} {
+		r := call(t, method, fx.url+"/api/v2/dashboards/"+id, bearer(fx.keyB), nil)
+		assert.Equal(t, http.StatusNotFound, r.status, "404, not 403: another team's id does not exist")
+	}
+	r := call(t, http.MethodPut, fx.url+"/api/v2/dashboards/"+id, bearer(fx.keyB), dashboard("stolen"))
+	assert.Equal(t, http.StatusNotFound, r.status)
+	l := call(t, http.MethodGet, fx.url+"/api/v2/dashboards", bearer(fx.keyB), nil)
+	assert.Equal(t, float64(0), l.body["total"])
+	l = call(t, http.MethodGet, fx.url+"/api/v2/sources", bearer(fx.keyB), nil)
+	assert.Equal(t, float64(0), l.body["total"], "team a's sources are not team b's")
+}
+
+func TestValidationAndProtocolErrors(t *testing.T) {
+	fx := setup(t)
+	self := fx.url + "/api/v2/dashboards"
+	bad := map[string]any{"tiles": []any{map[string]any{"w": 0, "h": 1, "config": map[string]any{"aggFn": "sum", "whereLanguage": "sql2"}}}}
+	r := call(t, http.MethodPost, self, bearer(fx.keyA), bad)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	msg := r.body["message"].(string)
+	for _, want := range []string{"name is required", "w and h must be positive", "config.source is required",
+		"field is required with aggFn sum", "whereLanguage must be one of"} {
+		assert.Contains(t, msg, want, "every problem is listed")
+	}
+	r = call(t, http.MethodPost, self, bearer(fx.keyA), `{"name":"x","unknown":1}`)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	r = call(t, http.MethodPost, self, bearer(fx.keyA), `{"name":`)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	r = call(t, http.MethodPost, self, bearer(fx.keyA), `{"name":"x"}`, "Content-Type", "text/plain")
+	assert.Equal(t, http.StatusUnsupportedMediaType, r.status)
+	r = call(t, http.MethodPost, self, bearer(fx.keyA), `{"name":"`+strings.Repeat("x", MaxBody)+`"}`)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status)
+	r = call(t, http.MethodPatch, self, bearer(fx.keyA), nil)
+	assert.Equal(t, http.StatusMethodNotAllowed, r.status)
+	r = call(t, http.MethodGet, self+"?limit=0", bearer(fx.keyA), nil)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	r = call(t, http.MethodGet, fx.url+"/v1/organizations/org1/services/svc1/observability/webhooks", basic(fx.mgdID, fx.mgdSK), nil)
+	assert.Equal(t, http.StatusNotFound, r.status, "webhooks are self-hosted only, as in the spec")
+}
+
+func TestAlertsReferenceTheirDashboardTileAndWebhook(t *testing.T) {
+	fx := setup(t)
+	dash := call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), dashboard("d")).body["data"].(map[string]any)["id"].(string)
+	wh := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{
+		"name": "ops", "url": "https://hooks.example/x", "headers": map[string]string{"Authorization": "secret"}})
+	require.Equal(t, http.StatusCreated, wh.status, wh.body)
+	whID := wh.body["data"].(map[string]any)["id"].(string)
+	assert.NotContains(t, wh.body["data"], "headers", "headers are write-only")
+	g := call(t, http.MethodGet, fx.url+"/api/v2/webhooks/"+whID, bearer(fx.keyA), nil)
+	assert.NotContains(t, g.body["data"], "headers")
+
+	alert := map[string]any{"name": "too many errors", "message": "check it", "dashboardId": dash, "tileId": "t1", "threshold": 10,
+		"interval": "5m", "source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": whID}}
+	r := call(t, http.MethodPost, fx.url+"/v1/organizations/org1/services/svc1/observability/alerts", basic(fx.mgdID, fx.mgdSK), alert)
+	require.Equal(t, http.StatusCreated, r.status, r.body)
+	a := r.body["result"].(map[string]any)
+	assert.Equal(t, "OK", a["state"])
+	assert.NotEmpty(t, a["updatedAt"])
+
+	bad := map[string]any{"name": "x", "dashboardId": dash, "tileId": "nope", "threshold": 1, "interval": "7m",
+		"source": "tile", "thresholdType": "sideways", "channel": map[string]any{"type": "webhook", "webhookId": "missing"}}
+	r = call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), bad)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	for _, want := range []string{"interval must be one of", "thresholdType must be one of", `has no tile "nope"`, `webhook "missing" does not exist`} {
+		assert.Contains(t, r.body["message"], want)
+	}
+	// Another team cannot point an alert at team a's dashboard.
+	r = call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyB), alert)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+
+	r = call(t, http.MethodDelete, fx.url+"/api/v2/webhooks/"+whID, bearer(fx.keyA), nil)
+	assert.Equal(t, http.StatusConflict, r.status, "a webhook in use is not deleted")
+	r = call(t, http.MethodDelete, fx.url+"/api/v2/dashboards/"+dash, bearer(fx.keyA), nil)
+	require.Equal(t, http.StatusOK, r.status)
+	l := call(t, http.MethodGet, fx.url+"/api/v2/alerts", bearer(fx.keyA), nil)
+	assert.Equal(t, float64(0), l.body["total"], "a dashboard's alerts go with it")
+}
+
+func TestDefaultSources(t *testing.T) {
+	fx := setup(t)
+	l := call(t, http.MethodGet, fx.url+"/v1/organizations/org1/services/svc1/observability/sources", basic(fx.mgdID, fx.mgdSK), nil)
+	require.Equal(t, http.StatusOK, l.status)
+	var kinds []string
+	for _, s := range l.body["result"].([]any) {
+		kinds = append(kinds, s.(map[string]any)["kind"].(string))
+	}
+	assert.ElementsMatch(t, []string{"log", "trace", "metric"}, kinds)
+}
