@@ -8,6 +8,7 @@ import (
 	healthcheckextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
 	filestorage "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	embeddedclickhouseextension "github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension"
+	observabilityapiextension "github.com/otelhouse/otelhouse/extension/observabilityapiextension"
 	datadogreceiver "github.com/otelhouse/otelhouse/receiver/datadogreceiver"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/connector"
@@ -49,6 +50,7 @@ func components() (otelcol.Factories, error) {
 		filestorage.NewFactory(),
 		bearertokenauthextension.NewFactory(),
 		embeddedclickhouseextension.NewFactory(),
+		observabilityapiextension.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
@@ -58,6 +60,7 @@ func components() (otelcol.Factories, error) {
 		filestorage.NewFactory().Type():                 "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage v0.161.0",
 		bearertokenauthextension.NewFactory().Type():    "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension v0.161.0",
 		embeddedclickhouseextension.NewFactory().Type(): "github.com/otelhouse/otelhouse v0.0.0",
+		observabilityapiextension.NewFactory().Type():   "github.com/otelhouse/otelhouse v0.0.0",
 	})
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](

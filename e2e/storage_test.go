@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -107,4 +110,32 @@ func TestOTLPAuthFromEnv(t *testing.T) {
 	assert.Eventually(t, func() bool {
 		return c.sql(t, "SELECT count() FROM otel.otel_logs WHERE ServiceName = 'otlp-svc'") == "1"
 	}, 20*time.Second, 200*time.Millisecond)
+}
+
+func TestAPIFromTheShippedConfig(t *testing.T) {
+	dataDir := t.TempDir()
+	c := run(t, []string{"OTELHOUSE_DATA_DIR=" + dataDir}, shippedConfig(t))
+	c.waitHealthy(t)
+	var b []byte
+	require.Eventually(t, func() bool {
+		var err error
+		b, err = os.ReadFile(filepath.Join(dataDir, "api-keys.txt"))
+		return err == nil
+	}, 30*time.Second, 100*time.Millisecond, "first start writes the generated keys")
+	var key string
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, ok := strings.CutPrefix(l, "personal_api_access_key="); ok {
+			key = k
+		}
+	}
+	require.NotEmpty(t, key)
+	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/api/v2/sources", c.api), nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	assert.Contains(t, string(body), `"table":"otel_logs"`)
+	assert.NotContains(t, c.out.String(), key, "keys are never logged")
 }

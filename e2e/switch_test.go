@@ -58,7 +58,7 @@ type collector struct {
 	cmd                         *exec.Cmd
 	out                         *syncBuffer
 	datadog, health, clickhouse int
-	otlpHTTP                    int
+	otlpHTTP, api               int
 	done                        chan error
 }
 
@@ -75,7 +75,7 @@ func runWith(t *testing.T, env []string, config string, chPort int, extra ...str
 	if chPort == 0 {
 		chPort = freePort(t)
 	}
-	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: chPort, otlpHTTP: freePort(t),
+	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: chPort, otlpHTTP: freePort(t), api: freePort(t),
 		done: make(chan error, 1)}
 	args := []string{"--config", config,
 		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
@@ -84,6 +84,8 @@ func runWith(t *testing.T, env []string, config string, chPort int, extra ...str
 		"--set", fmt.Sprintf("receivers::datadog::endpoint=127.0.0.1:%d", c.datadog),
 		"--set", fmt.Sprintf("extensions::embedded_clickhouse::endpoint=127.0.0.1:%d", c.clickhouse),
 		"--set", fmt.Sprintf("exporters::clickhouse::endpoint=http://127.0.0.1:%d", c.clickhouse),
+		"--set", fmt.Sprintf("extensions::observability_api::clickhouse::endpoint=http://127.0.0.1:%d", c.clickhouse),
+		"--set", fmt.Sprintf("extensions::observability_api::endpoint=127.0.0.1:%d", c.api),
 		// Several collectors run at once here: no fixed :8888 telemetry port.
 		"--set", "service::telemetry::metrics::level=none",
 	}

@@ -1,0 +1,82 @@
+package observabilityapiextension
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/otelhouse/otelhouse/internal/httpconfig"
+)
+
+// Config configures the API server and where it keeps its state.
+type Config struct {
+	confighttp.ServerConfig `mapstructure:",squash"`
+	Settings                `mapstructure:",squash"`
+}
+
+// Settings are the API's own settings beside the HTTP server's.
+type Settings struct {
+	ClickHouse ClickHouseConfig `mapstructure:"clickhouse"`
+	// TelemetryDatabase holds the exporter's tables (the default sources).
+	TelemetryDatabase string `mapstructure:"telemetry_database"`
+	// DataDir receives api-keys.txt (0600) on first start.
+	DataDir string `mapstructure:"data_dir"`
+	// PersonalKeys and IngestionKeys are added to the first team; empty
+	// entries are ignored (so `${env:OTLP_AUTH_TOKEN:-}` can be listed).
+	PersonalKeys  []configopaque.String `mapstructure:"personal_keys"`
+	IngestionKeys []configopaque.String `mapstructure:"ingestion_keys"`
+	Managed       ManagedConfig         `mapstructure:"managed"`
+}
+
+// ClickHouseConfig is where the state lives (an HTTP endpoint).
+type ClickHouseConfig struct {
+	Endpoint string              `mapstructure:"endpoint"`
+	Username string              `mapstructure:"username"`
+	Password configopaque.String `mapstructure:"password"`
+	Database string              `mapstructure:"database"`
+}
+
+// ManagedConfig enables the managed form for one organization and service.
+type ManagedConfig struct {
+	OrganizationID string       `mapstructure:"organization_id"`
+	ServiceID      string       `mapstructure:"service_id"`
+	Keys           []ManagedKey `mapstructure:"keys"`
+}
+
+// ManagedKey is a cloud API key: id as user name, secret as password.
+type ManagedKey struct {
+	ID     string              `mapstructure:"id"`
+	Secret configopaque.String `mapstructure:"secret"`
+}
+
+// Unmarshal decodes the server and API settings (see httpconfig).
+func (c *Config) Unmarshal(conf *confmap.Conf) error {
+	return httpconfig.Unmarshal(conf, &c.ServerConfig, &c.Settings)
+}
+
+func (c *Config) Validate() error {
+	var errs []error
+	if u, err := url.Parse(c.ClickHouse.Endpoint); err != nil || u.Host == "" {
+		errs = append(errs, fmt.Errorf("clickhouse.endpoint must be a URL, got %q", c.ClickHouse.Endpoint))
+	}
+	if c.ClickHouse.Database == "" || c.TelemetryDatabase == "" {
+		errs = append(errs, errors.New("clickhouse.database and telemetry_database are required"))
+	}
+	m := c.Managed
+	if (m.OrganizationID == "") != (m.ServiceID == "") {
+		errs = append(errs, errors.New("managed.organization_id and managed.service_id go together"))
+	}
+	for i, k := range m.Keys {
+		if k.ID == "" || k.Secret == "" {
+			errs = append(errs, fmt.Errorf("managed.keys[%d] needs id and secret", i))
+		}
+	}
+	if len(m.Keys) > 0 && m.OrganizationID == "" {
+		errs = append(errs, errors.New("managed.keys need managed.organization_id and service_id"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,204 @@
+package observabilityapiextension
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/extension"
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/keys"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
+)
+
+// DefaultTeam owns everything until teams can be created through the API.
+const DefaultTeam = "default"
+
+// KeysFile is written once, on first start, with the generated keys.
+const KeysFile = "api-keys.txt"
+
+type apiExtension struct {
+	cfg      *Config
+	set      extension.Settings
+	db       *sql.DB
+	server   *http.Server
+	done     chan struct{}
+	cancel   context.CancelFunc
+	initDone chan struct{}
+	ready    atomic.Pointer[api.Server]
+}
+
+// Start serves at once and connects to its state in the background: the
+// storage may start after this extension (the collector orders extensions
+// by dependencies only) or be briefly unreachable. Until it is ready every
+// request gets 503 with Retry-After.
+func (e *apiExtension) Start(ctx context.Context, host component.Host) error {
+	u, _ := url.Parse(e.cfg.ClickHouse.Endpoint)
+	opts := &clickhouse.Options{Addr: []string{u.Host}, Protocol: clickhouse.HTTP,
+		Auth: clickhouse.Auth{Username: e.cfg.ClickHouse.Username, Password: string(e.cfg.ClickHouse.Password)}}
+	if u.Scheme == "https" {
+		opts.TLS = tlsConfig()
+	}
+	e.db = clickhouse.OpenDB(opts)
+	ln, err := e.cfg.ToListener(ctx)
+	if err != nil {
+		return fmt.Errorf("observability API listening on %s: %w", e.cfg.NetAddr.Endpoint, err)
+	}
+	hs, err := e.cfg.ToServer(ctx, host.GetExtensions(), e.set.TelemetrySettings, http.HandlerFunc(e.serve))
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	initCtx, cancel := context.WithCancel(context.Background())
+	e.server, e.done, e.cancel, e.initDone = hs, make(chan struct{}), cancel, make(chan struct{})
+	go func() {
+		defer close(e.done)
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
+		}
+	}()
+	go e.connect(initCtx, u.Host)
+	e.set.Logger.Info("observability API serving", zap.String("endpoint", ln.Addr().String()))
+	return nil
+}
+
+// connect opens the state store, retrying until it succeeds or shutdown.
+func (e *apiExtension) connect(ctx context.Context, host string) {
+	defer close(e.initDone)
+	delay := 250 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		st, err := store.Open(ctx, e.db, e.cfg.ClickHouse.Database)
+		if err == nil {
+			srv := api.New(api.Options{Store: st, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
+				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys()})
+			if err = e.bootstrap(ctx, st, srv); err == nil {
+				e.ready.Store(srv)
+				return
+			}
+		}
+		if attempt == 5 || attempt%60 == 0 {
+			e.set.Logger.Warn("observability API cannot reach its state in ClickHouse yet; retrying",
+				zap.String("clickhouse", host), zap.Error(err))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+func (e *apiExtension) serve(w http.ResponseWriter, r *http.Request) {
+	if srv := e.ready.Load(); srv != nil {
+		srv.ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Retry-After", "1")
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write([]byte(`{"message":"starting: the API's ClickHouse storage is not reachable yet"}` + "\n"))
+}
+
+func (e *apiExtension) managedKeys() []api.ManagedKey {
+	var out []api.ManagedKey
+	for _, k := range e.cfg.Managed.Keys {
+		out = append(out, api.ManagedKey{ID: k.ID, Secret: string(k.Secret), TeamID: DefaultTeam})
+	}
+	return out
+}
+
+// bootstrap creates the first team on first start, with a personal and an
+// ingestion key whose plaintext is written once to a 0600 file (there is no
+// UI to show them); only hashes are stored. Configured keys are added on
+// every start.
+func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.Server) error {
+	n, err := st.TeamCount(ctx)
+	if err != nil {
+		return err
+	}
+	put := func(key, kind string) error {
+		return st.PutKey(ctx, store.Key{Hash: keys.Hash(key), TeamID: DefaultTeam, Kind: kind, KeyID: keys.Hash(key)[:12]})
+	}
+	if n == 0 {
+		if err := st.CreateTeam(ctx, DefaultTeam, "Default team"); err != nil {
+			return err
+		}
+		if err := srv.Bootstrap(ctx, DefaultTeam); err != nil {
+			return err
+		}
+		personal := keys.New("ohp_")
+		lines := fmt.Sprintf("# otelhouse API keys, generated %s. Shown once; only their hashes are stored.\n",
+			time.Now().UTC().Format(time.RFC3339))
+		lines += "personal_api_access_key=" + personal + "\n"
+		if err := put(personal, keys.Personal); err != nil {
+			return err
+		}
+		if len(nonEmpty(e.cfg.IngestionKeys)) == 0 {
+			ingestion := keys.New("ohi_")
+			if err := put(ingestion, keys.Ingestion); err != nil {
+				return err
+			}
+			lines += "ingestion_api_key=" + ingestion + "\n"
+		}
+		if err := os.MkdirAll(e.cfg.DataDir, 0o750); err != nil {
+			return err
+		}
+		path := filepath.Join(e.cfg.DataDir, KeysFile)
+		if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+			return fmt.Errorf("writing the generated API keys: %w", err)
+		}
+		e.set.Logger.Info("first start: created the default team and its API keys", zap.String("keys_file", path))
+	}
+	for _, k := range nonEmpty(e.cfg.PersonalKeys) {
+		if err := put(k, keys.Personal); err != nil {
+			return err
+		}
+	}
+	for _, k := range nonEmpty(e.cfg.IngestionKeys) {
+		if err := put(k, keys.Ingestion); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nonEmpty[T ~string](vs []T) []string {
+	var out []string
+	for _, v := range vs {
+		if v != "" {
+			out = append(out, string(v))
+		}
+	}
+	return out
+}
+
+func (e *apiExtension) Shutdown(ctx context.Context) error {
+	var err error
+	if e.cancel != nil {
+		e.cancel()
+		<-e.initDone
+	}
+	if e.server != nil {
+		err = e.server.Shutdown(ctx)
+		<-e.done
+		e.server = nil
+	}
+	if e.db != nil {
+		err = errors.Join(err, e.db.Close())
+		e.db = nil
+	}
+	return err
+}

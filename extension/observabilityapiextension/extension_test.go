@@ -1,0 +1,140 @@
+package observabilityapiextension
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/extension/extensiontest"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
+)
+
+func startAPI(t *testing.T, dataDir string) (string, component.Component) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	cfg := createDefaultConfig().(*Config)
+	cfg.NetAddr.Endpoint = addr
+	cfg.ClickHouse.Endpoint = "http://" + chtest.Endpoint(t)
+	cfg.ClickHouse.Database = "api_ext_test"
+	cfg.DataDir = dataDir
+	cfg.Managed = ManagedConfig{OrganizationID: "o", ServiceID: "s", Keys: []ManagedKey{{ID: "id", Secret: "secret"}}}
+	require.NoError(t, cfg.Validate())
+	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
+	require.NoError(t, err)
+	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { _ = ext.Shutdown(context.Background()) })
+	require.Eventually(t, func() bool { return ext.(*apiExtension).ready.Load() != nil }, 30*time.Second, 20*time.Millisecond)
+	return "http://" + addr, ext
+}
+
+func personalKey(t *testing.T, dataDir string) string {
+	b, err := os.ReadFile(filepath.Join(dataDir, KeysFile))
+	require.NoError(t, err)
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, ok := strings.CutPrefix(l, "personal_api_access_key="); ok {
+			return k
+		}
+	}
+	t.Fatal("no personal key in the keys file")
+	return ""
+}
+
+func get(t *testing.T, url, auth string) (int, map[string]any) {
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", auth)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var body map[string]any
+	b, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(b, &body)
+	return resp.StatusCode, body
+}
+
+func TestFirstStartRestartAndTwoInstances(t *testing.T) {
+	dir := t.TempDir()
+	url1, ext1 := startAPI(t, dir)
+	st, err := os.Stat(filepath.Join(dir, KeysFile))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "the keys file is private")
+	key := personalKey(t, dir)
+	assert.True(t, strings.HasPrefix(key, "ohp_"))
+
+	status, body := get(t, url1+"/api/v2/sources", "Bearer "+key)
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Equal(t, float64(3), body["total"], "the exporter's three tables are sources from the first start")
+
+	// A second instance on the same state sees what the first writes.
+	dir2 := t.TempDir()
+	url2, _ := startAPI(t, dir2)
+	_, err = os.Stat(filepath.Join(dir2, KeysFile))
+	assert.True(t, os.IsNotExist(err), "keys are generated once, not per instance")
+	req, _ := http.NewRequest(http.MethodPost, url1+"/api/v2/dashboards", strings.NewReader(`{"name":"shared"}`))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusCreated, resp.StatusCode)
+	status, body = get(t, url2+"/api/v2/dashboards", "Bearer "+key)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, float64(1), body["total"])
+
+	// Restart: the key and the data survive.
+	require.NoError(t, ext1.Shutdown(context.Background()))
+	url3, _ := startAPI(t, dir)
+	status, body = get(t, url3+"/api/v2/dashboards", "Bearer "+key)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, float64(1), body["total"])
+	req, _ = http.NewRequest(http.MethodGet, url3+"/v1/organizations/o/services/s/observability/dashboards", nil)
+	req.SetBasicAuth("id", "secret")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "managed keys from config")
+}
+
+func TestServesUnavailableUntilStorageIsReachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	cfg := createDefaultConfig().(*Config)
+	cfg.NetAddr.Endpoint = addr
+	cfg.ClickHouse.Endpoint = "http://127.0.0.1:1" // nothing there
+	cfg.DataDir = t.TempDir()
+	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
+	require.NoError(t, err)
+	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()), "the collector starts anyway")
+	resp, err := http.Get("http://" + addr + "/api/v2/dashboards")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
+	require.NoError(t, ext.Shutdown(context.Background()), "shutdown stops the retries")
+}
+
+func TestConfig(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, cfg.Validate())
+	assert.Equal(t, "localhost:8000", cfg.NetAddr.Endpoint)
+	cfg.Managed = ManagedConfig{OrganizationID: "o", Keys: []ManagedKey{{ID: "x"}}}
+	err := cfg.Validate()
+	assert.ErrorContains(t, err, "go together")
+	assert.ErrorContains(t, err, "needs id and secret")
+}

@@ -1,0 +1,30 @@
+package observabilityapiextension
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/extension"
+
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
+)
+
+// NewFactory returns the factory of the observability_api extension.
+func NewFactory() extension.Factory {
+	return extension.NewFactory(metadata.Type, createDefaultConfig, create, metadata.ExtensionStability)
+}
+
+func createDefaultConfig() component.Config {
+	srv := confighttp.NewDefaultServerConfig()
+	srv.NetAddr.Endpoint = "localhost:8000"
+	return &Config{ServerConfig: srv, Settings: Settings{
+		ClickHouse:        ClickHouseConfig{Endpoint: "http://127.0.0.1:8123", Database: "otelhouse"},
+		TelemetryDatabase: "otel",
+		DataDir:           "./data",
+	}}
+}
+
+func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {
+	return &apiExtension{cfg: cfg.(*Config), set: set}, nil
+}
