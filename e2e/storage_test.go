@@ -139,3 +139,32 @@ func TestAPIFromTheShippedConfig(t *testing.T) {
 	assert.Contains(t, string(body), `"table":"otel_logs"`)
 	assert.NotContains(t, c.out.String(), key, "keys are never logged")
 }
+
+// TestIngestionKeyThroughTheAPI points the Datadog receiver and OTLP at the
+// observability_api authenticator: the generated ingestion key works for
+// both, with no key copied into their configuration.
+func TestIngestionKeyThroughTheAPI(t *testing.T) {
+	dataDir := t.TempDir()
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true", "OTELHOUSE_DATA_DIR=" + dataDir}, shippedConfig(t),
+		"--set", "receivers::datadog::ingestion_key_authenticator=observability_api",
+		"--set", "receivers::otlp::protocols::http::auth::authenticator=observability_api")
+	c.waitHealthy(t)
+	var key string
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(filepath.Join(dataDir, "api-keys.txt"))
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, ok := strings.CutPrefix(l, "ingestion_api_key="); ok {
+				key = k
+			}
+		}
+		return err == nil && key != ""
+	}, 30*time.Second, 100*time.Millisecond)
+
+	dd := fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", c.datadog)
+	assert.Equal(t, http.StatusForbidden, post(t, dd, "application/json", `[{"message":"x"}]`))
+	assert.Equal(t, http.StatusAccepted, post(t, dd, "application/json", `[{"message":"x"}]`, "DD-API-KEY", key))
+	otlp := fmt.Sprintf("http://127.0.0.1:%d/v1/logs", c.otlpHTTP)
+	now := time.Now().UnixNano()
+	assert.Equal(t, http.StatusUnauthorized, post(t, otlp, "application/json", otlpLogs(now)))
+	assert.Equal(t, http.StatusOK, post(t, otlp, "application/json", otlpLogs(now), "Authorization", "Bearer "+key))
+}

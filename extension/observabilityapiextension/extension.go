@@ -38,6 +38,9 @@ type apiExtension struct {
 	cancel   context.CancelFunc
 	initDone chan struct{}
 	ready    atomic.Pointer[api.Server]
+	store    atomic.Pointer[store.Store]
+
+	ingestion ingestionKeys
 }
 
 // Start serves at once and connects to its state in the background: the
@@ -84,6 +87,7 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 			srv := api.New(api.Options{Store: st, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
 				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys()})
 			if err = e.bootstrap(ctx, st, srv); err == nil {
+				e.store.Store(st)
 				e.ready.Store(srv)
 				return
 			}

@@ -22,7 +22,7 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
 )
 
-func startAPI(t *testing.T, dataDir string) (string, component.Component) {
+func startAPI(t *testing.T, dataDir string, database ...string) (string, component.Component) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := l.Addr().String()
@@ -31,6 +31,9 @@ func startAPI(t *testing.T, dataDir string) (string, component.Component) {
 	cfg.NetAddr.Endpoint = addr
 	cfg.ClickHouse.Endpoint = "http://" + chtest.Endpoint(t)
 	cfg.ClickHouse.Database = "api_ext_test"
+	if len(database) > 0 {
+		cfg.ClickHouse.Database = database[0]
+	}
 	cfg.DataDir = dataDir
 	cfg.Managed = ManagedConfig{OrganizationID: "o", ServiceID: "s", Keys: []ManagedKey{{ID: "id", Secret: "secret"}}}
 	require.NoError(t, cfg.Validate())
@@ -127,6 +130,32 @@ func TestServesUnavailableUntilStorageIsReachable(t *testing.T) {
 	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 	assert.Equal(t, "1", resp.Header.Get("Retry-After"))
 	require.NoError(t, ext.Shutdown(context.Background()), "shutdown stops the retries")
+}
+
+func TestAuthenticatesIngestionKeys(t *testing.T) {
+	dir := t.TempDir()
+	_, ext := startAPI(t, dir, "api_auth_test")
+	a := ext.(*apiExtension)
+	b, err := os.ReadFile(filepath.Join(dir, KeysFile))
+	require.NoError(t, err)
+	var ingestion string
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, ok := strings.CutPrefix(l, "ingestion_api_key="); ok {
+			ingestion = k
+		}
+	}
+	require.NotEmpty(t, ingestion)
+	ctx := context.Background()
+	_, err = a.Authenticate(ctx, map[string][]string{"authorization": {"Bearer " + ingestion}})
+	assert.NoError(t, err, "OTLP style")
+	_, err = a.Authenticate(ctx, map[string][]string{"DD-API-KEY": {ingestion}})
+	assert.NoError(t, err, "agent style")
+	_, err = a.Authenticate(ctx, map[string][]string{"DD-API-KEY": {"nope"}})
+	assert.ErrorIs(t, err, errBadKey)
+	_, err = a.Authenticate(ctx, map[string][]string{})
+	assert.ErrorIs(t, err, errNoKey)
+	_, err = a.Authenticate(ctx, map[string][]string{"DD-API-KEY": {personalKey(t, dir)}})
+	assert.ErrorIs(t, err, errBadKey, "a personal key is not an ingestion key")
 }
 
 func TestConfig(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/confmap"
@@ -25,6 +26,12 @@ type Settings struct {
 	// ignored, so `${env:OTLP_AUTH_TOKEN}` can be listed unconditionally.
 	// With no key configured, nothing is checked.
 	APIKeys []configopaque.String `mapstructure:"api_keys"`
+
+	// IngestionKeyAuthenticator names a collector server authenticator
+	// extension (such as observability_api, which holds the ingestion keys)
+	// that also decides whether an agent's key is valid; with it, keys are
+	// not copied into this configuration.
+	IngestionKeyAuthenticator *component.ID `mapstructure:"ingestion_key_authenticator"`
 
 	// RequireKeyOnTracerPaths makes the local tracer paths (/v0.x/traces,
 	// /info, telemetry) demand a key too. Tracers never send one, so this is

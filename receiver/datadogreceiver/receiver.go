@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/extension/extensionauth"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.uber.org/zap"
@@ -38,6 +39,7 @@ type datadogReceiver struct {
 	set        receiver.Settings
 	obs        *receiverhelper.ObsReport
 	keys       [][]byte
+	authn      extensionauth.Server // the ingestion_key_authenticator, if any
 	onShutdown func()
 	logs       logs.Translator
 
@@ -81,6 +83,15 @@ func (r *datadogReceiver) Start(ctx context.Context, host component.Host) error 
 }
 
 func (r *datadogReceiver) start(ctx context.Context, host component.Host) error {
+	if id := r.cfg.IngestionKeyAuthenticator; id != nil {
+		ext, ok := host.GetExtensions()[*id]
+		if !ok {
+			return fmt.Errorf("ingestion_key_authenticator %q is not an extension of this collector", id)
+		}
+		if r.authn, ok = ext.(extensionauth.Server); !ok {
+			return fmt.Errorf("ingestion_key_authenticator %q is not a server authenticator", id)
+		}
+	}
 	srv, err := r.cfg.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, r.routes(),
 		confighttp.WithDecoder("gzip", gzipDecoder),
 		confighttp.WithDecoder("deflate", zlibDecoder),
@@ -182,7 +193,7 @@ func (r *datadogReceiver) routes() http.Handler {
 // authorize demands an ingestion key on agent intake paths (and on tracer
 // paths when configured) whenever keys are configured.
 func (r *datadogReceiver) authorize(local bool, next http.Handler) http.Handler {
-	if len(r.keys) == 0 || (local && !r.cfg.RequireKeyOnTracerPaths) {
+	if (len(r.keys) == 0 && r.authn == nil) || (local && !r.cfg.RequireKeyOnTracerPaths) {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -190,7 +201,7 @@ func (r *datadogReceiver) authorize(local bool, next http.Handler) http.Handler 
 		if key == "" {
 			key = req.URL.Query().Get("api_key")
 		}
-		if !r.validKey(key) {
+		if !r.validKey(req.Context(), key) {
 			r.refuse(w, req, http.StatusForbidden, "missing or invalid API key (DD-API-KEY header or api_key query parameter)")
 			return
 		}
@@ -198,12 +209,24 @@ func (r *datadogReceiver) authorize(local bool, next http.Handler) http.Handler 
 	})
 }
 
-func (r *datadogReceiver) validKey(key string) bool {
+func (r *datadogReceiver) validKey(ctx context.Context, key string) bool {
+	if key == "" {
+		return false
+	}
 	ok := 0
 	for _, k := range r.keys {
 		ok |= subtle.ConstantTimeCompare([]byte(key), k)
 	}
-	return ok == 1 && key != ""
+	if ok == 1 {
+		return true
+	}
+	if r.authn == nil {
+		return false
+	}
+	// Offered as both an agent key and a bearer token, so any server
+	// authenticator (bearertokenauth too) can judge it.
+	_, err := r.authn.Authenticate(ctx, map[string][]string{"DD-API-KEY": {key}, "Authorization": {"Bearer " + key}})
+	return err == nil
 }
 
 // Bodies of a few MiB at most, a few requests at a time; kept across GCs.

@@ -1,0 +1,97 @@
+package observabilityapiextension
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/extension/extensionauth"
+
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/keys"
+)
+
+// The API's ingestion keys are what receivers accept: the extension is a
+// collector server authenticator, so OTLP receivers name it under `auth:`
+// and the Datadog receiver under `ingestion_key_authenticator`, and no key
+// is copied into their configuration.
+var _ extensionauth.Server = (*apiExtension)(nil)
+
+var (
+	errNoKey      = errors.New("missing ingestion key")
+	errBadKey     = errors.New("invalid ingestion key")
+	errStarting   = errors.New("ingestion keys are not loaded yet")
+	refreshEvery  = 30 * time.Second
+	missRefreshAt = time.Second
+)
+
+// ingestionKeys caches the hashes of every team's ingestion keys; other
+// replicas' new keys are picked up on refresh, a miss refreshes at most
+// once a second.
+type ingestionKeys struct {
+	mu      sync.Mutex
+	hashes  map[string]bool
+	fetched time.Time
+}
+
+// Authenticate accepts `Authorization: Bearer <key>` (OTLP) and
+// `DD-API-KEY: <key>` (Datadog agents; header names arrive lower-cased
+// from gRPC and as sent from HTTP).
+func (e *apiExtension) Authenticate(ctx context.Context, sources map[string][]string) (context.Context, error) {
+	key := ""
+	for name, vs := range sources {
+		if len(vs) == 0 {
+			continue
+		}
+		switch strings.ToLower(name) {
+		case "authorization":
+			if k, ok := strings.CutPrefix(vs[0], "Bearer "); ok {
+				key = k
+			}
+		case "dd-api-key":
+			key = vs[0]
+		}
+	}
+	if key == "" {
+		return ctx, errNoKey
+	}
+	ok, err := e.validIngestionKey(ctx, keys.Hash(key))
+	if err != nil {
+		return ctx, err
+	}
+	if !ok {
+		return ctx, errBadKey
+	}
+	return ctx, nil
+}
+
+func (e *apiExtension) validIngestionKey(ctx context.Context, hash string) (bool, error) {
+	srv := e.ready.Load()
+	if srv == nil {
+		return false, errStarting
+	}
+	c := &e.ingestion
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	stale := time.Since(c.fetched) > refreshEvery
+	if c.hashes[hash] && !stale {
+		return true, nil
+	}
+	if !stale && time.Since(c.fetched) < missRefreshAt {
+		return c.hashes[hash], nil
+	}
+	list, err := e.store.Load().KeysOfKind(ctx, keys.Ingestion)
+	if err != nil {
+		if c.hashes != nil {
+			return c.hashes[hash], nil // keep serving from the last good list
+		}
+		return false, err
+	}
+	c.hashes = make(map[string]bool, len(list))
+	for _, k := range list {
+		c.hashes[k.Hash] = true
+	}
+	c.fetched = time.Now()
+	return c.hashes[hash], nil
+}
