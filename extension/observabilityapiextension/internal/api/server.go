@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"crypto/rand"
+	_ "embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -77,10 +78,22 @@ func New(opts Options) *Server {
 			}
 		}
 	}
+	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return s
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// OpenAPI is the contract of both forms; it is served at /openapi.yaml,
+// unauthenticated, and the tests check real responses against it.
+//
+//go:embed openapi.yaml
+var OpenAPI []byte
+
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	_, _ = w.Write(OpenAPI)
+}
 
 type teamKey struct{}
 

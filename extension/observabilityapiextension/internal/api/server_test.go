@@ -9,9 +9,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -78,9 +83,43 @@ func call(t *testing.T, method, url, auth string, body any, headers ...string) r
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	checkContract(t, req, res, raw)
 	out := resp{status: res.StatusCode}
-	_ = json.NewDecoder(res.Body).Decode(&out.body)
+	_ = json.Unmarshal(raw, &out.body)
 	return out
+}
+
+var (
+	contractOnce sync.Once
+	contract     routers.Router
+)
+
+// checkContract holds every response of a documented route to the OpenAPI
+// document the API serves.
+func checkContract(t *testing.T, req *http.Request, res *http.Response, body []byte) {
+	t.Helper()
+	contractOnce.Do(func() {
+		doc, err := openapi3.NewLoader().LoadFromData(OpenAPI)
+		require.NoError(t, err)
+		require.NoError(t, doc.Validate(context.Background()))
+		contract, err = legacy.NewRouter(doc)
+		require.NoError(t, err)
+	})
+	route, params, err := contract.FindRoute(req)
+	if err != nil {
+		return // not a documented route (405 from the router, the managed webhooks 404)
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
+		Status:                 res.StatusCode,
+		Header:                 res.Header,
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true},
+	}
+	in.SetBodyBytes(body)
+	require.NoError(t, openapi3filter.ValidateResponse(context.Background(), in),
+		"%s %s -> %d %s", req.Method, req.URL.Path, res.StatusCode, body)
 }
 
 func bearer(k string) string { return "Bearer " + k }
@@ -233,6 +272,16 @@ func TestAlertsReferenceTheirDashboardTileAndWebhook(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status)
 	l := call(t, http.MethodGet, fx.url+"/api/v2/alerts", bearer(fx.keyA), nil)
 	assert.Equal(t, float64(0), l.body["total"], "a dashboard's alerts go with it")
+}
+
+func TestOpenAPIIsServed(t *testing.T) {
+	fx := setup(t)
+	res, err := http.Get(fx.url + "/openapi.yaml")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Equal(t, OpenAPI, b)
 }
 
 func TestDefaultSources(t *testing.T) {
