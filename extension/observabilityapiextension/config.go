@@ -30,6 +30,14 @@ type Settings struct {
 	PersonalKeys  []configopaque.String `mapstructure:"personal_keys"`
 	IngestionKeys []configopaque.String `mapstructure:"ingestion_keys"`
 	Managed       ManagedConfig         `mapstructure:"managed"`
+	// RateLimit bounds each key's management calls; off (0) by default.
+	RateLimit RateLimitConfig `mapstructure:"rate_limit"`
+}
+
+// RateLimitConfig is a token bucket per key.
+type RateLimitConfig struct {
+	RequestsPerSecond float64 `mapstructure:"requests_per_second"`
+	Burst             int     `mapstructure:"burst"`
 }
 
 // ClickHouseConfig is where the state lives (an HTTP endpoint).
@@ -74,6 +82,9 @@ func (c *Config) Validate() error {
 		if k.ID == "" || k.Secret == "" {
 			errs = append(errs, fmt.Errorf("managed.keys[%d] needs id and secret", i))
 		}
+	}
+	if c.RateLimit.RequestsPerSecond < 0 || c.RateLimit.Burst < 0 {
+		errs = append(errs, errors.New("rate_limit values must not be negative"))
 	}
 	if len(m.Keys) > 0 && m.OrganizationID == "" {
 		errs = append(errs, errors.New("managed.keys need managed.organization_id and service_id"))

@@ -85,7 +85,8 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 		st, err := store.Open(ctx, e.db, e.cfg.ClickHouse.Database)
 		if err == nil {
 			srv := api.New(api.Options{Store: st, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
-				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys()})
+				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
+				RateLimit: api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst}})
 			if err = e.bootstrap(ctx, st, srv); err == nil {
 				e.store.Store(st)
 				e.ready.Store(srv)

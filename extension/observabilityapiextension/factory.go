@@ -22,6 +22,7 @@ func createDefaultConfig() component.Config {
 		ClickHouse:        ClickHouseConfig{Endpoint: "http://127.0.0.1:8123", Database: "otelhouse"},
 		TelemetryDatabase: "otel",
 		DataDir:           "./data",
+		RateLimit:         RateLimitConfig{Burst: 20},
 	}}
 }
 

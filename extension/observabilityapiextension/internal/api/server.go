@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/time/rate"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/keys"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
@@ -32,18 +33,20 @@ type Options struct {
 	OrganizationID string // managed form: the path must name these
 	ServiceID      string
 	ManagedKeys    []ManagedKey
+	RateLimit      RateLimit
 	Logger         *zap.Logger
 }
 
 // Server is the REST API's handler.
 type Server struct {
-	opts Options
-	mux  *http.ServeMux
+	opts   Options
+	mux    *http.ServeMux
+	limits *limiters
 }
 
 // New builds the handler with every route of both forms.
 func New(opts Options) *Server {
-	s := &Server{opts: opts, mux: http.NewServeMux()}
+	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}}}
 	self := "/api/v2"
 	mgd := "/v1/organizations/{org}/services/{svc}/observability"
 	for _, r := range []struct {
@@ -103,7 +106,7 @@ func teamOf(ctx context.Context) string { return ctx.Value(teamKey{}).(string) }
 // path's organization and service.
 func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Request)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var team string
+		var team, identity string
 		switch f {
 		case managed:
 			if r.PathValue("org") != s.opts.OrganizationID || r.PathValue("svc") != s.opts.ServiceID || s.opts.OrganizationID == "" {
@@ -113,7 +116,7 @@ func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Reques
 			id, secret, ok := r.BasicAuth()
 			for _, k := range s.opts.ManagedKeys {
 				if ok && keys.Equal(id, k.ID) && keys.Equal(secret, k.Secret) {
-					team = k.TeamID
+					team, identity = k.TeamID, "managed:"+k.ID
 				}
 			}
 		default:
@@ -123,7 +126,7 @@ func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Reques
 				k, err := s.opts.Store.KeyByHash(r.Context(), keys.Hash(h[len(prefix):]))
 				switch {
 				case err == nil && k.Kind == keys.Personal:
-					team = k.TeamID
+					team, identity = k.TeamID, "personal:"+k.Hash
 				case err != nil && !errors.Is(err, store.ErrNotFound):
 					s.internal(w, f, err)
 					return
@@ -132,6 +135,9 @@ func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Reques
 		}
 		if team == "" {
 			fail(w, f, http.StatusUnauthorized, "missing or invalid API key")
+			return
+		}
+		if !s.limits.allow(w, f, identity) {
 			return
 		}
 		next(f, w, r.WithContext(context.WithValue(r.Context(), teamKey{}, team)))

@@ -35,7 +35,9 @@ type fixture struct {
 }
 
 // setup runs the API on its own state database with two teams.
-func setup(t *testing.T) fixture {
+func setup(t *testing.T) fixture { return setupWith(t, RateLimit{}) }
+
+func setupWith(t *testing.T, limit RateLimit) fixture {
 	ctx := context.Background()
 	st, err := store.Open(ctx, chtest.DB(t), fmt.Sprintf("api_test_%d", dbSeq.Add(1)))
 	require.NoError(t, err)
@@ -45,7 +47,7 @@ func setup(t *testing.T) fixture {
 		require.NoError(t, st.PutKey(ctx, store.Key{Hash: keys.Hash(k), TeamID: team, Kind: keys.Personal, KeyID: team}))
 	}
 	s := New(Options{Store: st, Database: "otel", OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
-		ManagedKeys: []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}}})
+		ManagedKeys: []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}}, RateLimit: limit})
 	require.NoError(t, s.Bootstrap(ctx, "a"))
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
@@ -272,6 +274,36 @@ func TestAlertsReferenceTheirDashboardTileAndWebhook(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status)
 	l := call(t, http.MethodGet, fx.url+"/api/v2/alerts", bearer(fx.keyA), nil)
 	assert.Equal(t, float64(0), l.body["total"], "a dashboard's alerts go with it")
+}
+
+func TestRateLimitPerKey(t *testing.T) {
+	fx := setupWith(t, RateLimit{PerSecond: 0.5, Burst: 3})
+	var statuses []int
+	var last *http.Response
+	for i := 0; i < 4; i++ {
+		req, _ := http.NewRequest(http.MethodGet, fx.url+"/api/v2/dashboards", nil)
+		req.Header.Set("Authorization", bearer(fx.keyA))
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		statuses = append(statuses, res.StatusCode)
+		last = res
+	}
+	assert.Equal(t, []int{200, 200, 200, 429}, statuses)
+	assert.Equal(t, "3", last.Header.Get("RateLimit-Limit"))
+	assert.Equal(t, "0", last.Header.Get("RateLimit-Remaining"))
+	assert.NotEmpty(t, last.Header.Get("Retry-After"))
+	// Another key has its own budget.
+	r := call(t, http.MethodGet, fx.url+"/api/v2/dashboards", bearer(fx.keyB), nil)
+	assert.Equal(t, http.StatusOK, r.status)
+}
+
+func TestNoRateLimitByDefault(t *testing.T) {
+	fx := setup(t)
+	for i := 0; i < 30; i++ {
+		r := call(t, http.MethodGet, fx.url+"/api/v2/sources", bearer(fx.keyA), nil)
+		require.Equal(t, http.StatusOK, r.status)
+	}
 }
 
 func TestOpenAPIIsServed(t *testing.T) {
