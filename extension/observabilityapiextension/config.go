@@ -79,15 +79,27 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("managed.organization_id and managed.service_id go together"))
 	}
 	for i, k := range m.Keys {
-		if k.ID == "" || k.Secret == "" {
+		if (k.ID == "") != (k.Secret == "") {
 			errs = append(errs, fmt.Errorf("managed.keys[%d] needs id and secret", i))
 		}
 	}
 	if c.RateLimit.RequestsPerSecond < 0 || c.RateLimit.Burst < 0 {
 		errs = append(errs, errors.New("rate_limit values must not be negative"))
 	}
-	if len(m.Keys) > 0 && m.OrganizationID == "" {
+	if len(c.managedKeys()) > 0 && m.OrganizationID == "" {
 		errs = append(errs, errors.New("managed.keys need managed.organization_id and service_id"))
 	}
 	return errors.Join(errs...)
+}
+
+// managedKeys are the configured key pairs; an entry with neither id nor
+// secret is ignored, so unset environment variables leave it out.
+func (c *Config) managedKeys() []ManagedKey {
+	var out []ManagedKey
+	for _, k := range c.Managed.Keys {
+		if k.ID != "" {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -119,7 +119,7 @@ func (e *apiExtension) serve(w http.ResponseWriter, r *http.Request) {
 
 func (e *apiExtension) managedKeys() []api.ManagedKey {
 	var out []api.ManagedKey
-	for _, k := range e.cfg.Managed.Keys {
+	for _, k := range e.cfg.managedKeys() {
 		out = append(out, api.ManagedKey{ID: k.ID, Secret: string(k.Secret), TeamID: DefaultTeam})
 	}
 	return out

@@ -166,4 +166,7 @@ func TestConfig(t *testing.T) {
 	err := cfg.Validate()
 	assert.ErrorContains(t, err, "go together")
 	assert.ErrorContains(t, err, "needs id and secret")
+	cfg.Managed = ManagedConfig{OrganizationID: "o", ServiceID: "s", Keys: []ManagedKey{{}}}
+	require.NoError(t, cfg.Validate(), "an entry from unset variables is ignored")
+	assert.Empty(t, cfg.managedKeys())
 }

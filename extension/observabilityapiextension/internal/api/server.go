@@ -266,6 +266,12 @@ func (s *Server) update(kind string) func(form, http.ResponseWriter, *http.Reque
 		if s.writeErr(w, f, kind, err) {
 			return
 		}
+		if d, ok := doc.(*Dashboard); ok {
+			// Alerts bound to a tile the update removes go with it.
+			if s.writeErr(w, f, kind, s.dropOrphanAlerts(r.Context(), teamOf(r.Context()), d)) {
+				return
+			}
+		}
 		s.save(w, f, r, kind, doc, old.CreatedAt, http.StatusOK)
 	}
 }
@@ -340,8 +346,8 @@ func (s *Server) list(kind string) func(form, http.ResponseWriter, *http.Request
 }
 
 // remove deletes a resource. Deleting a dashboard deletes the alerts bound
-// to it (they could never be evaluated again); deleting a webhook is
-// refused while an alert delivers to it.
+// to it (they could never be evaluated again), as does removing a tile in
+// an update; deleting a webhook is refused while an alert delivers to it.
 func (s *Server) remove(kind string) func(form, http.ResponseWriter, *http.Request) {
 	return func(f form, w http.ResponseWriter, r *http.Request) {
 		ctx, team, id := r.Context(), teamOf(r.Context()), r.PathValue("id")
@@ -368,6 +374,26 @@ func (s *Server) remove(kind string) func(form, http.ResponseWriter, *http.Reque
 		}
 		reply(w, f, http.StatusOK, map[string]any{"id": id, "deleted": true}, nil)
 	}
+}
+
+// dropOrphanAlerts deletes the alerts of d whose tile d no longer has.
+func (s *Server) dropOrphanAlerts(ctx context.Context, team string, d *Dashboard) error {
+	tiles := map[string]bool{}
+	for _, t := range d.Tiles {
+		tiles[t.ID] = true
+	}
+	alerts, err := s.alerts(ctx, team)
+	if err != nil {
+		return err
+	}
+	for _, a := range alerts {
+		if a.DashboardID == d.ID && !tiles[a.TileID] {
+			if err := s.opts.Store.Delete(ctx, team, kindAlert, a.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (s *Server) alerts(ctx context.Context, team string) ([]Alert, error) {

@@ -1,0 +1,119 @@
+package api
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// item returns the resource in a success body of either form.
+func item(r resp) map[string]any {
+	if v, ok := r.body["data"].(map[string]any); ok {
+		return v
+	}
+	v, _ := r.body["result"].(map[string]any)
+	return v
+}
+
+func TestFullCRUDOfEveryResourceInEveryForm(t *testing.T) {
+	fx := setup(t)
+	// What an alert needs, made once.
+	dash := item(call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), dashboard("for alerts")))["id"].(string)
+	hook := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "h", "url": "http://x.example/h"}))["id"].(string)
+	alert := func(name string) map[string]any {
+		return map[string]any{"name": name, "dashboardId": dash, "tileId": "t1", "threshold": 5, "interval": "1m",
+			"source": "tile", "thresholdType": "below", "channel": map[string]any{"type": "webhook", "webhookId": hook}}
+	}
+	bodies := map[string]func(string) map[string]any{
+		"dashboards": dashboard,
+		"alerts":     alert,
+		"sources": func(n string) map[string]any {
+			return map[string]any{"name": n, "kind": "log", "table": "my_logs", "timestampColumn": "ts"}
+		},
+		"webhooks": func(n string) map[string]any {
+			return map[string]any{"name": n, "url": "https://hooks.example/" + n, "service": "slack", "body": "{{message}}"}
+		},
+	}
+	forms := []struct {
+		name, base, auth string
+		resources        []string
+	}{
+		{"self-hosted", fx.url + "/api/v2/", bearer(fx.keyA), []string{"dashboards", "alerts", "sources", "webhooks"}},
+		{"managed", fx.url + "/v1/organizations/org1/services/svc1/observability/", basic(fx.mgdID, fx.mgdSK), []string{"dashboards", "alerts"}},
+	}
+	for _, f := range forms {
+		for _, res := range f.resources {
+			t.Run(f.name+" "+res, func(t *testing.T) {
+				url := f.base + res
+				c := call(t, http.MethodPost, url, f.auth, bodies[res]("one"))
+				require.Equal(t, http.StatusCreated, c.status, c.body)
+				id := item(c)["id"].(string)
+				g := call(t, http.MethodGet, url+"/"+id, f.auth, nil)
+				require.Equal(t, http.StatusOK, g.status)
+				assert.Equal(t, "one", item(g)["name"])
+				u := call(t, http.MethodPut, url+"/"+id, f.auth, bodies[res]("two"))
+				require.Equal(t, http.StatusOK, u.status, u.body)
+				assert.Equal(t, "two", item(u)["name"])
+				l := call(t, http.MethodGet, url, f.auth, nil)
+				require.Equal(t, http.StatusOK, l.status)
+				assert.GreaterOrEqual(t, l.body["total"], float64(1))
+				d := call(t, http.MethodDelete, url+"/"+id, f.auth, nil)
+				require.Equal(t, http.StatusOK, d.status, d.body)
+				g = call(t, http.MethodGet, url+"/"+id, f.auth, nil)
+				assert.Equal(t, http.StatusNotFound, g.status)
+				u = call(t, http.MethodPut, url+"/"+id, f.auth, bodies[res]("three"))
+				assert.Equal(t, http.StatusNotFound, u.status)
+			})
+		}
+	}
+	// Managed sources are list-only, as in the spec's table.
+	r := call(t, http.MethodPost, fx.url+"/v1/organizations/org1/services/svc1/observability/sources", basic(fx.mgdID, fx.mgdSK),
+		bodies["sources"]("x"))
+	assert.Equal(t, http.StatusMethodNotAllowed, r.status)
+}
+
+func TestEveryValidationError(t *testing.T) {
+	fx := setup(t)
+	cases := []struct {
+		path string
+		body any
+		want []string
+	}{
+		{"sources", map[string]any{"kind": "blob"}, []string{"name is required", "kind must be one of log, trace, metric", "table and timestampColumn are required"}},
+		{"webhooks", map[string]any{"url": "ftp://x", "service": "fax"}, []string{"name is required", "url must be an absolute http(s) URL", "service must be one of"}},
+		{"dashboards", map[string]any{"name": "d", "tiles": []any{
+			map[string]any{"id": "a", "x": -1, "y": 0, "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "quantile", "field": "Duration", "displayType": "pie"}},
+			map[string]any{"id": "a", "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "median"}}}},
+			[]string{"x and y must not be negative", "level must be between 0 and 1", "displayType must be one of", `id "a" is used twice`, "aggFn must be one of"}},
+		{"alerts", map[string]any{"source": "saved_search", "channel": map[string]any{"type": "email"}},
+			[]string{"name is required", "threshold is required", "interval must be one of", "thresholdType must be one of", `source must be "tile"`, `channel.type must be "webhook"`}},
+	}
+	for _, tc := range cases {
+		r := call(t, http.MethodPost, fx.url+"/api/v2/"+tc.path, bearer(fx.keyA), tc.body)
+		assert.Equal(t, http.StatusBadRequest, r.status, tc.path)
+		for _, w := range tc.want {
+			assert.Contains(t, r.body["message"], w, tc.path)
+		}
+	}
+}
+
+func TestRemovingATileRemovesItsAlerts(t *testing.T) {
+	fx := setup(t)
+	two := dashboard("two tiles")
+	two["tiles"] = append(two["tiles"].([]any), map[string]any{"id": "t2", "name": "latency", "x": 6, "y": 0, "w": 6, "h": 3,
+		"config": map[string]any{"source": "traces", "aggFn": "avg", "field": "Duration"}})
+	dash := item(call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), two))["id"].(string)
+	hook := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "h", "url": "http://x.example"}))["id"].(string)
+	for _, tile := range []string{"t1", "t2"} {
+		r := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": tile, "dashboardId": dash, "tileId": tile,
+			"threshold": 1, "interval": "5m", "source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": hook}})
+		require.Equal(t, http.StatusCreated, r.status, r.body)
+	}
+	r := call(t, http.MethodPut, fx.url+"/api/v2/dashboards/"+dash, bearer(fx.keyA), dashboard("one tile left"))
+	require.Equal(t, http.StatusOK, r.status)
+	l := call(t, http.MethodGet, fx.url+"/api/v2/alerts", bearer(fx.keyA), nil)
+	require.Equal(t, float64(1), l.body["total"], "the alert on the removed tile went with it")
+	assert.Equal(t, "t1", l.body["data"].([]any)[0].(map[string]any)["tileId"])
+}
