@@ -7,7 +7,7 @@ import (
 	"os"
 
 	datadogswitchconverter "github.com/otelhouse/otelhouse/converter/datadogswitchconverter"
-	otlpauthconverter "github.com/otelhouse/otelhouse/converter/otlpauthconverter"
+	ingestionauthconverter "github.com/otelhouse/otelhouse/converter/ingestionauthconverter"
 	storageswitchconverter "github.com/otelhouse/otelhouse/converter/storageswitchconverter"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
@@ -37,7 +37,7 @@ func main() {
 				ConverterFactories: []confmap.ConverterFactory{
 					datadogswitchconverter.NewFactory(),
 					storageswitchconverter.NewFactory(),
-					otlpauthconverter.NewFactory(),
+					ingestionauthconverter.NewFactory(),
 				},
 			},
 		},
