@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configopaque"
@@ -30,6 +31,9 @@ type Settings struct {
 	PersonalKeys  []configopaque.String `mapstructure:"personal_keys"`
 	IngestionKeys []configopaque.String `mapstructure:"ingestion_keys"`
 	Managed       ManagedConfig         `mapstructure:"managed"`
+	// QueryTimeout cancels a chart query that runs longer (generous by
+	// default); a client that disconnects cancels its query too.
+	QueryTimeout time.Duration `mapstructure:"query_timeout"`
 	// RateLimit bounds each key's management calls; off (0) by default.
 	RateLimit RateLimitConfig `mapstructure:"rate_limit"`
 }

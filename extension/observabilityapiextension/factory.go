@@ -2,6 +2,7 @@ package observabilityapiextension
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -23,6 +24,7 @@ func createDefaultConfig() component.Config {
 		TelemetryDatabase: "otel",
 		DataDir:           "./data",
 		RateLimit:         RateLimitConfig{Burst: 20},
+		QueryTimeout:      time.Minute,
 	}}
 }
 

@@ -256,7 +256,7 @@ func (wh *Webhook) validate() error {
 // defaultSources are the exporter's tables, present from the first start.
 func defaultSources(database string) []Source {
 	return []Source{
-		{ID: "logs", Name: "Logs", Kind: "log", Database: database, Table: "otel_logs", TimestampColumn: "TimestampTime",
+		{ID: "logs", Name: "Logs", Kind: "log", Database: database, Table: "otel_logs", TimestampColumn: "Timestamp",
 			BodyColumn: "Body", ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"},
 		{ID: "traces", Name: "Traces", Kind: "trace", Database: database, Table: "otel_traces", TimestampColumn: "Timestamp",
 			BodyColumn: "SpanName", ServiceColumn: "ServiceName", DurationColumn: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes"},

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
@@ -34,7 +35,10 @@ type Options struct {
 	ServiceID      string
 	ManagedKeys    []ManagedKey
 	RateLimit      RateLimit
-	Logger         *zap.Logger
+	// DB runs chart queries; QueryTimeout bounds each (generous default).
+	DB           *sql.DB
+	QueryTimeout time.Duration
+	Logger       *zap.Logger
 }
 
 // Server is the REST API's handler.
@@ -81,6 +85,7 @@ func New(opts Options) *Server {
 			}
 		}
 	}
+	s.mux.Handle("POST "+self+"/charts/series", s.guard(selfHosted, s.chartSeriesHandler))
 	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return s
 }

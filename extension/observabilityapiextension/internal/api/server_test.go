@@ -46,7 +46,7 @@ func setupWith(t *testing.T, limit RateLimit) fixture {
 		require.NoError(t, st.CreateTeam(ctx, team, team))
 		require.NoError(t, st.PutKey(ctx, store.Key{Hash: keys.Hash(k), TeamID: team, Kind: keys.Personal, KeyID: team}))
 	}
-	s := New(Options{Store: st, Database: "otel", OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
+	s := New(Options{Store: st, Database: "otel", DB: chtest.DB(t), OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
 		ManagedKeys: []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}}, RateLimit: limit})
 	require.NoError(t, s.Bootstrap(ctx, "a"))
 	ts := httptest.NewServer(s)

@@ -1,0 +1,121 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/charts"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
+)
+
+// chartRequest is POST /api/v2/charts/series.
+type chartRequest struct {
+	StartTime   int64         `json:"startTime"`
+	EndTime     int64         `json:"endTime"`
+	Granularity string        `json:"granularity"`
+	Series      []chartSeries `json:"series"`
+}
+
+type chartSeries struct {
+	SourceID      string   `json:"sourceId"`
+	AggFn         string   `json:"aggFn"`
+	Field         string   `json:"field"`
+	Level         float64  `json:"level"`
+	Where         string   `json:"where"`
+	WhereLanguage string   `json:"whereLanguage"`
+	GroupBy       []string `json:"groupBy"`
+}
+
+// maxSeries bounds one request; queries are not otherwise throttled.
+const maxSeries = 20
+
+// chartSeriesHandler answers one row per bucket and group, every bucket of
+// the range present, as {"ts_bucket": ms, "group": [...], "series_N.data": v}.
+func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Request) {
+	body, ok := readJSON(w, f, r)
+	if !ok {
+		return
+	}
+	var req chartRequest
+	if err := decodeStrict(body, &req); err != nil {
+		fail(w, f, http.StatusBadRequest, err.Error())
+		return
+	}
+	var p problems
+	start, end := time.UnixMilli(req.StartTime).UTC(), time.UnixMilli(req.EndTime).UTC()
+	if req.StartTime <= 0 || req.EndTime <= req.StartTime {
+		p.add("startTime and endTime are epoch milliseconds with startTime < endTime")
+	}
+	step, err := charts.Bucket(req.Granularity, start, end)
+	if err != nil {
+		p.add("%v", err)
+	} else if req.EndTime > req.StartTime && end.Sub(start)/step > 10000 {
+		p.add("the range holds more than 10000 buckets of %s", step)
+	}
+	if len(req.Series) == 0 || len(req.Series) > maxSeries {
+		p.add("series must hold 1 to %d entries", maxSeries)
+	}
+	for i, sr := range req.Series {
+		if sr.SourceID == "" {
+			p.add("series[%d].sourceId is required", i)
+		}
+		p.oneOf(fmt.Sprintf("series[%d].aggFn", i), sr.AggFn, aggFns)
+	}
+	if err := p.err(); err != nil {
+		fail(w, f, http.StatusBadRequest, "invalid chart query: "+err.Error())
+		return
+	}
+	series := make([]charts.Series, len(req.Series))
+	for i, sr := range req.Series {
+		res, err := s.opts.Store.Get(r.Context(), teamOf(r.Context()), kindSource, sr.SourceID)
+		if errors.Is(err, store.ErrNotFound) {
+			fail(w, f, http.StatusNotFound, "source "+strconv.Quote(sr.SourceID)+" not found")
+			return
+		}
+		if err != nil {
+			s.internal(w, f, err)
+			return
+		}
+		var src Source
+		if err := json.Unmarshal(res.Doc, &src); err != nil {
+			s.internal(w, f, err)
+			return
+		}
+		series[i] = charts.Series{
+			Source: charts.Source{Database: src.Database, Table: src.Table, TimestampColumn: src.TimestampColumn, BodyColumn: src.BodyColumn,
+				ServiceColumn: src.ServiceColumn, SeverityColumn: src.SeverityColumn, Duration: src.DurationColumn,
+				AttributesMap: src.AttributesMap, ResourceMap: src.ResourceMap},
+			AggFn: sr.AggFn, Field: sr.Field, Level: sr.Level, Where: sr.Where, WhereLanguage: sr.WhereLanguage, GroupBy: sr.GroupBy,
+		}
+	}
+	timeout := s.opts.QueryTimeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	points, err := charts.Run(r.Context(), s.opts.DB, series, start, end, step, timeout)
+	if err != nil {
+		var pe charts.QueryError
+		switch {
+		case errors.As(err, &pe):
+			fail(w, f, http.StatusBadRequest, "invalid chart query: "+err.Error())
+		case r.Context().Err() != nil:
+			return // the client went away; its query was cancelled
+		default:
+			fail(w, f, http.StatusBadGateway, "chart query failed: "+err.Error())
+		}
+		return
+	}
+	rows := make([]map[string]any, 0, len(points))
+	for _, pt := range points {
+		row := map[string]any{"ts_bucket": pt.Bucket, "group": pt.Group}
+		for i, v := range pt.Values {
+			row["series_"+strconv.Itoa(i)+".data"] = v
+		}
+		rows = append(rows, row)
+	}
+	reply(w, f, http.StatusOK, rows, map[string]any{"granularity": step.String()})
+}

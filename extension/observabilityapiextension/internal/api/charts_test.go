@@ -1,0 +1,69 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+)
+
+func TestChartSeriesEndpoint(t *testing.T) {
+	fx := setup(t)
+	db := chtest.DB(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		"CREATE DATABASE IF NOT EXISTS api_charts",
+		"CREATE TABLE IF NOT EXISTS api_charts.events (ts DateTime, svc String, msg String, attrs Map(String, String)) ENGINE = MergeTree ORDER BY ts",
+		"TRUNCATE TABLE api_charts.events",
+		"INSERT INTO api_charts.events VALUES ('2026-11-01 12:00:10','a','boom',{'k':'1'}), ('2026-11-01 12:00:20','b','ok',{'k':'2'}), ('2026-11-01 12:02:00','a','boom again',{'k':'3'})",
+	} {
+		_, err := db.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "events", "kind": "log",
+		"database": "api_charts", "table": "events", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "attributesMap": "attrs"})
+	require.Equal(t, http.StatusCreated, src.status, src.body)
+	srcID := item(src)["id"].(string)
+	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
+	query := map[string]any{"startTime": start, "endTime": start + 3*60_000, "granularity": "1m", "series": []any{
+		map[string]any{"sourceId": srcID, "aggFn": "count", "where": "boom", "groupBy": []string{}},
+		map[string]any{"sourceId": srcID, "aggFn": "max", "field": "k"},
+	}}
+	r := call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	data := r.body["data"].([]any)
+	require.Len(t, data, 3, "every minute of the range")
+	got := map[float64][2]any{}
+	for _, d := range data {
+		m := d.(map[string]any)
+		got[m["ts_bucket"].(float64)] = [2]any{m["series_0.data"], m["series_1.data"]}
+	}
+	assert.Equal(t, [2]any{1.0, 2.0}, got[float64(start)])
+	assert.Equal(t, [2]any{0.0, nil}, got[float64(start+60_000)], "empty: 0 for count, null for max")
+	assert.Equal(t, [2]any{1.0, 3.0}, got[float64(start+120_000)])
+
+	bad := call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{"startTime": 5, "endTime": 1,
+		"granularity": "3m", "series": []any{map[string]any{"aggFn": "median"}}})
+	assert.Equal(t, http.StatusBadRequest, bad.status)
+	for _, want := range []string{"startTime", "granularity", "sourceId is required", "aggFn must be one of"} {
+		assert.Contains(t, bad.body["message"], want)
+	}
+	query["series"] = []any{map[string]any{"sourceId": "nope", "aggFn": "count"}}
+	assert.Equal(t, http.StatusNotFound, call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query).status)
+	query["series"] = []any{map[string]any{"sourceId": srcID, "aggFn": "count", "where": "(unbalanced"}}
+	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.True(t, strings.Contains(r.body["message"].(string), "missing )"), r.body)
+	// Another team cannot chart this team's source.
+	query["series"] = []any{map[string]any{"sourceId": srcID, "aggFn": "count"}}
+	assert.Equal(t, http.StatusNotFound, call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyB), query).status)
+	// Charts are self-hosted only.
+	assert.Equal(t, http.StatusNotFound, call(t, http.MethodPost, fx.url+"/v1/organizations/org1/services/svc1/observability/charts/series",
+		basic(fx.mgdID, fx.mgdSK), query).status)
+}

@@ -1,0 +1,322 @@
+package charts
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+)
+
+// Source is the table a series reads and the columns that give it meaning.
+type Source struct {
+	Database, Table, TimestampColumn                    string
+	BodyColumn, ServiceColumn, SeverityColumn, Duration string
+	AttributesMap, ResourceMap                          string
+}
+
+// Series is one line of a chart.
+type Series struct {
+	Source        Source
+	AggFn, Field  string
+	Level         float64
+	Where         string
+	WhereLanguage string
+	GroupBy       []string
+}
+
+// Granularities are the documented bucket sizes; "auto" picks the
+// smallest giving at most 120 buckets.
+var Granularities = map[string]time.Duration{
+	"30s": 30 * time.Second, "1m": time.Minute, "5m": 5 * time.Minute, "10m": 10 * time.Minute,
+	"15m": 15 * time.Minute, "30m": 30 * time.Minute, "1h": time.Hour, "2h": 2 * time.Hour,
+	"6h": 6 * time.Hour, "12h": 12 * time.Hour, "1d": 24 * time.Hour, "2d": 48 * time.Hour,
+	"7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour,
+}
+
+// Bucket resolves a granularity for the range.
+func Bucket(g string, start, end time.Time) (time.Duration, error) {
+	if g == "auto" || g == "" {
+		var all []time.Duration
+		for _, d := range Granularities {
+			all = append(all, d)
+		}
+		slices.Sort(all)
+		for _, d := range all {
+			if end.Sub(start)/d <= 120 {
+				return d, nil
+			}
+		}
+		return all[len(all)-1], nil
+	}
+	d, ok := Granularities[g]
+	if !ok {
+		return 0, fmt.Errorf("granularity must be auto or one of 30s 1m 5m 10m 15m 30m 1h 2h 6h 12h 1d 2d 7d 30d, got %q", g)
+	}
+	return d, nil
+}
+
+var ident = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// columns reads the source table's columns and types.
+func columns(ctx context.Context, db *sql.DB, s Source) (map[string]string, error) {
+	rows, err := db.QueryContext(clickhouse.Context(ctx, clickhouse.WithParameters(clickhouse.Parameters{"db": s.Database, "t": s.Table})),
+		"SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var n, t string
+		if err := rows.Scan(&n, &t); err != nil {
+			return nil, err
+		}
+		out[n] = t
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("table %s.%s does not exist (yet)", s.Database, s.Table)
+	}
+	return out, rows.Err()
+}
+
+// fields resolves names against the real columns of a source: a column by
+// its name, the source's role aliases (level, service, body, duration),
+// Resource.<key> in the resource map and any other name as an attribute
+// (Attr.<key> explicitly); map keys are bound, never pasted.
+type fields struct {
+	s    Source
+	cols map[string]string
+}
+
+func (f fields) column(name string) (string, bool, bool) {
+	t, ok := f.cols[name]
+	if !ok {
+		return "", false, false
+	}
+	base := strings.TrimPrefix(strings.TrimPrefix(t, "LowCardinality("), "Nullable(")
+	numeric := strings.HasPrefix(base, "Int") || strings.HasPrefix(base, "UInt") || strings.HasPrefix(base, "Float") || strings.HasPrefix(base, "Decimal")
+	return "`" + name + "`", numeric, true
+}
+
+func (f fields) Resolve(name string, p *Params) (string, bool, error) {
+	if e, num, ok := f.column(name); ok {
+		return e, num, nil
+	}
+	alias := map[string]string{"level": f.s.SeverityColumn, "severity": f.s.SeverityColumn, "service": f.s.ServiceColumn,
+		"body": f.s.BodyColumn, "message": f.s.BodyColumn, "duration": f.s.Duration}
+	if c := alias[strings.ToLower(name)]; c != "" {
+		if e, num, ok := f.column(c); ok {
+			return e, num, nil
+		}
+	}
+	if k, ok := strings.CutPrefix(name, "Resource."); ok && f.s.ResourceMap != "" {
+		if e, _, ok := f.column(f.s.ResourceMap); ok {
+			return e + "[" + p.Add(k, "String") + "]", false, nil
+		}
+	}
+	k := strings.TrimPrefix(name, "Attr.")
+	if k != "" && f.s.AttributesMap != "" {
+		if e, _, ok := f.column(f.s.AttributesMap); ok {
+			return e + "[" + p.Add(k, "String") + "]", false, nil
+		}
+	}
+	return "", false, fmt.Errorf("unknown field %q", name)
+}
+
+func (f fields) Body() string {
+	if e, _, ok := f.column(f.s.BodyColumn); ok {
+		return e
+	}
+	return "''"
+}
+
+// sqlGuard keeps a whereLanguage=sql condition a condition: no statement
+// separators, comments, sub-queries or clauses.
+var sqlGuard = regexp.MustCompile(`(?i);|--|/\*|\b(select|union|from|join|into|settings|format|with|insert|alter|drop|system)\b`)
+
+func where(s Series, f fields, p *Params) (string, error) {
+	switch s.WhereLanguage {
+	case "", "lucene":
+		return Lucene(s.Where, f, p)
+	case "sql":
+		if strings.TrimSpace(s.Where) == "" {
+			return "1", nil
+		}
+		if sqlGuard.MatchString(s.Where) || strings.Count(s.Where, "(") != strings.Count(s.Where, ")") || strings.Count(s.Where, "'")%2 != 0 {
+			return "", fmt.Errorf("a sql where must be a plain condition (no sub-queries, clauses, comments or ;)")
+		}
+		return "(" + s.Where + ")", nil
+	}
+	return "", fmt.Errorf("whereLanguage must be lucene or sql, got %q", s.WhereLanguage)
+}
+
+func aggregate(s Series, f fields, p *Params, ts string) (string, error) {
+	if s.AggFn == "count" {
+		return "toFloat64(count())", nil
+	}
+	if s.Field == "" {
+		return "", fmt.Errorf("aggFn %s needs a field", s.AggFn)
+	}
+	e, numeric, err := f.Resolve(s.Field, p)
+	if err != nil {
+		return "", err
+	}
+	num := e
+	if !numeric {
+		num = "toFloat64OrNull(toString(" + e + "))"
+	}
+	switch s.AggFn {
+	case "count_distinct":
+		return "toFloat64(uniqExact(" + e + "))", nil
+	case "sum", "avg", "min", "max":
+		return "toFloat64(" + s.AggFn + "(" + num + "))", nil
+	case "quantile":
+		if !(s.Level > 0 && s.Level < 1) {
+			return "", fmt.Errorf("quantile needs a level between 0 and 1")
+		}
+		return "toFloat64(quantile(" + strconv.FormatFloat(s.Level, 'f', -1, 64) + ")(" + num + "))", nil
+	case "last_value":
+		return "toFloat64(argMax(" + num + ", " + ts + "))", nil
+	}
+	return "", fmt.Errorf("aggFn must be one of count, count_distinct, sum, avg, min, max, quantile, last_value, got %q", s.AggFn)
+}
+
+// QueryError is a request the chart engine cannot express (unknown field,
+// bad where, wrong function): the caller's mistake, not the database's.
+type QueryError struct{ error }
+
+// Build writes the SQL of one series over [start, end) in buckets of step.
+func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step time.Duration) (string, clickhouse.Parameters, error) {
+	src := s.Source
+	for _, id := range []string{src.Database, src.Table, src.TimestampColumn} {
+		if !ident.MatchString(id) {
+			return "", nil, fmt.Errorf("source names %q, not a plain identifier", id)
+		}
+	}
+	cols, err := columns(ctx, db, src)
+	if err != nil {
+		return "", nil, err
+	}
+	f := fields{s: src, cols: cols}
+	ts, _, ok := f.column(src.TimestampColumn)
+	if !ok {
+		return "", nil, fmt.Errorf("timestamp column %s is not in %s.%s", src.TimestampColumn, src.Database, src.Table)
+	}
+	var p Params
+	agg, err := aggregate(s, f, &p, ts)
+	if err != nil {
+		return "", nil, err
+	}
+	cond, err := where(s, f, &p)
+	if err != nil {
+		return "", nil, err
+	}
+	groups := []string{}
+	for _, g := range s.GroupBy {
+		e, _, err := f.Resolve(g, &p)
+		if err != nil {
+			return "", nil, err
+		}
+		groups = append(groups, "toString("+e+")")
+	}
+	grp := "CAST([] AS Array(String))"
+	if len(groups) > 0 {
+		grp = "[" + strings.Join(groups, ", ") + "]"
+	}
+	startP, endP := p.Add(strconv.FormatInt(start.UnixMilli(), 10), "Int64"), p.Add(strconv.FormatInt(end.UnixMilli(), 10), "Int64")
+	q := fmt.Sprintf("SELECT toUInt64(toUnixTimestamp(toStartOfInterval(toDateTime(%[1]s), INTERVAL %[2]d SECOND))) * 1000 AS bucket, %[3]s AS grp, %[4]s AS value"+
+		" FROM `%[5]s`.`%[6]s` WHERE %[1]s >= fromUnixTimestamp64Milli(%[7]s) AND %[1]s < fromUnixTimestamp64Milli(%[8]s) AND %[9]s"+
+		" GROUP BY bucket, grp ORDER BY bucket",
+		ts, int64(step/time.Second), grp, agg, src.Database, src.Table, startP, endP, cond)
+	params := clickhouse.Parameters{}
+	for k, v := range p.Values {
+		params[k] = v
+	}
+	return q, params, nil
+}
+
+// Point is one bucket of one group, with every series' value (nil: no
+// data, for the functions where 0 would lie).
+type Point struct {
+	Bucket int64
+	Group  []string
+	Values []*float64
+}
+
+// Run executes the series and lines their results up on shared buckets,
+// every bucket of the range present: count, count_distinct and sum fill
+// gaps with 0, the others with null.
+func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time, step time.Duration, timeout time.Duration) ([]Point, error) {
+	type key struct {
+		bucket int64
+		group  string
+	}
+	values := map[key][]*float64{}
+	groups := map[string][]string{}
+	for i, s := range series {
+		q, params, err := Build(ctx, db, s, start, end, step)
+		if err != nil {
+			return nil, QueryError{fmt.Errorf("series %d: %w", i, err)}
+		}
+		qctx := clickhouse.Context(ctx, clickhouse.WithParameters(params),
+			clickhouse.WithSettings(clickhouse.Settings{"max_execution_time": int(math.Ceil(timeout.Seconds()))}))
+		rows, err := db.QueryContext(qctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("series %d: %w", i, err)
+		}
+		for rows.Next() {
+			var b uint64
+			var g []string
+			var v *float64
+			if err := rows.Scan(&b, &g, &v); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			gk := strings.Join(g, "\x00")
+			groups[gk] = g
+			k := key{int64(b), gk}
+			if values[k] == nil {
+				values[k] = make([]*float64, len(series))
+			}
+			values[k][i] = v
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("series %d: %w", i, err)
+		}
+	}
+	if len(groups) == 0 {
+		groups[""] = []string{}
+	}
+	gkeys := make([]string, 0, len(groups))
+	for k := range groups {
+		gkeys = append(gkeys, k)
+	}
+	slices.Sort(gkeys)
+	stepMs := step.Milliseconds()
+	var out []Point
+	for b := start.UnixMilli() / stepMs * stepMs; b < end.UnixMilli(); b += stepMs {
+		for _, gk := range gkeys {
+			vs := values[key{b, gk}]
+			if vs == nil {
+				vs = make([]*float64, len(series))
+			}
+			for i, s := range series {
+				if vs[i] == nil && (s.AggFn == "count" || s.AggFn == "count_distinct" || s.AggFn == "sum") {
+					zero := 0.0
+					vs[i] = &zero
+				}
+			}
+			out = append(out, Point{Bucket: b, Group: groups[gk], Values: vs})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,219 @@
+package charts
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+)
+
+type logRow struct {
+	ts       time.Time
+	service  string
+	level    string
+	body     string
+	team     string
+	latency  int
+	resource string
+}
+
+var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+// seed writes 600 logs over 10 minutes into a table shaped like the
+// exporter's otel_logs, and returns them for independent counting.
+func seed(t *testing.T, db *sql.DB) ([]logRow, Source) {
+	ctx := context.Background()
+	_, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS charts_test")
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS charts_test.otel_logs (
+		Timestamp DateTime64(9), TimestampTime DateTime DEFAULT toDateTime(Timestamp), ServiceName LowCardinality(String),
+		SeverityText LowCardinality(String), Body String, LogAttributes Map(LowCardinality(String), String),
+		ResourceAttributes Map(LowCardinality(String), String)) ENGINE = MergeTree ORDER BY Timestamp`)
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, "TRUNCATE TABLE charts_test.otel_logs")
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(11, 12))
+	var rows []logRow
+	var sb strings.Builder
+	for i := 0; i < 600; i++ {
+		row := logRow{
+			ts:      t0.Add(time.Duration(i) * time.Second),
+			service: []string{"api", "worker"}[r.IntN(2)],
+			level:   []string{"info", "info", "warn", "error"}[r.IntN(4)],
+			team:    []string{"x", "y", "z"}[r.IntN(3)],
+			latency: 1 + r.IntN(1000),
+		}
+		row.body = fmt.Sprintf("request %d done", i)
+		if i%7 == 0 {
+			row.body = fmt.Sprintf("Request %d TIMEOUT after retry", i)
+		}
+		row.resource = "eu"
+		if i%2 == 0 {
+			row.resource = "us"
+		}
+		rows = append(rows, row)
+		b, _ := json.Marshal(map[string]any{"Timestamp": row.ts.Format("2006-01-02 15:04:05.000000000"), "ServiceName": row.service,
+			"SeverityText": row.level, "Body": row.body, "LogAttributes": map[string]string{"team": row.team, "latency": fmt.Sprint(row.latency)},
+			"ResourceAttributes": map[string]string{"region": row.resource}})
+		sb.Write(b)
+		sb.WriteByte('\n')
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+chtest.Endpoint(t)+"/?query="+
+		"INSERT+INTO+charts_test.otel_logs+(Timestamp,ServiceName,SeverityText,Body,LogAttributes,ResourceAttributes)+FORMAT+JSONEachRow",
+		strings.NewReader(sb.String()))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	return rows, Source{Database: "charts_test", Table: "otel_logs", TimestampColumn: "TimestampTime", BodyColumn: "Body",
+		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"}
+}
+
+// expect counts rows per minute bucket (and group) in Go.
+func expect(rows []logRow, keep func(logRow) bool, group func(logRow) string, value func([]logRow) float64) map[string]float64 {
+	byKey := map[string][]logRow{}
+	for _, r := range rows {
+		if keep(r) {
+			k := fmt.Sprintf("%d|%s", r.ts.Truncate(time.Minute).UnixMilli(), group(r))
+			byKey[k] = append(byKey[k], r)
+		}
+	}
+	out := map[string]float64{}
+	for k, rs := range byKey {
+		out[k] = value(rs)
+	}
+	return out
+}
+
+func count(rs []logRow) float64 { return float64(len(rs)) }
+
+func TestChartsAgainstIndependentCounts(t *testing.T) {
+	db := chtest.DB(t)
+	rows, src := seed(t, db)
+	all := func(logRow) bool { return true }
+	none := func(logRow) string { return "" }
+	cases := []struct {
+		name    string
+		s       Series
+		keep    func(logRow) bool
+		group   func(logRow) string
+		value   func([]logRow) float64
+		nullGap bool
+	}{
+		{"count", Series{AggFn: "count"}, all, none, count, false},
+		{"field:value", Series{AggFn: "count", Where: "level:error"}, func(r logRow) bool { return r.level == "error" }, none, count, false},
+		{"NOT and OR", Series{AggFn: "count", Where: "-level:info AND (service:api OR Attr.team:z)"},
+			func(r logRow) bool { return r.level != "info" && (r.service == "api" || r.team == "z") }, none, count, false},
+		{"group by", Series{AggFn: "count", Where: "level:warn", GroupBy: []string{"service"}},
+			func(r logRow) bool { return r.level == "warn" }, func(r logRow) string { return r.service }, count, false},
+		{"bare term", Series{AggFn: "count", Where: "timeout"}, func(r logRow) bool { return strings.Contains(strings.ToLower(r.body), "timeout") }, none, count, false},
+		{"phrase", Series{AggFn: "count", Where: `body:"request 7 done"`}, func(r logRow) bool { return r.body == "request 7 done" }, none, count, false},
+		{"wildcard", Series{AggFn: "count", Where: "service:wor*"}, func(r logRow) bool { return r.service == "worker" }, none, count, false},
+		{"range", Series{AggFn: "count", Where: "Attr.latency:[100 TO 200]"}, func(r logRow) bool { return r.latency >= 100 && r.latency <= 200 }, none, count, false},
+		{"comparison", Series{AggFn: "count", Where: "Attr.latency:>900"}, func(r logRow) bool { return r.latency > 900 }, none, count, false},
+		{"resource map", Series{AggFn: "count", Where: "Resource.region:us"}, func(r logRow) bool { return r.resource == "us" }, none, count, false},
+		{"sum", Series{AggFn: "sum", Field: "Attr.latency"}, all, none, func(rs []logRow) float64 {
+			var s float64
+			for _, r := range rs {
+				s += float64(r.latency)
+			}
+			return s
+		}, false},
+		{"max", Series{AggFn: "max", Field: "Attr.latency", Where: "level:error"}, func(r logRow) bool { return r.level == "error" }, none, func(rs []logRow) float64 {
+			m := 0.0
+			for _, r := range rs {
+				m = max(m, float64(r.latency))
+			}
+			return m
+		}, true},
+		{"count_distinct", Series{AggFn: "count_distinct", Field: "Attr.team", GroupBy: []string{"service"}}, all,
+			func(r logRow) string { return r.service }, func(rs []logRow) float64 {
+				seen := map[string]bool{}
+				for _, r := range rs {
+					seen[r.team] = true
+				}
+				return float64(len(seen))
+			}, false},
+		{"sql where", Series{AggFn: "count", WhereLanguage: "sql", Where: "SeverityText = 'error' AND ServiceName = 'api'"},
+			func(r logRow) bool { return r.level == "error" && r.service == "api" }, none, count, false},
+	}
+	start, end := t0.Add(-2*time.Minute), t0.Add(12*time.Minute)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.s
+			s.Source = src
+			points, err := Run(context.Background(), db, []Series{s}, start, end, time.Minute, time.Minute)
+			require.NoError(t, err)
+			want := expect(rows, tc.keep, tc.group, tc.value)
+			buckets := map[int64]bool{}
+			for _, p := range points {
+				buckets[p.Bucket] = true
+				k := fmt.Sprintf("%d|%s", p.Bucket, strings.Join(p.Group, ","))
+				w, ok := want[k]
+				if !ok {
+					if tc.nullGap {
+						assert.Nil(t, p.Values[0], "empty bucket %s is null", k)
+					} else {
+						assert.Equal(t, 0.0, *p.Values[0], "empty bucket %s is 0", k)
+					}
+					continue
+				}
+				require.NotNil(t, p.Values[0], k)
+				assert.InDelta(t, w, *p.Values[0], 1e-9, k)
+				delete(want, k)
+			}
+			assert.Empty(t, want, "every expected bucket is returned")
+			assert.Len(t, buckets, 14, "every bucket of the range is present")
+		})
+	}
+}
+
+func TestTwoSeriesShareBuckets(t *testing.T) {
+	db := chtest.DB(t)
+	_, src := seed(t, db)
+	points, err := Run(context.Background(), db, []Series{
+		{Source: src, AggFn: "count"}, {Source: src, AggFn: "avg", Field: "Attr.latency", Where: "level:error"},
+	}, t0, t0.Add(10*time.Minute), 5*time.Minute, time.Minute)
+	require.NoError(t, err)
+	require.Len(t, points, 2)
+	assert.Equal(t, 300.0, *points[0].Values[0])
+	assert.NotNil(t, points[0].Values[1])
+}
+
+func TestChartErrors(t *testing.T) {
+	db := chtest.DB(t)
+	_, src := seed(t, db)
+	for name, s := range map[string]Series{
+		"unknown agg":      {AggFn: "median", Field: "Attr.latency"},
+		"missing field":    {AggFn: "avg"},
+		"bad lucene":       {AggFn: "count", Where: "(level:error"},
+		"sql subquery":     {AggFn: "count", WhereLanguage: "sql", Where: "1 IN (SELECT 1)"},
+		"sql comment":      {AggFn: "count", WhereLanguage: "sql", Where: "1 -- x"},
+		"quantile level":   {AggFn: "quantile", Field: "Attr.latency", Level: 2},
+		"unknown language": {AggFn: "count", WhereLanguage: "kql"},
+	} {
+		s.Source = src
+		_, err := Run(context.Background(), db, []Series{s}, t0, t0.Add(time.Minute), time.Minute, time.Minute)
+		assert.Error(t, err, name)
+	}
+	// Injection attempts through values only ever match nothing.
+	points, err := Run(context.Background(), db, []Series{{Source: src, AggFn: "count", Where: `level:"x' OR '1'='1"`}},
+		t0, t0.Add(time.Minute), time.Minute, time.Minute)
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, *points[0].Values[0])
+	_, err = Bucket("3m", t0, t0)
+	assert.Error(t, err)
+	d, err := Bucket("auto", t0, t0.Add(24*time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, 15*time.Minute, d)
+}

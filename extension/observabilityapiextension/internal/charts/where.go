@@ -1,0 +1,254 @@
+// Package charts turns chart series requests into ClickHouse SQL over a
+// source's table and runs them. User input never becomes SQL text: field
+// names resolve to known columns or to map lookups whose keys are bound,
+// and every value is a query parameter.
+package charts
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Fields resolves a user field name to a SQL expression (a known column,
+// or a map lookup with a bound key) and says whether it is numeric.
+type Fields interface {
+	Resolve(name string, p *Params) (expr string, numeric bool, err error)
+	// Body is the expression bare terms are searched in.
+	Body() string
+}
+
+// Params collects bound values as {pN:Type} placeholders.
+type Params struct{ Values map[string]string }
+
+// Add binds v and returns its placeholder.
+func (p *Params) Add(v, typ string) string {
+	if p.Values == nil {
+		p.Values = map[string]string{}
+	}
+	name := "p" + strconv.Itoa(len(p.Values))
+	p.Values[name] = v
+	return "{" + name + ":" + typ + "}"
+}
+
+// Lucene compiles the supported Lucene subset to a SQL condition:
+// field:value, field:"phrase", field:val*, -term and NOT, AND, OR,
+// parentheses, field:[a TO b], field:>n (>=, <, <=), bare terms searched in
+// the body, and field:* for presence. Adjacent terms are ANDed.
+func Lucene(q string, f Fields, p *Params) (string, error) {
+	ps := &parser{toks: tokenize(q), f: f, p: p}
+	if len(ps.toks) == 0 {
+		return "1", nil
+	}
+	expr, err := ps.or()
+	if err != nil {
+		return "", err
+	}
+	if ps.i < len(ps.toks) {
+		return "", fmt.Errorf("unexpected %q at position %d", ps.toks[ps.i].text, ps.toks[ps.i].pos)
+	}
+	return expr, nil
+}
+
+type tok struct {
+	text     string
+	quoted   bool // the value was a "quoted phrase"
+	fieldEnd int  // length of the field name before ':', -1 for a bare term
+	pos      int
+}
+
+// tokenize splits on blanks and parentheses, keeping quoted phrases (with
+// \" escapes) and [a TO b] ranges whole.
+func tokenize(q string) []tok {
+	var out []tok
+	rs := []rune(q)
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		switch {
+		case unicode.IsSpace(r):
+			i++
+		case r == '(' || r == ')':
+			out = append(out, tok{text: string(r), fieldEnd: -1, pos: i})
+			i++
+		default:
+			start := i
+			var sb strings.Builder
+			quoted := false
+			fieldEnd := -1
+			for i < len(rs) && !unicode.IsSpace(rs[i]) && rs[i] != '(' && rs[i] != ')' {
+				switch rs[i] {
+				case ':':
+					if fieldEnd < 0 && !quoted && sb.Len() > 0 {
+						fieldEnd = sb.Len()
+					}
+					sb.WriteRune(rs[i])
+					i++
+				case '"':
+					quoted = true
+					i++
+					for i < len(rs) && rs[i] != '"' {
+						if rs[i] == '\\' && i+1 < len(rs) {
+							i++
+						}
+						sb.WriteRune(rs[i])
+						i++
+					}
+					i++ // closing quote
+				case '[', '{':
+					for i < len(rs) && rs[i] != ']' && rs[i] != '}' {
+						sb.WriteRune(rs[i])
+						i++
+					}
+					if i < len(rs) {
+						sb.WriteRune(rs[i])
+						i++
+					}
+				default:
+					sb.WriteRune(rs[i])
+					i++
+				}
+			}
+			out = append(out, tok{text: sb.String(), quoted: quoted, fieldEnd: fieldEnd, pos: start})
+		}
+	}
+	return out
+}
+
+type parser struct {
+	toks []tok
+	i    int
+	f    Fields
+	p    *Params
+}
+
+func (ps *parser) peek() string {
+	if ps.i < len(ps.toks) && !ps.toks[ps.i].quoted && ps.toks[ps.i].fieldEnd < 0 {
+		return ps.toks[ps.i].text
+	}
+	return ""
+}
+
+func (ps *parser) or() (string, error) {
+	left, err := ps.and()
+	if err != nil {
+		return "", err
+	}
+	for ps.peek() == "OR" {
+		ps.i++
+		right, err := ps.and()
+		if err != nil {
+			return "", err
+		}
+		left = "(" + left + " OR " + right + ")"
+	}
+	return left, nil
+}
+
+func (ps *parser) and() (string, error) {
+	left, err := ps.unary()
+	if err != nil {
+		return "", err
+	}
+	for ps.i < len(ps.toks) && ps.peek() != "OR" && ps.peek() != ")" {
+		if ps.peek() == "AND" {
+			ps.i++
+		}
+		right, err := ps.unary()
+		if err != nil {
+			return "", err
+		}
+		left = "(" + left + " AND " + right + ")"
+	}
+	return left, nil
+}
+
+func (ps *parser) unary() (string, error) {
+	if ps.i >= len(ps.toks) {
+		return "", fmt.Errorf("incomplete expression")
+	}
+	t := ps.toks[ps.i]
+	if !t.quoted && t.fieldEnd < 0 && (t.text == "NOT" || t.text == "-") {
+		ps.i++
+		e, err := ps.unary()
+		return "NOT " + e, err
+	}
+	if !t.quoted && strings.HasPrefix(t.text, "-") && len(t.text) > 1 {
+		ps.toks[ps.i].text = t.text[1:]
+		if ps.toks[ps.i].fieldEnd > 0 {
+			ps.toks[ps.i].fieldEnd--
+		}
+		e, err := ps.unary()
+		return "NOT " + e, err
+	}
+	if !t.quoted && t.fieldEnd < 0 && t.text == "(" {
+		ps.i++
+		e, err := ps.or()
+		if err != nil {
+			return "", err
+		}
+		if ps.peek() != ")" {
+			return "", fmt.Errorf("missing ) for ( at position %d", t.pos)
+		}
+		ps.i++
+		return e, nil
+	}
+	if !t.quoted && t.fieldEnd < 0 && (t.text == "AND" || t.text == "OR" || t.text == ")") {
+		return "", fmt.Errorf("unexpected %s at position %d", t.text, t.pos)
+	}
+	ps.i++
+	return ps.term(t)
+}
+
+// term compiles one field:value or bare term.
+func (ps *parser) term(t tok) (string, error) {
+	field, value, hasField := "", t.text, t.fieldEnd > 0
+	if hasField {
+		field, value = t.text[:t.fieldEnd], t.text[t.fieldEnd+1:]
+	}
+	if !hasField {
+		if value == "" {
+			return "", fmt.Errorf("empty term at position %d", t.pos)
+		}
+		return "positionCaseInsensitiveUTF8(" + ps.f.Body() + ", " + ps.p.Add(value, "String") + ") > 0", nil
+	}
+	expr, numeric, err := ps.f.Resolve(field, ps.p)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case value == "*":
+		return "notEmpty(toString(" + expr + "))", nil
+	case strings.HasPrefix(value, "[") && strings.HasSuffix(value, "]"):
+		lo, hi, ok := strings.Cut(value[1:len(value)-1], " TO ")
+		if !ok {
+			return "", fmt.Errorf("range %q needs the form [a TO b]", value)
+		}
+		return ps.compare(expr, numeric, ">=", strings.TrimSpace(lo)) + " AND " + ps.compare(expr, numeric, "<=", strings.TrimSpace(hi)), nil
+	case strings.HasPrefix(value, ">=") || strings.HasPrefix(value, "<="):
+		return ps.compare(expr, true, value[:2], value[2:]), nil
+	case strings.HasPrefix(value, ">") || strings.HasPrefix(value, "<"):
+		return ps.compare(expr, true, value[:1], value[1:]), nil
+	case !t.quoted && strings.ContainsAny(value, "*?"):
+		like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`, "*", "%", "?", "_").Replace(value)
+		return "toString(" + expr + ") ILIKE " + ps.p.Add(like, "String"), nil
+	case numeric:
+		if _, err := strconv.ParseFloat(value, 64); err == nil {
+			return "toFloat64(" + expr + ") = " + ps.p.Add(value, "Float64"), nil
+		}
+	}
+	return "toString(" + expr + ") = " + ps.p.Add(value, "String"), nil
+}
+
+// compare binds a bound as a number when it is one (strings compare as
+// strings); * means unbounded.
+func (ps *parser) compare(expr string, numeric bool, op, v string) string {
+	if v == "*" {
+		return "1"
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return "toFloat64OrNull(toString(" + expr + ")) " + op + " " + ps.p.Add(v, "Float64")
+	}
+	_ = numeric
+	return "toString(" + expr + ") " + op + " " + ps.p.Add(v, "String")
+}
