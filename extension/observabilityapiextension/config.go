@@ -34,8 +34,22 @@ type Settings struct {
 	// QueryTimeout cancels a chart query that runs longer (generous by
 	// default); a client that disconnects cancels its query too.
 	QueryTimeout time.Duration `mapstructure:"query_timeout"`
+	Alerts       AlertsConfig  `mapstructure:"alerts"`
 	// RateLimit bounds each key's management calls; off (0) by default.
 	RateLimit RateLimitConfig `mapstructure:"rate_limit"`
+}
+
+// AlertsConfig drives alert evaluation and webhook delivery.
+type AlertsConfig struct {
+	// CheckInterval is how often due alerts are looked for; each alert is
+	// evaluated once per its own interval, over the last complete window.
+	CheckInterval time.Duration `mapstructure:"check_interval"`
+	// Webhook delivery: a timeout per attempt, attempts with a doubling
+	// backoff, and whether private/loopback targets may be called.
+	WebhookTimeout       time.Duration `mapstructure:"webhook_timeout"`
+	WebhookAttempts      int           `mapstructure:"webhook_attempts"`
+	WebhookBackoff       time.Duration `mapstructure:"webhook_backoff"`
+	AllowPrivateWebhooks bool          `mapstructure:"allow_private_webhooks"`
 }
 
 // RateLimitConfig is a token bucket per key.

@@ -21,6 +21,7 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/keys"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 )
 
 // DefaultTeam owns everything until teams can be created through the API.
@@ -91,6 +92,7 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 			if err = e.bootstrap(ctx, st, srv); err == nil {
 				e.store.Store(st)
 				e.ready.Store(srv)
+				e.evaluateAlerts(ctx, srv)
 				return
 			}
 		}
@@ -104,6 +106,28 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+// evaluateAlerts looks for due alerts every check interval until shutdown.
+func (e *apiExtension) evaluateAlerts(ctx context.Context, srv *api.Server) {
+	a := e.cfg.Alerts
+	if a.CheckInterval <= 0 {
+		return
+	}
+	sender := webhook.New(webhook.Options{Timeout: a.WebhookTimeout, Attempts: a.WebhookAttempts, Backoff: a.WebhookBackoff,
+		AllowPrivate: a.AllowPrivateWebhooks})
+	t := time.NewTicker(a.CheckInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			if err := srv.EvaluateDue(ctx, now, sender); err != nil && ctx.Err() == nil {
+				e.set.Logger.Warn("alert evaluation failed", zap.Error(err))
+			}
+		}
 	}
 }
 

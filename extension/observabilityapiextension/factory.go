@@ -25,6 +25,8 @@ func createDefaultConfig() component.Config {
 		DataDir:           "./data",
 		RateLimit:         RateLimitConfig{Burst: 20},
 		QueryTimeout:      time.Minute,
+		Alerts: AlertsConfig{CheckInterval: 15 * time.Second, WebhookTimeout: 10 * time.Second, WebhookAttempts: 5,
+			WebhookBackoff: time.Second},
 	}}
 }
 

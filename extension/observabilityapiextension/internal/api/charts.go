@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -71,7 +72,7 @@ func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Reque
 	}
 	series := make([]charts.Series, len(req.Series))
 	for i, sr := range req.Series {
-		res, err := s.opts.Store.Get(r.Context(), teamOf(r.Context()), kindSource, sr.SourceID)
+		cs, err := s.seriesFor(r.Context(), teamOf(r.Context()), sr)
 		if errors.Is(err, store.ErrNotFound) {
 			fail(w, f, http.StatusNotFound, "source "+strconv.Quote(sr.SourceID)+" not found")
 			return
@@ -80,23 +81,9 @@ func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Reque
 			s.internal(w, f, err)
 			return
 		}
-		var src Source
-		if err := json.Unmarshal(res.Doc, &src); err != nil {
-			s.internal(w, f, err)
-			return
-		}
-		series[i] = charts.Series{
-			Source: charts.Source{Database: src.Database, Table: src.Table, TimestampColumn: src.TimestampColumn, BodyColumn: src.BodyColumn,
-				ServiceColumn: src.ServiceColumn, SeverityColumn: src.SeverityColumn, Duration: src.DurationColumn,
-				AttributesMap: src.AttributesMap, ResourceMap: src.ResourceMap},
-			AggFn: sr.AggFn, Field: sr.Field, Level: sr.Level, Where: sr.Where, WhereLanguage: sr.WhereLanguage, GroupBy: sr.GroupBy,
-		}
+		series[i] = cs
 	}
-	timeout := s.opts.QueryTimeout
-	if timeout <= 0 {
-		timeout = time.Minute
-	}
-	points, err := charts.Run(r.Context(), s.opts.DB, series, start, end, step, timeout)
+	points, err := charts.Run(r.Context(), s.opts.DB, series, start, end, step, s.queryTimeout())
 	if err != nil {
 		var pe charts.QueryError
 		switch {
@@ -118,4 +105,22 @@ func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Reque
 		rows = append(rows, row)
 	}
 	reply(w, f, http.StatusOK, rows, map[string]any{"granularity": step.String()})
+}
+
+// seriesFor makes a chart series of a team's source.
+func (s *Server) seriesFor(ctx context.Context, team string, sr chartSeries) (charts.Series, error) {
+	res, err := s.opts.Store.Get(ctx, team, kindSource, sr.SourceID)
+	if err != nil {
+		return charts.Series{}, err
+	}
+	var src Source
+	if err := json.Unmarshal(res.Doc, &src); err != nil {
+		return charts.Series{}, err
+	}
+	return charts.Series{
+		Source: charts.Source{Database: src.Database, Table: src.Table, TimestampColumn: src.TimestampColumn, BodyColumn: src.BodyColumn,
+			ServiceColumn: src.ServiceColumn, SeverityColumn: src.SeverityColumn, Duration: src.DurationColumn,
+			AttributesMap: src.AttributesMap, ResourceMap: src.ResourceMap},
+		AggFn: sr.AggFn, Field: sr.Field, Level: sr.Level, Where: sr.Where, WhereLanguage: sr.WhereLanguage, GroupBy: sr.GroupBy,
+	}, nil
 }

@@ -86,6 +86,7 @@ func New(opts Options) *Server {
 		}
 	}
 	s.mux.Handle("POST "+self+"/charts/series", s.guard(selfHosted, s.chartSeriesHandler))
+	s.mux.Handle("GET "+self+"/alerts/{id}/history", s.guard(selfHosted, s.historyHandler))
 	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return s
 }

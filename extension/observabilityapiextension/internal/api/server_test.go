@@ -30,6 +30,7 @@ var dbSeq atomic.Int64
 
 type fixture struct {
 	url          string
+	server       *Server
 	keyA, keyB   string // personal keys of teams a and b
 	mgdID, mgdSK string
 }
@@ -51,7 +52,7 @@ func setupWith(t *testing.T, limit RateLimit) fixture {
 	require.NoError(t, s.Bootstrap(ctx, "a"))
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
-	fx.url = ts.URL
+	fx.url, fx.server = ts.URL, s
 	return fx
 }
 

@@ -30,3 +30,22 @@ CREATE TABLE IF NOT EXISTS {db}.api_resources (
     created_at DateTime64(3, 'UTC'),
     updated_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, kind, id);
+
+-- One row per alert evaluation (and its delivery), readable through the
+-- API. The idempotency key is the alert id and window start: replicas
+-- evaluating the same window write the same key.
+CREATE TABLE IF NOT EXISTS {db}.api_alert_history (
+    team_id String,
+    alert_id String,
+    window_start DateTime64(3, 'UTC'),
+    window_end DateTime64(3, 'UTC'),
+    state LowCardinality(String),
+    previous_state LowCardinality(String),
+    value Nullable(Float64),
+    group_key String,
+    notified UInt8,
+    delivery_attempts UInt32,
+    delivery_error String,
+    idempotency_key String,
+    evaluated_at DateTime64(3, 'UTC')
+) ENGINE = MergeTree ORDER BY (team_id, alert_id, window_start);

@@ -189,3 +189,91 @@ func (s *Store) Delete(ctx context.Context, team, kind, id string) error {
 		team, kind, id, string(r.Doc), version(), r.CreatedAt.UnixMilli())
 	return err
 }
+
+// Owned is a resource with its team.
+type Owned struct {
+	TeamID string
+	Resource
+}
+
+// All lists every team's live resources of a kind (for the alert
+// scheduler).
+func (s *Store) All(ctx context.Context, kind string) ([]Owned, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT team_id, id, doc, created_at, updated_at FROM "+s.table("api_resources")+
+		" FINAL WHERE kind = ? AND deleted = 0 ORDER BY team_id, id", kind)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Owned
+	for rows.Next() {
+		var o Owned
+		var doc string
+		if err := rows.Scan(&o.TeamID, &o.ID, &doc, &o.CreatedAt, &o.UpdatedAt); err != nil {
+			return nil, err
+		}
+		o.Doc = []byte(doc)
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// Evaluation is one alert evaluation and its delivery.
+type Evaluation struct {
+	TeamID, AlertID        string
+	WindowStart, WindowEnd time.Time
+	State, PreviousState   string
+	Value                  *float64
+	Group                  string
+	Notified               bool
+	DeliveryAttempts       int
+	DeliveryError          string
+	IdempotencyKey         string
+	EvaluatedAt            time.Time
+}
+
+// AddEvaluation records an evaluation.
+func (s *Store) AddEvaluation(ctx context.Context, e Evaluation) error {
+	notified := 0
+	if e.Notified {
+		notified = 1
+	}
+	_, err := s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_alert_history")+
+		" (team_id, alert_id, window_start, window_end, state, previous_state, value, group_key, notified, delivery_attempts, delivery_error, idempotency_key, evaluated_at)"+
+		" VALUES (?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'), ?, ?, ?, ?, ?, ?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'))",
+		e.TeamID, e.AlertID, e.WindowStart.UnixMilli(), e.WindowEnd.UnixMilli(), e.State, e.PreviousState, e.Value, e.Group,
+		notified, e.DeliveryAttempts, e.DeliveryError, e.IdempotencyKey, e.EvaluatedAt.UnixMilli())
+	return err
+}
+
+// Evaluated tells whether a window of an alert was already evaluated (by
+// this or another replica).
+func (s *Store) Evaluated(ctx context.Context, alertID string, windowStart time.Time) (bool, error) {
+	var n uint64
+	err := s.db.QueryRowContext(ctx, "SELECT count() FROM "+s.table("api_alert_history")+
+		" WHERE alert_id = ? AND window_start = fromUnixTimestamp64Milli(?, 'UTC')", alertID, windowStart.UnixMilli()).Scan(&n)
+	return n > 0, err
+}
+
+// History lists an alert's evaluations, newest first.
+func (s *Store) History(ctx context.Context, team, alertID string, limit, offset int) ([]Evaluation, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT window_start, window_end, state, previous_state, value, group_key, notified, delivery_attempts, delivery_error, idempotency_key, evaluated_at FROM "+
+		s.table("api_alert_history")+" WHERE team_id = ? AND alert_id = ? ORDER BY window_start DESC, evaluated_at DESC LIMIT ? OFFSET ?", team, alertID, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Evaluation
+	for rows.Next() {
+		e := Evaluation{TeamID: team, AlertID: alertID}
+		var notified uint8
+		var attempts uint32
+		if err := rows.Scan(&e.WindowStart, &e.WindowEnd, &e.State, &e.PreviousState, &e.Value, &e.Group, &notified, &attempts,
+			&e.DeliveryError, &e.IdempotencyKey, &e.EvaluatedAt); err != nil {
+			return nil, err
+		}
+		e.Notified, e.DeliveryAttempts = notified == 1, int(attempts)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

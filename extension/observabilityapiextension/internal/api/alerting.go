@@ -1,0 +1,243 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"text/template"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/charts"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
+)
+
+// Alert states. NO_DATA: the window had nothing to measure (a null
+// aggregate); counts are never NO_DATA, an empty window counts 0.
+const (
+	StateOK     = "OK"
+	StateAlert  = "ALERT"
+	StateNoData = "NO_DATA"
+)
+
+var intervalDurations = map[string]time.Duration{
+	"1m": time.Minute, "5m": 5 * time.Minute, "15m": 15 * time.Minute, "30m": 30 * time.Minute,
+	"1h": time.Hour, "6h": 6 * time.Hour, "12h": 12 * time.Hour, "1d": 24 * time.Hour,
+}
+
+// Notification is the JSON a webhook receives on OK→ALERT and ALERT→OK;
+// a webhook body template is rendered with the same fields.
+type Notification struct {
+	AlertID        string   `json:"alertId"`
+	Name           string   `json:"name"`
+	Message        string   `json:"message"`
+	State          string   `json:"state"`
+	PreviousState  string   `json:"previousState"`
+	Value          *float64 `json:"value"`
+	Threshold      float64  `json:"threshold"`
+	ThresholdType  string   `json:"thresholdType"`
+	WindowStart    int64    `json:"windowStart"`
+	WindowEnd      int64    `json:"windowEnd"`
+	Group          []string `json:"group"`
+	DashboardID    string   `json:"dashboardId"`
+	TileID         string   `json:"tileId"`
+	IdempotencyKey string   `json:"idempotencyKey"`
+}
+
+// EvaluateDue evaluates, for every team's alerts, the last complete window
+// of each alert's interval that no replica has evaluated yet. Replicas may
+// race on a window: both then notify with the same idempotency key
+// (alert id and window start), which receivers use to drop the duplicate.
+func (s *Server) EvaluateDue(ctx context.Context, now time.Time, sender *webhook.Sender) error {
+	owned, err := s.opts.Store.All(ctx, kindAlert)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, o := range owned {
+		var a Alert
+		if err := json.Unmarshal(o.Doc, &a); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := s.evaluate(ctx, o.TeamID, &a, now, sender); err != nil {
+			errs = append(errs, fmt.Errorf("alert %s: %w", a.ID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Server) evaluate(ctx context.Context, team string, a *Alert, now time.Time, sender *webhook.Sender) error {
+	iv, ok := intervalDurations[a.Interval]
+	if !ok || a.Threshold == nil {
+		return fmt.Errorf("interval %q or threshold invalid", a.Interval)
+	}
+	end := now.UTC().Truncate(iv)
+	start := end.Add(-iv)
+	if done, err := s.opts.Store.Evaluated(ctx, a.ID, start); err != nil || done {
+		return err
+	}
+	value, group, hasData, breach, err := s.measure(ctx, team, a, start, end, iv)
+	if err != nil {
+		return err
+	}
+	state := StateOK
+	switch {
+	case breach:
+		state = StateAlert
+	case !hasData:
+		state = StateNoData
+	}
+	prev := a.State
+	key := a.ID + ":" + strconv.FormatInt(start.UnixMilli(), 10)
+	ev := store.Evaluation{TeamID: team, AlertID: a.ID, WindowStart: start, WindowEnd: end, State: state, PreviousState: prev,
+		Value: value, Group: fmt.Sprint(group), IdempotencyKey: key, EvaluatedAt: time.Now().UTC()}
+	if (state == StateAlert && prev != StateAlert) || (state == StateOK && prev == StateAlert) {
+		n := Notification{AlertID: a.ID, Name: a.Name, State: state, PreviousState: prev, Value: value, Threshold: *a.Threshold,
+			ThresholdType: a.ThresholdType, WindowStart: start.UnixMilli(), WindowEnd: end.UnixMilli(), Group: group,
+			DashboardID: a.DashboardID, TileID: a.TileID, IdempotencyKey: key}
+		n.Message = render(a.Message, n)
+		res := s.notify(ctx, team, a, n, sender)
+		ev.Notified, ev.DeliveryAttempts = res.Err == nil, res.Attempts
+		if res.Err != nil {
+			ev.DeliveryError = res.Err.Error()
+			s.opts.Logger.Warn("alert notification not delivered", zap.String("alert", a.ID), zap.Int("attempts", res.Attempts), zap.Error(res.Err))
+		}
+	}
+	if err := s.opts.Store.AddEvaluation(ctx, ev); err != nil {
+		return err
+	}
+	if state != prev {
+		a.State = state
+		b, _ := json.Marshal(a)
+		return s.opts.Store.Put(ctx, team, kindAlert, a.ID, b, a.CreatedAt, time.Now())
+	}
+	return nil
+}
+
+// measure runs the alert's tile query over the window: one bucket, maybe
+// several groups. The reported value is the most extreme breaching group's
+// (or, with no breach, the most extreme one).
+func (s *Server) measure(ctx context.Context, team string, a *Alert, start, end time.Time, iv time.Duration) (*float64, []string, bool, bool, error) {
+	d, err := s.opts.Store.Get(ctx, team, kindDashboard, a.DashboardID)
+	if err != nil {
+		return nil, nil, false, false, err
+	}
+	var dash Dashboard
+	if err := json.Unmarshal(d.Doc, &dash); err != nil {
+		return nil, nil, false, false, err
+	}
+	var tile *Tile
+	for i := range dash.Tiles {
+		if dash.Tiles[i].ID == a.TileID {
+			tile = &dash.Tiles[i]
+		}
+	}
+	if tile == nil {
+		return nil, nil, false, false, fmt.Errorf("tile %s is gone", a.TileID)
+	}
+	series, err := s.seriesFor(ctx, team, chartSeries{SourceID: tile.Config.Source, AggFn: tile.Config.AggFn, Field: tile.Config.Field,
+		Level: tile.Config.Level, Where: tile.Config.Where, WhereLanguage: tile.Config.WhereLanguage, GroupBy: tile.Config.GroupBy})
+	if err != nil {
+		return nil, nil, false, false, err
+	}
+	points, err := charts.Run(ctx, s.opts.DB, []charts.Series{series}, start, end, iv, s.queryTimeout())
+	if err != nil {
+		return nil, nil, false, false, err
+	}
+	above := a.ThresholdType == "above"
+	var best *float64
+	var bestGroup []string
+	breach, hasData := false, false
+	for _, p := range points {
+		v := p.Values[0]
+		if v == nil {
+			continue
+		}
+		hasData = true
+		b := (above && *v > *a.Threshold) || (!above && *v < *a.Threshold)
+		better := best == nil || (above && *v > *best) || (!above && *v < *best)
+		if (b && !breach) || (b == breach && better) {
+			best, bestGroup, breach = v, p.Group, b || breach
+		}
+	}
+	return best, bestGroup, hasData, breach, nil
+}
+
+// notify delivers to the alert's webhook: the Notification as JSON, or
+// the webhook's body template rendered with its fields.
+func (s *Server) notify(ctx context.Context, team string, a *Alert, n Notification, sender *webhook.Sender) webhook.Result {
+	res, err := s.opts.Store.Get(ctx, team, kindWebhook, a.Channel.WebhookID)
+	if err != nil {
+		return webhook.Result{Err: fmt.Errorf("webhook %s: %w", a.Channel.WebhookID, err)}
+	}
+	var wh Webhook
+	if err := json.Unmarshal(res.Doc, &wh); err != nil {
+		return webhook.Result{Err: err}
+	}
+	body, _ := json.Marshal(n)
+	if wh.Body != "" {
+		body = []byte(render(wh.Body, n))
+	}
+	return sender.Send(ctx, wh.URL, wh.Headers, body, n.IdempotencyKey)
+}
+
+// render fills a Go text/template ({{.name}}, {{.value}}, {{.state}}, …,
+// the Notification's JSON names) and leaves the text as written if it is
+// not a valid template.
+func render(text string, n Notification) string {
+	if text == "" {
+		return ""
+	}
+	t, err := template.New("t").Option("missingkey=zero").Parse(text)
+	if err != nil {
+		return text
+	}
+	var vars map[string]any
+	b, _ := json.Marshal(n)
+	_ = json.Unmarshal(b, &vars)
+	var out bytes.Buffer
+	if err := t.Execute(&out, vars); err != nil {
+		return text
+	}
+	return out.String()
+}
+
+func (s *Server) queryTimeout() time.Duration {
+	if s.opts.QueryTimeout > 0 {
+		return s.opts.QueryTimeout
+	}
+	return time.Minute
+}
+
+// historyHandler answers GET /api/v2/alerts/{id}/history: evaluations and
+// delivery outcomes, newest first.
+func (s *Server) historyHandler(f form, w http.ResponseWriter, r *http.Request) {
+	ctx, team, id := r.Context(), teamOf(r.Context()), r.PathValue("id")
+	if _, err := s.opts.Store.Get(ctx, team, kindAlert, id); s.writeErr(w, f, kindAlert, err) {
+		return
+	}
+	limit, offset, err := paging(r)
+	if err != nil {
+		fail(w, f, http.StatusBadRequest, err.Error())
+		return
+	}
+	evs, err := s.opts.Store.History(ctx, team, id, limit, offset)
+	if s.writeErr(w, f, kindAlert, err) {
+		return
+	}
+	out := make([]map[string]any, 0, len(evs))
+	for _, e := range evs {
+		out = append(out, map[string]any{"windowStart": e.WindowStart.UnixMilli(), "windowEnd": e.WindowEnd.UnixMilli(),
+			"state": e.State, "previousState": e.PreviousState, "value": e.Value, "group": e.Group, "notified": e.Notified,
+			"deliveryAttempts": e.DeliveryAttempts, "deliveryError": e.DeliveryError, "idempotencyKey": e.IdempotencyKey,
+			"evaluatedAt": e.EvaluatedAt.UnixMilli()})
+	}
+	reply(w, f, http.StatusOK, out, map[string]any{"limit": limit, "offset": offset})
+}
