@@ -120,7 +120,7 @@ func (s *Server) seriesFor(ctx context.Context, team string, sr chartSeries) (ch
 	return charts.Series{
 		Source: charts.Source{Database: src.Database, Table: src.Table, TimestampColumn: src.TimestampColumn, BodyColumn: src.BodyColumn,
 			ServiceColumn: src.ServiceColumn, SeverityColumn: src.SeverityColumn, Duration: src.DurationColumn,
-			AttributesMap: src.AttributesMap, ResourceMap: src.ResourceMap},
+			AttributesMap: src.AttributesMap, ResourceMap: src.ResourceMap, MetricType: src.MetricType},
 		AggFn: sr.AggFn, Field: sr.Field, Level: sr.Level, Where: sr.Where, WhereLanguage: sr.WhereLanguage, GroupBy: sr.GroupBy,
 	}, nil
 }

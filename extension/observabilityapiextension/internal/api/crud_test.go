@@ -82,6 +82,8 @@ func TestEveryValidationError(t *testing.T) {
 		want []string
 	}{
 		{"sources", map[string]any{"kind": "blob"}, []string{"name is required", "kind must be one of log, trace, metric", "table and timestampColumn are required"}},
+		{"sources", map[string]any{"name": "m", "kind": "metric", "table": "t", "timestampColumn": "ts", "metricType": "summary"}, []string{"metricType must be one of gauge, sum, histogram"}},
+		{"sources", map[string]any{"name": "l", "kind": "log", "table": "t", "timestampColumn": "ts", "metricType": "sum"}, []string{"metricType is only for metric sources"}},
 		{"webhooks", map[string]any{"url": "ftp://x", "service": "fax"}, []string{"name is required", "url must be an absolute http(s) URL", "service must be one of"}},
 		{"dashboards", map[string]any{"name": "d", "tiles": []any{
 			map[string]any{"id": "a", "x": -1, "y": 0, "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "quantile", "field": "Duration", "displayType": "pie"}},

@@ -88,6 +88,9 @@ type Source struct {
 	DurationColumn  string `json:"durationColumn,omitempty"`
 	AttributesMap   string `json:"attributesMap,omitempty"`
 	ResourceMap     string `json:"resourceMap,omitempty"`
+	// MetricType (metric sources): gauge, sum (cumulative series chart as
+	// increases) or histogram (quantiles from the buckets).
+	MetricType string `json:"metricType,omitempty"`
 }
 
 // Webhook is an alert delivery target. Headers are write-only: they may
@@ -112,6 +115,7 @@ var (
 	intervals      = []string{"1m", "5m", "15m", "30m", "1h", "6h", "12h", "1d"}
 	thresholdTypes = []string{"above", "below"}
 	sourceKinds    = []string{"log", "trace", "metric"}
+	metricTypes    = []string{"gauge", "sum", "histogram"}
 	webhookTypes   = []string{"generic", "slack", "incidentio", "pagerduty"}
 )
 
@@ -235,6 +239,14 @@ func (s *Source) validate() error {
 	if s.Database == "" {
 		s.Database = "otel"
 	}
+	if s.Kind == "metric" {
+		if s.MetricType == "" {
+			s.MetricType = "gauge"
+		}
+		p.oneOf("metricType", s.MetricType, metricTypes)
+	} else if s.MetricType != "" {
+		p.add("metricType is only for metric sources")
+	}
 	return p.err()
 }
 
@@ -261,7 +273,7 @@ func defaultSources(database string) []Source {
 		{ID: "traces", Name: "Traces", Kind: "trace", Database: database, Table: "otel_traces", TimestampColumn: "Timestamp",
 			BodyColumn: "SpanName", ServiceColumn: "ServiceName", DurationColumn: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes"},
 		{ID: "metrics", Name: "Metrics", Kind: "metric", Database: database, Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix",
-			ServiceColumn: "ServiceName", AttributesMap: "Attributes", ResourceMap: "ResourceAttributes"},
+			ServiceColumn: "ServiceName", AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "gauge"},
 	}
 }
 

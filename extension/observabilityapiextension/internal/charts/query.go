@@ -19,6 +19,10 @@ type Source struct {
 	Database, Table, TimestampColumn                    string
 	BodyColumn, ServiceColumn, SeverityColumn, Duration string
 	AttributesMap, ResourceMap                          string
+	// MetricType tells how a metric table's values combine: gauge (as
+	// is), sum (cumulative series become increases, counter resets
+	// included) or histogram (quantiles from the bucket counts).
+	MetricType string
 }
 
 // Series is one line of a chart.
@@ -210,9 +214,13 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 		return "", nil, fmt.Errorf("timestamp column %s is not in %s.%s", src.TimestampColumn, src.Database, src.Table)
 	}
 	var p Params
-	agg, err := aggregate(s, f, &p, ts)
-	if err != nil {
-		return "", nil, err
+	agg := ""
+	if !(src.MetricType == "histogram" && s.AggFn == "quantile") && !(src.MetricType == "sum" && s.AggFn == "sum") {
+		if agg, err = aggregate(s, f, &p, ts); err != nil {
+			return "", nil, err
+		}
+	} else if s.AggFn == "quantile" && !(s.Level > 0 && s.Level < 1) {
+		return "", nil, fmt.Errorf("quantile needs a level between 0 and 1")
 	}
 	cond, err := where(s, f, &p)
 	if err != nil {
@@ -231,10 +239,35 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 		grp = "[" + strings.Join(groups, ", ") + "]"
 	}
 	startP, endP := p.Add(strconv.FormatInt(start.UnixMilli(), 10), "Int64"), p.Add(strconv.FormatInt(end.UnixMilli(), 10), "Int64")
-	q := fmt.Sprintf("SELECT toUInt64(toUnixTimestamp(toStartOfInterval(toDateTime(%[1]s), INTERVAL %[2]d SECOND))) * 1000 AS bucket, %[3]s AS grp, %[4]s AS value"+
-		" FROM `%[5]s`.`%[6]s` WHERE %[1]s >= fromUnixTimestamp64Milli(%[7]s) AND %[1]s < fromUnixTimestamp64Milli(%[8]s) AND %[9]s"+
-		" GROUP BY bucket, grp ORDER BY bucket",
-		ts, int64(step/time.Second), grp, agg, src.Database, src.Table, startP, endP, cond)
+	bucket := fmt.Sprintf("toUInt64(toUnixTimestamp(toStartOfInterval(toDateTime(%s), INTERVAL %d SECOND))) * 1000", ts, int64(step/time.Second))
+	from := fmt.Sprintf("`%s`.`%s`", src.Database, src.Table)
+	inRange := fmt.Sprintf("%[1]s >= fromUnixTimestamp64Milli(%[2]s) AND %[1]s < fromUnixTimestamp64Milli(%[3]s)", ts, startP, endP)
+	var q string
+	switch {
+	case src.MetricType == "histogram" && s.AggFn == "quantile":
+		// Merge the buckets of every point in the bucket and group, then
+		// take the bound of the bucket holding the quantile (the +Inf
+		// bucket reports the last bound).
+		level := strconv.FormatFloat(s.Level, 'f', -1, 64)
+		q = fmt.Sprintf("SELECT bucket, grp, if(arraySum(c) = 0, NULL, toFloat64(arrayElement(arrayPushBack(b, b[-1]),"+
+			" arrayFirstIndex(x -> x >= %[1]s * arraySum(c), arrayCumSum(c))))) AS value FROM"+
+			" (SELECT %[2]s AS bucket, %[3]s AS grp, sumForEach(BucketCounts) AS c, any(ExplicitBounds) AS b FROM %[4]s WHERE %[5]s AND %[6]s GROUP BY bucket, grp)"+
+			" ORDER BY bucket", level, bucket, grp, from, inRange, cond)
+	case src.MetricType == "sum" && s.AggFn == "sum":
+		// A cumulative point adds its increase over the previous point of
+		// its series (a drop is a reset: the new value is the increase);
+		// the point before the range is read so the first one counts.
+		prevStart := p.Add(strconv.FormatInt(start.Add(-step).UnixMilli(), 10), "Int64")
+		q = fmt.Sprintf("SELECT %[1]s AS bucket, %[2]s AS grp, toFloat64(sum(__increase)) AS value FROM"+
+			" (SELECT *, if(AggTemporality = 2, if(Value >= __prev, Value - __prev, Value), Value) AS __increase FROM"+
+			" (SELECT *, lagInFrame(Value, 1, Value) OVER (PARTITION BY MetricName, ServiceName, toString(Attributes), toString(ResourceAttributes)"+
+			" ORDER BY %[3]s ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS __prev FROM %[4]s"+
+			" WHERE %[3]s >= fromUnixTimestamp64Milli(%[5]s) AND %[3]s < fromUnixTimestamp64Milli(%[6]s)))"+
+			" WHERE %[7]s AND %[8]s GROUP BY bucket, grp ORDER BY bucket", bucket, grp, ts, from, prevStart, endP, inRange, cond)
+	default:
+		q = fmt.Sprintf("SELECT %s AS bucket, %s AS grp, %s AS value FROM %s WHERE %s AND %s GROUP BY bucket, grp ORDER BY bucket",
+			bucket, grp, agg, from, inRange, cond)
+	}
 	params := clickhouse.Parameters{}
 	for k, v := range p.Values {
 		params[k] = v
