@@ -39,7 +39,8 @@ func (e *embedded) Start(ctx context.Context, host component.Host) error {
 		return fmt.Errorf("embedded ClickHouse data directory: %w", err)
 	}
 	var conns []*chdb.Conn
-	for i := 0; i < e.cfg.Sessions; i++ {
+	// One more than the sessions: the control connection.
+	for i := 0; i <= e.cfg.Sessions; i++ {
 		c, err := lib.Connect(e.cfg.DataDir)
 		if err != nil {
 			for _, c := range conns {
@@ -49,7 +50,7 @@ func (e *embedded) Start(ctx context.Context, host component.Host) error {
 		}
 		conns = append(conns, c)
 	}
-	e.api = chhttp.New(conns, e.cfg.Username, string(e.cfg.Password), e.cfg.MaxRequestBodySize, e.set.Logger)
+	e.api = chhttp.New(conns[:e.cfg.Sessions], conns[e.cfg.Sessions], e.cfg.Username, string(e.cfg.Password), e.cfg.MaxRequestBodySize, e.set.Logger)
 	ln, err := e.cfg.ToListener(ctx)
 	if err != nil {
 		e.api.Close()

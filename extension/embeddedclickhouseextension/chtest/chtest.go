@@ -44,7 +44,7 @@ func Endpoint(tb testing.TB) string {
 		}
 		dir := filepath.Join(os.TempDir(), fmt.Sprintf("otelhouse-chtest-%d", os.Getpid()))
 		var conns []*chdb.Conn
-		for i := 0; i < 4; i++ {
+		for i := 0; i < 5; i++ {
 			c, err := l.Connect(dir)
 			if err != nil {
 				startErr = err
@@ -58,7 +58,7 @@ func Endpoint(tb testing.TB) string {
 			return
 		}
 		endpoint = ln.Addr().String()
-		go func() { _ = http.Serve(ln, chhttp.New(conns, "", "", 256<<20, zap.NewNop())) }()
+		go func() { _ = http.Serve(ln, chhttp.New(conns[:4], conns[4], "", "", 256<<20, zap.NewNop())) }()
 	})
 	if startErr != nil {
 		tb.Fatal(startErr)

@@ -3,7 +3,9 @@ package chhttp
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +28,9 @@ import (
 // sessions; a request holds one session for its whole statement.
 type Server struct {
 	sessions chan *session
+	// control kills the statements of clients that went away; it runs
+	// nothing else, so it is free when a request session is busy.
+	control  *chdb.Conn
 	user     string
 	password string
 	logger   *zap.Logger
@@ -38,10 +43,12 @@ type session struct {
 	database string
 }
 
-// New serves from conns (one per concurrent statement). With an empty
-// user, any credentials are accepted.
-func New(conns []*chdb.Conn, user, password string, maxBody int64, logger *zap.Logger) *Server {
-	s := &Server{sessions: make(chan *session, len(conns)), user: user, password: password, logger: logger, maxBody: maxBody}
+// New serves from conns (one per concurrent statement); control, when
+// not nil, is an extra connection used only to kill the statements of
+// clients that disconnect. With an empty user, any credentials are
+// accepted.
+func New(conns []*chdb.Conn, control *chdb.Conn, user, password string, maxBody int64, logger *zap.Logger) *Server {
+	s := &Server{sessions: make(chan *session, len(conns)), control: control, user: user, password: password, logger: logger, maxBody: maxBody}
 	for _, c := range conns {
 		s.sessions <- &session{conn: c, database: "default"}
 	}
@@ -53,6 +60,29 @@ func (s *Server) Close() {
 	for i := 0; i < cap(s.sessions); i++ {
 		(<-s.sessions).conn.Close()
 	}
+	if s.control != nil {
+		s.control.Close()
+	}
+}
+
+// cancelOnDisconnect kills the tagged statement if the client goes away
+// before it finishes; the returned func ends the watch.
+func (s *Server) cancelOnDisconnect(ctx context.Context, tag string) func() {
+	if s.control == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			// tag is ours (hex), never user input.
+			if _, err := s.control.Query("KILL QUERY WHERE query LIKE '%"+tag+"%' AND query NOT LIKE '%KILL QUERY%' ASYNC", "TSV"); err != nil {
+				s.logger.Warn("cannot cancel the query of a client that went away", zap.Error(err))
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // URL parameters that are part of the protocol, not engine settings.
@@ -142,13 +172,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { s.sessions <- sess }()
+	// A client that disconnects cancels its statement (the engine's call
+	// cannot be interrupted from here): the statement carries a tag the
+	// control session can kill it by.
+	tag := "otelhouse-stmt-" + randomTag()
+	stop := s.cancelOnDisconnect(r.Context(), tag)
+	defer stop()
 	res, err := sess.run(q.Get("database"), settings, func(c *chdb.Conn) (*chdb.Result, error) {
 		if st.insert {
 			return c.Insert(st.sql, st.format, func(appendChunk func([]byte) error) error {
 				return copyChunks(data, appendChunk)
 			})
 		}
-		return c.QueryParams(st.sql, format, params)
+		return c.QueryParams("/* "+tag+" */ "+st.sql, format, params)
 	})
 	if err != nil {
 		writeEngineError(w, err)
@@ -320,6 +356,12 @@ func (c *capReader) Read(p []byte) (int, error) {
 		return n, errors.New("request body exceeds the size limit")
 	}
 	return n, err
+}
+
+func randomTag() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 func copyChunks(r io.Reader, appendChunk func([]byte) error) error {

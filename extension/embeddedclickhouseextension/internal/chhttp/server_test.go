@@ -40,14 +40,14 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	var conns []*chdb.Conn
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 4; i++ {
 		c, err := lib.Connect(dir)
 		if err != nil {
 			panic(err)
 		}
 		conns = append(conns, c)
 	}
-	s := New(conns, "otel", "s3cret", 64<<20, zap.NewNop())
+	s := New(conns[:len(conns)-1], conns[len(conns)-1], "otel", "s3cret", 64<<20, zap.NewNop())
 	ts := httptest.NewServer(s)
 	srvURL = ts.URL
 	code := m.Run()
@@ -229,4 +229,28 @@ func TestClickHouseGoOverHTTP(t *testing.T) {
 		assert.Equal(t, uint64(50), nulls)
 		require.NoError(t, db.Close())
 	}
+}
+
+func TestDisconnectedClientCancelsItsQuery(t *testing.T) {
+	need(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srvURL+"/", strings.NewReader("SELECT count() FROM numbers(100000000000) WHERE sleepEachRow(0) = 0 AND number % 7 = 3"))
+	req.SetBasicAuth("otel", "s3cret")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	running := func() string {
+		_, body, _ := do(t, http.MethodPost, "", strings.NewReader(
+			"SELECT count() FROM system.processes WHERE query LIKE '%numbers(100000000000)%' AND query NOT LIKE '%system.processes%'"))
+		return strings.TrimSpace(body)
+	}
+	require.Eventually(t, func() bool { return running() == "1" }, 10*time.Second, 50*time.Millisecond, "the long query runs")
+	cancel()
+	<-done
+	assert.Eventually(t, func() bool { return running() == "0" }, 10*time.Second, 100*time.Millisecond, "and stops when its client goes away")
 }

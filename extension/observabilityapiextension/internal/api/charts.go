@@ -91,6 +91,8 @@ func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Reque
 			fail(w, f, http.StatusBadRequest, "invalid chart query: "+err.Error())
 		case r.Context().Err() != nil:
 			return // the client went away; its query was cancelled
+		case errors.Is(err, charts.ErrTimeout):
+			fail(w, f, http.StatusGatewayTimeout, "chart query exceeded query_timeout ("+s.queryTimeout().String()+"); narrow the time range or the filter")
 		default:
 			fail(w, f, http.StatusBadGateway, "chart query failed: "+err.Error())
 		}

@@ -3,6 +3,7 @@ package charts
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -283,6 +284,18 @@ type Point struct {
 	Values []*float64
 }
 
+// ErrTimeout is a query the engine stopped at max_execution_time.
+var ErrTimeout = errors.New("query exceeded query_timeout")
+
+// engineError recognises the engine's timeout, which clickhouse-go over
+// HTTP reports only as text.
+func engineError(err error) error {
+	if strings.Contains(err.Error(), "(TIMEOUT_EXCEEDED)") {
+		return fmt.Errorf("%w: %v", ErrTimeout, err)
+	}
+	return err
+}
+
 // Run executes the series and lines their results up on shared buckets,
 // every bucket of the range present: count, count_distinct and sum fill
 // gaps with 0, the others with null.
@@ -302,7 +315,7 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 			clickhouse.WithSettings(clickhouse.Settings{"max_execution_time": int(math.Ceil(timeout.Seconds()))}))
 		rows, err := db.QueryContext(qctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("series %d: %w", i, err)
+			return nil, fmt.Errorf("series %d: %w", i, engineError(err))
 		}
 		for rows.Next() {
 			var b uint64
@@ -323,7 +336,7 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 		err = rows.Err()
 		rows.Close()
 		if err != nil {
-			return nil, fmt.Errorf("series %d: %w", i, err)
+			return nil, fmt.Errorf("series %d: %w", i, engineError(err))
 		}
 	}
 	if len(groups) == 0 {

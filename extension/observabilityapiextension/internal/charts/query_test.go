@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -216,4 +217,21 @@ func TestChartErrors(t *testing.T) {
 	d, err := Bucket("auto", t0, t0.Add(24*time.Hour))
 	require.NoError(t, err)
 	assert.Equal(t, 15*time.Minute, d)
+}
+
+// The engine reports its timeout only as text over HTTP; the API turns it
+// into a 504, so the text this engine really sends must be recognised.
+func TestEngineTimeoutIsRecognised(t *testing.T) {
+	db := chtest.DB(t)
+	ctx := clickhouse.Context(context.Background(), clickhouse.WithSettings(clickhouse.Settings{"max_execution_time": 1}))
+	rows, err := db.QueryContext(ctx, "SELECT count() FROM numbers(100000000000) WHERE sleepEachRow(0) = 0")
+	if err == nil {
+		for rows.Next() {
+		}
+		err = rows.Err()
+		rows.Close()
+	}
+	require.Error(t, err)
+	assert.ErrorIs(t, engineError(err), ErrTimeout)
+	assert.NotErrorIs(t, engineError(fmt.Errorf("Code: 62. DB::Exception: Syntax error (SYNTAX_ERROR)")), ErrTimeout)
 }
