@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -69,15 +70,20 @@ func seed(t *testing.T, db *sql.DB) ([]logRow, Source) {
 		sb.Write(b)
 		sb.WriteByte('\n')
 	}
+	insertJSON(t, "charts_test.otel_logs (Timestamp,ServiceName,SeverityText,Body,LogAttributes,ResourceAttributes)", sb.String())
+	return rows, Source{Database: "charts_test", Table: "otel_logs", TimestampColumn: "TimestampTime", BodyColumn: "Body",
+		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"}
+}
+
+// insertJSON posts JSONEachRow lines over the HTTP interface, as the
+// exporter does.
+func insertJSON(t *testing.T, into, lines string) {
 	req, _ := http.NewRequest(http.MethodPost, "http://"+chtest.Endpoint(t)+"/?query="+
-		"INSERT+INTO+charts_test.otel_logs+(Timestamp,ServiceName,SeverityText,Body,LogAttributes,ResourceAttributes)+FORMAT+JSONEachRow",
-		strings.NewReader(sb.String()))
+		url.QueryEscape("INSERT INTO "+into+" FORMAT JSONEachRow"), strings.NewReader(lines))
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
-	require.Equal(t, 200, resp.StatusCode)
-	return rows, Source{Database: "charts_test", Table: "otel_logs", TimestampColumn: "TimestampTime", BodyColumn: "Body",
-		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"}
+	require.Equal(t, http.StatusOK, resp.StatusCode)
 }
 
 // expect counts rows per minute bucket (and group) in Go.

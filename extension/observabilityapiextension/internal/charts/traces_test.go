@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -59,13 +58,7 @@ func seedSpans(t *testing.T) ([]spanRow, Source) {
 		sb.Write(b)
 		sb.WriteByte('\n')
 	}
-	req, _ := http.NewRequest(http.MethodPost, "http://"+chtest.Endpoint(t)+"/?query="+
-		"INSERT+INTO+charts_test.otel_traces+(Timestamp,TraceId,SpanId,SpanName,ServiceName,Duration,StatusCode,SpanAttributes)+FORMAT+JSONEachRow",
-		strings.NewReader(sb.String()))
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, 200, resp.StatusCode)
+	insertJSON(t, "charts_test.otel_traces (Timestamp,TraceId,SpanId,SpanName,ServiceName,Duration,StatusCode,SpanAttributes)", sb.String())
 	// The shape of the default traces source.
 	return rows, Source{Database: "charts_test", Table: "otel_traces", TimestampColumn: "Timestamp", BodyColumn: "SpanName",
 		ServiceColumn: "ServiceName", Duration: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes"}
