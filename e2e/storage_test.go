@@ -64,6 +64,9 @@ func TestStoredEndToEnd(t *testing.T) {
 	dd := fmt.Sprintf("http://127.0.0.1:%d", c.datadog)
 
 	require.Equal(t, 200, post(t, otlp+"/v1/logs", "application/json", otlpLogs(now)))
+	// No timestamps at all: the shipped config stamps the arrival time.
+	require.Equal(t, 200, post(t, otlp+"/v1/logs", "application/json",
+		`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"otlp-undated"}}]},"scopeLogs":[{"logRecords":[{"body":{"stringValue":"undated"}}]}]}]}`))
 	require.Equal(t, 200, post(t, otlp+"/v1/traces", "application/json", otlpTraces(now)))
 	require.Equal(t, 200, post(t, otlp+"/v1/metrics", "application/json", otlpMetrics(now)))
 	require.Equal(t, 200, post(t, dd+"/v0.4/traces", "application/json", ddTraces(now)))
@@ -76,9 +79,10 @@ func TestStoredEndToEnd(t *testing.T) {
 	ddTrace := ddTraceHigh + "0000000000001092"
 	checks := map[string]string{
 		// OTLP
-		"SELECT count(), any(SeverityText), any(TraceId) FROM otel.otel_logs WHERE ServiceName = 'otlp-svc'":              "1\tWARN\t" + otlpTraceID,
-		"SELECT count(), countIf(ParentSpanId = 'eee19b7ec3c1b174') FROM otel.otel_traces WHERE ServiceName = 'otlp-svc'": "2\t1",
-		"SELECT Value FROM otel.otel_metrics_gauge WHERE MetricName = 'otlp.gauge'":                                       "42.5",
+		"SELECT count(), any(SeverityText), any(TraceId) FROM otel.otel_logs WHERE ServiceName = 'otlp-svc'":                                                                     "1\tWARN\t" + otlpTraceID,
+		"SELECT count(), countIf(ParentSpanId = 'eee19b7ec3c1b174') FROM otel.otel_traces WHERE ServiceName = 'otlp-svc'":                                                        "2\t1",
+		fmt.Sprintf("SELECT count() FROM otel.otel_logs WHERE ServiceName = 'otlp-undated' AND Timestamp >= fromUnixTimestamp64Nano(%d)", now): "1",
+		"SELECT Value FROM otel.otel_metrics_gauge WHERE MetricName = 'otlp.gauge'":                                                                                              "42.5",
 		// Datadog
 		"SELECT count(), uniqExact(TraceId), any(TraceId), countIf(ParentSpanId = '0000000000000001') FROM otel.otel_traces WHERE ServiceName = 'dd-svc'":                      "3\t1\t" + ddTrace + "\t2",
 		"SELECT StatusCode, StatusMessage FROM otel.otel_traces WHERE ServiceName = 'dd-svc' AND SpanName = 'db.query'":                                                        "Error\tboom",
