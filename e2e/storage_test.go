@@ -79,10 +79,10 @@ func TestStoredEndToEnd(t *testing.T) {
 	ddTrace := ddTraceHigh + "0000000000001092"
 	checks := map[string]string{
 		// OTLP
-		"SELECT count(), any(SeverityText), any(TraceId) FROM otel.otel_logs WHERE ServiceName = 'otlp-svc'":                                                                     "1\tWARN\t" + otlpTraceID,
-		"SELECT count(), countIf(ParentSpanId = 'eee19b7ec3c1b174') FROM otel.otel_traces WHERE ServiceName = 'otlp-svc'":                                                        "2\t1",
+		"SELECT count(), any(SeverityText), any(TraceId) FROM otel.otel_logs WHERE ServiceName = 'otlp-svc'":                                   "1\tWARN\t" + otlpTraceID,
+		"SELECT count(), countIf(ParentSpanId = 'eee19b7ec3c1b174') FROM otel.otel_traces WHERE ServiceName = 'otlp-svc'":                      "2\t1",
 		fmt.Sprintf("SELECT count() FROM otel.otel_logs WHERE ServiceName = 'otlp-undated' AND Timestamp >= fromUnixTimestamp64Nano(%d)", now): "1",
-		"SELECT Value FROM otel.otel_metrics_gauge WHERE MetricName = 'otlp.gauge'":                                                                                              "42.5",
+		"SELECT Value FROM otel.otel_metrics_gauge WHERE MetricName = 'otlp.gauge'":                                                            "42.5",
 		// Datadog
 		"SELECT count(), uniqExact(TraceId), any(TraceId), countIf(ParentSpanId = '0000000000000001') FROM otel.otel_traces WHERE ServiceName = 'dd-svc'":                      "3\t1\t" + ddTrace + "\t2",
 		"SELECT StatusCode, StatusMessage FROM otel.otel_traces WHERE ServiceName = 'dd-svc' AND SpanName = 'db.query'":                                                        "Error\tboom",
