@@ -22,11 +22,16 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
 )
 
-func startAPI(t *testing.T, dataDir string, database ...string) (string, component.Component) {
+// freeAddr is a loopback address nothing listens on.
+func freeAddr(t *testing.T) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func startAPI(t *testing.T, dataDir string, database ...string) (string, component.Component) {
+	addr := freeAddr(t)
 	cfg := createDefaultConfig().(*Config)
 	cfg.NetAddr.Endpoint = addr
 	cfg.ClickHouse.Endpoint = "http://" + chtest.Endpoint(t)
@@ -113,10 +118,7 @@ func TestFirstStartRestartAndTwoInstances(t *testing.T) {
 }
 
 func TestServesUnavailableUntilStorageIsReachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := freeAddr(t)
 	cfg := createDefaultConfig().(*Config)
 	cfg.NetAddr.Endpoint = addr
 	cfg.ClickHouse.Endpoint = "http://127.0.0.1:1" // nothing there
