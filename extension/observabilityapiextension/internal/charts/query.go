@@ -312,7 +312,12 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 			return nil, QueryError{fmt.Errorf("series %d: %w", i, err)}
 		}
 		qctx := clickhouse.Context(ctx, clickhouse.WithParameters(params),
-			clickhouse.WithSettings(clickhouse.Settings{"max_execution_time": int(math.Ceil(timeout.Seconds()))}))
+			clickhouse.WithSettings(clickhouse.Settings{
+				"max_execution_time": int(math.Ceil(timeout.Seconds())),
+				// A ClickHouse server keeps running an HTTP query whose client
+				// hung up unless told otherwise.
+				"cancel_http_readonly_queries_on_client_close": 1,
+			}))
 		rows, err := db.QueryContext(qctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("series %d: %w", i, engineError(err))
