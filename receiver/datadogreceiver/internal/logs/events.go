@@ -9,8 +9,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
+
+// Events are rare next to logs: a few parsers, kept across GCs.
+var parsers = freelist.New(4, func() *fastjson.Parser { return new(fastjson.Parser) })
 
 // EventName marks the records made from Datadog events (the OTel event.name).
 const EventName = "datadog.event"
@@ -41,7 +45,10 @@ func IntakeEvents(body []byte, now time.Time) (plog.Logs, error) {
 				failed = fmt.Errorf("event %d of %q is not an object", i, source)
 				return
 			}
-			host := first(string(e.GetStringBytes("host")), defaultHost)
+			host := string(e.GetStringBytes("host"))
+			if host == "" {
+				host = defaultHost
+			}
 			var evTags []string
 			for _, t := range e.GetArray("tags") {
 				evTags = append(evTags, string(t.GetStringBytes()))
@@ -51,7 +58,7 @@ func IntakeEvents(body []byte, now time.Time) (plog.Logs, error) {
 			if !ok {
 				rl := ld.ResourceLogs().AppendEmpty()
 				ra := rl.Resource().Attributes()
-				putNonEmpty(ra, tags.Host, host)
+				putStrNonEmpty(ra, tags.Host, host)
 				for _, t := range evTags {
 					if k, val := tags.Split(t); k != "" {
 						if rk, ok := tags.ResourceKey(k); ok {
@@ -95,15 +102,21 @@ func eventRecord(lr plog.LogRecord, e *fastjson.Value, evTags []string, now time
 	lr.SetSeverityNumber(severity(alert))
 	a := lr.Attributes()
 	a.PutStr("event.name", EventName)
-	putNonEmpty(a, "datadog.event.title", title)
-	putNonEmpty(a, "datadog.event.priority", string(e.GetStringBytes("priority")))
-	putNonEmpty(a, "datadog.event.aggregation_key", string(e.GetStringBytes("aggregation_key")))
-	putNonEmpty(a, "datadog.event.source_type_name", string(e.GetStringBytes("source_type_name")))
+	putStrNonEmpty(a, "datadog.event.title", title)
+	putStrNonEmpty(a, "datadog.event.priority", string(e.GetStringBytes("priority")))
+	putStrNonEmpty(a, "datadog.event.aggregation_key", string(e.GetStringBytes("aggregation_key")))
+	putStrNonEmpty(a, "datadog.event.source_type_name", string(e.GetStringBytes("source_type_name")))
 	for _, t := range evTags {
 		if k, val := tags.Split(t); k != "" {
 			if _, res := tags.ResourceKey(k); !res {
 				tags.Put(a, k, val)
 			}
 		}
+	}
+}
+
+func putStrNonEmpty(m pcommon.Map, k, v string) {
+	if v != "" {
+		m.PutStr(k, v)
 	}
 }

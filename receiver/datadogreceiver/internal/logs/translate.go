@@ -3,7 +3,7 @@
 package logs
 
 import (
-	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/valyala/fastjson"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
@@ -40,62 +39,72 @@ const SourceAttr = "datadog.log.source"
 // ScopeName is the instrumentation scope of every translated record.
 const ScopeName = "datadog"
 
-// Two parsers per request (payload and JSON messages), a few requests at
-// a time; kept across GCs, see freelist.
-var parsers = freelist.New(4*runtime.GOMAXPROCS(0), func() *fastjson.Parser { return new(fastjson.Parser) })
+// A batch's lists, maps and scratch grow to a payload's size; they are
+// reused by the next request rather than regrown.
+var batches = freelist.New(4*runtime.GOMAXPROCS(0), func() *batch {
+	return &batch{groups: map[string]plog.LogRecordSlice{}, tagCache: map[string]*parsedTags{},
+		resIDs: map[string]uint32{}, interned: map[string]string{}}
+})
 
 // Translate decodes a JSON array of log objects (or one object) and returns
 // one ResourceLogs per distinct host, service and resource tags. now stamps
 // the observed time, and the time of records that carry none.
 func (t Translator) Translate(body []byte, d Defaults, now time.Time) (plog.Logs, error) {
 	ld := plog.NewLogs()
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return ld, nil
-	}
-	p := parsers.Get()
-	defer parsers.Put(p)
-	v, err := p.ParseBytes(body)
-	if err != nil {
-		return ld, fmt.Errorf("decoding logs JSON: %w", err)
-	}
-	var items []*fastjson.Value
-	switch v.Type() {
-	case fastjson.TypeArray:
-		items, _ = v.Array()
-	case fastjson.TypeObject:
-		items = []*fastjson.Value{v}
+	b := batches.Get()
+	defer b.release()
+	b.t, b.ld, b.now = t, ld, pcommon.NewTimestampFromTime(now)
+	b.def = defaults{tags: []byte(d.Tags), source: []byte(d.Source), service: []byte(d.Service), host: []byte(d.Hostname)}
+	s := &scanner{buf: body, tmp: &b.tmp}
+	switch s.peek() {
+	case '[':
+		s.array(func(i int) {
+			if k := s.kindAt(); k != kindObject && k != 0 {
+				s.err = fmt.Errorf("log %d is a JSON %s, not an object", i, k)
+				return
+			}
+			b.tmp = b.tmp[:0]
+			b.fields = s.object(b.fields[:0])
+			if s.err == nil {
+				b.add(b.fields)
+			}
+		})
+	case '{':
+		b.fields = s.object(b.fields[:0])
+		if s.err == nil {
+			b.add(b.fields)
+		}
+	case 0:
+		if s.atEnd() {
+			return ld, nil
+		}
+		fallthrough
 	default:
 		return ld, errors.New("logs body must be a JSON array of objects or a single object")
 	}
-	// The inner parser lives as long as the batch: byte slices taken from
-	// a decoded message stay valid until their record is built.
-	inner := parsers.Get()
-	defer parsers.Put(inner)
-	b := batch{t: t, ld: ld, now: pcommon.NewTimestampFromTime(now), groups: map[string]plog.LogRecordSlice{},
-		tagCache: map[string]*parsedTags{}, scratch: plog.NewLogRecord(), inner: inner, interned: map[string]string{}}
-	for i, it := range items {
-		obj, err := it.Object()
-		if err != nil {
-			return plog.NewLogs(), fmt.Errorf("log %d is a JSON %s, not an object", i, it.Type())
-		}
-		b.add(obj, d)
+	if s.err == nil && !s.atEnd() {
+		s.fail("unexpected data after the logs JSON")
+	}
+	if s.err != nil {
+		return plog.NewLogs(), fmt.Errorf("decoding logs JSON: %w", s.err)
 	}
 	return ld, nil
 }
 
+type defaults struct{ tags, source, service, host []byte }
+
 // record is what one log's fields say before it is placed in a resource.
 // Host and service come, by precedence, from the explicit dd.* fields, the
 // log object's own fields, the JSON message's fields (inner*), then the
-// query string.
+// query string. The slices point into the payload or the batch's tmp.
 type record struct {
-	host, service, env, version, source, tags string
-	innerHost, innerService, ddService        string
-	status                                    string
+	host, service, env, version, source, tags []byte
+	innerHost, innerService, ddService        []byte
+	status                                    []byte
 	ts                                        pcommon.Timestamp
 	traceID, spanID, traceIDHigh              []byte
 	hasBody                                   bool
-	message                                   string
+	message                                   []byte
 }
 
 type kv struct{ k, v string }
@@ -104,24 +113,55 @@ type kv struct{ k, v string }
 // attributes; a payload usually repeats one list, so it is parsed once.
 type parsedTags struct {
 	res, attrs []kv
-	env, ver   string
+	env, ver   []byte
+	// resID is shared by every list with the same resource tags.
+	resID uint32
+}
+
+// attr is a field that becomes a record attribute, in document order.
+type attr struct {
+	key  string
+	kind kind
+	raw  []byte
 }
 
 type batch struct {
-	t        Translator
-	ld       plog.Logs
-	now      pcommon.Timestamp
+	t   Translator
+	ld  plog.Logs
+	now pcommon.Timestamp
+	def defaults
+	// groups maps host, service, env, version, source and resource tags
+	// to their records.
 	groups   map[string]plog.LogRecordSlice
 	tagCache map[string]*parsedTags
-	scratch  plog.LogRecord
-	key      []byte
-	inner    *fastjson.Parser
-	// interned holds the keys and repeated values (host, service, tags,
-	// status…) of this batch, so each is allocated once, not per record.
+	resIDs   map[string]uint32
+	// interned holds the keys and repeated values (status, resource
+	// values) of this batch, so each is allocated once, not per record.
 	interned map[string]string
-	// rec and inner are reused for every record: taken by the field
-	// visitors, a local would escape to the heap once per record.
-	rec, innerRec record
+	strs     arena
+	// Reused per record: the object's fields, a JSON message's fields, a
+	// "dd" object's fields, the attributes found in them, scratch.
+	fields, inner, dd []field
+	attrs             []attr
+	tmp, key          []byte
+	rec, innerRec     record
+}
+
+func (b *batch) release() {
+	clear(b.groups)
+	clear(b.tagCache)
+	clear(b.resIDs)
+	clear(b.interned)
+	// The records keep the arena's blocks; the next batch starts its own.
+	b.strs = arena{}
+	b.ld = plog.Logs{}
+	b.def = defaults{}
+	b.rec, b.innerRec = record{}, record{}
+	clear(b.fields[:cap(b.fields)])
+	clear(b.inner[:cap(b.inner)])
+	clear(b.dd[:cap(b.dd)])
+	clear(b.attrs[:cap(b.attrs)])
+	batches.Put(b)
 }
 
 func (b *batch) intern(v []byte) string {
@@ -133,85 +173,102 @@ func (b *batch) intern(v []byte) string {
 	return s
 }
 
-// scalar renders a string, number or bool as text ("" for anything
-// else), interned.
-func (b *batch) scalar(v *fastjson.Value) string {
-	switch v.Type() {
-	case fastjson.TypeString:
-		return b.intern(v.GetStringBytes())
-	case fastjson.TypeNumber, fastjson.TypeTrue, fastjson.TypeFalse:
-		return v.String()
-	}
-	return ""
-}
+var (
+	litTrue, litFalse, litNull = []byte("true"), []byte("false"), []byte("null")
+	syslogLevels               = [...][]byte{[]byte("0"), []byte("1"), []byte("2"), []byte("3"), []byte("4"), []byte("5"), []byte("6"), []byte("7")}
+)
 
-var syslogLevels = [...]string{"0", "1", "2", "3", "4", "5", "6", "7"}
-
-// statusText is a status as text; numbers count only as syslog levels 0–7.
-func (b *batch) statusText(v *fastjson.Value) string {
-	if v.Type() == fastjson.TypeNumber {
-		if f := v.GetFloat64(); f >= 0 && f <= 7 && f == float64(int(f)) {
-			return syslogLevels[int(f)]
-		}
-		return ""
-	}
-	return b.scalar(v)
-}
-
-// idBytes is the raw text of an id (string or number), valid while the
-// batch's parsers are.
-func idBytes(v *fastjson.Value) []byte {
-	switch v.Type() {
-	case fastjson.TypeString:
-		return v.GetStringBytes()
-	case fastjson.TypeNumber:
-		return []byte(v.String())
+// scalar is a string, number or bool as text (nil for anything else).
+func scalar(f *field) []byte {
+	switch f.kind {
+	case kindString, kindNumber:
+		return f.raw
+	case kindTrue:
+		return litTrue
+	case kindFalse:
+		return litFalse
 	}
 	return nil
 }
 
-func (b *batch) add(obj *fastjson.Object, d Defaults) {
-	lr := b.scratch
-	attrs := lr.Attributes()
+// statusText is a status as text; numbers count only as syslog levels 0–7.
+func statusText(f *field) []byte {
+	if f.kind == kindNumber {
+		if v := float(f.raw); v >= 0 && v <= 7 && v == float64(int(v)) {
+			return syslogLevels[int(v)]
+		}
+		return nil
+	}
+	return scalar(f)
+}
+
+// idBytes is the text of an id, string or number.
+func idBytes(f *field) []byte {
+	if f.kind == kindString || f.kind == kindNumber {
+		return f.raw
+	}
+	return nil
+}
+
+// text is the message of a non-string "message": its JSON text.
+func text(f *field) []byte {
+	switch f.kind {
+	case kindTrue:
+		return litTrue
+	case kindFalse:
+		return litFalse
+	case kindNull:
+		return litNull
+	}
+	return f.raw
+}
+
+func (b *batch) add(fs []field) {
 	b.rec = record{}
 	r := &b.rec
-	b.fields(obj, r, attrs, false)
+	b.attrs = b.attrs[:0]
+	b.classify(fs, r, false)
+	d := &b.def
 
-	r.host = first(r.host, r.innerHost, d.Hostname)
-	r.service = first(r.ddService, r.service, r.innerService, d.Service)
-	if r.source == "" {
-		r.source = d.Source
-	}
+	host := first(r.host, r.innerHost, d.host)
+	service := first(r.ddService, r.service, r.innerService, d.service)
+	source := first(r.source, d.source)
 	tagList := r.tags
-	if d.Tags != "" {
-		if tagList == "" {
-			tagList = d.Tags
+	if len(d.tags) > 0 {
+		if len(tagList) == 0 {
+			tagList = d.tags
 		} else {
-			tagList = d.Tags + "," + tagList
+			mark := len(b.tmp)
+			b.tmp = append(append(append(b.tmp, d.tags...), ','), tagList...)
+			tagList = b.tmp[mark:]
 		}
 	}
 	pt := b.parseTags(tagList)
-	for _, a := range pt.attrs {
-		tags.Put(attrs, a.k, a.v)
-	}
-	if r.env == "" {
-		r.env = pt.env
-	}
-	if r.version == "" {
-		r.version = pt.ver
-	}
+	env, version := first(r.env, pt.env), first(r.version, pt.ver)
 
+	lr := b.slice(host, service, env, version, source, pt).AppendEmpty()
+	attrs := lr.Attributes()
+	if n := len(b.attrs) + len(pt.attrs); n > 0 {
+		attrs.EnsureCapacity(n)
+		for i := range b.attrs {
+			a := &b.attrs[i]
+			b.setValue(attrs.PutEmpty(a.key), a.kind, a.raw)
+		}
+		for _, a := range pt.attrs {
+			tags.Put(attrs, a.k, a.v)
+		}
+	}
 	if r.hasBody {
-		lr.Body().SetStr(r.message)
+		lr.Body().SetStr(b.strs.string(r.message))
 	}
 	lr.SetObservedTimestamp(b.now)
 	if r.ts == 0 {
 		r.ts = b.now
 	}
 	lr.SetTimestamp(r.ts)
-	if r.status != "" {
-		lr.SetSeverityText(r.status)
-		lr.SetSeverityNumber(severity(r.status))
+	if len(r.status) > 0 {
+		lr.SetSeverityText(b.intern(r.status))
+		lr.SetSeverityNumber(severity(view(r.status)))
 	}
 	if b.t.TraceIDs {
 		if id, ok := parseTraceID(r.traceID, r.traceIDHigh); ok {
@@ -221,39 +278,34 @@ func (b *batch) add(obj *fastjson.Object, d Defaults) {
 			lr.SetSpanID(id)
 		}
 	}
-	lr.MoveTo(b.slice(r, tagList, pt).AppendEmpty())
 }
 
 // slice returns the record slice of the record's resource, creating it.
-func (b *batch) slice(r *record, tagList string, pt *parsedTags) plog.LogRecordSlice {
-	k := append(b.key[:0], r.host...)
+func (b *batch) slice(host, service, env, version, source []byte, pt *parsedTags) plog.LogRecordSlice {
+	k := append(b.key[:0], host...)
 	k = append(k, 0)
-	k = append(k, r.service...)
+	k = append(k, service...)
 	k = append(k, 0)
-	k = append(k, r.env...)
+	k = append(k, env...)
 	k = append(k, 0)
-	k = append(k, r.version...)
+	k = append(k, version...)
 	k = append(k, 0)
-	k = append(k, r.source...)
+	k = append(k, source...)
 	k = append(k, 0)
-	for _, a := range pt.res {
-		k = append(k, a.k...)
-		k = append(k, ':')
-		k = append(k, a.v...)
-		k = append(k, ',')
-	}
+	k = binary.LittleEndian.AppendUint32(k, pt.resID)
 	b.key = k
 	if s, ok := b.groups[string(k)]; ok {
 		return s
 	}
 	rl := b.ld.ResourceLogs().AppendEmpty()
 	ra := rl.Resource().Attributes()
-	putNonEmpty(ra, tags.Host, r.host)
-	putNonEmpty(ra, tags.Service, r.service)
-	putNonEmpty(ra, tags.Env, r.env)
-	putNonEmpty(ra, tags.Version, r.version)
+	ra.EnsureCapacity(5 + len(pt.res))
+	b.putNonEmpty(ra, tags.Host, host)
+	b.putNonEmpty(ra, tags.Service, service)
+	b.putNonEmpty(ra, tags.Env, env)
+	b.putNonEmpty(ra, tags.Version, version)
 	// The source names the integration that produced the logs.
-	putNonEmpty(ra, SourceAttr, r.source)
+	b.putNonEmpty(ra, SourceAttr, source)
 	for _, a := range pt.res {
 		tags.Put(ra, a.k, a.v)
 	}
@@ -264,18 +316,25 @@ func (b *batch) slice(r *record, tagList string, pt *parsedTags) plog.LogRecordS
 	return s
 }
 
-func (b *batch) parseTags(list string) *parsedTags {
-	if pt, ok := b.tagCache[list]; ok {
+func (b *batch) putNonEmpty(m pcommon.Map, k string, v []byte) {
+	if len(v) > 0 {
+		m.PutStr(k, b.intern(v))
+	}
+}
+
+func (b *batch) parseTags(list []byte) *parsedTags {
+	if pt, ok := b.tagCache[string(list)]; ok {
 		return pt
 	}
+	key := string(list)
 	pt := &parsedTags{}
-	tags.Each(list, func(k, v string) {
+	tags.Each(key, func(k, v string) {
 		switch k {
 		case "env":
-			pt.env = v
+			pt.env = []byte(v)
 			return
 		case "version":
-			pt.ver = v
+			pt.ver = []byte(v)
 			return
 		case "service", "host", "source":
 			// service and host come from their own fields; a tag repeating
@@ -288,211 +347,227 @@ func (b *batch) parseTags(list string) *parsedTags {
 		}
 		pt.attrs = append(pt.attrs, kv{k, v})
 	})
-	b.tagCache[list] = pt
+	res := b.tmp[len(b.tmp):]
+	for _, a := range pt.res {
+		res = append(append(append(append(res, a.k...), ':'), a.v...), ',')
+	}
+	id, ok := b.resIDs[string(res)]
+	if !ok {
+		id = uint32(len(b.resIDs))
+		b.resIDs[string(res)] = id
+	}
+	pt.resID = id
+	b.tagCache[key] = pt
 	return pt
 }
 
-// fields reads a log object's fields into r (the reserved ones) and attrs
-// (everything else). inner is set for the object decoded from a JSON
-// message, whose values take precedence where they are explicit.
-func (b *batch) fields(obj *fastjson.Object, r *record, attrs pcommon.Map, inner bool) {
-	obj.Visit(func(key []byte, v *fastjson.Value) {
-		switch string(key) {
-		case "message", "msg", "log":
-			if string(key) != "message" && !inner {
-				break
-			}
-			if v.Type() == fastjson.TypeString {
-				msg := v.GetStringBytes()
-				if !inner && b.t.DecodeJSONMessage && b.decodeJSONMessage(msg, r, attrs) {
-					return
-				}
-				r.message, r.hasBody = string(msg), true
-			} else {
-				r.message, r.hasBody = v.String(), true
-			}
-			return
-		case "status", "level", "severity", "lvl", "loglevel", "log.level", "syslog.severity":
-			s := b.statusText(v)
-			if inner && severity(s) == plog.SeverityNumberUnspecified {
-				break // e.g. an HTTP "status":200 in an access log: an attribute
-			}
-			if s != "" && (inner || r.status == "") {
-				r.status = s
-			}
-			return
-		case "timestamp", "@timestamp", "_timestamp", "Timestamp", "eventTime", "date", "time", "ts", "published_date", "syslog.timestamp":
-			if ts, ok := parseTimestamp(v); ok {
-				r.ts = ts
-				return
-			}
-		case "hostname", "host", "syslog.hostname":
-			if s := b.scalar(v); s != "" {
-				if inner {
-					r.innerHost = s
-				} else {
-					r.host = s
-				}
-				return
-			}
-		case "service", "syslog.appname":
-			if s := b.scalar(v); s != "" {
-				if inner {
-					r.innerService = s
-				} else {
-					r.service = s
-				}
-				return
-			}
-		case "ddsource":
-			r.source = b.scalar(v)
-			return
-		case "ddtags":
-			if s := b.scalar(v); s != "" {
-				if r.tags != "" {
-					r.tags += "," + s
-				} else {
-					r.tags = s
-				}
-			}
-			return
-		case "dd.trace_id", "trace_id", "otel.trace_id":
-			if b.t.TraceIDs {
-				if id := idBytes(v); len(id) > 0 && (len(r.traceID) == 0 || string(key) == "otel.trace_id") {
-					r.traceID = id
-				}
-				return
-			}
-		case "dd.span_id", "span_id", "otel.span_id":
-			if b.t.TraceIDs {
-				r.spanID = idBytes(v)
-				return
-			}
-		case "_dd.p.tid", "dd.p.tid":
-			if b.t.TraceIDs {
-				r.traceIDHigh = idBytes(v)
-				return
-			}
-		case "dd.service":
-			r.ddService = b.scalar(v)
-			return
-		case "dd.env":
-			r.env = b.scalar(v)
-			return
-		case "dd.version":
-			r.version = b.scalar(v)
-			return
-		case "dd":
-			// Log injection writes {"dd":{"trace_id":…,"span_id":…,"service":…}}.
-			if o, err := v.Object(); err == nil {
-				b.ddObject(o, r, attrs)
-				return
-			}
+// classify reads a log object's fields into r (the reserved ones) and
+// b.attrs (everything else). inner is set for the object decoded from a
+// JSON message, whose values take precedence where they are explicit.
+func (b *batch) classify(fs []field, r *record, inner bool) {
+	for i := range fs {
+		if f := &fs[i]; !b.reserved(f, r, inner) {
+			b.attrs = append(b.attrs, attr{key: b.intern(f.key), kind: f.kind, raw: f.raw})
 		}
-		setValue(attrs.PutEmpty(b.intern(key)), v)
-	})
+	}
 }
 
-func (b *batch) ddObject(o *fastjson.Object, r *record, attrs pcommon.Map) {
-	o.Visit(func(key []byte, v *fastjson.Value) {
-		switch string(key) {
+// reserved applies a field Datadog gives a meaning to and reports whether
+// it did; a field it does not take becomes an attribute.
+func (b *batch) reserved(f *field, r *record, inner bool) bool {
+	switch string(f.key) {
+	case "message", "msg", "log":
+		if string(f.key) != "message" && !inner {
+			return false
+		}
+		if f.kind != kindString {
+			r.message, r.hasBody = text(f), true
+			return true
+		}
+		if !inner && b.t.DecodeJSONMessage && b.decodeJSONMessage(f.raw, r) {
+			return true
+		}
+		r.message, r.hasBody = f.raw, true
+		return true
+	case "status", "level", "severity", "lvl", "loglevel", "log.level", "syslog.severity":
+		s := statusText(f)
+		if inner && severity(view(s)) == plog.SeverityNumberUnspecified {
+			return false // e.g. an HTTP "status":200 in an access log: an attribute
+		}
+		if len(s) > 0 && (inner || len(r.status) == 0) {
+			r.status = s
+		}
+		return true
+	case "timestamp", "@timestamp", "_timestamp", "Timestamp", "eventTime", "date", "time", "ts", "published_date", "syslog.timestamp":
+		ts, ok := parseTimestamp(f)
+		if ok {
+			r.ts = ts
+		}
+		return ok
+	case "hostname", "host", "syslog.hostname":
+		s := scalar(f)
+		if len(s) == 0 {
+			return false
+		}
+		if inner {
+			r.innerHost = s
+		} else {
+			r.host = s
+		}
+		return true
+	case "service", "syslog.appname":
+		s := scalar(f)
+		if len(s) == 0 {
+			return false
+		}
+		if inner {
+			r.innerService = s
+		} else {
+			r.service = s
+		}
+		return true
+	case "ddsource":
+		r.source = scalar(f)
+		return true
+	case "ddtags":
+		if s := scalar(f); len(s) > 0 {
+			r.tags = b.joinTags(r.tags, s)
+		}
+		return true
+	case "dd.trace_id", "trace_id", "otel.trace_id":
+		if !b.t.TraceIDs {
+			return false
+		}
+		if id := idBytes(f); len(id) > 0 && (len(r.traceID) == 0 || string(f.key) == "otel.trace_id") {
+			r.traceID = id
+		}
+		return true
+	case "dd.span_id", "span_id", "otel.span_id":
+		if !b.t.TraceIDs {
+			return false
+		}
+		r.spanID = idBytes(f)
+		return true
+	case "_dd.p.tid", "dd.p.tid":
+		if !b.t.TraceIDs {
+			return false
+		}
+		r.traceIDHigh = idBytes(f)
+		return true
+	case "dd.service":
+		r.ddService = scalar(f)
+		return true
+	case "dd.env":
+		r.env = scalar(f)
+		return true
+	case "dd.version":
+		r.version = scalar(f)
+		return true
+	case "dd":
+		// Log injection writes {"dd":{"trace_id":…,"span_id":…,"service":…}}.
+		if f.kind != kindObject {
+			return false
+		}
+		b.ddObject(f.raw, r)
+		return true
+	}
+	return false
+}
+
+// joinTags appends a tag list to another, in tmp.
+func (b *batch) joinTags(list, more []byte) []byte {
+	if len(list) == 0 {
+		return more
+	}
+	mark := len(b.tmp)
+	b.tmp = append(append(append(b.tmp, list...), ','), more...)
+	return b.tmp[mark:]
+}
+
+func (b *batch) ddObject(raw []byte, r *record) {
+	s := scanner{buf: raw, tmp: &b.tmp}
+	b.dd = s.object(b.dd[:0])
+	for i := range b.dd {
+		f := &b.dd[i]
+		switch string(f.key) {
 		case "trace_id":
 			if b.t.TraceIDs {
-				r.traceID = idBytes(v)
-				return
+				r.traceID = idBytes(f)
+				continue
 			}
 		case "span_id":
 			if b.t.TraceIDs {
-				r.spanID = idBytes(v)
-				return
+				r.spanID = idBytes(f)
+				continue
 			}
 		case "service":
-			r.ddService = b.scalar(v)
-			return
+			r.ddService = scalar(f)
+			continue
 		case "env":
-			r.env = b.scalar(v)
-			return
+			r.env = scalar(f)
+			continue
 		case "version":
-			r.version = b.scalar(v)
-			return
+			r.version = scalar(f)
+			continue
 		}
-		setValue(attrs.PutEmpty("dd."+string(key)), v)
-	})
+		b.key = append(append(b.key[:0], "dd."...), f.key...)
+		b.attrs = append(b.attrs, attr{key: b.intern(b.key), kind: f.kind, raw: f.raw})
+	}
 }
 
 // decodeJSONMessage lifts the fields of a message that is a JSON object;
 // it reports false (message kept as is) when the message is not one.
-func (b *batch) decodeJSONMessage(msg []byte, r *record, attrs pcommon.Map) bool {
+func (b *batch) decodeJSONMessage(msg []byte, r *record) bool {
 	if len(msg) < 2 || msg[0] != '{' {
 		return false
 	}
-	v, err := b.inner.ParseBytes(msg)
-	if err != nil {
-		return false
-	}
-	o, err := v.Object()
-	if err != nil {
+	s := scanner{buf: msg, tmp: &b.tmp}
+	b.inner = s.object(b.inner[:0])
+	if s.err != nil || !s.atEnd() {
 		return false
 	}
 	b.innerRec = record{}
 	inner := &b.innerRec
-	b.fields(o, inner, attrs, true)
+	b.classify(b.inner, inner, true)
 	if inner.hasBody {
 		r.message, r.hasBody = inner.message, true
 	} else {
-		r.message, r.hasBody = string(msg), true
+		r.message, r.hasBody = msg, true
 	}
-	if inner.status != "" {
+	if len(inner.status) > 0 {
 		r.status = inner.status
 	}
 	if inner.ts != 0 {
 		r.ts = inner.ts
 	}
-	for _, f := range []struct {
-		dst *string
-		src string
-	}{
-		{&r.innerHost, inner.innerHost}, {&r.innerService, inner.innerService}, {&r.ddService, inner.ddService},
-		{&r.env, inner.env}, {&r.version, inner.version}, {&r.source, inner.source},
+	for _, f := range [...]struct{ dst, src *[]byte }{
+		{&r.innerHost, &inner.innerHost}, {&r.innerService, &inner.innerService}, {&r.ddService, &inner.ddService},
+		{&r.env, &inner.env}, {&r.version, &inner.version}, {&r.source, &inner.source},
+		{&r.traceID, &inner.traceID}, {&r.spanID, &inner.spanID}, {&r.traceIDHigh, &inner.traceIDHigh},
 	} {
-		if f.src != "" {
-			*f.dst = f.src
+		if len(*f.src) > 0 {
+			*f.dst = *f.src
 		}
 	}
-	for _, f := range []struct {
-		dst *[]byte
-		src []byte
-	}{
-		{&r.traceID, inner.traceID}, {&r.spanID, inner.spanID}, {&r.traceIDHigh, inner.traceIDHigh},
-	} {
-		if len(f.src) > 0 {
-			*f.dst = f.src
-		}
-	}
-	if inner.tags != "" {
-		if r.tags != "" {
-			r.tags += "," + inner.tags
-		} else {
-			r.tags = inner.tags
-		}
+	if len(inner.tags) > 0 {
+		r.tags = b.joinTags(r.tags, inner.tags)
 	}
 	return true
 }
 
 // parseTimestamp reads epoch numbers (s, ms, µs or ns, told apart by
 // magnitude) and RFC 3339 strings.
-func parseTimestamp(v *fastjson.Value) (pcommon.Timestamp, bool) {
-	var f float64
-	switch v.Type() {
-	case fastjson.TypeNumber:
-		f = v.GetFloat64()
-	case fastjson.TypeString:
-		s := string(v.GetStringBytes())
-		if n, err := strconv.ParseFloat(s, 64); err == nil {
-			f = n
+func parseTimestamp(f *field) (pcommon.Timestamp, bool) {
+	var v float64
+	switch f.kind {
+	case kindNumber:
+		v = float(f.raw)
+	case kindString:
+		if n, err := strconv.ParseFloat(view(f.raw), 64); err == nil {
+			v = n
 			break
 		}
-		t, err := time.Parse(time.RFC3339Nano, s)
+		t, err := time.Parse(time.RFC3339Nano, view(f.raw))
 		if err != nil {
 			return 0, false
 		}
@@ -501,72 +576,95 @@ func parseTimestamp(v *fastjson.Value) (pcommon.Timestamp, bool) {
 		return 0, false
 	}
 	switch {
-	case f <= 0:
+	case v <= 0 || math.IsNaN(v):
 		return 0, false
-	case f >= 1e17:
-		return pcommon.Timestamp(f), true
-	case f >= 1e14:
-		return pcommon.Timestamp(f * 1e3), true
-	case f >= 1e11:
+	case v >= 1e17:
+		return pcommon.Timestamp(v), true
+	case v >= 1e14:
+		return pcommon.Timestamp(v * 1e3), true
+	case v >= 1e11:
 		// Datadog's own unit: milliseconds.
-		return pcommon.Timestamp(int64(f) * 1e6), true
+		return pcommon.Timestamp(int64(v) * 1e6), true
 	default:
-		return pcommon.Timestamp(f * 1e9), true
+		return pcommon.Timestamp(v * 1e9), true
 	}
 }
 
 // setValue stores a JSON value with its type: integers as Int, other
 // numbers as Double, objects as Map, arrays as Slice, null as empty.
-func setValue(dst pcommon.Value, v *fastjson.Value) {
-	switch v.Type() {
-	case fastjson.TypeString:
-		dst.SetStr(string(v.GetStringBytes()))
-	case fastjson.TypeNumber:
-		// Whole numbers are Int; v.Int64 is only asked beyond float64's
-		// exact range, as its error path allocates.
-		f := v.GetFloat64()
-		switch {
-		case f != math.Trunc(f) || math.IsInf(f, 0):
-			dst.SetDouble(f)
-		case math.Abs(f) < 1<<53:
-			dst.SetInt(int64(f))
-		default:
-			if i, err := v.Int64(); err == nil {
-				dst.SetInt(i)
-			} else {
-				dst.SetDouble(f)
-			}
-		}
-	case fastjson.TypeTrue:
+func (b *batch) setValue(dst pcommon.Value, k kind, raw []byte) {
+	switch k {
+	case kindString:
+		dst.SetStr(b.strs.string(raw))
+	case kindNumber:
+		setNumber(dst, raw)
+	case kindTrue:
 		dst.SetBool(true)
-	case fastjson.TypeFalse:
+	case kindFalse:
 		dst.SetBool(false)
-	case fastjson.TypeObject:
-		m := dst.SetEmptyMap()
-		o, _ := v.Object()
-		m.EnsureCapacity(o.Len())
-		o.Visit(func(key []byte, cv *fastjson.Value) { setValue(m.PutEmpty(string(key)), cv) })
-	case fastjson.TypeArray:
-		s := dst.SetEmptySlice()
-		arr, _ := v.Array()
-		s.EnsureCapacity(len(arr))
-		for _, e := range arr {
-			setValue(s.AppendEmpty(), e)
-		}
+	case kindObject, kindArray:
+		s := scanner{buf: raw, tmp: &b.tmp}
+		b.build(dst, &s)
 	}
 }
 
-func first(vs ...string) string {
+// build stores the (already validated) value at s.pos, recursively.
+func (b *batch) build(dst pcommon.Value, s *scanner) {
+	switch k := s.kindAt(); k {
+	case kindObject:
+		m := dst.SetEmptyMap()
+		s.pos++
+		if s.peek() == '}' {
+			s.pos++
+			return
+		}
+		for s.err == nil && s.peek() == '"' {
+			key := s.str()
+			if s.peek() != ':' {
+				s.fail("expected ':'")
+				return
+			}
+			s.pos++
+			b.build(m.PutEmpty(b.intern(key)), s)
+			if s.peek() != ',' {
+				s.pos++
+				return
+			}
+			s.pos++
+		}
+	case kindArray:
+		sl := dst.SetEmptySlice()
+		s.array(func(int) { b.build(sl.AppendEmpty(), s) })
+	default:
+		_, raw := s.value(maxDepth)
+		b.setValue(dst, k, raw)
+	}
+}
+
+// setNumber keeps whole numbers as Int (within int64, or when the value is
+// exact in a float64) and the rest as Double.
+func setNumber(dst pcommon.Value, num []byte) {
+	if isInt(num) {
+		if i, err := strconv.ParseInt(view(num), 10, 64); err == nil {
+			dst.SetInt(i)
+			return
+		}
+		dst.SetDouble(float(num))
+		return
+	}
+	f := float(num)
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		dst.SetInt(int64(f))
+		return
+	}
+	dst.SetDouble(f)
+}
+
+func first(vs ...[]byte) []byte {
 	for _, v := range vs {
-		if v != "" {
+		if len(v) > 0 {
 			return v
 		}
 	}
-	return ""
-}
-
-func putNonEmpty(m pcommon.Map, k, v string) {
-	if v != "" {
-		m.PutStr(k, v)
-	}
+	return nil
 }
