@@ -42,8 +42,7 @@ const ScopeName = "datadog"
 // A batch's lists, maps and scratch grow to a payload's size; they are
 // reused by the next request rather than regrown.
 var batches = freelist.New(4*runtime.GOMAXPROCS(0), func() *batch {
-	return &batch{groups: map[string]plog.LogRecordSlice{}, tagCache: map[string]*parsedTags{},
-		resIDs: map[string]uint32{}, interned: map[string]string{}}
+	return &batch{groups: map[string]plog.LogRecordSlice{}, tags: map[string]*batchTags{}, interned: map[string]string{}}
 })
 
 // Translate decodes a JSON array of log objects (or one object) and returns
@@ -107,15 +106,12 @@ type record struct {
 	message                                   []byte
 }
 
-type kv struct{ k, v string }
-
-// parsedTags is a ddtags list split into resource attributes and record
-// attributes; a payload usually repeats one list, so it is parsed once.
-type parsedTags struct {
-	res, attrs []kv
-	env, ver   []byte
-	// resID is shared by every list with the same resource tags.
-	resID uint32
+// batchTags is a tag list as one batch uses it: records that share a list
+// mostly share host and service too, so the last resource is remembered.
+type batchTags struct {
+	*parsedTags
+	lastKey []byte
+	last    plog.LogRecordSlice
 }
 
 // attr is a field that becomes a record attribute, in document order.
@@ -133,8 +129,7 @@ type batch struct {
 	// groups maps host, service, env, version, source and resource tags
 	// to their records.
 	groups   map[string]plog.LogRecordSlice
-	tagCache map[string]*parsedTags
-	resIDs   map[string]uint32
+	tags     map[string]*batchTags
 	// interned holds the keys and repeated values (status, resource
 	// values) of this batch, so each is allocated once, not per record.
 	interned map[string]string
@@ -149,8 +144,7 @@ type batch struct {
 
 func (b *batch) release() {
 	clear(b.groups)
-	clear(b.tagCache)
-	clear(b.resIDs)
+	clear(b.tags)
 	clear(b.interned)
 	// The records keep the arena's blocks; the next batch starts its own.
 	b.strs = arena{}
@@ -243,7 +237,7 @@ func (b *batch) add(fs []field) {
 			tagList = b.tmp[mark:]
 		}
 	}
-	pt := b.parseTags(tagList)
+	pt := b.tagsOf(tagList)
 	env, version := first(r.env, pt.env), first(r.version, pt.ver)
 
 	lr := b.slice(host, service, env, version, source, pt).AppendEmpty()
@@ -281,7 +275,7 @@ func (b *batch) add(fs []field) {
 }
 
 // slice returns the record slice of the record's resource, creating it.
-func (b *batch) slice(host, service, env, version, source []byte, pt *parsedTags) plog.LogRecordSlice {
+func (b *batch) slice(host, service, env, version, source []byte, pt *batchTags) plog.LogRecordSlice {
 	k := append(b.key[:0], host...)
 	k = append(k, 0)
 	k = append(k, service...)
@@ -292,11 +286,22 @@ func (b *batch) slice(host, service, env, version, source []byte, pt *parsedTags
 	k = append(k, 0)
 	k = append(k, source...)
 	k = append(k, 0)
-	k = binary.LittleEndian.AppendUint32(k, pt.resID)
 	b.key = k
-	if s, ok := b.groups[string(k)]; ok {
-		return s
+	if pt.lastKey != nil && string(pt.lastKey) == string(k) {
+		return pt.last
 	}
+	k = binary.LittleEndian.AppendUint64(k, pt.resID)
+	s, ok := b.groups[string(k)]
+	if !ok {
+		s = b.newResource(host, service, env, version, source, pt.parsedTags)
+		b.groups[string(k)] = s
+	}
+	pt.lastKey = append(pt.lastKey[:0], k[:len(k)-8]...)
+	pt.last = s
+	return s
+}
+
+func (b *batch) newResource(host, service, env, version, source []byte, pt *parsedTags) plog.LogRecordSlice {
 	rl := b.ld.ResourceLogs().AppendEmpty()
 	ra := rl.Resource().Attributes()
 	ra.EnsureCapacity(5 + len(pt.res))
@@ -311,54 +316,28 @@ func (b *batch) slice(host, service, env, version, source []byte, pt *parsedTags
 	}
 	sl := rl.ScopeLogs().AppendEmpty()
 	sl.Scope().SetName(ScopeName)
+	// Resources hold a few records each in agent payloads: room for four
+	// is one allocation where growing one by one would be three.
 	s := sl.LogRecords()
-	b.groups[string(k)] = s
+	s.EnsureCapacity(4)
 	return s
 }
 
 func (b *batch) putNonEmpty(m pcommon.Map, k string, v []byte) {
 	if len(v) > 0 {
-		m.PutStr(k, b.intern(v))
+		m.PutStr(k, b.strs.string(v))
 	}
 }
 
-func (b *batch) parseTags(list []byte) *parsedTags {
-	if pt, ok := b.tagCache[string(list)]; ok {
-		return pt
+// tagsOf returns a tag list's parsed form and this batch's cache of the
+// resource its last record went to.
+func (b *batch) tagsOf(list []byte) *batchTags {
+	if bt, ok := b.tags[string(list)]; ok {
+		return bt
 	}
-	key := string(list)
-	pt := &parsedTags{}
-	tags.Each(key, func(k, v string) {
-		switch k {
-		case "env":
-			pt.env = []byte(v)
-			return
-		case "version":
-			pt.ver = []byte(v)
-			return
-		case "service", "host", "source":
-			// service and host come from their own fields; a tag repeating
-			// them stays a record attribute.
-		default:
-			if rk, ok := tags.ResourceKey(k); ok {
-				pt.res = append(pt.res, kv{rk, v})
-				return
-			}
-		}
-		pt.attrs = append(pt.attrs, kv{k, v})
-	})
-	res := b.tmp[len(b.tmp):]
-	for _, a := range pt.res {
-		res = append(append(append(append(res, a.k...), ':'), a.v...), ',')
-	}
-	id, ok := b.resIDs[string(res)]
-	if !ok {
-		id = uint32(len(b.resIDs))
-		b.resIDs[string(res)] = id
-	}
-	pt.resID = id
-	b.tagCache[key] = pt
-	return pt
+	bt := &batchTags{parsedTags: lookupTags(list)}
+	b.tags[string(list)] = bt
+	return bt
 }
 
 // classify reads a log object's fields into r (the reserved ones) and
