@@ -324,6 +324,13 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 type pooledReader struct {
 	io.Reader
 	put func()
+	n   int64 // bytes read
+}
+
+func (p *pooledReader) Read(b []byte) (int, error) {
+	n, err := p.Reader.Read(b)
+	p.n += int64(n)
+	return n, err
 }
 
 func (p *pooledReader) Close() error {
@@ -334,10 +341,17 @@ func (p *pooledReader) Close() error {
 	return nil
 }
 
-var gzipPool, zlibPool, zstdPool sync.Pool
+// Decoders are kept across garbage collections (a sync.Pool empties at
+// each one): a zstd decoder's history and a flate reader's window cost
+// more to allocate and fault in again than a body costs to decompress.
+var (
+	gzipPool = freelist.New(2*runtime.GOMAXPROCS(0), func() *gzip.Reader { return nil })
+	zlibPool = freelist.New(2*runtime.GOMAXPROCS(0), func() io.ReadCloser { return nil })
+	zstdPool = freelist.New(2*runtime.GOMAXPROCS(0), func() *zstd.Decoder { return nil })
+)
 
 func gzipDecoder(body io.ReadCloser) (io.ReadCloser, error) {
-	zr, _ := gzipPool.Get().(*gzip.Reader)
+	zr := gzipPool.Get()
 	var err error
 	if zr == nil {
 		zr, err = gzip.NewReader(body)
@@ -352,7 +366,7 @@ func gzipDecoder(body io.ReadCloser) (io.ReadCloser, error) {
 
 // zlibDecoder serves "deflate", which Datadog Agents send as zlib.
 func zlibDecoder(body io.ReadCloser) (io.ReadCloser, error) {
-	if zr, ok := zlibPool.Get().(io.ReadCloser); ok {
+	if zr := zlibPool.Get(); zr != nil {
 		if err := zr.(zlib.Resetter).Reset(body, nil); err != nil {
 			return nil, err
 		}
@@ -369,8 +383,11 @@ func zlibDecoder(body io.ReadCloser) (io.ReadCloser, error) {
 // whatever its header claims.
 const zstdMaxWindow = 32 << 20
 
+// zstdKeepBelow is the largest body after which a zstd decoder is reused.
+const zstdKeepBelow = 8 << 20
+
 func zstdDecoder(body io.ReadCloser) (io.ReadCloser, error) {
-	zr, _ := zstdPool.Get().(*zstd.Decoder)
+	zr := zstdPool.Get()
 	var err error
 	if zr == nil {
 		zr, err = zstd.NewReader(body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow),
@@ -383,6 +400,13 @@ func zstdDecoder(body io.ReadCloser) (io.ReadCloser, error) {
 	}
 	// Not Reset(nil) on release: that frees the history ring, which the
 	// next request would allocate again (a fifth of the bytes a logs
-	// request allocated).
-	return &pooledReader{Reader: zr, put: func() { zstdPool.Put(zr) }}, nil
+	// request allocated). A decoder that served a large body may hold a
+	// large window: it is dropped rather than kept.
+	p := &pooledReader{Reader: zr}
+	p.put = func() {
+		if p.n <= zstdKeepBelow {
+			zstdPool.Put(zr)
+		}
+	}
+	return p, nil
 }
