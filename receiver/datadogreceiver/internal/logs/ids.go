@@ -95,6 +95,9 @@ func parseHex64(s []byte) (uint64, bool) {
 
 // parseDecimal128 parses an unsigned decimal of up to 128 bits.
 func parseDecimal128(s []byte) (hi, lo uint64, ok bool) {
+	if v, ok := decimal(s, 19); ok {
+		return 0, v, true
+	}
 	for i := 0; i < len(s); i++ {
 		d := uint64(s[i] - '0')
 		// (hi,lo) = (hi,lo)*10 + d, failing on overflow.

@@ -133,6 +133,7 @@ type batch struct {
 	// interned holds the keys and repeated values (status, resource
 	// values) of this batch, so each is allocated once, not per record.
 	interned map[string]string
+	recent   [64]string
 	strs     arena
 	// Reused per record: the object's fields, a JSON message's fields, a
 	// "dd" object's fields, the attributes found in them, scratch.
@@ -146,6 +147,7 @@ func (b *batch) release() {
 	clear(b.groups)
 	clear(b.tags)
 	clear(b.interned)
+	clear(b.recent[:])
 	// The records keep the arena's blocks; the next batch starts its own.
 	b.strs = arena{}
 	b.ld = plog.Logs{}
@@ -159,11 +161,21 @@ func (b *batch) release() {
 }
 
 func (b *batch) intern(v []byte) string {
-	if s, ok := b.interned[string(v)]; ok {
-		return s
+	if len(v) == 0 {
+		return ""
 	}
-	s := string(v)
-	b.interned[s] = s
+	// A payload repeats a few keys and levels: a direct-mapped slot answers
+	// most lookups with one comparison instead of hashing.
+	slot := &b.recent[(uint(len(v))*31+uint(v[0])*7+uint(v[len(v)-1]))%uint(len(b.recent))]
+	if *slot == string(v) {
+		return *slot
+	}
+	s, ok := b.interned[string(v)]
+	if !ok {
+		s = string(v)
+		b.interned[s] = s
+	}
+	*slot = s
 	return s
 }
 
@@ -623,6 +635,10 @@ func (b *batch) build(dst pcommon.Value, s *scanner) {
 // setNumber keeps whole numbers as Int (within int64, or when the value is
 // exact in a float64) and the rest as Double.
 func setNumber(dst pcommon.Value, num []byte) {
+	if i, ok := smallInt(num, 18); ok {
+		dst.SetInt(i)
+		return
+	}
 	if isInt(num) {
 		if i, err := strconv.ParseInt(view(num), 10, 64); err == nil {
 			dst.SetInt(i)
