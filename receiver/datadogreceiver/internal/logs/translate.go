@@ -128,8 +128,8 @@ type batch struct {
 	def defaults
 	// groups maps host, service, env, version, source and resource tags
 	// to their records.
-	groups   map[string]plog.LogRecordSlice
-	tags     map[string]*batchTags
+	groups map[string]plog.LogRecordSlice
+	tags   map[string]*batchTags
 	// interned holds the keys and repeated values (status, resource
 	// values) of this batch, so each is allocated once, not per record.
 	interned map[string]string
