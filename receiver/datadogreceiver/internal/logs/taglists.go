@@ -11,6 +11,7 @@ type kv struct{ k, v string }
 // parsedTags is a ddtags list split into resource attributes and record
 // attributes. It is immutable once made and shared by every request.
 type parsedTags struct {
+	list       string
 	res, attrs []kv
 	env, ver   []byte
 	// resID is shared by every list with the same resource tags, so
@@ -68,7 +69,7 @@ func lookupTags(list []byte) *parsedTags {
 }
 
 func parseTags(list string) *parsedTags {
-	pt := &parsedTags{}
+	pt := &parsedTags{list: list}
 	tags.Each(list, func(k, v string) {
 		switch k {
 		case "env":

@@ -348,7 +348,7 @@ func (b *batch) tagsOf(list []byte) *batchTags {
 		return bt
 	}
 	bt := &batchTags{parsedTags: lookupTags(list)}
-	b.tags[string(list)] = bt
+	b.tags[bt.list] = bt // the shared list's string: no copy per batch
 	return bt
 }
 
