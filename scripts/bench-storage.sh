@@ -4,9 +4,11 @@
 # for DURATION at a closed loop, then counts the rows that landed and how
 # long they took, and reports the collector's peak memory.
 #   scripts/bench-storage.sh            (after `make build libchdb`)
+#   KINDS=logs_zstd DURATION=60s scripts/bench-storage.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-30s}"
+CONFIG="${CONFIG:-testdata/perf/store.yaml}"
 PERF="${PERF:-../shared/perf}"
 PERFH="${PERFH:-/tmp/otelhouse-perf}"
 LOADGEN="$PERFH/loadgen"
@@ -17,10 +19,10 @@ export OTELHOUSE_LIBCHDB
 
 sql() { curl -s 127.0.0.1:18123/ --data-binary "$1"; }
 
-for kind in traces_v04 logs_zstd; do
+for kind in ${KINDS:-traces_v04 logs_zstd}; do
   table=otel_traces; [[ $kind == logs_* ]] && table=otel_logs
   export OTELHOUSE_DATA_DIR; OTELHOUSE_DATA_DIR="$(mktemp -d)"
-  bin/otelhouse --config testdata/perf/store.yaml --feature-gates=receiver.datadog >"$OTELHOUSE_DATA_DIR/collector.log" 2>&1 &
+  bin/otelhouse --config "$CONFIG" --feature-gates=receiver.datadog >"$OTELHOUSE_DATA_DIR/collector.log" 2>&1 &
   pid=$!
   "$LOADGEN" wait --target http://127.0.0.1:18126 --timeout 60s >/dev/null
   until sql "SELECT 1" >/dev/null 2>&1 && [[ "$(sql "EXISTS TABLE otel.$table")" == 1 ]]; do sleep 0.5; done
