@@ -213,6 +213,21 @@ func TestCompressions(t *testing.T) {
 	assert.Equal(t, 10, h.logs.LogRecordCount())
 	assert.Equal(t, 5, h.traces.SpanCount())
 
+	// Decoders are reused: one that failed half-way through a corrupt body
+	// must decode the next body whole.
+	for _, enc := range []string{"gzip", "deflate", "zstd"} {
+		for i := 0; i < 3; i++ {
+			good := compress(t, enc, []byte(logsBody))
+			bad := append([]byte(nil), good[:len(good)*2/3]...)
+			bad = append(bad, bytes.Repeat([]byte{0x5a}, 16)...)
+			status, _, _ := h.do(t, http.MethodPost, "/api/v2/logs", bad, "Content-Encoding", enc)
+			assert.Equal(t, http.StatusBadRequest, status, enc)
+			status, resp, _ := h.do(t, http.MethodPost, "/api/v2/logs", good, "Content-Encoding", enc)
+			assert.Equal(t, http.StatusAccepted, status, enc+": "+resp)
+		}
+	}
+	assert.Equal(t, 10+3*3*2, h.logs.LogRecordCount())
+
 	status, resp, _ := h.do(t, http.MethodPost, "/api/v2/logs", []byte("not gzip"), "Content-Encoding", "gzip")
 	assert.Equal(t, http.StatusBadRequest, status, resp)
 	status, _, _ = h.do(t, http.MethodPost, "/api/v2/logs", []byte(logsBody), "Content-Encoding", "br")
