@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,14 @@ func TestAgentPayloadGolden(t *testing.T) {
 	}
 	want, err := golden.ReadLogs(path)
 	require.NoError(t, err)
+	require.NoError(t, plogtest.CompareLogs(want, ld, plogtest.IgnoreResourceLogsOrder()))
+
+	// The records keep their strings after the batch that made them is
+	// reused for other payloads.
+	for i := 0; i < 3; i++ {
+		_, err := on.Translate(benchLogs(), Defaults{}, now)
+		require.NoError(t, err)
+	}
 	require.NoError(t, plogtest.CompareLogs(want, ld, plogtest.IgnoreResourceLogsOrder()))
 }
 
@@ -200,4 +209,26 @@ func FuzzTranslateLogs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		_, _ = on.Translate(body, Defaults{Tags: "a:b"}, now)
 	})
+}
+
+// TestConcurrentBatchesAgree translates one payload from several
+// goroutines at once: the tag-list cache and the batch free list are
+// shared, and every result must equal the sequential one.
+func TestConcurrentBatchesAgree(t *testing.T) {
+	body := benchLogs()
+	want, err := on.Translate(body, Defaults{Tags: "team:core"}, now)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	results := make([]plog.Logs, 8)
+	for i := range results {
+		wg.Go(func() {
+			for k := 0; k < 5; k++ {
+				results[i], _ = on.Translate(body, Defaults{Tags: "team:core"}, now)
+			}
+		})
+	}
+	wg.Wait()
+	for _, got := range results {
+		require.NoError(t, plogtest.CompareLogs(want, got))
+	}
 }
