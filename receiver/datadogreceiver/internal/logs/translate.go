@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
@@ -253,16 +254,18 @@ func (b *batch) add(fs []field) {
 	env, version := first(r.env, pt.env), first(r.version, pt.ver)
 
 	lr := b.slice(host, service, env, version, source, pt).AppendEmpty()
-	attrs := lr.Attributes()
 	if n := len(b.attrs) + len(pt.attrs); n > 0 {
-		attrs.EnsureCapacity(n)
+		attrs := lr.Attributes()
+		attrs.EnsureCapacity(min(n, 64))
+		w := attrmap.NewWriter(attrs)
 		for i := range b.attrs {
 			a := &b.attrs[i]
-			b.setValue(attrs.PutEmpty(a.key), a.kind, a.raw)
+			b.setValue(w.Put(a.key), a.kind, a.raw)
 		}
 		for _, a := range pt.attrs {
-			tags.Put(attrs, a.k, a.v)
+			w.AddTag(a.k, a.v)
 		}
+		w.Flush()
 	}
 	if r.hasBody {
 		lr.Body().SetStr(b.strs.string(r.message))
@@ -603,7 +606,8 @@ func (b *batch) setValue(dst pcommon.Value, k kind, raw []byte) {
 func (b *batch) build(dst pcommon.Value, s *scanner) {
 	switch k := s.kindAt(); k {
 	case kindObject:
-		m := dst.SetEmptyMap()
+		w := attrmap.NewWriter(dst.SetEmptyMap())
+		defer w.Flush()
 		s.pos++
 		if s.peek() == '}' {
 			s.pos++
@@ -616,7 +620,7 @@ func (b *batch) build(dst pcommon.Value, s *scanner) {
 				return
 			}
 			s.pos++
-			b.build(m.PutEmpty(b.intern(key)), s)
+			b.build(w.Put(b.intern(key)), s)
 			if s.peek() != ',' {
 				s.pos++
 				return

@@ -1,9 +1,11 @@
 package logs
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -231,4 +233,29 @@ func TestConcurrentBatchesAgree(t *testing.T) {
 	for _, got := range results {
 		require.NoError(t, plogtest.CompareLogs(want, got))
 	}
+}
+
+// TestWideRecordsAreLinear: a record with 50,000 fields, an object of
+// 50,000 members and a tag repeated 30,000 times keeps them all (pdata's
+// own puts are quadratic: seconds for this, hours at the body limit).
+func TestWideRecordsAreLinear(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString(`[{"message":"m"`)
+	for i := 0; i < 50000; i++ {
+		fmt.Fprintf(&sb, `,"k%d":%d`, i, i)
+	}
+	sb.WriteString(`,"nested":{`)
+	for i := 0; i < 50000; i++ {
+		fmt.Fprintf(&sb, `"n%d":"v",`, i)
+	}
+	sb.WriteString(`"last":true}}]`)
+	lr, _ := one(t, on, sb.String(), Defaults{Tags: strings.Repeat("team:x,", 30000)})
+	attrs := lr.Attributes()
+	assert.Equal(t, 50000+2, attrs.Len()) // the fields, nested, team
+	v, _ := attrs.Get("k49999")
+	assert.Equal(t, int64(49999), v.Int())
+	nested, _ := attrs.Get("nested")
+	assert.Equal(t, 50001, nested.Map().Len())
+	team, _ := attrs.Get("team")
+	assert.Equal(t, 30000, team.Slice().Len())
 }

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -80,6 +81,7 @@ func (b *builder) metric(s *series) pmetric.Metric {
 		k = append(k, 0)
 	}
 	resTags := 0
+	w := attrmap.NewWriter(b.attrs)
 	for _, t := range s.tags {
 		key, v := tags.Split(t)
 		if _, ok := tags.ResourceKey(key); ok {
@@ -88,33 +90,38 @@ func (b *builder) metric(s *series) pmetric.Metric {
 			resTags++
 			continue
 		}
-		tags.Put(b.attrs, key, v)
+		w.AddTag(key, v)
 	}
+	w.Flush()
 	b.key = k
 	slice, ok := b.res[string(k)]
 	if !ok {
 		rm := b.md.ResourceMetrics().AppendEmpty()
 		ra := rm.Resource().Attributes()
-		putNonEmpty(ra, tags.Host, s.host)
+		host := s.host
+		for _, r := range s.resources {
+			if r[0] == "host" && host == "" {
+				host = r[1]
+			}
+		}
+		putNonEmpty(ra, tags.Host, host)
 		putNonEmpty(ra, "datadog.device", s.device)
 		putNonEmpty(ra, "datadog.source_type_name", s.sourceType)
+		rw := attrmap.NewWriter(ra)
 		for _, r := range s.resources {
-			if r[0] == "host" {
-				if _, exists := ra.Get(tags.Host); !exists {
-					ra.PutStr(tags.Host, r[1])
-				}
-				continue
+			if r[0] != "host" {
+				rw.AddTag("datadog.resource."+r[0], r[1])
 			}
-			tags.Put(ra, "datadog.resource."+r[0], r[1])
 		}
 		if resTags > 0 {
 			for _, t := range s.tags {
 				key, v := tags.Split(t)
 				if rk, ok := tags.ResourceKey(key); ok {
-					tags.Put(ra, rk, v)
+					rw.AddTag(rk, v)
 				}
 			}
 		}
+		rw.Flush()
 		sm := rm.ScopeMetrics().AppendEmpty()
 		sm.Scope().SetName(ScopeName)
 		slice = sm.Metrics()

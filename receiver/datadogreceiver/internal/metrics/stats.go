@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -155,11 +156,13 @@ func groupAttrs(b *builder, g *pb.ClientGroupedStats) {
 	case pb.Trilean_FALSE:
 		a.PutBool("is_trace_root", false)
 	}
+	w := attrmap.NewWriter(a)
 	for _, t := range g.PeerTags {
 		if k, v := tags.Split(t); k != "" {
-			a.PutStr(k, v)
+			w.PutStr(k, v)
 		}
 	}
+	w.Flush()
 }
 
 func decodeSketch(raw []byte) (*ddsketch.DDSketch, error) {

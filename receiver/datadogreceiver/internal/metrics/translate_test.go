@@ -1,8 +1,10 @@
 package metrics
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/DataDog/agent-payload/v5/gogen"
@@ -186,4 +188,24 @@ func TestCheckRuns(t *testing.T) {
 		_, err := CheckRuns([]byte(bad))
 		assert.Error(t, err, bad)
 	}
+}
+
+// TestWideSeriesAreLinear: a series with 100,000 distinct tags and as many
+// resources keeps them all (pdata's own puts are quadratic: minutes).
+func TestWideSeriesAreLinear(t *testing.T) {
+	var tagList, resources strings.Builder
+	for i := 0; i < 100000; i++ {
+		fmt.Fprintf(&tagList, `"t%d:v",`, i)
+		fmt.Fprintf(&resources, `{"type":"r%d","name":"n"},`, i)
+	}
+	body := `{"series":[{"metric":"m","type":3,"points":[{"timestamp":1700000000,"value":1}],` +
+		`"tags":[` + tagList.String() + `"t0:again"],"resources":[` + resources.String() + `{"type":"host","name":"h"}]}]}`
+	md, err := SeriesV2JSON([]byte(body))
+	require.NoError(t, err)
+	rm := md.ResourceMetrics().At(0)
+	assert.Equal(t, 100000+1, rm.Resource().Attributes().Len()) // and host.name
+	attrs := rm.ScopeMetrics().At(0).Metrics().At(0).Gauge().DataPoints().At(0).Attributes()
+	assert.Equal(t, 100000, attrs.Len())
+	v, _ := attrs.Get("t0")
+	assert.Equal(t, []any{"v", "again"}, v.AsRaw(), "tags stay multi-valued")
 }

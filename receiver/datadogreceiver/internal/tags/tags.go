@@ -96,6 +96,11 @@ func Put(m pcommon.Map, k, v string) {
 		m.PutStr(k, v)
 		return
 	}
+	AddValue(cur, v)
+}
+
+// AddValue adds v to the value(s) a tag already has in cur.
+func AddValue(cur pcommon.Value, v string) {
 	if cur.Type() == pcommon.ValueTypeSlice {
 		cur.Slice().AppendEmpty().SetStr(v)
 		return

@@ -12,6 +12,8 @@ import (
 	"github.com/tinylib/msgp/msgp"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
 )
 
 // The v0.3/v0.4 msgpack body is what tracers send most; decoding it
@@ -211,7 +213,9 @@ func (d *msgpackDecoder) meta(b []byte, attrs pcommon.Map, sp *special) ([]byte,
 	if err != nil {
 		return b, err
 	}
-	attrs.EnsureCapacity(int(n) + 4)
+	attrs.EnsureCapacity(min(int(n), 64) + 4)
+	w := attrmap.NewWriter(attrs)
+	defer w.Flush()
 	var kb, vb []byte
 	for i := uint32(0); i < n; i++ {
 		if kb, b, err = readStrBytes(b); err != nil {
@@ -224,7 +228,7 @@ func (d *msgpackDecoder) meta(b []byte, attrs pcommon.Map, sp *special) ([]byte,
 		v := d.value(vb)
 		sp.note(k, v)
 		if keepMeta(k) {
-			attrs.PutStr(k, v)
+			w.PutStr(k, v)
 		}
 	}
 	return b, nil
@@ -235,6 +239,8 @@ func (d *msgpackDecoder) metrics(b []byte, attrs pcommon.Map) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
+	w := attrmap.NewWriter(attrs)
+	defer w.Flush()
 	var kb []byte
 	var v float64
 	for i := uint32(0); i < n; i++ {
@@ -244,7 +250,7 @@ func (d *msgpackDecoder) metrics(b []byte, attrs pcommon.Map) ([]byte, error) {
 		if v, b, err = readFloat64(b); err != nil {
 			return b, err
 		}
-		putMetric(attrs, d.intern(kb), v)
+		putMetric(&w, d.intern(kb), v)
 	}
 	return b, nil
 }

@@ -2,6 +2,8 @@ package traces
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -140,4 +142,35 @@ func BenchmarkV04MsgpackDirect(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*500), "ns/span")
+}
+
+// TestWideSpansAreLinear: a span with 100,000 tags keeps them all, by the
+// msgpack path and the decoded-payload path alike (pdata's own puts are
+// quadratic: this took minutes).
+func TestWideSpansAreLinear(t *testing.T) {
+	meta := map[string]string{}
+	metrics := map[string]float64{}
+	for i := 0; i < 100000; i++ {
+		meta[fmt.Sprint("tag.", i)] = "v"
+		metrics[fmt.Sprint("num.", i%1000)] = float64(i)
+	}
+	traces := pb.Traces{{&pb.Span{Service: "s", Name: "n", TraceID: 1, SpanID: 1, Meta: meta, Metrics: metrics}}}
+	body, err := traces.MarshalMsg(nil)
+	require.NoError(t, err)
+	for _, ct := range []string{"application/msgpack", "application/json"} {
+		in := body
+		if ct == "application/json" {
+			in, err = json.Marshal(traces)
+			require.NoError(t, err)
+		}
+		td, err := TranslateTracer("v0.4", ct, in, Tracer{})
+		require.NoError(t, err, ct)
+		attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+		assert.Equal(t, 100000+1000, attrs.Len(), ct)
+		v, ok := attrs.Get("tag.99999")
+		require.True(t, ok, ct)
+		assert.Equal(t, "v", v.Str())
+		n, _ := attrs.Get("num.7")
+		assert.Equal(t, float64(99007), n.Double(), ct)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -223,18 +224,20 @@ type scalars struct {
 func translateSpan(s *pb.Span, high uint64, out ptrace.Span) {
 	var sp special
 	attrs := out.Attributes()
-	attrs.EnsureCapacity(len(s.Meta) + len(s.Metrics) + 2)
+	attrs.EnsureCapacity(min(len(s.Meta)+len(s.Metrics), 64) + 2)
 	putNonEmpty(attrs, "resource.name", s.Resource)
 	putNonEmpty(attrs, "span.type", s.Type)
+	w := attrmap.NewWriter(attrs)
 	for k, v := range s.Meta {
 		sp.note(k, v)
 		if keepMeta(k) {
-			attrs.PutStr(k, v)
+			w.PutStr(k, v)
 		}
 	}
 	for k, v := range s.Metrics {
-		putMetric(attrs, k, v)
+		putMetric(&w, k, v)
 	}
+	w.Flush()
 	for _, l := range s.SpanLinks {
 		if l != nil {
 			addLink(out.Links(), l.TraceID, l.TraceIDHigh, l.SpanID, l.Tracestate, l.Flags, l.Attributes)
@@ -251,13 +254,13 @@ func translateSpan(s *pb.Span, high uint64, out ptrace.Span) {
 	}, high)
 }
 
-func putMetric(attrs pcommon.Map, k string, v float64) {
+func putMetric(w *attrmap.Writer, k string, v float64) {
 	switch {
 	case k == "_sampling_priority_v1":
-		attrs.PutInt("sampling.priority", int64(v))
+		w.Put("sampling.priority").SetInt(int64(v))
 	case isInternal(k):
 	default:
-		attrs.PutDouble(k, v)
+		w.Put(k).SetDouble(v)
 	}
 }
 
@@ -362,9 +365,11 @@ func addLink(links ptrace.SpanLinkSlice, low, high, sid uint64, tracestate strin
 	l.TraceState().FromRaw(tracestate)
 	// Datadog sets bit 31 to say "flags present"; OTel keeps the W3C bits.
 	l.SetFlags(flags &^ (1 << 31))
+	w := attrmap.NewWriter(l.Attributes())
 	for k, v := range attrs {
-		l.Attributes().PutStr(k, v)
+		w.PutStr(k, v)
 	}
+	w.Flush()
 }
 
 // jsonLink is one entry of the `_dd.span_links` meta that tracers use when
@@ -405,25 +410,27 @@ func addEvent(events ptrace.SpanEventSlice, e *pb.SpanEvent) {
 	ev := events.AppendEmpty()
 	ev.SetName(e.Name)
 	ev.SetTimestamp(pcommon.Timestamp(e.TimeUnixNano))
+	w := attrmap.NewWriter(ev.Attributes())
 	for k, v := range e.Attributes {
 		if v != nil {
-			putAnyValue(ev.Attributes(), k, v)
+			putAnyValue(w.Put(k), v)
 		}
 	}
+	w.Flush()
 }
 
-func putAnyValue(m pcommon.Map, k string, v *pb.AttributeAnyValue) {
+func putAnyValue(dst pcommon.Value, v *pb.AttributeAnyValue) {
 	switch v.Type {
 	case pb.AttributeAnyValue_STRING_VALUE:
-		m.PutStr(k, v.StringValue)
+		dst.SetStr(v.StringValue)
 	case pb.AttributeAnyValue_BOOL_VALUE:
-		m.PutBool(k, v.BoolValue)
+		dst.SetBool(v.BoolValue)
 	case pb.AttributeAnyValue_INT_VALUE:
-		m.PutInt(k, v.IntValue)
+		dst.SetInt(v.IntValue)
 	case pb.AttributeAnyValue_DOUBLE_VALUE:
-		m.PutDouble(k, v.DoubleValue)
+		dst.SetDouble(v.DoubleValue)
 	case pb.AttributeAnyValue_ARRAY_VALUE:
-		sl := m.PutEmptySlice(k)
+		sl := dst.SetEmptySlice()
 		if v.ArrayValue == nil {
 			return
 		}

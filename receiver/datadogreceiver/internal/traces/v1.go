@@ -8,6 +8,8 @@ import (
 	"github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace/idx"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
 )
 
 // The v1.0 format ("idx") interns every string in one table per payload,
@@ -107,28 +109,30 @@ func V1ToTraces(tps []*idx.InternalTracerPayload, agent Agent) ptrace.Traces {
 func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64, out ptrace.Span) {
 	var sp special
 	attrs := out.Attributes()
-	attrs.EnsureCapacity(len(s.Attributes()) + 3)
+	attrs.EnsureCapacity(min(len(s.Attributes()), 64) + 3)
 	putNonEmpty(attrs, "resource.name", s.Resource())
 	putNonEmpty(attrs, "span.type", s.Type())
 	putNonEmpty(attrs, "component", s.Component())
+	w := attrmap.NewWriter(attrs)
 	for ref, v := range s.Attributes() {
 		k := st.Get(ref)
 		if sv, ok := v.GetValue().(*idx.AnyValue_StringValueRef); ok {
 			str := st.Get(sv.StringValueRef)
 			sp.note(k, str)
 			if keepMeta(k) {
-				attrs.PutStr(k, str)
+				w.PutStr(k, str)
 			}
 			continue
 		}
 		if dv, ok := v.GetValue().(*idx.AnyValue_DoubleValue); ok {
-			putMetric(attrs, k, dv.DoubleValue)
+			putMetric(&w, k, dv.DoubleValue)
 			continue
 		}
 		if !isInternal(k) {
-			setAnyValue(st, attrs.PutEmpty(k), v)
+			setAnyValue(st, w.Put(k), v)
 		}
 	}
+	w.Flush()
 	for _, l := range s.Links() {
 		if l == nil {
 			continue
@@ -142,9 +146,11 @@ func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64,
 		link.SetSpanID(spanID(l.SpanID()))
 		link.TraceState().FromRaw(l.Tracestate())
 		link.SetFlags(l.Flags() &^ (1 << 31))
+		lw := attrmap.NewWriter(link.Attributes())
 		for ref, v := range l.Attributes() {
-			setAnyValue(st, link.Attributes().PutEmpty(st.Get(ref)), v)
+			setAnyValue(st, lw.Put(st.Get(ref)), v)
 		}
+		lw.Flush()
 	}
 	for _, e := range s.Events() {
 		if e == nil {
@@ -153,9 +159,11 @@ func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64,
 		ev := out.Events().AppendEmpty()
 		ev.SetName(e.Name())
 		ev.SetTimestamp(pcommon.Timestamp(e.Time()))
+		ew := attrmap.NewWriter(ev.Attributes())
 		for ref, v := range e.Attributes() {
-			setAnyValue(st, ev.Attributes().PutEmpty(st.Get(ref)), v)
+			setAnyValue(st, ew.Put(st.Get(ref)), v)
 		}
+		ew.Flush()
 	}
 	var errFlag int32
 	if s.Error() {
@@ -192,11 +200,12 @@ func setAnyValue(st *idx.StringTable, dst pcommon.Value, v *idx.AnyValue) {
 			}
 		}
 	case *idx.AnyValue_KeyValueList:
-		m := dst.SetEmptyMap()
+		w := attrmap.NewWriter(dst.SetEmptyMap())
 		for _, kv := range x.KeyValueList.GetKeyValues() {
 			if kv != nil && kv.Value != nil {
-				setAnyValue(st, m.PutEmpty(st.Get(kv.Key)), kv.Value)
+				setAnyValue(st, w.Put(st.Get(kv.Key)), kv.Value)
 			}
 		}
+		w.Flush()
 	}
 }
