@@ -70,6 +70,7 @@ func (t Translator) Translate(body []byte, d Defaults, now time.Time) (plog.Logs
 			}
 		})
 	case '{':
+		b.tmp = b.tmp[:0]
 		b.fields = s.object(b.fields[:0])
 		if s.err == nil {
 			b.add(b.fields)
@@ -158,8 +159,18 @@ func (b *batch) release() {
 	clear(b.inner[:cap(b.inner)])
 	clear(b.dd[:cap(b.dd)])
 	clear(b.attrs[:cap(b.attrs)])
+	b.tmp, b.key = b.tmp[:0], b.key[:0]
+	if cap(b.tmp) > keepScratch || cap(b.fields)+cap(b.inner)+cap(b.dd)+cap(b.attrs) > keepFields {
+		return // grown by an outsized payload: not worth pinning
+	}
 	batches.Put(b)
 }
+
+// A pooled batch keeps at most this much scratch and this many fields.
+const (
+	keepScratch = 4 << 20
+	keepFields  = 1 << 14
+)
 
 func (b *batch) intern(v []byte) string {
 	if len(v) == 0 {

@@ -259,3 +259,15 @@ func TestWideRecordsAreLinear(t *testing.T) {
 	team, _ := attrs.Get("team")
 	assert.Equal(t, 30000, team.Slice().Len())
 }
+
+// TestPooledBatchesStartEmpty: a batch goes back to the pool with its
+// scratch emptied (single-object bodies once let it grow per request).
+func TestPooledBatchesStartEmpty(t *testing.T) {
+	for i := 0; i < 3; i++ {
+		lr, _ := one(t, on, `{"message":"a \"quoted\" line"}`, Defaults{})
+		assert.Equal(t, `a "quoted" line`, lr.Body().Str())
+	}
+	b := batches.Get()
+	defer batches.Put(b)
+	assert.Zero(t, len(b.tmp))
+}
