@@ -43,7 +43,8 @@ const ScopeName = "datadog"
 // A batch's lists, maps and scratch grow to a payload's size; they are
 // reused by the next request rather than regrown.
 var batches = freelist.New(4*runtime.GOMAXPROCS(0), func() *batch {
-	return &batch{groups: map[string]plog.LogRecordSlice{}, tags: map[string]*batchTags{}, interned: map[string]string{}}
+	return &batch{groups: map[string]plog.LogRecordSlice{}, lists: map[string]*parsedTags{},
+		last: map[*parsedTags]lastGroup{}, interned: map[string]string{}}
 })
 
 // Translate decodes a JSON array of log objects (or one object) and returns
@@ -108,12 +109,11 @@ type record struct {
 	message                                   []byte
 }
 
-// batchTags is a tag list as one batch uses it: records that share a list
-// mostly share host and service too, so the last resource is remembered.
-type batchTags struct {
-	*parsedTags
-	lastKey []byte
-	last    plog.LogRecordSlice
+// lastGroup is the resource the last record with a tag list went to:
+// records that share a list mostly share host and service too.
+type lastGroup struct {
+	key   []byte
+	slice plog.LogRecordSlice
 }
 
 // attr is a field that becomes a record attribute, in document order.
@@ -131,7 +131,12 @@ type batch struct {
 	// groups maps host, service, env, version, source and resource tags
 	// to their records.
 	groups map[string]plog.LogRecordSlice
-	tags   map[string]*batchTags
+	// lists caches the shared tag-list cache without its lock; unlike the
+	// rest of a batch it is kept from one request to the next.
+	lists map[string]*parsedTags
+	last  map[*parsedTags]lastGroup
+	// lastKeys holds the keys of last.
+	lastKeys []byte
 	// interned holds the keys and repeated values (status, resource
 	// values) of this batch, so each is allocated once, not per record.
 	interned map[string]string
@@ -147,7 +152,11 @@ type batch struct {
 
 func (b *batch) release() {
 	clear(b.groups)
-	clear(b.tags)
+	clear(b.last)
+	b.lastKeys = b.lastKeys[:0]
+	if len(b.lists) > maxBatchLists {
+		clear(b.lists)
+	}
 	clear(b.interned)
 	clear(b.recent[:])
 	// The records keep the arena's blocks; the next batch starts its own.
@@ -166,10 +175,12 @@ func (b *batch) release() {
 	batches.Put(b)
 }
 
-// A pooled batch keeps at most this much scratch and this many fields.
+// A pooled batch keeps at most this much scratch, this many fields and
+// this many tag lists.
 const (
-	keepScratch = 4 << 20
-	keepFields  = 1 << 14
+	keepScratch   = 4 << 20
+	keepFields    = 1 << 14
+	maxBatchLists = 4096
 )
 
 func (b *batch) intern(v []byte) string {
@@ -301,7 +312,7 @@ func (b *batch) add(fs []field) {
 }
 
 // slice returns the record slice of the record's resource, creating it.
-func (b *batch) slice(host, service, env, version, source []byte, pt *batchTags) plog.LogRecordSlice {
+func (b *batch) slice(host, service, env, version, source []byte, pt *parsedTags) plog.LogRecordSlice {
 	k := append(b.key[:0], host...)
 	k = append(k, 0)
 	k = append(k, service...)
@@ -313,17 +324,19 @@ func (b *batch) slice(host, service, env, version, source []byte, pt *batchTags)
 	k = append(k, source...)
 	k = append(k, 0)
 	b.key = k
-	if pt.lastKey != nil && string(pt.lastKey) == string(k) {
-		return pt.last
+	last, ok := b.last[pt]
+	if ok && string(last.key) == string(k) {
+		return last.slice
 	}
 	k = binary.LittleEndian.AppendUint64(k, pt.resID)
 	s, ok := b.groups[string(k)]
 	if !ok {
-		s = b.newResource(host, service, env, version, source, pt.parsedTags)
+		s = b.newResource(host, service, env, version, source, pt)
 		b.groups[string(k)] = s
 	}
-	pt.lastKey = append(pt.lastKey[:0], k[:len(k)-8]...)
-	pt.last = s
+	mark := len(b.lastKeys)
+	b.lastKeys = append(b.lastKeys, k[:len(k)-8]...)
+	b.last[pt] = lastGroup{key: b.lastKeys[mark:], slice: s}
 	return s
 }
 
@@ -355,15 +368,14 @@ func (b *batch) putNonEmpty(m pcommon.Map, k string, v []byte) {
 	}
 }
 
-// tagsOf returns a tag list's parsed form and this batch's cache of the
-// resource its last record went to.
-func (b *batch) tagsOf(list []byte) *batchTags {
-	if bt, ok := b.tags[string(list)]; ok {
-		return bt
+// tagsOf returns a tag list's parsed form.
+func (b *batch) tagsOf(list []byte) *parsedTags {
+	if pt, ok := b.lists[string(list)]; ok {
+		return pt
 	}
-	bt := &batchTags{parsedTags: lookupTags(list)}
-	b.tags[bt.list] = bt // the shared list's string: no copy per batch
-	return bt
+	pt := lookupTags(list)
+	b.lists[pt.list] = pt // the shared list's string: no copy per batch
+	return pt
 }
 
 // classify reads a log object's fields into r (the reserved ones) and
