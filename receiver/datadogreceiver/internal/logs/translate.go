@@ -332,7 +332,7 @@ func (b *batch) slice(host, service, env, version, source []byte, pt *parsedTags
 	s, ok := b.groups[string(k)]
 	if !ok {
 		s = b.newResource(host, service, env, version, source, pt)
-		b.groups[string(k)] = s
+		b.groups[b.strs.string(k)] = s // the key in the arena: no allocation of its own
 	}
 	mark := len(b.lastKeys)
 	b.lastKeys = append(b.lastKeys, k[:len(k)-8]...)
