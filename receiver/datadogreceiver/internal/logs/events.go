@@ -58,7 +58,7 @@ func IntakeEvents(body []byte, now time.Time) (plog.Logs, error) {
 			if !ok {
 				rl := ld.ResourceLogs().AppendEmpty()
 				ra := rl.Resource().Attributes()
-				putStrNonEmpty(ra, tags.Host, host)
+				tags.PutNonEmpty(ra, tags.Host, host)
 				for _, t := range evTags {
 					if k, val := tags.Split(t); k != "" {
 						if rk, ok := tags.ResourceKey(k); ok {
@@ -102,21 +102,15 @@ func eventRecord(lr plog.LogRecord, e *fastjson.Value, evTags []string, now time
 	lr.SetSeverityNumber(severity(alert))
 	a := lr.Attributes()
 	a.PutStr("event.name", EventName)
-	putStrNonEmpty(a, "datadog.event.title", title)
-	putStrNonEmpty(a, "datadog.event.priority", string(e.GetStringBytes("priority")))
-	putStrNonEmpty(a, "datadog.event.aggregation_key", string(e.GetStringBytes("aggregation_key")))
-	putStrNonEmpty(a, "datadog.event.source_type_name", string(e.GetStringBytes("source_type_name")))
+	tags.PutNonEmpty(a, "datadog.event.title", title)
+	tags.PutNonEmpty(a, "datadog.event.priority", string(e.GetStringBytes("priority")))
+	tags.PutNonEmpty(a, "datadog.event.aggregation_key", string(e.GetStringBytes("aggregation_key")))
+	tags.PutNonEmpty(a, "datadog.event.source_type_name", string(e.GetStringBytes("source_type_name")))
 	for _, t := range evTags {
 		if k, val := tags.Split(t); k != "" {
 			if _, res := tags.ResourceKey(k); !res {
 				tags.Put(a, k, val)
 			}
 		}
-	}
-}
-
-func putStrNonEmpty(m pcommon.Map, k, v string) {
-	if v != "" {
-		m.PutStr(k, v)
 	}
 }

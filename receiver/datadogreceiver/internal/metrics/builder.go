@@ -104,9 +104,9 @@ func (b *builder) metric(s *series) pmetric.Metric {
 				host = r[1]
 			}
 		}
-		putNonEmpty(ra, tags.Host, host)
-		putNonEmpty(ra, "datadog.device", s.device)
-		putNonEmpty(ra, "datadog.source_type_name", s.sourceType)
+		tags.PutNonEmpty(ra, tags.Host, host)
+		tags.PutNonEmpty(ra, "datadog.device", s.device)
+		tags.PutNonEmpty(ra, "datadog.source_type_name", s.sourceType)
 		rw := attrmap.NewWriter(ra)
 		for _, r := range s.resources {
 			if r[0] != "host" {
@@ -182,9 +182,3 @@ func (b *builder) point(m pmetric.Metric, s *series, ts int64, v float64) {
 }
 
 func seconds(s int64) pcommon.Timestamp { return pcommon.Timestamp(s * 1e9) }
-
-func putNonEmpty(m pcommon.Map, k, v string) {
-	if v != "" {
-		m.PutStr(k, v)
-	}
-}

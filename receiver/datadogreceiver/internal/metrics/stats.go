@@ -136,14 +136,14 @@ func statsPayload(b *builder, p *pb.ClientStatsPayload, agentHost, agentEnv stri
 // groupAttrs sets the data-point attributes of a stats group.
 func groupAttrs(b *builder, g *pb.ClientGroupedStats) {
 	a := b.attrs
-	putNonEmpty(a, "resource.name", g.Resource)
-	putNonEmpty(a, "span.name", g.Name)
-	putNonEmpty(a, "span.kind", g.SpanKind)
-	putNonEmpty(a, "span.type", g.Type)
-	putNonEmpty(a, "db.type", g.DBType)
-	putNonEmpty(a, "http.request.method", g.HTTPMethod)
-	putNonEmpty(a, "http.route", g.HTTPEndpoint)
-	putNonEmpty(a, "rpc.grpc.status_code", g.GRPCStatusCode)
+	tags.PutNonEmpty(a, "resource.name", g.Resource)
+	tags.PutNonEmpty(a, "span.name", g.Name)
+	tags.PutNonEmpty(a, "span.kind", g.SpanKind)
+	tags.PutNonEmpty(a, "span.type", g.Type)
+	tags.PutNonEmpty(a, "db.type", g.DBType)
+	tags.PutNonEmpty(a, "http.request.method", g.HTTPMethod)
+	tags.PutNonEmpty(a, "http.route", g.HTTPEndpoint)
+	tags.PutNonEmpty(a, "rpc.grpc.status_code", g.GRPCStatusCode)
 	if g.HTTPStatusCode != 0 {
 		a.PutInt("http.response.status_code", int64(g.HTTPStatusCode))
 	}

@@ -110,3 +110,11 @@ func AddValue(cur pcommon.Value, v string) {
 	s.AppendEmpty().SetStr(prev)
 	s.AppendEmpty().SetStr(v)
 }
+
+// PutNonEmpty puts v under k unless v is empty: Datadog sends "" for
+// fields it does not know, which are absent in OpenTelemetry.
+func PutNonEmpty(m pcommon.Map, k, v string) {
+	if v != "" {
+		m.PutStr(k, v)
+	}
+}

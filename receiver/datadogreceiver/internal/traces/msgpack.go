@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
 // The v0.3/v0.4 msgpack body is what tracers send most; decoding it
@@ -197,8 +198,8 @@ func (d *msgpackDecoder) span(b []byte) ([]byte, error) {
 			return b, fmt.Errorf("field %q: %w", key, err)
 		}
 	}
-	putNonEmpty(attrs, "resource.name", sc.resource)
-	putNonEmpty(attrs, "span.type", sc.typ)
+	tags.PutNonEmpty(attrs, "resource.name", sc.resource)
+	tags.PutNonEmpty(attrs, "span.type", sc.typ)
 	finish(out, &sp, sc, 0)
 
 	spans := d.g.spans(resKey{service: service, env: sp.env, version: sp.version, host: sp.host}, d.tracer)

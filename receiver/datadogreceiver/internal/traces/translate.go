@@ -102,15 +102,15 @@ func first(vs ...string) string {
 
 func fillResource(attrs pcommon.Map, k resKey, tp *pb.TracerPayload) {
 	attrs.EnsureCapacity(10)
-	putNonEmpty(attrs, tags.Service, k.service)
-	putNonEmpty(attrs, tags.Env, k.env)
-	putNonEmpty(attrs, tags.Version, k.version)
-	putNonEmpty(attrs, tags.Host, k.host)
+	tags.PutNonEmpty(attrs, tags.Service, k.service)
+	tags.PutNonEmpty(attrs, tags.Env, k.env)
+	tags.PutNonEmpty(attrs, tags.Version, k.version)
+	tags.PutNonEmpty(attrs, tags.Host, k.host)
 	attrs.PutStr("telemetry.sdk.name", "datadog")
-	putNonEmpty(attrs, "telemetry.sdk.language", tp.LanguageName)
-	putNonEmpty(attrs, "telemetry.sdk.version", tp.TracerVersion)
-	putNonEmpty(attrs, "process.runtime.version", tp.LanguageVersion)
-	putNonEmpty(attrs, "container.id", tp.ContainerID)
+	tags.PutNonEmpty(attrs, "telemetry.sdk.language", tp.LanguageName)
+	tags.PutNonEmpty(attrs, "telemetry.sdk.version", tp.TracerVersion)
+	tags.PutNonEmpty(attrs, "process.runtime.version", tp.LanguageVersion)
+	tags.PutNonEmpty(attrs, "container.id", tp.ContainerID)
 	// The trace-agent attaches container and process tags it resolved;
 	// the known ones have a resource attribute.
 	for _, key := range []string{"_dd.tags.container", "_dd.tags.process"} {
@@ -121,12 +121,6 @@ func fillResource(attrs pcommon.Map, k resKey, tp *pb.TracerPayload) {
 				}
 			}
 		})
-	}
-}
-
-func putNonEmpty(m pcommon.Map, k, v string) {
-	if v != "" {
-		m.PutStr(k, v)
 	}
 }
 
@@ -225,8 +219,8 @@ func translateSpan(s *pb.Span, high uint64, out ptrace.Span) {
 	var sp special
 	attrs := out.Attributes()
 	attrs.EnsureCapacity(min(len(s.Meta)+len(s.Metrics), 64) + 2)
-	putNonEmpty(attrs, "resource.name", s.Resource)
-	putNonEmpty(attrs, "span.type", s.Type)
+	tags.PutNonEmpty(attrs, "resource.name", s.Resource)
+	tags.PutNonEmpty(attrs, "span.type", s.Type)
 	w := attrmap.NewWriter(attrs)
 	for k, v := range s.Meta {
 		sp.note(k, v)
@@ -347,9 +341,9 @@ func setStatus(out ptrace.Span, sp *special, sc scalars) {
 		ev.SetName("exception")
 		ev.SetTimestamp(pcommon.Timestamp(sc.start + sc.duration))
 		ea := ev.Attributes()
-		putNonEmpty(ea, "exception.type", sp.errType)
-		putNonEmpty(ea, "exception.message", msg)
-		putNonEmpty(ea, "exception.stacktrace", first(sp.errStack, sp.errHandlingStack))
+		tags.PutNonEmpty(ea, "exception.type", sp.errType)
+		tags.PutNonEmpty(ea, "exception.message", msg)
+		tags.PutNonEmpty(ea, "exception.stacktrace", first(sp.errStack, sp.errHandlingStack))
 		return
 	}
 	switch sp.statusCode {

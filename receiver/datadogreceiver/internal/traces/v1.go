@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
 // The v1.0 format ("idx") interns every string in one table per payload,
@@ -110,9 +111,9 @@ func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64,
 	var sp special
 	attrs := out.Attributes()
 	attrs.EnsureCapacity(min(len(s.Attributes()), 64) + 3)
-	putNonEmpty(attrs, "resource.name", s.Resource())
-	putNonEmpty(attrs, "span.type", s.Type())
-	putNonEmpty(attrs, "component", s.Component())
+	tags.PutNonEmpty(attrs, "resource.name", s.Resource())
+	tags.PutNonEmpty(attrs, "span.type", s.Type())
+	tags.PutNonEmpty(attrs, "component", s.Component())
 	w := attrmap.NewWriter(attrs)
 	for ref, v := range s.Attributes() {
 		k := st.Get(ref)
