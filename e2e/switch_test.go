@@ -219,3 +219,22 @@ service:
 	assert.Contains(t, string(out), "ENABLE_DATADOG_RECEIVER=true")
 
 }
+
+// The engine's merge_tree entries reach its tables, and one it does not
+// know stops the start with the engine's own message.
+func TestEngineMergeTreeSettings(t *testing.T) {
+	c := run(t, nil, shippedConfig(t), "--set", "extensions::embedded_clickhouse::merge_tree::min_bytes_for_wide_part=0")
+	c.waitHealthy(t)
+	assert.Equal(t, "merge_selector_base\t30\nmin_bytes_for_wide_part\t0", c.sql(t,
+		"SELECT name, value FROM system.merge_tree_settings WHERE changed ORDER BY name"))
+
+	bad := run(t, nil, shippedConfig(t), "--set", "extensions::embedded_clickhouse::merge_tree::no_such_setting=1")
+	select {
+	case err := <-bad.done:
+		require.Error(t, err, "must not start")
+		assert.Contains(t, bad.out.String(), "embedded ClickHouse merge_tree settings")
+		assert.Contains(t, bad.out.String(), "Unknown setting 'no_such_setting'")
+	case <-time.After(60 * time.Second):
+		t.Fatal("started with an unknown merge_tree setting")
+	}
+}

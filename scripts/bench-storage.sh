@@ -22,10 +22,11 @@ sql() { curl -s 127.0.0.1:18123/ --data-binary "$1"; }
 for kind in ${KINDS:-traces_v04 logs_zstd}; do
   table=otel_traces; [[ $kind == logs_* ]] && table=otel_logs
   export OTELHOUSE_DATA_DIR; OTELHOUSE_DATA_DIR="$(mktemp -d)"
-  bin/otelhouse --config "$CONFIG" --feature-gates=receiver.datadog >"$OTELHOUSE_DATA_DIR/collector.log" 2>&1 &
+  ${WRAP:-} bin/otelhouse --config "$CONFIG" --feature-gates=receiver.datadog >"$OTELHOUSE_DATA_DIR/collector.log" 2>&1 &
   pid=$!
   "$LOADGEN" wait --target http://127.0.0.1:18126 --timeout 60s >/dev/null
   until sql "SELECT 1" >/dev/null 2>&1 && [[ "$(sql "EXISTS TABLE otel.$table")" == 1 ]]; do sleep 0.5; done
+  [[ -z "${SETUP_SQL:-}" ]] || sql "$SETUP_SQL"
   t0=$(date +%s.%N)
   # RSS every 5 s while loading, to show whether memory stays flat.
   (while kill -0 "$pid" 2>/dev/null; do awk '/VmRSS/ {printf "%d ", $2/1024}' "/proc/$pid/status" 2>/dev/null; sleep 5; done) \
@@ -38,11 +39,12 @@ for kind in ${KINDS:-traces_v04 logs_zstd}; do
   prev=-1; rows=0
   while :; do rows=$(sql "SELECT count() FROM otel.$table"); [[ "$rows" == "$prev" ]] && break; prev=$rows; sleep 2; done
   t1=$(date +%s.%N)
+  parts=$(sql "SELECT count() FROM system.parts WHERE active AND database = 'otel' AND table = '$table'")
   hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$pid/status")
   kill -TERM "$pid"; wait "$pid" || true
   wait "$sampler" 2>/dev/null || true
   echo "RSS_MB kind=$kind every_5s: $(cat "$OTELHOUSE_DATA_DIR/rss.txt")"
-  awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" \
-    'BEGIN { printf "STORED kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f peak_rss_mb=%d\n", k, s, r, b-a, r/(b-a), m }'
+  awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" -v p="$parts" \
+    'BEGIN { printf "STORED kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f peak_rss_mb=%d active_parts=%d\n", k, s, r, b-a, r/(b-a), m, p }'
   rm -rf "$OTELHOUSE_DATA_DIR"
 done

@@ -3,6 +3,7 @@ package embeddedclickhouseextension
 import (
 	"errors"
 	"fmt"
+	"regexp"
 
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configopaque"
@@ -32,6 +33,9 @@ type Settings struct {
 	// username leaves it open, which is only sensible on loopback.
 	Username string              `mapstructure:"username"`
 	Password configopaque.String `mapstructure:"password"`
+	// MergeTree holds defaults for every MergeTree table that does not set
+	// its own (system.merge_tree_settings), such as the exporter's tables.
+	MergeTree map[string]any `mapstructure:"merge_tree"`
 }
 
 // Unmarshal decodes the server and engine settings (see httpconfig).
@@ -53,5 +57,17 @@ func (c *Config) Validate() error {
 	if c.Username == "" && c.Password != "" {
 		errs = append(errs, errors.New("password is set without a username"))
 	}
+	for name, v := range c.MergeTree {
+		if !settingName.MatchString(name) {
+			errs = append(errs, fmt.Errorf("merge_tree: %q is not a setting name", name))
+		}
+		switch v.(type) {
+		case string, bool, int, int64, uint64, float64:
+		default:
+			errs = append(errs, fmt.Errorf("merge_tree: %s must be a number, string or bool", name))
+		}
+	}
 	return errors.Join(errs...)
 }
+
+var settingName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)

@@ -24,4 +24,7 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, 8, cfg.Sessions)
 	assert.Equal(t, "otel", cfg.Username)
 	assert.Equal(t, "pw", string(cfg.Password))
+	// Entries add to the defaults rather than replace them.
+	assert.Equal(t, map[string]any{"merge_selector_base": 30, "min_bytes_for_wide_part": 0,
+		"merge_selector_algorithm": "StochasticSimple"}, cfg.MergeTree)
 }

@@ -38,17 +38,28 @@ func (e *embedded) Start(ctx context.Context, host component.Host) error {
 	if err := os.MkdirAll(e.cfg.DataDir, 0o750); err != nil {
 		return fmt.Errorf("embedded ClickHouse data directory: %w", err)
 	}
+	args, err := engineArgs(&e.cfg.Settings)
+	if err != nil {
+		return err
+	}
 	var conns []*chdb.Conn
+	closeAll := func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}
 	// One more than the sessions: the control connection.
 	for i := 0; i <= e.cfg.Sessions; i++ {
-		c, err := lib.Connect(e.cfg.DataDir)
+		c, err := lib.Connect(e.cfg.DataDir, args...)
 		if err != nil {
-			for _, c := range conns {
-				c.Close()
-			}
+			closeAll()
 			return err
 		}
 		conns = append(conns, c)
+	}
+	if err := checkMergeTree(conns[0], &e.cfg.Settings); err != nil {
+		closeAll()
+		return err
 	}
 	e.api = chhttp.New(conns[:e.cfg.Sessions], conns[e.cfg.Sessions], e.cfg.Username, string(e.cfg.Password), e.cfg.MaxRequestBodySize, e.set.Logger)
 	ln, err := e.cfg.ToListener(ctx)

@@ -150,6 +150,33 @@ func TestConfigValidate(t *testing.T) {
 	err = cfg.Validate()
 	assert.ErrorContains(t, err, "sessions")
 	assert.ErrorContains(t, err, "password is set without a username")
+	cfg.MergeTree = map[string]any{"x></merge_tree><path>/": 1, "min_bytes_for_wide_part": map[string]any{"a": 1}}
+	err = cfg.Validate()
+	assert.ErrorContains(t, err, `merge_tree: "x></merge_tree><path>/" is not a setting name`)
+	assert.ErrorContains(t, err, "merge_tree: min_bytes_for_wide_part must be a number, string or bool")
+}
+
+// The package's engine runs with the default merge_tree entries, written
+// where they can be read next to the data.
+func TestMergeTreeDefaultsReachTheEngine(t *testing.T) {
+	need(t)
+	assert.Equal(t, "30", sql(t, "SELECT value FROM system.merge_tree_settings WHERE name = 'merge_selector_base'"))
+	sql(t, "CREATE TABLE IF NOT EXISTS default.merged (x UInt8) ENGINE = MergeTree ORDER BY x")
+	assert.Contains(t, sql(t, "SHOW CREATE TABLE default.merged"), "ENGINE = MergeTree", "tables still create")
+}
+
+func TestEngineArgsEscapeValues(t *testing.T) {
+	dir := t.TempDir()
+	args, err := engineArgs(&Settings{DataDir: dir, MergeTree: map[string]any{"b": "<x&y>", "a": 2}})
+	require.NoError(t, err)
+	path := filepath.Join(dir, engineConfigFile)
+	assert.Equal(t, []string{"--config-file=" + path}, args)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "<clickhouse>\n  <merge_tree>\n    <a>2</a>\n    <b>&lt;x&amp;y&gt;</b>\n  </merge_tree>\n</clickhouse>\n", string(b))
+	args, err = engineArgs(&Settings{DataDir: dir})
+	require.NoError(t, err)
+	assert.Empty(t, args, "nothing to set: the engine's own defaults")
 }
 
 var _ exporter.Factory = clickhouseexporter.NewFactory()

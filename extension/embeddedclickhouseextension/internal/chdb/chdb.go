@@ -108,12 +108,15 @@ type Conn struct {
 }
 
 // Connect opens a session on the data directory path ("" for in memory).
-// Every connection of a process must use the same path.
-func (l *Lib) Connect(path string) (*Conn, error) {
+// extra are further clickhouse-local options, such as --config-file. The
+// first connection of a process sets up the engine: every later one must
+// use the same path and options.
+func (l *Lib) Connect(path string, extra ...string) (*Conn, error) {
 	args := []string{"clickhouse"}
 	if path != "" {
 		args = append(args, "--path="+path)
 	}
+	args = append(args, extra...)
 	cargs := make([]*byte, len(args))
 	keep := make([][]byte, len(args))
 	for i, a := range args {
