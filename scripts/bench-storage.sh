@@ -5,6 +5,9 @@
 # long they took, and reports the collector's peak memory.
 #   scripts/bench-storage.sh            (after `make build libchdb`)
 #   KINDS=logs_zstd DURATION=60s scripts/bench-storage.sh
+# CONFIG picks another collector config, SETUP_SQL runs once the table
+# exists (e.g. an ALTER … MODIFY SETTING to try), WRAP prefixes the
+# collector's command (e.g. perf record).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-30s}"
