@@ -7,7 +7,8 @@
 #   KINDS=logs_zstd DURATION=60s scripts/bench-storage.sh
 # CONFIG picks another collector config, SETUP_SQL runs once the table
 # exists (e.g. an ALTER … MODIFY SETTING to try), WRAP prefixes the
-# collector's command (e.g. perf record).
+# collector's command (e.g. perf record; the RSS figures are then the
+# wrapper's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-30s}"
