@@ -138,6 +138,15 @@ func TestMultiValuedTags(t *testing.T) {
 	assert.Equal(t, "", lr.Attributes().AsRaw()["solo"], "a bare tag is a key with an empty value")
 }
 
+// A resource tag given twice, or under two Datadog names for one
+// attribute, keeps every value.
+func TestRepeatedResourceTags(t *testing.T) {
+	_, res := one(t, on, `{"message":"m","ddtags":"zone:a,kube_namespace:ns,availability-zone:b,kube_namespace:ns2"}`, Defaults{})
+	assert.Equal(t, map[string]any{
+		"cloud.availability_zone": []any{"a", "b"}, "k8s.namespace.name": []any{"ns", "ns2"},
+	}, res)
+}
+
 func TestJSONMessage(t *testing.T) {
 	msg := `{\"message\":\"done\",\"level\":\"warn\",\"ts\":1700000000,\"service\":\"svc\",\"k\":{\"a\":[1,2]}}`
 	lr, res := one(t, on, `{"message":"`+msg+`","status":"info"}`, Defaults{})
