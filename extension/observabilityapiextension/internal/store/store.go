@@ -1,6 +1,7 @@
 // Package store keeps the API's state (teams, key hashes, resources) in
-// ClickHouse tables it creates (schema.sql). Every resource read and write
-// is scoped to a team; values are always bound as query parameters.
+// ClickHouse tables it creates (schema.sql), with the statements of
+// queries.sql. Every resource read and write is scoped to a team; values
+// are always bound as query parameters.
 package store
 
 import (
@@ -17,13 +18,19 @@ import (
 //go:embed schema.sql
 var schemaSQL string
 
+//go:embed queries.sql
+var queriesSQL string
+
+// queries are the statements of queries.sql by name, {db} not yet bound.
+var queries = parseQueries(queriesSQL)
+
 // ErrNotFound: no such resource in the caller's team.
 var ErrNotFound = errors.New("not found")
 
 // Store is the API's state in one ClickHouse database.
 type Store struct {
-	db       *sql.DB
-	database string
+	db *sql.DB
+	q  map[string]string
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -44,7 +51,49 @@ func Open(ctx context.Context, db *sql.DB, database string) (*Store, error) {
 			return nil, fmt.Errorf("creating API state tables: %w", err)
 		}
 	}
-	return &Store{db: db, database: database}, nil
+	q := make(map[string]string, len(queries))
+	for name, stmt := range queries {
+		q[name] = strings.ReplaceAll(stmt, "{db}", database)
+	}
+	return &Store{db: db, q: q}, nil
+}
+
+// parseQueries splits a file of statements that each start with a
+// `-- name: <name>` line.
+func parseQueries(text string) map[string]string {
+	out := map[string]string{}
+	name := ""
+	var body []string
+	flush := func() {
+		if name != "" {
+			stmt := strings.TrimSpace(stripComments(strings.Join(body, "\n")))
+			if stmt == "" {
+				panic("queries.sql: statement " + name + " is empty")
+			}
+			out[name] = stmt
+		}
+		body = body[:0]
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if n, ok := strings.CutPrefix(l, "-- name: "); ok {
+			flush()
+			name = strings.TrimSpace(n)
+			continue
+		}
+		body = append(body, l)
+	}
+	flush()
+	return out
+}
+
+// sql is a statement of queries.sql; a name it lacks is a bug that every
+// store test would hit.
+func (s *Store) sql(name string) string {
+	q, ok := s.q[name]
+	if !ok {
+		panic("queries.sql has no statement " + name)
+	}
+	return q
 }
 
 // stripComments drops `--` comments (whole lines and line ends); the
@@ -60,8 +109,6 @@ func stripComments(s string) string {
 	return strings.Join(out, "\n")
 }
 
-func (s *Store) table(name string) string { return s.database + "." + name }
-
 // version orders writes; nanoseconds keep concurrent replicas apart.
 func version() uint64 { return uint64(time.Now().UnixNano()) }
 
@@ -72,7 +119,7 @@ type Key struct {
 
 // CreateTeam records a team.
 func (s *Store) CreateTeam(ctx context.Context, id, name string) error {
-	_, err := s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_teams")+" (id, name, version, created_at) VALUES (?, ?, ?, now64(3))",
+	_, err := s.db.ExecContext(ctx, s.sql("insert_team"),
 		id, name, version())
 	return err
 }
@@ -80,13 +127,13 @@ func (s *Store) CreateTeam(ctx context.Context, id, name string) error {
 // TeamCount tells whether any team exists (first start).
 func (s *Store) TeamCount(ctx context.Context) (int, error) {
 	var n uint64
-	err := s.db.QueryRowContext(ctx, "SELECT count() FROM "+s.table("api_teams")+" FINAL WHERE deleted = 0").Scan(&n)
+	err := s.db.QueryRowContext(ctx, s.sql("count_teams")).Scan(&n)
 	return int(n), err
 }
 
 // PutKey records a key hash for a team.
 func (s *Store) PutKey(ctx context.Context, k Key) error {
-	_, err := s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_keys")+" (hash, team_id, kind, key_id, version, created_at) VALUES (?, ?, ?, ?, ?, now64(3))",
+	_, err := s.db.ExecContext(ctx, s.sql("insert_key"),
 		k.Hash, k.TeamID, k.Kind, k.KeyID, version())
 	return err
 }
@@ -94,7 +141,7 @@ func (s *Store) PutKey(ctx context.Context, k Key) error {
 // KeyByHash finds a live key by its hash.
 func (s *Store) KeyByHash(ctx context.Context, hash string) (Key, error) {
 	var k Key
-	err := s.db.QueryRowContext(ctx, "SELECT hash, team_id, kind, key_id FROM "+s.table("api_keys")+" FINAL WHERE hash = ? AND deleted = 0", hash).
+	err := s.db.QueryRowContext(ctx, s.sql("key_by_hash"), hash).
 		Scan(&k.Hash, &k.TeamID, &k.Kind, &k.KeyID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, ErrNotFound
@@ -104,7 +151,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (Key, error) {
 
 // KeysOfKind lists the live keys of a kind (to share the ingestion keys).
 func (s *Store) KeysOfKind(ctx context.Context, kind string) ([]Key, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT hash, team_id, kind, key_id FROM "+s.table("api_keys")+" FINAL WHERE kind = ? AND deleted = 0", kind)
+	rows, err := s.db.QueryContext(ctx, s.sql("keys_of_kind"), kind)
 	if err != nil {
 		return nil, err
 	}
@@ -129,11 +176,9 @@ type Resource struct {
 }
 
 // Put writes a new version of a resource. created is kept from the first
-// version by the caller. Times are bound as milliseconds: clickhouse-go
-// binds a time.Time to the second.
+// version by the caller.
 func (s *Store) Put(ctx context.Context, team, kind, id string, doc []byte, created, updated time.Time) error {
-	_, err := s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_resources")+
-		" (team_id, kind, id, doc, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'))",
+	_, err := s.db.ExecContext(ctx, s.sql("insert_resource"),
 		team, kind, id, string(doc), version(), created.UnixMilli(), updated.UnixMilli())
 	return err
 }
@@ -142,8 +187,7 @@ func (s *Store) Put(ctx context.Context, team, kind, id string, doc []byte, crea
 func (s *Store) Get(ctx context.Context, team, kind, id string) (Resource, error) {
 	var r Resource
 	var doc string
-	err := s.db.QueryRowContext(ctx, "SELECT id, doc, created_at, updated_at FROM "+s.table("api_resources")+
-		" FINAL WHERE team_id = ? AND kind = ? AND id = ? AND deleted = 0", team, kind, id).Scan(&r.ID, &doc, &r.CreatedAt, &r.UpdatedAt)
+	err := s.db.QueryRowContext(ctx, s.sql("get_resource"), team, kind, id).Scan(&r.ID, &doc, &r.CreatedAt, &r.UpdatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNotFound
 	}
@@ -155,12 +199,10 @@ func (s *Store) Get(ctx context.Context, team, kind, id string) (Resource, error
 // and the total.
 func (s *Store) List(ctx context.Context, team, kind string, limit, offset int) ([]Resource, int, error) {
 	var total uint64
-	if err := s.db.QueryRowContext(ctx, "SELECT count() FROM "+s.table("api_resources")+
-		" FINAL WHERE team_id = ? AND kind = ? AND deleted = 0", team, kind).Scan(&total); err != nil {
+	if err := s.db.QueryRowContext(ctx, s.sql("count_resources"), team, kind).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := s.db.QueryContext(ctx, "SELECT id, doc, created_at, updated_at FROM "+s.table("api_resources")+
-		" FINAL WHERE team_id = ? AND kind = ? AND deleted = 0 ORDER BY created_at, id LIMIT ? OFFSET ?", team, kind, limit, offset)
+	rows, err := s.db.QueryContext(ctx, s.sql("list_resources"), team, kind, limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -184,8 +226,7 @@ func (s *Store) Delete(ctx context.Context, team, kind, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_resources")+
-		" (team_id, kind, id, doc, version, deleted, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, fromUnixTimestamp64Milli(?, 'UTC'), now64(3))",
+	_, err = s.db.ExecContext(ctx, s.sql("delete_resource"),
 		team, kind, id, string(r.Doc), version(), r.CreatedAt.UnixMilli())
 	return err
 }
@@ -199,8 +240,7 @@ type Owned struct {
 // All lists every team's live resources of a kind (for the alert
 // scheduler).
 func (s *Store) All(ctx context.Context, kind string) ([]Owned, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT team_id, id, doc, created_at, updated_at FROM "+s.table("api_resources")+
-		" FINAL WHERE kind = ? AND deleted = 0 ORDER BY team_id, id", kind)
+	rows, err := s.db.QueryContext(ctx, s.sql("all_resources"), kind)
 	if err != nil {
 		return nil, err
 	}
@@ -238,9 +278,7 @@ func (s *Store) AddEvaluation(ctx context.Context, e Evaluation) error {
 	if e.Notified {
 		notified = 1
 	}
-	_, err := s.db.ExecContext(ctx, "INSERT INTO "+s.table("api_alert_history")+
-		" (team_id, alert_id, window_start, window_end, state, previous_state, value, group_key, notified, delivery_attempts, delivery_error, idempotency_key, evaluated_at)"+
-		" VALUES (?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'), ?, ?, ?, ?, ?, ?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'))",
+	_, err := s.db.ExecContext(ctx, s.sql("insert_evaluation"),
 		e.TeamID, e.AlertID, e.WindowStart.UnixMilli(), e.WindowEnd.UnixMilli(), e.State, e.PreviousState, e.Value, e.Group,
 		notified, e.DeliveryAttempts, e.DeliveryError, e.IdempotencyKey, e.EvaluatedAt.UnixMilli())
 	return err
@@ -250,15 +288,13 @@ func (s *Store) AddEvaluation(ctx context.Context, e Evaluation) error {
 // this or another replica).
 func (s *Store) Evaluated(ctx context.Context, alertID string, windowStart time.Time) (bool, error) {
 	var n uint64
-	err := s.db.QueryRowContext(ctx, "SELECT count() FROM "+s.table("api_alert_history")+
-		" WHERE alert_id = ? AND window_start = fromUnixTimestamp64Milli(?, 'UTC')", alertID, windowStart.UnixMilli()).Scan(&n)
+	err := s.db.QueryRowContext(ctx, s.sql("count_evaluations_of_window"), alertID, windowStart.UnixMilli()).Scan(&n)
 	return n > 0, err
 }
 
 // History lists an alert's evaluations, newest first.
 func (s *Store) History(ctx context.Context, team, alertID string, limit, offset int) ([]Evaluation, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT window_start, window_end, state, previous_state, value, group_key, notified, delivery_attempts, delivery_error, idempotency_key, evaluated_at FROM "+
-		s.table("api_alert_history")+" WHERE team_id = ? AND alert_id = ? ORDER BY window_start DESC, evaluated_at DESC LIMIT ? OFFSET ?", team, alertID, limit, offset)
+	rows, err := s.db.QueryContext(ctx, s.sql("history"), team, alertID, limit, offset)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,57 @@
+-- The statements of the API's state. Each starts at its `-- name:` line;
+-- {db} is the state database, every value is a bound parameter (?).
+-- Times are bound as milliseconds: clickhouse-go binds a time.Time to the
+-- second.
+
+-- name: insert_team
+INSERT INTO {db}.api_teams (id, name, version, created_at) VALUES (?, ?, ?, now64(3))
+
+-- name: count_teams
+SELECT count() FROM {db}.api_teams FINAL WHERE deleted = 0
+
+-- name: insert_key
+INSERT INTO {db}.api_keys (hash, team_id, kind, key_id, version, created_at) VALUES (?, ?, ?, ?, ?, now64(3))
+
+-- name: key_by_hash
+SELECT hash, team_id, kind, key_id FROM {db}.api_keys FINAL WHERE hash = ? AND deleted = 0
+
+-- name: keys_of_kind
+SELECT hash, team_id, kind, key_id FROM {db}.api_keys FINAL WHERE kind = ? AND deleted = 0
+
+-- name: insert_resource
+INSERT INTO {db}.api_resources (team_id, kind, id, doc, version, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'))
+
+-- name: delete_resource
+INSERT INTO {db}.api_resources (team_id, kind, id, doc, version, deleted, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, 1, fromUnixTimestamp64Milli(?, 'UTC'), now64(3))
+
+-- name: get_resource
+SELECT id, doc, created_at, updated_at FROM {db}.api_resources FINAL
+WHERE team_id = ? AND kind = ? AND id = ? AND deleted = 0
+
+-- name: count_resources
+SELECT count() FROM {db}.api_resources FINAL WHERE team_id = ? AND kind = ? AND deleted = 0
+
+-- name: list_resources
+SELECT id, doc, created_at, updated_at FROM {db}.api_resources FINAL
+WHERE team_id = ? AND kind = ? AND deleted = 0 ORDER BY created_at, id LIMIT ? OFFSET ?
+
+-- name: all_resources
+SELECT team_id, id, doc, created_at, updated_at FROM {db}.api_resources FINAL
+WHERE kind = ? AND deleted = 0 ORDER BY team_id, id
+
+-- name: insert_evaluation
+INSERT INTO {db}.api_alert_history (team_id, alert_id, window_start, window_end, state, previous_state, value, group_key,
+    notified, delivery_attempts, delivery_error, idempotency_key, evaluated_at)
+VALUES (?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'), ?, ?, ?, ?, ?, ?, ?, ?,
+    fromUnixTimestamp64Milli(?, 'UTC'))
+
+-- name: count_evaluations_of_window
+SELECT count() FROM {db}.api_alert_history WHERE alert_id = ? AND window_start = fromUnixTimestamp64Milli(?, 'UTC')
+
+-- name: history
+SELECT window_start, window_end, state, previous_state, value, group_key, notified, delivery_attempts, delivery_error,
+    idempotency_key, evaluated_at
+FROM {db}.api_alert_history WHERE team_id = ? AND alert_id = ?
+ORDER BY window_start DESC, evaluated_at DESC LIMIT ? OFFSET ?
