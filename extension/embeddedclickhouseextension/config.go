@@ -36,6 +36,10 @@ type Settings struct {
 	// MergeTree holds defaults for every MergeTree table that does not set
 	// its own (system.merge_tree_settings), such as the exporter's tables.
 	MergeTree map[string]any `mapstructure:"merge_tree"`
+	// Profile holds settings every statement starts with (system.settings),
+	// as a server's default profile; a request's URL parameters override
+	// them for that request.
+	Profile map[string]any `mapstructure:"profile"`
 }
 
 // Unmarshal decodes the server and engine settings (see httpconfig).
@@ -57,17 +61,26 @@ func (c *Config) Validate() error {
 	if c.Username == "" && c.Password != "" {
 		errs = append(errs, errors.New("password is set without a username"))
 	}
-	for name, v := range c.MergeTree {
+	errs = append(errs, checkSettings("merge_tree", c.MergeTree)...)
+	errs = append(errs, checkSettings("profile", c.Profile)...)
+	return errors.Join(errs...)
+}
+
+// checkSettings keeps names that the engine's configuration and SET can
+// take as they are, and values that are plain text to the engine.
+func checkSettings(section string, settings map[string]any) []error {
+	var errs []error
+	for name, v := range settings {
 		if !settingName.MatchString(name) {
-			errs = append(errs, fmt.Errorf("merge_tree: %q is not a setting name", name))
+			errs = append(errs, fmt.Errorf("%s: %q is not a setting name", section, name))
 		}
 		switch v.(type) {
 		case string, bool, int, int64, uint64, float64:
 		default:
-			errs = append(errs, fmt.Errorf("merge_tree: %s must be a number, string or bool", name))
+			errs = append(errs, fmt.Errorf("%s: %s must be a number, string or bool", section, name))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 var settingName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)

@@ -61,7 +61,17 @@ func (e *embedded) Start(ctx context.Context, host component.Host) error {
 		closeAll()
 		return err
 	}
-	e.api = chhttp.New(conns[:e.cfg.Sessions], conns[e.cfg.Sessions], e.cfg.Username, string(e.cfg.Password), e.cfg.MaxRequestBodySize, e.set.Logger)
+	profile := make(map[string]string, len(e.cfg.Profile))
+	for name, v := range e.cfg.Profile {
+		profile[name] = fmt.Sprint(v)
+	}
+	e.api, err = chhttp.New(conns[:e.cfg.Sessions], conns[e.cfg.Sessions], chhttp.Options{
+		User: e.cfg.Username, Password: string(e.cfg.Password), MaxBody: e.cfg.MaxRequestBodySize,
+		Profile: profile, Logger: e.set.Logger})
+	if err != nil {
+		closeAll()
+		return fmt.Errorf("embedded ClickHouse %w", err)
+	}
 	ln, err := e.cfg.ToListener(ctx)
 	if err != nil {
 		e.api.Close()

@@ -154,6 +154,26 @@ func TestConfigValidate(t *testing.T) {
 	err = cfg.Validate()
 	assert.ErrorContains(t, err, `merge_tree: "x></merge_tree><path>/" is not a setting name`)
 	assert.ErrorContains(t, err, "merge_tree: min_bytes_for_wide_part must be a number, string or bool")
+	cfg.Profile = map[string]any{"max_threads; DROP": 1, "max_threads": []int{1}}
+	err = cfg.Validate()
+	assert.ErrorContains(t, err, `profile: "max_threads; DROP" is not a setting name`)
+	assert.ErrorContains(t, err, "profile: max_threads must be a number, string or bool")
+}
+
+// With the default profile an insert leaves its part's skip indexes to the
+// first merge, as the factory says, and queries find the rows either way.
+func TestInsertsLeaveSkipIndexesToMerges(t *testing.T) {
+	need(t)
+	assert.Equal(t, "false", sql(t, "SELECT getSetting('materialize_skip_indexes_on_insert')"))
+	sql(t, "CREATE TABLE IF NOT EXISTS default.indexed (s String, INDEX i s TYPE text(tokenizer = 'splitByNonAlpha') GRANULARITY 100000000) ENGINE = MergeTree ORDER BY tuple()")
+	sql(t, "INSERT INTO default.indexed VALUES ('hello world'), ('other words')")
+	sql(t, "INSERT INTO default.indexed VALUES ('more words')")
+	indexBytes := "SELECT count(), sum(secondary_indices_uncompressed_bytes) > 0 FROM system.parts WHERE active AND database = 'default' AND table = 'indexed' FORMAT CSV"
+	assert.Equal(t, "2,0", sql(t, indexBytes), "two parts, no index yet")
+	assert.Equal(t, "2", sql(t, "SELECT count() FROM default.indexed WHERE hasToken(s, 'words')"))
+	sql(t, "OPTIMIZE TABLE default.indexed FINAL")
+	assert.Equal(t, "1,1", sql(t, indexBytes), "the merge built the index")
+	assert.Equal(t, "2", sql(t, "SELECT count() FROM default.indexed WHERE hasToken(s, 'words')"))
 }
 
 // The package's engine runs with the default merge_tree entries, written

@@ -57,8 +57,13 @@ func Endpoint(tb testing.TB) string {
 			startErr = err
 			return
 		}
+		srv, err := chhttp.New(conns[:4], conns[4], chhttp.Options{MaxBody: 256 << 20, Logger: zap.NewNop()})
+		if err != nil {
+			startErr = err
+			return
+		}
 		endpoint = ln.Addr().String()
-		go func() { _ = http.Serve(ln, chhttp.New(conns[:4], conns[4], "", "", 256<<20, zap.NewNop())) }()
+		go func() { _ = http.Serve(ln, srv) }()
 	})
 	if startErr != nil {
 		tb.Fatal(startErr)

@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,6 +38,8 @@ type Server struct {
 	logger   *zap.Logger
 	// maxBody bounds a request body after decompression.
 	maxBody int64
+	// profile is what each session starts every statement with.
+	profile map[string]string
 }
 
 type session struct {
@@ -43,16 +47,41 @@ type session struct {
 	database string
 }
 
+// Options are the server's settings beside its sessions.
+type Options struct {
+	// User and Password are the credentials required; with an empty
+	// User, any are accepted.
+	User, Password string
+	// MaxBody bounds a request body after decompression.
+	MaxBody int64
+	// Profile holds settings every statement starts with, as a server's
+	// default settings profile; a request's URL parameters override them
+	// for that request only.
+	Profile map[string]string
+	Logger  *zap.Logger
+}
+
 // New serves from conns (one per concurrent statement); control, when
 // not nil, is an extra connection used only to kill the statements of
-// clients that disconnect. With an empty user, any credentials are
-// accepted.
-func New(conns []*chdb.Conn, control *chdb.Conn, user, password string, maxBody int64, logger *zap.Logger) *Server {
-	s := &Server{sessions: make(chan *session, len(conns)), control: control, user: user, password: password, logger: logger, maxBody: maxBody}
+// clients that disconnect. It fails when the engine refuses a profile
+// setting.
+func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
+	s := &Server{sessions: make(chan *session, len(conns)), control: control, user: o.User, password: o.Password,
+		logger: o.Logger, maxBody: o.MaxBody, profile: o.Profile}
 	for _, c := range conns {
+		// The engine keeps SET on a session, and URL parameters are
+		// undone back to these values after each statement.
+		for _, name := range slices.Sorted(maps.Keys(o.Profile)) {
+			if !settingName.MatchString(name) {
+				return nil, fmt.Errorf("profile: %q is not a setting name", name)
+			}
+			if _, err := c.Query("SET "+name+" = "+quoteString(o.Profile[name]), "TSV"); err != nil {
+				return nil, fmt.Errorf("profile setting %s: %w", name, err)
+			}
+		}
 		s.sessions <- &session{conn: c, database: "default"}
 	}
-	return s
+	return s, nil
 }
 
 // Close ends every session once no request holds one.
@@ -178,7 +207,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tag := "otelhouse-stmt-" + randomTag()
 	stop := s.cancelOnDisconnect(r.Context(), tag)
 	defer stop()
-	res, err := sess.run(q.Get("database"), settings, func(c *chdb.Conn) (*chdb.Result, error) {
+	res, err := s.run(sess, q.Get("database"), settings, func(c *chdb.Conn) (*chdb.Result, error) {
 		if st.insert {
 			return c.Insert(st.sql, st.format, func(appendChunk func([]byte) error) error {
 				return copyChunks(data, appendChunk)
@@ -250,7 +279,7 @@ func (s *Server) acquire(ctx context.Context) (*session, error) {
 // run applies the request's database and settings to the session for this
 // statement only: the engine keeps SET and USE on a session, so they are
 // undone afterwards.
-func (sess *session) run(database string, settings [][2]string, f func(*chdb.Conn) (*chdb.Result, error)) (*chdb.Result, error) {
+func (s *Server) run(sess *session, database string, settings [][2]string, f func(*chdb.Conn) (*chdb.Result, error)) (*chdb.Result, error) {
 	if database == "" {
 		database = "default"
 	}
@@ -262,17 +291,23 @@ func (sess *session) run(database string, settings [][2]string, f func(*chdb.Con
 	}
 	for i, kv := range settings {
 		if _, err := sess.conn.Query("SET "+kv[0]+" = "+quoteString(kv[1]), "TSV"); err != nil {
-			resetSettings(sess.conn, settings[:i])
+			s.restore(sess.conn, settings[:i])
 			return nil, err
 		}
 	}
-	defer resetSettings(sess.conn, settings)
+	defer s.restore(sess.conn, settings)
 	return f(sess.conn)
 }
 
-func resetSettings(c *chdb.Conn, settings [][2]string) {
+// restore puts the given settings back to the profile's value, or to the
+// engine's default when the profile has none.
+func (s *Server) restore(c *chdb.Conn, settings [][2]string) {
 	for _, kv := range settings {
-		_, _ = c.Query("SET "+kv[0]+" = DEFAULT", "TSV")
+		value := "DEFAULT"
+		if v, ok := s.profile[kv[0]]; ok {
+			value = quoteString(v)
+		}
+		_, _ = c.Query("SET "+kv[0]+" = "+value, "TSV")
 	}
 }
 

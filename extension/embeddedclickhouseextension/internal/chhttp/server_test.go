@@ -22,7 +22,11 @@ import (
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
 )
 
-var srvURL string
+var (
+	srvURL string
+	// spare is a session no server holds, for tests of New itself.
+	spare *chdb.Conn
+)
 
 // TestMain opens one engine for the package (one data path per process)
 // behind one server with credentials.
@@ -40,14 +44,19 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	var conns []*chdb.Conn
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 5; i++ {
 		c, err := lib.Connect(dir)
 		if err != nil {
 			panic(err)
 		}
 		conns = append(conns, c)
 	}
-	s := New(conns[:len(conns)-1], conns[len(conns)-1], "otel", "s3cret", 64<<20, zap.NewNop())
+	spare = conns[4]
+	s, err := New(conns[:3], conns[3], Options{User: "otel", Password: "s3cret", MaxBody: 64 << 20,
+		Profile: map[string]string{"max_block_size": "12345"}, Logger: zap.NewNop()})
+	if err != nil {
+		panic(err)
+	}
 	ts := httptest.NewServer(s)
 	srvURL = ts.URL
 	code := m.Run()
@@ -121,6 +130,34 @@ func TestSettingsApplyToOneRequest(t *testing.T) {
 	}
 	status, body, _ := do(t, http.MethodPost, q("bad name", "1"), strings.NewReader("SELECT 1"))
 	assert.Equal(t, 400, status, body)
+}
+
+// The profile is where every statement starts, on every session, and
+// where a request's own value of one of its settings goes back to.
+func TestProfileIsWhereEveryStatementStarts(t *testing.T) {
+	need(t)
+	for i := 0; i < 3; i++ {
+		_, body, _ := do(t, http.MethodPost, "", strings.NewReader("SELECT getSetting('max_block_size')"))
+		assert.Equal(t, "12345\n", body)
+	}
+	for i := 0; i < 3; i++ {
+		_, body, _ := do(t, http.MethodPost, q("max_block_size", "100"), strings.NewReader("SELECT getSetting('max_block_size')"))
+		assert.Equal(t, "100\n", body)
+	}
+	for i := 0; i < 3; i++ {
+		_, body, _ := do(t, http.MethodPost, "", strings.NewReader("SELECT getSetting('max_block_size')"))
+		assert.Equal(t, "12345\n", body, "back to the profile, not to the engine's default")
+	}
+}
+
+func TestProfileTheEngineRefusesStopsTheStart(t *testing.T) {
+	need(t)
+	_, err := New([]*chdb.Conn{spare}, nil, Options{Profile: map[string]string{"no_such_setting": "1"}, Logger: zap.NewNop()})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "profile setting no_such_setting")
+	assert.Contains(t, err.Error(), "Unknown setting", "the engine's own message")
+	_, err = New([]*chdb.Conn{spare}, nil, Options{Profile: map[string]string{"x = 1; DROP": "1"}, Logger: zap.NewNop()})
+	assert.ErrorContains(t, err, "is not a setting name")
 }
 
 func TestInsertsAndDatabase(t *testing.T) {
