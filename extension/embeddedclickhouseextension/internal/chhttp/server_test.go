@@ -150,12 +150,15 @@ func TestProfileIsWhereEveryStatementStarts(t *testing.T) {
 	}
 }
 
-func TestProfileTheEngineRefusesStopsTheStart(t *testing.T) {
+func TestProfileIsCheckedByTheEngine(t *testing.T) {
 	need(t)
 	_, err := New([]*chdb.Conn{spare}, nil, Options{Profile: map[string]string{"no_such_setting": "1"}, Logger: zap.NewNop()})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "profile setting no_such_setting")
 	assert.Contains(t, err.Error(), "Unknown setting", "the engine's own message")
+	// A YAML bool reaches the engine as true/false, which it takes.
+	_, err = New([]*chdb.Conn{spare}, nil, Options{Profile: map[string]string{"materialize_skip_indexes_on_insert": "false"}, Logger: zap.NewNop()})
+	require.NoError(t, err)
 	_, err = New([]*chdb.Conn{spare}, nil, Options{Profile: map[string]string{"x = 1; DROP": "1"}, Logger: zap.NewNop()})
 	assert.ErrorContains(t, err, "is not a setting name")
 }
