@@ -5,10 +5,12 @@
 # long they took, and reports the collector's peak memory.
 #   scripts/bench-storage.sh            (after `make build libchdb`)
 #   KINDS=logs_zstd DURATION=60s scripts/bench-storage.sh
-# CONFIG picks another collector config, SETUP_SQL runs once the table
-# exists (e.g. an ALTER … MODIFY SETTING to try), WRAP prefixes the
-# collector's command (e.g. perf record; the RSS figures are then the
-# wrapper's).
+# CONFIG picks another collector config; several, space-separated, are
+# run in turn ROUNDS times (default 1), interleaved, because this host's
+# speed drifts by up to 20% between runs and only interleaved runs compare.
+# SETUP_SQL runs once the table exists (e.g. an ALTER … MODIFY SETTING to
+# try), WRAP prefixes the collector's command (e.g. perf record; the RSS
+# figures are then the wrapper's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-30s}"
@@ -23,10 +25,10 @@ export OTELHOUSE_LIBCHDB
 
 sql() { curl -s 127.0.0.1:18123/ --data-binary "$1"; }
 
-for kind in ${KINDS:-traces_v04 logs_zstd}; do
+for round in $(seq "${ROUNDS:-1}"); do for config in $CONFIG; do for kind in ${KINDS:-traces_v04 logs_zstd}; do
   table=otel_traces; [[ $kind == logs_* ]] && table=otel_logs
   export OTELHOUSE_DATA_DIR; OTELHOUSE_DATA_DIR="$(mktemp -d)"
-  ${WRAP:-} bin/otelhouse --config "$CONFIG" --feature-gates=receiver.datadog >"$OTELHOUSE_DATA_DIR/collector.log" 2>&1 &
+  ${WRAP:-} bin/otelhouse --config "$config" --feature-gates=receiver.datadog >"$OTELHOUSE_DATA_DIR/collector.log" 2>&1 &
   pid=$!
   "$LOADGEN" wait --target http://127.0.0.1:18126 --timeout 60s >/dev/null
   until sql "SELECT 1" >/dev/null 2>&1 && [[ "$(sql "EXISTS TABLE otel.$table")" == 1 ]]; do sleep 0.5; done
@@ -48,7 +50,7 @@ for kind in ${KINDS:-traces_v04 logs_zstd}; do
   kill -TERM "$pid"; wait "$pid" || true
   wait "$sampler" 2>/dev/null || true
   echo "RSS_MB kind=$kind every_5s: $(cat "$OTELHOUSE_DATA_DIR/rss.txt")"
-  awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" -v p="$parts" \
-    'BEGIN { printf "STORED kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f peak_rss_mb=%d active_parts=%d\n", k, s, r, b-a, r/(b-a), m, p }'
+  awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" -v p="$parts" -v c="$config" -v n="$round" \
+    'BEGIN { printf "STORED config=%s round=%d kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f peak_rss_mb=%d active_parts=%d\n", c, n, k, s, r, b-a, r/(b-a), m, p }'
   rm -rf "$OTELHOUSE_DATA_DIR"
-done
+done; done; done
