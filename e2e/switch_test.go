@@ -28,12 +28,28 @@ func binary(t *testing.T) string {
 	return bin
 }
 
+var (
+	portsMu sync.Mutex
+	given   = map[int]bool{}
+)
+
+// freePort returns a loopback port that no other call in this process
+// returned: the kernel may hand one free port to two listeners opened and
+// closed in turn, and two components of one collector then collide.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		port := l.Addr().(*net.TCPAddr).Port
+		require.NoError(t, l.Close())
+		if !given[port] {
+			given[port] = true
+			return port
+		}
+	}
 }
 
 // syncBuffer collects a process's output while it runs.
