@@ -17,6 +17,10 @@ import (
 // what almost every map holds, so the usual path is unchanged.
 const direct = 64
 
+// Reserve makes room in m for n entries, up to the size a Writer fills
+// directly: past it, Flush builds the map anew and room reserved is lost.
+func Reserve(m pcommon.Map, n int) { m.EnsureCapacity(min(n, direct)) }
+
 // Writer puts entries into one map; Flush must be called before the map
 // is read again. The last value put under a key wins, as with pcommon.Map.
 type Writer struct {

@@ -278,7 +278,7 @@ func (b *batch) add(fs []field) {
 	lr := b.slice(host, service, env, version, source, pt).AppendEmpty()
 	if n := len(b.attrs) + len(pt.attrs); n > 0 {
 		attrs := lr.Attributes()
-		attrs.EnsureCapacity(min(n, 64))
+		attrmap.Reserve(attrs, n)
 		w := attrmap.NewWriter(attrs)
 		for i := range b.attrs {
 			a := &b.attrs[i]

@@ -214,7 +214,7 @@ func (d *msgpackDecoder) meta(b []byte, attrs pcommon.Map, sp *special) ([]byte,
 	if err != nil {
 		return b, err
 	}
-	attrs.EnsureCapacity(min(int(n), 64) + 4)
+	attrmap.Reserve(attrs, int(n)+4)
 	w := attrmap.NewWriter(attrs)
 	defer w.Flush()
 	var kb, vb []byte

@@ -218,7 +218,7 @@ type scalars struct {
 func translateSpan(s *pb.Span, high uint64, out ptrace.Span) {
 	var sp special
 	attrs := out.Attributes()
-	attrs.EnsureCapacity(min(len(s.Meta)+len(s.Metrics), 64) + 2)
+	attrmap.Reserve(attrs, len(s.Meta)+len(s.Metrics)+2)
 	tags.PutNonEmpty(attrs, "resource.name", s.Resource)
 	tags.PutNonEmpty(attrs, "span.type", s.Type)
 	w := attrmap.NewWriter(attrs)

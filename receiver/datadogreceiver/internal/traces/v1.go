@@ -110,7 +110,7 @@ func V1ToTraces(tps []*idx.InternalTracerPayload, agent Agent) ptrace.Traces {
 func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64, out ptrace.Span) {
 	var sp special
 	attrs := out.Attributes()
-	attrs.EnsureCapacity(min(len(s.Attributes()), 64) + 3)
+	attrmap.Reserve(attrs, len(s.Attributes())+3)
 	tags.PutNonEmpty(attrs, "resource.name", s.Resource())
 	tags.PutNonEmpty(attrs, "span.type", s.Type())
 	tags.PutNonEmpty(attrs, "component", s.Component())
