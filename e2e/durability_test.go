@@ -1,11 +1,13 @@
 package e2e
 
 import (
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
-	"regexp"
 	"strconv"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 )
 
 // outage is a TCP proxy between the exporter and ClickHouse that the test
@@ -138,21 +141,69 @@ func TestNothingAcknowledgedIsLost(t *testing.T) {
 	}
 }
 
+// otlpBackend is another OTLP/HTTP backend, as a second collector or a
+// vendor would be: it counts the log records it receives per "batch"
+// attribute.
+type otlpBackend struct {
+	mu   sync.Mutex
+	seen map[string]int
+}
+
+func (b *otlpBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body io.Reader = r.Body
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		body = zr
+	}
+	raw, err := io.ReadAll(body)
+	req := plogotlp.NewExportRequest()
+	if err == nil {
+		err = req.UnmarshalProto(raw)
+	}
+	if err != nil || r.URL.Path != "/v1/logs" {
+		http.Error(w, fmt.Sprintf("%s: %v", r.URL.Path, err), http.StatusBadRequest)
+		return
+	}
+	b.mu.Lock()
+	for _, rl := range req.Logs().ResourceLogs().All() {
+		for _, sl := range rl.ScopeLogs().All() {
+			for _, lr := range sl.LogRecords().All() {
+				v, _ := lr.Attributes().Get("batch")
+				b.seen[v.AsString()]++
+			}
+		}
+	}
+	b.mu.Unlock()
+	resp, _ := plogotlp.NewExportResponse().MarshalProto()
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(resp)
+}
+
+func (b *otlpBackend) count(batch string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seen[batch]
+}
+
+// TestFanOut sends the same logs to the embedded ClickHouse and, through
+// the distribution's otlp_http exporter, to another OTLP backend.
 func TestFanOut(t *testing.T) {
+	backend := &otlpBackend{seen: map[string]int{}}
+	srv := httptest.NewServer(backend)
+	t.Cleanup(srv.Close)
 	c := runWith(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t), 0,
-		"--set", "exporters::debug::verbosity=basic",
-		"--set", "service::pipelines::logs::exporters=[clickhouse,debug]")
+		"--set", "exporters::otlp_http::endpoint="+srv.URL,
+		"--set", "service::pipelines::logs::exporters=[clickhouse,otlp_http]")
 	c.waitHealthy(t)
 	acked := sendLogs(t, c, "fanout", 5)
 	require.Equal(t, 5, acked)
-	re := regexp.MustCompile(`"log records": (\d+)`)
 	assert.Eventually(t, func() bool {
-		debugSum := 0
-		for _, m := range re.FindAllStringSubmatch(c.out.String(), -1) {
-			n, _ := strconv.Atoi(m[1])
-			debugSum += n
-		}
-		return debugSum == 5 && c.sql(t, "SELECT count() FROM otel.otel_logs WHERE LogAttributes['batch'] = 'fanout'") == "5"
+		return backend.count("fanout") == 5 &&
+			c.sql(t, "SELECT count() FROM otel.otel_logs WHERE LogAttributes['batch'] = 'fanout'") == "5"
 	}, 30*time.Second, 250*time.Millisecond, "both exporters get all five records")
 }
 
