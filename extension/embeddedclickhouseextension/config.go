@@ -3,12 +3,12 @@ package embeddedclickhouseextension
 import (
 	"errors"
 	"fmt"
-	"regexp"
 
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chhttp"
 	"github.com/otelhouse/otelhouse/internal/httpconfig"
 )
 
@@ -71,7 +71,7 @@ func (c *Config) Validate() error {
 func checkSettings(section string, settings map[string]any) []error {
 	var errs []error
 	for name, v := range settings {
-		if !settingName.MatchString(name) {
+		if !chhttp.IsSettingName(name) {
 			errs = append(errs, fmt.Errorf("%s: %q is not a setting name", section, name))
 		}
 		switch v.(type) {
@@ -82,5 +82,3 @@ func checkSettings(section string, settings map[string]any) []error {
 	}
 	return errs
 }
-
-var settingName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)

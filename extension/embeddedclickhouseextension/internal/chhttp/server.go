@@ -68,13 +68,16 @@ type Options struct {
 func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
 	s := &Server{sessions: make(chan *session, len(conns)), control: control, user: o.User, password: o.Password,
 		logger: o.Logger, maxBody: o.MaxBody, profile: o.Profile}
+	names := slices.Sorted(maps.Keys(o.Profile))
+	for _, name := range names {
+		if !IsSettingName(name) {
+			return nil, fmt.Errorf("profile: %q is not a setting name", name)
+		}
+	}
 	for _, c := range conns {
 		// The engine keeps SET on a session, and URL parameters are
 		// undone back to these values after each statement.
-		for _, name := range slices.Sorted(maps.Keys(o.Profile)) {
-			if !settingName.MatchString(name) {
-				return nil, fmt.Errorf("profile: %q is not a setting name", name)
-			}
+		for _, name := range names {
 			if _, err := c.Query("SET "+name+" = "+quoteString(o.Profile[name]), "TSV"); err != nil {
 				return nil, fmt.Errorf("profile setting %s: %w", name, err)
 			}
@@ -125,6 +128,10 @@ var protocolParams = map[string]bool{
 }
 
 var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// IsSettingName reports whether name can stand as it is in a SET statement
+// or as an element of the engine's configuration file.
+func IsSettingName(name string) bool { return settingName.MatchString(name) }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/ping" || (r.URL.Path == "/" && r.Method == http.MethodGet && r.URL.Query().Get("query") == "") {
@@ -324,7 +331,7 @@ func requestSettings(q map[string][]string) ([][2]string, map[string]string, err
 			params[name] = vs[len(vs)-1]
 			continue
 		}
-		if !settingName.MatchString(k) {
+		if !IsSettingName(k) {
 			return nil, nil, fmt.Errorf("Unknown setting %q", k)
 		}
 		settings = append(settings, [2]string{k, vs[len(vs)-1]})
