@@ -3,6 +3,7 @@ package datadogreceiver
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -38,9 +39,21 @@ type Settings struct {
 	// only for a receiver exposed beyond the host or pod.
 	RequireKeyOnTracerPaths bool `mapstructure:"require_key_on_tracer_paths"`
 
-	// RetryAfter is the Retry-After hint, in seconds, sent with a 503 when
-	// the pipeline refuses data for a reason that may pass.
+	// RetryAfterSeconds is the Retry-After hint sent with a 503 when the
+	// pipeline refuses data for a reason that may pass, and with a 429.
 	RetryAfterSeconds int `mapstructure:"retry_after_seconds"`
+
+	// MaxConcurrentRequests bounds the requests with a body that are read,
+	// decompressed, decoded and handed to the pipeline at once. A 30 MiB
+	// JSON body holds about 100 MiB while it is translated, so this times
+	// max_request_body_size bounds the receiver's memory, however many
+	// agents post at once. 0 sets no bound.
+	MaxConcurrentRequests int `mapstructure:"max_concurrent_requests"`
+
+	// MaxRequestWait is how long a request may wait for one of those slots
+	// before it is answered 429 with Retry-After, for the sender to retry.
+	// Waiting requests hold no body in memory: it stays in the socket.
+	MaxRequestWait time.Duration `mapstructure:"max_request_wait"`
 
 	Logs LogsConfig `mapstructure:"logs"`
 }
@@ -66,6 +79,12 @@ func (c *Config) Validate() error {
 	}
 	if c.RetryAfterSeconds < 0 {
 		errs = append(errs, fmt.Errorf("retry_after_seconds must not be negative, got %d", c.RetryAfterSeconds))
+	}
+	if c.MaxConcurrentRequests < 0 {
+		errs = append(errs, fmt.Errorf("max_concurrent_requests must not be negative (0: no bound), got %d", c.MaxConcurrentRequests))
+	}
+	if c.MaxRequestWait < 0 {
+		errs = append(errs, fmt.Errorf("max_request_wait must not be negative, got %s", c.MaxRequestWait))
 	}
 	return errors.Join(errs...)
 }

@@ -30,6 +30,8 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, [][]byte{[]byte("k1"), []byte("k2")}, cfg.keys())
 	assert.True(t, cfg.RequireKeyOnTracerPaths)
 	assert.Equal(t, 5, cfg.RetryAfterSeconds)
+	assert.Equal(t, 16, cfg.MaxConcurrentRequests)
+	assert.Equal(t, 2*time.Second, cfg.MaxRequestWait)
 	assert.False(t, cfg.Logs.DecodeJSONMessage)
 	assert.False(t, cfg.Logs.TraceIDs)
 

@@ -3,7 +3,9 @@ package datadogreceiver
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -33,7 +35,16 @@ const (
 	// Agents send at most a few MiB per payload; the trace-agent's own cap is
 	// 25 MiB. This bounds both the wire and the decompressed size.
 	defaultMaxBodySize = 32 << 20
+	// A trace-agent lets a payload wait 1 s for a decoder before it answers
+	// 429; a receiver that serves whole Agents gets larger payloads, so it
+	// waits longer, still well under the 10 s senders give a request.
+	defaultMaxRequestWait = 5 * time.Second
 )
+
+// defaultMaxConcurrentRequests keeps both cores busy while one request
+// waits on the network or the pipeline, without more bodies in memory than
+// that takes.
+func defaultMaxConcurrentRequests() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // NewFactory returns the factory of the `datadog` receiver.
 func NewFactory() receiver.Factory {
@@ -53,7 +64,9 @@ func createDefaultConfig() component.Config {
 	return &Config{
 		ServerConfig: srv,
 		Settings: Settings{
-			RetryAfterSeconds: 1,
+			RetryAfterSeconds:     1,
+			MaxConcurrentRequests: defaultMaxConcurrentRequests(),
+			MaxRequestWait:        defaultMaxRequestWait,
 			Logs: LogsConfig{
 				DecodeJSONMessage: true,
 				TraceIDs:          true,

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
@@ -25,6 +26,8 @@ import (
 	"go.opentelemetry.io/collector/extension/extensionauth"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
@@ -105,6 +108,7 @@ func (r *datadogReceiver) start(ctx context.Context, host component.Host) error 
 	if err != nil {
 		return err
 	}
+	srv.Handler = r.admit(srv.Handler)
 	ln, err := r.cfg.ToListener(ctx)
 	if err != nil {
 		return fmt.Errorf("datadog receiver: listening on %s: %w", r.cfg.NetAddr.Endpoint, err)
@@ -120,6 +124,53 @@ func (r *datadogReceiver) start(ctx context.Context, host component.Host) error 
 		}
 	}()
 	return nil
+}
+
+// admit bounds the requests with a body in progress at once
+// (max_concurrent_requests): each may hold a decompressed body and its
+// translation, so their number, not only their size, bounds the memory. It
+// wraps confighttp's handlers, so a waiting request has no decompressor and
+// no body in memory yet.
+func (r *datadogReceiver) admit(next http.Handler) http.Handler {
+	if r.cfg.MaxConcurrentRequests == 0 {
+		return next
+	}
+	slots := make(chan struct{}, r.cfg.MaxConcurrentRequests)
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method != http.MethodPost && req.Method != http.MethodPut {
+			next.ServeHTTP(w, req)
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			if !r.waitForSlot(w, req, slots) {
+				return
+			}
+		}
+		defer func() { <-slots }()
+		next.ServeHTTP(w, req)
+	})
+}
+
+// waitForSlot waits up to max_request_wait for a slot; past it, the
+// request is answered 429 with Retry-After, which Agents retry.
+func (r *datadogReceiver) waitForSlot(w http.ResponseWriter, req *http.Request, slots chan struct{}) bool {
+	t := time.NewTimer(r.cfg.MaxRequestWait)
+	defer t.Stop()
+	select {
+	case slots <- struct{}{}:
+		return true
+	case <-req.Context().Done():
+		return false // the sender gave up: nobody to answer
+	case <-t.C:
+	}
+	r.telemetry.ReceiverDatadogThrottledRequests.Add(req.Context(), 1,
+		metric.WithAttributeSet(attribute.NewSet(attribute.String("path", req.URL.Path))))
+	w.Header().Set("Retry-After", strconv.Itoa(r.cfg.RetryAfterSeconds))
+	r.refuse(w, req, http.StatusTooManyRequests, fmt.Sprintf(
+		"%d requests in progress for %s (max_concurrent_requests, max_request_wait), retry later", cap(slots), r.cfg.MaxRequestWait))
+	return false
 }
 
 // Shutdown is called once per signal; the first call stops the server.

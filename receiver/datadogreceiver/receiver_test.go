@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -354,6 +355,108 @@ func TestBackpressure(t *testing.T) {
 	assert.Empty(t, hdr.Get("Retry-After"))
 }
 
+// gate holds every batch in ConsumeLogs until it is opened, as a pipeline
+// that blocks does.
+type gate struct {
+	entered chan struct{}
+	open    chan struct{}
+	sink    consumertest.LogsSink
+}
+
+func (g *gate) Capabilities() consumer.Capabilities { return consumer.Capabilities{} }
+func (g *gate) ConsumeLogs(ctx context.Context, ld plog.Logs) error {
+	select {
+	case g.entered <- struct{}{}:
+	default:
+	}
+	<-g.open
+	return g.sink.ConsumeLogs(ctx, ld)
+}
+
+// TestConcurrencyBound: with every slot busy, a request waits
+// max_request_wait and is then answered 429 with Retry-After; a sender
+// that gives up while waiting frees nothing it did not take; GET /info is
+// never held; a waiting request is served once a slot frees.
+func TestConcurrencyBound(t *testing.T) {
+	g := &gate{entered: make(chan struct{}, 1), open: make(chan struct{})}
+	h := start(t, func(c *Config) {
+		c.MaxConcurrentRequests = 1
+		c.MaxRequestWait = 300 * time.Millisecond
+		c.RetryAfterSeconds = 3
+	}, nil, g)
+	var opened sync.Once
+	openGate := func() { opened.Do(func() { close(g.open) }) }
+	t.Cleanup(openGate) // before the receiver's shutdown waits for held requests
+	post := func(ctx context.Context) (int, string, http.Header, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url+"/api/v2/logs", strings.NewReader(logsBody))
+		require.NoError(t, err)
+		resp, err := h.client.Do(req)
+		if err != nil {
+			return 0, "", nil, err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), resp.Header, nil
+	}
+	type result struct {
+		status int
+		err    error
+	}
+	held := make(chan result, 1)
+	go func() {
+		status, _, _, err := post(context.Background())
+		held <- result{status, err}
+	}()
+	<-g.entered // the only slot is taken
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, _, _, err := post(ctx)
+	cancel()
+	require.Error(t, err, "gave up while waiting")
+
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second) // not forever if unbounded
+	status, body, hdr, err := post(ctx)
+	cancel()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusTooManyRequests, status, body)
+	assert.Equal(t, "3", hdr.Get("Retry-After"))
+	assert.Contains(t, body, "max_concurrent_requests")
+	// Both are counted: an HTTP/1.1 server sees a sender hang up only once
+	// it reads the body, so the abandoned request also waited it out.
+	require.Eventually(t, func() bool {
+		m, err := h.tel.GetMetric("otelcol_receiver_datadog_throttled_requests")
+		if err != nil {
+			return false
+		}
+		dps := m.Data.(metricdata.Sum[int64]).DataPoints
+		if len(dps) != 1 {
+			return false
+		}
+		path, _ := dps[0].Attributes.Value("path")
+		return dps[0].Value == 2 && path.AsString() == "/api/v2/logs"
+	}, 5*time.Second, 10*time.Millisecond)
+
+	infoStatus, _, _ := h.do(t, http.MethodGet, "/info", nil)
+	assert.Equal(t, http.StatusOK, infoStatus, "GET /info is not held by busy slots")
+
+	waiting := make(chan result, 1)
+	go func() {
+		status, _, _, err := post(context.Background())
+		waiting <- result{status, err}
+	}()
+	time.Sleep(100 * time.Millisecond) // usually waiting by now; served either way
+	openGate()
+	for _, ch := range []chan result{held, waiting} {
+		r := <-ch
+		require.NoError(t, r.err)
+		assert.Equal(t, http.StatusAccepted, r.status)
+	}
+	status, _, _, err = post(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusAccepted, status, "no slot leaked")
+	assert.Equal(t, 6, g.sink.LogRecordCount())
+}
+
 func TestAcceptedMetrics(t *testing.T) {
 	h := start(t, nil, new(consumertest.TracesSink), new(consumertest.LogsSink))
 	h.do(t, http.MethodPost, "/v0.4/traces", msgpackTraces(t, 4))
@@ -385,12 +488,16 @@ func TestConfigValidate(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	require.NoError(t, cfg.Validate())
 	assert.Equal(t, "localhost:8126", cfg.NetAddr.Endpoint)
+	assert.GreaterOrEqual(t, cfg.MaxConcurrentRequests, 4)
 	cfg.MaxRequestBodySize = -1
 	cfg.RetryAfterSeconds = -2
+	cfg.MaxConcurrentRequests = -1
+	cfg.MaxRequestWait = -time.Second
 	err := cfg.Validate()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "max_request_body_size")
-	assert.Contains(t, err.Error(), "retry_after_seconds")
+	for _, name := range []string{"max_request_body_size", "retry_after_seconds", "max_concurrent_requests", "max_request_wait"} {
+		assert.Contains(t, err.Error(), name)
+	}
 }
 
 var _ receiver.Factory = NewFactory()

@@ -27,6 +27,7 @@ type TelemetryBuilder struct {
 	mu                               sync.Mutex
 	registrations                    []metric.Registration
 	ReceiverDatadogDiscardedRequests metric.Int64Counter
+	ReceiverDatadogThrottledRequests metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -61,6 +62,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ReceiverDatadogDiscardedRequests, err = builder.meter.Int64Counter(
 		"otelcol_receiver_datadog_discarded_requests",
 		metric.WithDescription("Requests accepted and dropped on purpose, by path (Agent metadata and events, tracer instrumentation telemetry), so nothing is dropped unseen. [Alpha]"),
+		metric.WithUnit("{requests}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverDatadogThrottledRequests, err = builder.meter.Int64Counter(
+		"otelcol_receiver_datadog_throttled_requests",
+		metric.WithDescription("Requests answered 429 with Retry-After because max_concurrent_requests requests were in progress for all of max_request_wait, by path; senders retry them. [Alpha]"),
 		metric.WithUnit("{requests}"),
 	)
 	errs = errors.Join(errs, err)
