@@ -51,6 +51,7 @@ FUZZTIME ?= 20s
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzTranslateLogs -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/logs
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeTracer -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
+	$(GO) test -run='^$$' -fuzz=FuzzMetricsDecoders -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/metrics
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
