@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace/idx"
 )
 
 // benchTraces is 50 traces × 10 spans with tags like a web service's.
@@ -92,11 +93,15 @@ func FuzzDecodeTracer(f *testing.F) {
 	body, _ := fixture().MarshalMsg(nil)
 	f.Add("v0.4", body)
 	f.Add("v0.5", encodeV05(withoutNativeLinksEvents(fixture())))
+	f.Add("v1.0", v1Fixture(f))
 	f.Fuzz(func(t *testing.T, version string, body []byte) {
 		for _, v := range []string{"v0.4", "v0.5", "v0.7"} {
 			if tp, err := DecodeTracer(v, "application/msgpack", body, Tracer{}); err == nil {
 				ToTraces([]*pb.TracerPayload{tp}, Agent{})
 			}
+		}
+		if tp, err := DecodeV1(body, Tracer{}); err == nil {
+			V1ToTraces([]*idx.InternalTracerPayload{tp}, Agent{})
 		}
 		if ap, err := DecodeAgent(body); err == nil {
 			ToTraces(ap.TracerPayloads, Agent{})
