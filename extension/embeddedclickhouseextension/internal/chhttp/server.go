@@ -191,7 +191,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	format := st.format
 	if format == "" {
-		format = q.Get("default_format")
+		format = headerOr(r, "X-ClickHouse-Format", q.Get("default_format"))
 	}
 	if format == "" {
 		format = "TabSeparated"
@@ -214,7 +214,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tag := "otelhouse-stmt-" + randomTag()
 	stop := s.cancelOnDisconnect(r.Context(), tag)
 	defer stop()
-	res, err := s.run(sess, q.Get("database"), settings, func(c *chdb.Conn) (*chdb.Result, error) {
+	res, err := s.run(sess, headerOr(r, "X-ClickHouse-Database", q.Get("database")), settings, func(c *chdb.Conn) (*chdb.Result, error) {
 		if st.insert {
 			return c.Insert(st.sql, st.format, func(appendChunk func([]byte) error) error {
 				return copyChunks(data, appendChunk)
@@ -281,6 +281,15 @@ func (s *Server) acquire(ctx context.Context) (*session, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// headerOr is a request header, else the URL parameter's value: ClickHouse
+// takes the database and the default format from either, the header first.
+func headerOr(r *http.Request, header, param string) string {
+	if v := r.Header.Get(header); v != "" {
+		return v
+	}
+	return param
 }
 
 // run applies the request's database and settings to the session for this

@@ -196,6 +196,13 @@ func TestInsertsAndDatabase(t *testing.T) {
 	assert.Equal(t, "6\t21\twith\\n\\nblank lines\tbin\n", body)
 	_, body, _ = do(t, http.MethodPost, "", strings.NewReader("SELECT currentDatabase()"))
 	assert.Equal(t, "default\n", body, "database applies to its request only")
+
+	// The headers clients such as APISIX's clickhouse-logger send instead
+	// of the URL parameters; the header wins, as in ClickHouse.
+	_, body, h = do(t, http.MethodPost, q("database", "system"), strings.NewReader("SELECT count() FROM t"),
+		"X-ClickHouse-Database", "otel", "X-ClickHouse-Format", "JSONEachRow")
+	assert.Equal(t, "{\"count()\":6}\n", body)
+	assert.Equal(t, "JSONEachRow", h.Get("X-ClickHouse-Format"))
 }
 
 func TestErrorsAndAuth(t *testing.T) {
