@@ -40,6 +40,9 @@ type Server struct {
 	maxBody int64
 	// profile is what each session starts every statement with.
 	profile map[string]string
+	// baseline is every setting a session starts with that differs from
+	// the engine's defaults: the profile and the engine's own choices.
+	baseline map[string]string
 }
 
 type session struct {
@@ -83,6 +86,12 @@ func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
 			}
 		}
 		s.sessions <- &session{conn: c, database: "default"}
+	}
+	if len(conns) > 0 {
+		var err error
+		if s.baseline, err = changedSettings(conns[0]); err != nil {
+			return nil, fmt.Errorf("reading the engine's settings: %w", err)
+		}
 	}
 	return s, nil
 }
@@ -189,6 +198,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, 62, "Empty query")
 		return
 	}
+	if multiStatement(st.sql) {
+		httpError(w, http.StatusBadRequest, 62, "Multi-statements are not allowed")
+		return
+	}
 	format := st.format
 	if format == "" {
 		format = headerOr(r, "X-ClickHouse-Format", q.Get("default_format"))
@@ -214,7 +227,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tag := "otelhouse-stmt-" + randomTag()
 	stop := s.cancelOnDisconnect(r.Context(), tag)
 	defer stop()
-	res, err := s.run(sess, headerOr(r, "X-ClickHouse-Database", q.Get("database")), settings, func(c *chdb.Conn) (*chdb.Result, error) {
+	res, err := s.run(sess, headerOr(r, "X-ClickHouse-Database", q.Get("database")), settings, sessionEffect(st.sql), func(c *chdb.Conn) (*chdb.Result, error) {
 		if st.insert {
 			return c.Insert(st.sql, st.format, func(appendChunk func([]byte) error) error {
 				return copyChunks(data, appendChunk)
@@ -294,8 +307,8 @@ func headerOr(r *http.Request, header, param string) string {
 
 // run applies the request's database and settings to the session for this
 // statement only: the engine keeps SET and USE on a session, so they are
-// undone afterwards.
-func (s *Server) run(sess *session, database string, settings [][2]string, f func(*chdb.Conn) (*chdb.Result, error)) (*chdb.Result, error) {
+// undone afterwards, as is what the statement itself left (eff).
+func (s *Server) run(sess *session, database string, settings [][2]string, eff effect, f func(*chdb.Conn) (*chdb.Result, error)) (*chdb.Result, error) {
 	if database == "" {
 		database = "default"
 	}
@@ -312,7 +325,91 @@ func (s *Server) run(sess *session, database string, settings [][2]string, f fun
 		}
 	}
 	defer s.restore(sess.conn, settings)
+	defer s.undo(sess, eff)
 	return f(sess.conn)
+}
+
+// undo takes back what a SET, USE or CREATE TEMPORARY TABLE left on the
+// session, so the next request starts as the profile says.
+func (s *Server) undo(sess *session, eff effect) {
+	var err error
+	switch eff {
+	case effectDatabase:
+		sess.database = "" // unknown: the next request says USE again
+	case effectSettings:
+		err = s.resetSettings(sess.conn)
+	case effectTemporary:
+		err = dropTemporary(sess.conn)
+	}
+	if err != nil {
+		s.logger.Warn("cannot reset an engine session after a statement that changed it", zap.Error(err))
+	}
+}
+
+// resetSettings puts every setting back to what the session started with.
+func (s *Server) resetSettings(c *chdb.Conn) error {
+	now, err := changedSettings(c)
+	if err != nil {
+		return err
+	}
+	for name, v := range now {
+		if base, ok := s.baseline[name]; !ok {
+			_, err = c.Query("SET "+name+" = DEFAULT", "TSV")
+		} else if base != v {
+			_, err = c.Query("SET "+name+" = "+quoteString(base), "TSV")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for name, base := range s.baseline {
+		if _, ok := now[name]; !ok {
+			if _, err := c.Query("SET "+name+" = "+quoteString(base), "TSV"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// changedSettings lists the settings that differ from the engine's
+// defaults, with their values.
+func changedSettings(c *chdb.Conn) (map[string]string, error) {
+	res, err := c.Query("SELECT name, value FROM system.settings WHERE changed", "JSONEachRow")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	dec := json.NewDecoder(bytes.NewReader(res.Data))
+	for dec.More() {
+		var row struct{ Name, Value string }
+		if err := dec.Decode(&row); err != nil {
+			return nil, err
+		}
+		if IsSettingName(row.Name) {
+			out[row.Name] = row.Value
+		}
+	}
+	return out, nil
+}
+
+// dropTemporary drops the session's temporary tables.
+func dropTemporary(c *chdb.Conn) error {
+	res, err := c.Query("SELECT name FROM system.tables WHERE is_temporary", "JSONEachRow")
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(res.Data))
+	for dec.More() {
+		var row struct{ Name string }
+		if err := dec.Decode(&row); err != nil {
+			return err
+		}
+		if _, err := c.Query("DROP TEMPORARY TABLE IF EXISTS "+quoteIdent(row.Name), "TSV"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // restore puts the given settings back to the profile's value, or to the

@@ -150,6 +150,30 @@ func TestProfileIsWhereEveryStatementStarts(t *testing.T) {
 	}
 }
 
+// What a statement leaves on its engine session (SET, USE, a temporary
+// table) ends with its request, as ClickHouse gives each request without
+// a session_id a fresh context; several statements in one request are
+// refused, as by ClickHouse.
+func TestStatementsLeaveNothingBehind(t *testing.T) {
+	need(t)
+	// Four statements over three pooled sessions: each session gets each.
+	for i := 0; i < 3; i++ {
+		for _, stmt := range []string{"SET max_execution_time = 42, max_block_size = 7", "USE system",
+			"CREATE TEMPORARY TABLE leak (x UInt8)", "SELECT 1"} {
+			status, body, _ := do(t, http.MethodPost, "", strings.NewReader(stmt))
+			require.Equal(t, 200, status, body)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		_, body, _ := do(t, http.MethodPost, "", strings.NewReader("SELECT getSetting('max_execution_time'), "+
+			"getSetting('max_block_size'), currentDatabase(), (SELECT count() FROM system.tables WHERE is_temporary)"))
+		assert.Equal(t, "0\t12345\tdefault\t0\n", body)
+	}
+	status, body, _ := do(t, http.MethodPost, "", strings.NewReader("SELECT 1; SET readonly = 1"))
+	assert.Equal(t, 400, status)
+	assert.Contains(t, body, "Multi-statements are not allowed")
+}
+
 func TestProfileIsCheckedByTheEngine(t *testing.T) {
 	need(t)
 	_, err := New([]*chdb.Conn{spare}, nil, Options{Profile: map[string]string{"no_such_setting": "1"}, Logger: zap.NewNop()})

@@ -5,6 +5,7 @@ package chhttp
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -34,4 +35,155 @@ func parseStatement(q string) statement {
 		st.format = m[1]
 	}
 	return st
+}
+
+// multiStatement reports whether sql holds more than one statement: a ';'
+// outside literals, quoted names and comments, followed by more than
+// blanks and comments. ClickHouse's HTTP interface refuses these; the
+// engine would run them all.
+func multiStatement(sql string) bool {
+	ended := false
+	for i := 0; i < len(sql); {
+		if next, ok := skipNonCode(sql, i); ok {
+			i = next
+			continue
+		}
+		switch c := sql[i]; {
+		case c == ';':
+			ended = true
+		case ended && c != ' ' && c != '\t' && c != '\r' && c != '\n':
+			return true
+		case c == '\'' || c == '"' || c == '`':
+			i = skipQuoted(sql, i)
+			continue
+		case c == '$':
+			i = skipHeredoc(sql, i)
+			continue
+		}
+		i++
+	}
+	return false
+}
+
+// skipNonCode steps over the comment at i, if there is one.
+func skipNonCode(s string, i int) (int, bool) {
+	switch {
+	case strings.HasPrefix(s[i:], "--"), strings.HasPrefix(s[i:], "# "), strings.HasPrefix(s[i:], "#!"):
+		if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+			return i + j + 1, true
+		}
+		return len(s), true
+	case strings.HasPrefix(s[i:], "/*"):
+		// ClickHouse nests block comments.
+		depth, j := 0, i
+		for j < len(s) {
+			switch {
+			case strings.HasPrefix(s[j:], "/*"):
+				depth++
+				j += 2
+			case strings.HasPrefix(s[j:], "*/"):
+				depth--
+				j += 2
+				if depth == 0 {
+					return j, true
+				}
+			default:
+				j++
+			}
+		}
+		return len(s), true
+	}
+	return i, false
+}
+
+// skipQuoted steps over the string literal or quoted name at i; quotes
+// are escaped by a backslash or by doubling.
+func skipQuoted(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case q:
+			if j+1 < len(s) && s[j+1] == q {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(s)
+}
+
+// skipHeredoc steps over a $tag$…$tag$ literal at i, or the lone '$'.
+func skipHeredoc(s string, i int) int {
+	j := identEnd(s, i+1)
+	if j >= len(s) || s[j] != '$' {
+		return i + 1
+	}
+	tag := s[i : j+1]
+	if k := strings.Index(s[j+1:], tag); k >= 0 {
+		return j + 1 + k + len(tag)
+	}
+	return len(s)
+}
+
+// effect is what a statement leaves on the engine session that ran it.
+type effect uint8
+
+const (
+	effectNone      effect = iota
+	effectSettings         // SET: the session's settings
+	effectDatabase         // USE: its current database
+	effectTemporary        // CREATE TEMPORARY TABLE: its temporary tables
+)
+
+// sessionEffect classifies a single statement by its leading words.
+// ClickHouse gives each request without a session_id a fresh context, so
+// these effects must not reach the next request the pooled session serves.
+func sessionEffect(sql string) effect {
+	words := leadingWords(sql, 4)
+	switch {
+	case len(words) == 0:
+		return effectNone
+	case words[0] == "set":
+		return effectSettings
+	case words[0] == "use":
+		return effectDatabase
+	case (words[0] == "create" || words[0] == "attach") && slices.Contains(words[1:], "temporary"):
+		return effectTemporary
+	}
+	return effectNone
+}
+
+// leadingWords returns up to n lowercased words at the start of sql,
+// past blanks, parentheses and comments.
+func leadingWords(sql string, n int) []string {
+	var words []string
+	for i := 0; i < len(sql) && len(words) < n; {
+		if next, ok := skipNonCode(sql, i); ok {
+			i = next
+			continue
+		}
+		c := sql[i]
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '(' {
+			i++
+			continue
+		}
+		j := identEnd(sql, i)
+		if j == i {
+			break
+		}
+		words = append(words, strings.ToLower(sql[i:j]))
+		i = j
+	}
+	return words
+}
+
+// identEnd is the end of the run of word characters at i.
+func identEnd(s string, i int) int {
+	for i < len(s) && (s[i] == '_' || s[i] >= '0' && s[i] <= '9' || s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') {
+		i++
+	}
+	return i
 }

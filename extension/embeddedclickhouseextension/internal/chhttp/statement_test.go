@@ -1,0 +1,51 @@
+package chhttp
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestMultiStatement(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want bool
+	}{
+		{"SELECT 1", false},
+		{"SELECT 1;", false},
+		{"SELECT 1;  -- done\n /* really */ ", false},
+		{"SELECT 1; SELECT 2", true},
+		{"SELECT 1;SET readonly = 1", true},
+		{"SELECT ';' AS a, \"b;c\" , `d;e`", false},
+		{"SELECT 'it''s; fine', 'back\\'slash;'", false},
+		{"SELECT 1 -- ; SET x = 1\n", false},
+		{"SELECT 1 # ; SET x = 1\n", false},
+		{"SELECT 1 /* outer /* inner; */ still; */", false},
+		{"SELECT $tag$ ; $tag$, $$;$$", false},
+		{"SELECT 1; 'x'", true},
+		{"INSERT INTO t VALUES ('a;b'), ('c')", false},
+		{"SELECT 'unterminated; SET x = 1", false},
+	} {
+		assert.Equal(t, tc.want, multiStatement(tc.sql), tc.sql)
+	}
+}
+
+func TestSessionEffect(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want effect
+	}{
+		{"SELECT 1", effectNone},
+		{"set max_threads = 1", effectSettings},
+		{"/* c */ -- d\n# e\n  SET readonly = 1", effectSettings},
+		{"USE system", effectDatabase},
+		{"CREATE TEMPORARY TABLE t (x UInt8)", effectTemporary},
+		{"create or replace temporary table t (x UInt8)", effectTemporary},
+		{"CREATE TABLE t (x UInt8) ENGINE = Memory", effectNone},
+		{"SELECT * FROM t SETTINGS max_threads = 1", effectNone},
+		{"(SELECT 1)", effectNone},
+		{"", effectNone},
+	} {
+		assert.Equal(t, tc.want, sessionEffect(tc.sql), tc.sql)
+	}
+}
