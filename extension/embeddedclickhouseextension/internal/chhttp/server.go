@@ -12,10 +12,12 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ClickHouse/ch-go/compress"
 	"github.com/klauspost/compress/gzip"
@@ -43,6 +45,9 @@ type Server struct {
 	// baseline is every setting a session starts with that differs from
 	// the engine's defaults: the profile and the engine's own choices.
 	baseline map[string]string
+	// byID holds the engine sessions of open session_ids.
+	held sync.Mutex
+	byID map[string]*httpSession
 }
 
 type session struct {
@@ -69,7 +74,7 @@ type Options struct {
 // clients that disconnect. It fails when the engine refuses a profile
 // setting.
 func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
-	s := &Server{sessions: make(chan *session, len(conns)), control: control, user: o.User, password: o.Password,
+	s := &Server{sessions: make(chan *session, len(conns)), byID: map[string]*httpSession{}, control: control, user: o.User, password: o.Password,
 		logger: o.Logger, maxBody: o.MaxBody, profile: o.Profile}
 	names := slices.Sorted(maps.Keys(o.Profile))
 	for _, name := range names {
@@ -98,6 +103,7 @@ func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
 
 // Close ends every session once no request holds one.
 func (s *Server) Close() {
+	s.closeSessions()
 	for i := 0; i < cap(s.sessions); i++ {
 		(<-s.sessions).conn.Close()
 	}
@@ -215,19 +221,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	sess, err := s.acquire(r.Context())
+	id := q.Get("session_id")
+	sess, done, err := s.sessionOf(r.Context(), id, q)
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, 0, err.Error())
+		var re *requestError
+		if errors.As(err, &re) {
+			httpError(w, re.status, re.code, re.msg)
+		} else {
+			httpError(w, http.StatusServiceUnavailable, 0, err.Error())
+		}
 		return
 	}
-	defer func() { s.sessions <- sess }()
+	defer done()
 	// A client that disconnects cancels its statement (the engine's call
 	// cannot be interrupted from here): the statement carries a tag the
 	// control session can kill it by.
 	tag := "otelhouse-stmt-" + randomTag()
 	stop := s.cancelOnDisconnect(r.Context(), tag)
 	defer stop()
-	res, err := s.run(sess, headerOr(r, "X-ClickHouse-Database", q.Get("database")), settings, sessionEffect(st.sql), func(c *chdb.Conn) (*chdb.Result, error) {
+	res, err := s.run(sess, id != "", headerOr(r, "X-ClickHouse-Database", q.Get("database")), settings, sessionEffect(st.sql), func(c *chdb.Conn) (*chdb.Result, error) {
 		if st.insert {
 			return c.Insert(st.sql, st.format, func(appendChunk func([]byte) error) error {
 				return copyChunks(data, appendChunk)
@@ -305,14 +317,30 @@ func headerOr(r *http.Request, header, param string) string {
 	return param
 }
 
+// sessionOf is the engine session a request runs on: its session_id's,
+// else any pooled one; done ends the request's use of it.
+func (s *Server) sessionOf(ctx context.Context, id string, q url.Values) (*session, func(), error) {
+	if id != "" {
+		return s.sessionFor(ctx, id, q.Get("session_timeout"), q.Get("session_check") == "1")
+	}
+	sess, err := s.acquire(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, func() { s.sessions <- sess }, nil
+}
+
 // run applies the request's database and settings to the session for this
 // statement only: the engine keeps SET and USE on a session, so they are
-// undone afterwards, as is what the statement itself left (eff).
-func (s *Server) run(sess *session, database string, settings [][2]string, eff effect, f func(*chdb.Conn) (*chdb.Result, error)) (*chdb.Result, error) {
-	if database == "" {
+// undone afterwards, as is what the statement itself left (eff), unless
+// the request belongs to a session_id (held), whose later requests see it.
+// A held session's database changes only by USE or by the database
+// parameter, which then stays for the session's next requests.
+func (s *Server) run(sess *session, held bool, database string, settings [][2]string, eff effect, f func(*chdb.Conn) (*chdb.Result, error)) (*chdb.Result, error) {
+	if database == "" && !held {
 		database = "default"
 	}
-	if database != sess.database {
+	if database != "" && database != sess.database {
 		if _, err := sess.conn.Query("USE "+quoteIdent(database), "TSV"); err != nil {
 			return nil, err
 		}
@@ -325,7 +353,13 @@ func (s *Server) run(sess *session, database string, settings [][2]string, eff e
 		}
 	}
 	defer s.restore(sess.conn, settings)
-	defer s.undo(sess, eff)
+	if held {
+		if eff == effectDatabase {
+			defer s.trackDatabase(sess)
+		}
+	} else {
+		defer s.undo(sess, eff)
+	}
 	return f(sess.conn)
 }
 
@@ -343,6 +377,14 @@ func (s *Server) undo(sess *session, eff effect) {
 	}
 	if err != nil {
 		s.logger.Warn("cannot reset an engine session after a statement that changed it", zap.Error(err))
+	}
+}
+
+// trackDatabase learns where a held session's USE moved it.
+func (s *Server) trackDatabase(sess *session) {
+	sess.database = ""
+	if res, err := sess.conn.Query("SELECT currentDatabase()", "TSV"); err == nil {
+		sess.database = strings.TrimSpace(string(res.Data))
 	}
 }
 

@@ -325,3 +325,63 @@ func TestDisconnectedClientCancelsItsQuery(t *testing.T) {
 	<-done
 	assert.Eventually(t, func() bool { return running() == "0" }, 10*time.Second, 100*time.Millisecond, "and stops when its client goes away")
 }
+
+// A session_id keeps its engine session between its requests: SET, USE
+// and temporary tables stay for it and for nobody else; a concurrent
+// request in the session is refused; session_check finds only open
+// sessions; one pooled session stays out of sessions' reach; a session
+// that times out goes back to the pool as it was taken.
+func TestSessions(t *testing.T) {
+	need(t)
+	post := func(id, timeout, sql string, kv ...string) (int, string) {
+		status, body, _ := do(t, http.MethodPost, q(append([]string{"session_id", id, "session_timeout", timeout}, kv...)...),
+			strings.NewReader(sql))
+		return status, body
+	}
+	for _, stmt := range []string{"SET max_execution_time = 42", "CREATE TEMPORARY TABLE tmp (x UInt8)",
+		"INSERT INTO tmp VALUES (7)", "USE system"} {
+		status, body := post("s1", "1", stmt)
+		require.Equal(t, 200, status, body)
+	}
+	_, body := post("s1", "1", "SELECT getSetting('max_execution_time'), currentDatabase(), (SELECT sum(x) FROM tmp)")
+	assert.Equal(t, "42\tsystem\t7\n", body)
+	clean := "SELECT getSetting('max_execution_time'), currentDatabase(), (SELECT count() FROM system.tables WHERE is_temporary)"
+	for i := 0; i < 3; i++ {
+		_, body, _ = do(t, http.MethodPost, "", strings.NewReader(clean))
+		assert.Equal(t, "0\tdefault\t0\n", body, "a session's state is its own")
+	}
+
+	status, body := post("unknown", "1", "SELECT 1", "session_check", "1")
+	assert.Equal(t, http.StatusNotFound, status)
+	assert.Contains(t, body, "not found")
+	status, _ = post("s2", "-1", "SELECT 1")
+	assert.Equal(t, http.StatusBadRequest, status)
+
+	// Three pooled sessions here: s1 and s2 may hold two, not a third.
+	status, body = post("s2", "1", "SELECT 1")
+	require.Equal(t, 200, status, body)
+	status, body = post("s3", "1", "SELECT 1")
+	assert.Equal(t, http.StatusServiceUnavailable, status, body)
+
+	statuses := make(chan int, 2)
+	for range 2 {
+		go func() {
+			status, _ := post("s1", "1", "SELECT sleep(0.5)")
+			statuses <- status
+		}()
+	}
+	got := []int{<-statuses, <-statuses}
+	assert.ElementsMatch(t, []int{200, http.StatusConflict}, got, "one request at a time per session")
+
+	// Both time out after a second idle (a check is a use, so checks are
+	// further apart); their engine sessions return clean.
+	require.Eventually(t, func() bool {
+		s1, _ := post("s1", "1", "SELECT 1", "session_check", "1")
+		s2, _ := post("s2", "1", "SELECT 1", "session_check", "1")
+		return s1 == http.StatusNotFound && s2 == http.StatusNotFound
+	}, 15*time.Second, 1500*time.Millisecond)
+	for i := 0; i < 3; i++ {
+		_, body, _ = do(t, http.MethodPost, "", strings.NewReader(clean))
+		assert.Equal(t, "0\tdefault\t0\n", body)
+	}
+}
