@@ -149,7 +149,10 @@ var settingName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 func IsSettingName(name string) bool { return settingName.MatchString(name) }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/ping" || (r.URL.Path == "/" && r.Method == http.MethodGet && r.URL.Query().Get("query") == "") {
+	// A single server has no replicas to lag: /replicas_status answers Ok.
+	// as a server without replicated tables does, for health checks.
+	if r.URL.Path == "/ping" || r.URL.Path == "/replicas_status" ||
+		(r.URL.Path == "/" && r.Method == http.MethodGet && r.URL.Query().Get("query") == "") {
 		_, _ = io.WriteString(w, "Ok.\n")
 		return
 	}

@@ -97,11 +97,13 @@ func q(kv ...string) string {
 
 func TestPingAndQueries(t *testing.T) {
 	need(t)
-	resp, err := http.Get(srvURL + "/ping")
-	require.NoError(t, err)
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	assert.Equal(t, "Ok.\n", string(b))
+	for _, path := range []string{"/ping", "/replicas_status"} {
+		resp, err := http.Get(srvURL + path)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, "Ok.\n", string(b), path)
+	}
 
 	status, body, h := do(t, http.MethodPost, "", strings.NewReader("SELECT 1 + 1"))
 	assert.Equal(t, 200, status)
