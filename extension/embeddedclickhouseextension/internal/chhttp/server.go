@@ -40,8 +40,6 @@ type Server struct {
 	logger   *zap.Logger
 	// maxBody bounds a request body after decompression.
 	maxBody int64
-	// profile is what each session starts every statement with.
-	profile map[string]string
 	// baseline is every setting a session starts with that differs from
 	// the engine's defaults: the profile and the engine's own choices.
 	baseline map[string]string
@@ -75,7 +73,7 @@ type Options struct {
 // setting.
 func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
 	s := &Server{sessions: make(chan *session, len(conns)), byID: map[string]*httpSession{}, control: control, user: o.User, password: o.Password,
-		logger: o.Logger, maxBody: o.MaxBody, profile: o.Profile}
+		logger: o.Logger, maxBody: o.MaxBody}
 	names := slices.Sorted(maps.Keys(o.Profile))
 	for _, name := range names {
 		if !IsSettingName(name) {
@@ -398,18 +396,15 @@ func (s *Server) resetSettings(c *chdb.Conn) error {
 		return err
 	}
 	for name, v := range now {
-		if base, ok := s.baseline[name]; !ok {
-			_, err = c.Query("SET "+name+" = DEFAULT", "TSV")
-		} else if base != v {
-			_, err = c.Query("SET "+name+" = "+quoteString(base), "TSV")
-		}
-		if err != nil {
-			return err
+		if base, ok := s.baseline[name]; !ok || base != v {
+			if err := s.setBack(c, name); err != nil {
+				return err
+			}
 		}
 	}
-	for name, base := range s.baseline {
+	for name := range s.baseline {
 		if _, ok := now[name]; !ok {
-			if _, err := c.Query("SET "+name+" = "+quoteString(base), "TSV"); err != nil {
+			if err := s.setBack(c, name); err != nil {
 				return err
 			}
 		}
@@ -461,12 +456,19 @@ func dropTemporary(c *chdb.Conn) error {
 // engine's default when the profile has none.
 func (s *Server) restore(c *chdb.Conn, settings [][2]string) {
 	for _, kv := range settings {
-		value := "DEFAULT"
-		if v, ok := s.profile[kv[0]]; ok {
-			value = quoteString(v)
-		}
-		_, _ = c.Query("SET "+kv[0]+" = "+value, "TSV")
+		_ = s.setBack(c, kv[0])
 	}
+}
+
+// setBack puts one setting back to where every session starts: its
+// baseline value (the profile's or the engine's own), else the default.
+func (s *Server) setBack(c *chdb.Conn, name string) error {
+	value := "DEFAULT"
+	if v, ok := s.baseline[name]; ok {
+		value = quoteString(v)
+	}
+	_, err := c.Query("SET "+name+" = "+value, "TSV")
+	return err
 }
 
 // requestSettings separates engine settings and param_ values from the

@@ -132,6 +132,18 @@ func TestSettingsApplyToOneRequest(t *testing.T) {
 	}
 	status, body, _ := do(t, http.MethodPost, q("bad name", "1"), strings.NewReader("SELECT 1"))
 	assert.Equal(t, 400, status, body)
+
+	// A setting the engine itself starts sessions with goes back to the
+	// engine's value, not to the setting's default.
+	_, start, _ := do(t, http.MethodPost, "", strings.NewReader("SELECT name, value FROM system.settings WHERE changed AND name = 'storage_file_read_method'"))
+	require.NotEmpty(t, start, "the engine changes storage_file_read_method")
+	for i := 0; i < 3; i++ {
+		do(t, http.MethodPost, q("storage_file_read_method", "pread"), strings.NewReader("SELECT 1"))
+	}
+	for i := 0; i < 3; i++ {
+		_, body, _ = do(t, http.MethodPost, "", strings.NewReader("SELECT name, value FROM system.settings WHERE changed AND name = 'storage_file_read_method'"))
+		assert.Equal(t, start, body)
+	}
 }
 
 // The profile is where every statement starts, on every session, and
