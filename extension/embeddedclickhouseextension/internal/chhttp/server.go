@@ -336,9 +336,10 @@ func (s *Server) sessionOf(ctx context.Context, id string, q url.Values) (*sessi
 // undone afterwards, as is what the statement itself left (eff), unless
 // the request belongs to a session_id (held), whose later requests see it.
 // A held session's database changes only by USE or by the database
-// parameter, which then stays for the session's next requests.
+// parameter, which then stays for the session's next requests; it starts
+// in the default one, as any session whose database is unknown.
 func (s *Server) run(sess *session, held bool, database string, settings [][2]string, eff effect, f func(*chdb.Conn) (*chdb.Result, error)) (*chdb.Result, error) {
-	if database == "" && !held {
+	if database == "" && (!held || sess.database == "") {
 		database = "default"
 	}
 	if database != "" && database != sess.database {
@@ -415,17 +416,12 @@ func (s *Server) resetSettings(c *chdb.Conn) error {
 // changedSettings lists the settings that differ from the engine's
 // defaults, with their values.
 func changedSettings(c *chdb.Conn) (map[string]string, error) {
-	res, err := c.Query("SELECT name, value FROM system.settings WHERE changed", "JSONEachRow")
+	rows, err := queryRows[struct{ Name, Value string }](c, "SELECT name, value FROM system.settings WHERE changed")
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]string{}
-	dec := json.NewDecoder(bytes.NewReader(res.Data))
-	for dec.More() {
-		var row struct{ Name, Value string }
-		if err := dec.Decode(&row); err != nil {
-			return nil, err
-		}
+	for _, row := range rows {
 		if IsSettingName(row.Name) {
 			out[row.Name] = row.Value
 		}
@@ -435,16 +431,11 @@ func changedSettings(c *chdb.Conn) (map[string]string, error) {
 
 // dropTemporary drops the session's temporary tables.
 func dropTemporary(c *chdb.Conn) error {
-	res, err := c.Query("SELECT name FROM system.tables WHERE is_temporary", "JSONEachRow")
+	rows, err := queryRows[struct{ Name string }](c, "SELECT name FROM system.tables WHERE is_temporary")
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(res.Data))
-	for dec.More() {
-		var row struct{ Name string }
-		if err := dec.Decode(&row); err != nil {
-			return err
-		}
+	for _, row := range rows {
 		if _, err := c.Query("DROP TEMPORARY TABLE IF EXISTS "+quoteIdent(row.Name), "TSV"); err != nil {
 			return err
 		}
@@ -452,8 +443,26 @@ func dropTemporary(c *chdb.Conn) error {
 	return nil
 }
 
-// restore puts the given settings back to the profile's value, or to the
-// engine's default when the profile has none.
+// queryRows runs a query of the server's own on a session and decodes its
+// rows (JSONEachRow) into T.
+func queryRows[T any](c *chdb.Conn, sql string) ([]T, error) {
+	res, err := c.Query(sql, "JSONEachRow")
+	if err != nil {
+		return nil, err
+	}
+	var rows []T
+	dec := json.NewDecoder(bytes.NewReader(res.Data))
+	for dec.More() {
+		var row T
+		if err := dec.Decode(&row); err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// restore puts the given settings back to where every session starts.
 func (s *Server) restore(c *chdb.Conn, settings [][2]string) {
 	for _, kv := range settings {
 		_ = s.setBack(c, kv[0])

@@ -68,15 +68,7 @@ func (s *Server) sessionFor(ctx context.Context, id, timeoutParam string, check 
 		s.byID[id] = hs
 		s.held.Unlock()
 		sess, err := s.acquire(ctx)
-		if err == nil && sess.database != "default" {
-			if _, err = sess.conn.Query("USE default", "TSV"); err == nil {
-				sess.database = "default"
-			}
-		}
 		if err != nil {
-			if sess != nil {
-				s.sessions <- sess
-			}
 			s.held.Lock()
 			delete(s.byID, id)
 			s.held.Unlock()

@@ -20,13 +20,12 @@ type statement struct {
 var (
 	insertFormatRE = regexp.MustCompile(`(?is)^(\s*insert\s+into\s+.*?)\s+format\s+([A-Za-z0-9_]+)[ \t]*\r?\n?(.*)$`)
 	formatRE       = regexp.MustCompile(`(?is)\sformat\s+([A-Za-z0-9_]+)\s*;?\s*$`)
-	leadingComment = regexp.MustCompile(`^(\s*(--[^\n]*\n|/\*.*?\*/))+`)
 )
 
 // parseStatement finds an INSERT's FORMAT clause (its data is streamed to
 // the engine, never pasted into SQL) or a query's output FORMAT.
 func parseStatement(q string) statement {
-	body := leadingComment.ReplaceAllString(q, "")
+	body := q[codeStart(q):]
 	if m := insertFormatRE.FindStringSubmatch(body); m != nil && !strings.Contains(strings.ToLower(m[1]), " select ") {
 		return statement{sql: m[1], insert: true, format: m[2], inline: m[3]}
 	}
@@ -156,17 +155,28 @@ func sessionEffect(sql string) effect {
 	return effectNone
 }
 
+// codeStart is where sql's code starts, past blanks and comments.
+func codeStart(sql string) int {
+	i := 0
+	for i < len(sql) {
+		if next, ok := skipNonCode(sql, i); ok {
+			i = next
+		} else if c := sql[i]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			i++
+		} else {
+			break
+		}
+	}
+	return i
+}
+
 // leadingWords returns up to n lowercased words at the start of sql,
 // past blanks, parentheses and comments.
 func leadingWords(sql string, n int) []string {
 	var words []string
 	for i := 0; i < len(sql) && len(words) < n; {
-		if next, ok := skipNonCode(sql, i); ok {
-			i = next
-			continue
-		}
-		c := sql[i]
-		if c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '(' {
+		i += codeStart(sql[i:])
+		if i < len(sql) && sql[i] == '(' {
 			i++
 			continue
 		}

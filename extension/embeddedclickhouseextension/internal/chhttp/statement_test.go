@@ -49,3 +49,17 @@ func TestSessionEffect(t *testing.T) {
 		assert.Equal(t, tc.want, sessionEffect(tc.sql), tc.sql)
 	}
 }
+
+// An INSERT's data is found past any leading comment the lexer knows,
+// multi-line and nested ones included.
+func TestParseStatementSkipsLeadingComments(t *testing.T) {
+	for _, q := range []string{
+		"INSERT INTO t FORMAT CSV\n1,2",
+		"-- a\n/* b\n c /* d */ */ # e\nINSERT INTO t FORMAT CSV\n1,2",
+	} {
+		st := parseStatement(q)
+		assert.True(t, st.insert, q)
+		assert.Equal(t, "CSV", st.format, q)
+		assert.Equal(t, "1,2", st.inline, q)
+	}
+}
