@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/metrics"
@@ -110,8 +108,7 @@ func (r *datadogReceiver) discard(status int, body []byte) http.HandlerFunc {
 }
 
 func (r *datadogReceiver) countDiscarded(req *http.Request) {
-	r.telemetry.ReceiverDatadogDiscardedRequests.Add(req.Context(), 1,
-		metric.WithAttributeSet(attribute.NewSet(attribute.String("path", req.URL.Path))))
+	r.telemetry.ReceiverDatadogDiscardedRequests.Add(req.Context(), 1, byPath(req))
 }
 
 // consumeMetrics hands points to the pipeline and answers a refusal itself;

@@ -165,10 +165,8 @@ func (r *datadogReceiver) waitForSlot(w http.ResponseWriter, req *http.Request, 
 		return false // the sender gave up: nobody to answer
 	case <-t.C:
 	}
-	r.telemetry.ReceiverDatadogThrottledRequests.Add(req.Context(), 1,
-		metric.WithAttributeSet(attribute.NewSet(attribute.String("path", req.URL.Path))))
-	w.Header().Set("Retry-After", strconv.Itoa(r.cfg.RetryAfterSeconds))
-	r.refuse(w, req, http.StatusTooManyRequests, fmt.Sprintf(
+	r.telemetry.ReceiverDatadogThrottledRequests.Add(req.Context(), 1, byPath(req))
+	r.retryLater(w, req, http.StatusTooManyRequests, fmt.Sprintf(
 		"%d requests in progress for %s (max_concurrent_requests, max_request_wait), retry later", cap(slots), r.cfg.MaxRequestWait))
 	return false
 }
@@ -319,8 +317,19 @@ func (r *datadogReceiver) consumeError(w http.ResponseWriter, req *http.Request,
 		r.refuse(w, req, http.StatusBadRequest, "pipeline refused the payload: "+err.Error())
 		return
 	}
+	r.retryLater(w, req, http.StatusServiceUnavailable, "pipeline busy, retry later: "+err.Error())
+}
+
+// retryLater refuses a request the sender should send again, after the
+// configured Retry-After.
+func (r *datadogReceiver) retryLater(w http.ResponseWriter, req *http.Request, status int, msg string) {
 	w.Header().Set("Retry-After", strconv.Itoa(r.cfg.RetryAfterSeconds))
-	r.refuse(w, req, http.StatusServiceUnavailable, "pipeline busy, retry later: "+err.Error())
+	r.refuse(w, req, status, msg)
+}
+
+// byPath attributes a request counter to the request's path.
+func byPath(req *http.Request) metric.AddOption {
+	return metric.WithAttributeSet(attribute.NewSet(attribute.String("path", req.URL.Path)))
 }
 
 // maxReason bounds a refusal's text: decoder errors may quote the payload.
