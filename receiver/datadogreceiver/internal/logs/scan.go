@@ -479,11 +479,43 @@ func isInt(num []byte) bool {
 func float(num []byte) float64 {
 	// Integers of up to 15 digits are exact in a float64, and far cheaper
 	// to read by hand: timestamps and statuses are.
-	if i, ok := smallInt(num, 15); ok {
+	if i, ok := smallInt(num, 15); ok && (i != 0 || num[0] != '-') {
 		return float64(i)
+	}
+	// So are short decimals (latencies, epoch seconds with milliseconds):
+	// digits and scale both exact, one division rounds correctly, as
+	// strconv's own exact path does.
+	if m, scale, ok := shortDecimal(num); ok {
+		return m / pow10[scale]
 	}
 	f, _ := strconv.ParseFloat(view(num), 64)
 	return f
+}
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// shortDecimal reads [-]digits.digits of at most 15 digits in all as their
+// integer value and the count of digits after the point.
+func shortDecimal(num []byte) (float64, int, bool) {
+	neg := len(num) > 0 && num[0] == '-'
+	if neg {
+		num = num[1:]
+	}
+	dot := bytes.IndexByte(num, '.')
+	if dot < 0 || len(num)-1 > 15 {
+		return 0, 0, false
+	}
+	whole, ok := decimal(num[:dot], 15)
+	frac, ok2 := decimal(num[dot+1:], 15)
+	if !ok || !ok2 {
+		return 0, 0, false
+	}
+	scale := len(num) - dot - 1
+	m := float64(whole*uint64(pow10[scale]) + frac) // < 10^15: exact
+	if neg {
+		m = -m
+	}
+	return m, scale, true
 }
 
 // smallInt reads a JSON integer of at most max (≤ 18) digits.

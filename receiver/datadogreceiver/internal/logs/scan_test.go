@@ -2,9 +2,11 @@ package logs
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,5 +101,35 @@ func TestScannerErrorsSayWhere(t *testing.T) {
 	} {
 		_, err := on.Translate([]byte(body), Defaults{}, now)
 		assert.ErrorContains(t, err, want, body)
+	}
+}
+
+// TestNumbersReadLikeStrconv checks the hand-read number paths against
+// strconv on random and edge-case JSON numbers, bit for bit.
+func TestNumbersReadLikeStrconv(t *testing.T) {
+	nums := []string{"0", "-0", "0.0", "-0.0", "0.5", "1.0", "12.817", "-3.25", "1748736000.123",
+		"999999999999999", "99999999999999.9", "9999999999999999", "0.000000000000001",
+		"0.1234567890123456", "123456789012345.6", "1e3", "1.5E-7", "-2.5e+300", "1e400", "0.30000000000000004"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 20000; i++ {
+		var sb strings.Builder
+		if r.IntN(4) == 0 {
+			sb.WriteByte('-')
+		}
+		sb.WriteString(strconv.FormatUint(r.Uint64N(1_000_000_000_000), 10))
+		if r.IntN(8) > 0 {
+			sb.WriteByte('.')
+			for k := 1 + r.IntN(10); k > 0; k-- {
+				sb.WriteByte(byte('0' + r.IntN(10)))
+			}
+		}
+		nums = append(nums, sb.String())
+	}
+	for _, n := range nums {
+		want, _ := strconv.ParseFloat(n, 64)
+		got := float([]byte(n))
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("float(%q) = %v (%#x), strconv says %v (%#x)", n, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
 	}
 }

@@ -10,7 +10,15 @@ import (
 // to an OpenTelemetry severity number. Datadog's order is emergency >
 // alert > critical > error > warning > notice > info > debug > trace.
 func severity(status string) plog.SeverityNumber {
-	switch strings.ToLower(strings.TrimSpace(status)) {
+	// Agents send the status lowercase: one lookup without a copy first.
+	if n := severityOf(status); n != plog.SeverityNumberUnspecified {
+		return n
+	}
+	return severityOf(strings.ToLower(strings.TrimSpace(status)))
+}
+
+func severityOf(status string) plog.SeverityNumber {
+	switch status {
 	case "trace", "verbose":
 		return plog.SeverityNumberTrace
 	case "debug", "dbug", "7":
