@@ -254,3 +254,21 @@ func TestEngineMergeTreeSettings(t *testing.T) {
 		t.Fatal("started with an unknown merge_tree setting")
 	}
 }
+
+// The engine keeps time in UTC whatever the host's timezone, so text times
+// in queries and inserts mean the same instant on any machine; a profile
+// entry gives it another one.
+func TestEngineTimeIsUTCWhateverTheHost(t *testing.T) {
+	const q = "SELECT timezone(), toUnixTimestamp(toDateTime('2026-01-01 00:00:00'))"
+	c := run(t, []string{"TZ=Asia/Kolkata"}, shippedConfig(t))
+	c.waitHealthy(t)
+	assert.Equal(t, "UTC\t1767225600", c.sql(t, q))
+	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/", c.clickhouse), "text/plain", strings.NewReader("SELECT 1"))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, "UTC", resp.Header.Get("X-ClickHouse-Timezone"))
+
+	local := run(t, []string{"TZ=Asia/Kolkata"}, shippedConfig(t), "--set", "extensions::embedded_clickhouse::profile::session_timezone=Asia/Kolkata")
+	local.waitHealthy(t)
+	assert.Equal(t, "Asia/Kolkata\t1767205800", local.sql(t, q))
+}

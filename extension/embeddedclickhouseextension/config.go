@@ -42,6 +42,15 @@ type Settings struct {
 	Profile map[string]any `mapstructure:"profile"`
 }
 
+// EngineProfile is the profile as the engine's SET takes it.
+func (s *Settings) EngineProfile() map[string]string {
+	out := make(map[string]string, len(s.Profile))
+	for name, v := range s.Profile {
+		out[name] = fmt.Sprint(v)
+	}
+	return out
+}
+
 // Unmarshal decodes the server and engine settings (see httpconfig).
 func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	return httpconfig.Unmarshal(conf, &c.ServerConfig, &c.Settings)

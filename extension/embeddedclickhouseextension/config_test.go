@@ -27,5 +27,5 @@ func TestLoadConfig(t *testing.T) {
 	// Entries add to the defaults rather than replace them.
 	assert.Equal(t, map[string]any{"merge_selector_base": 30, "min_bytes_for_wide_part": 0,
 		"merge_selector_algorithm": "StochasticSimple"}, cfg.MergeTree)
-	assert.Equal(t, map[string]any{"materialize_skip_indexes_on_insert": 0, "max_threads": 2}, cfg.Profile)
+	assert.Equal(t, map[string]any{"materialize_skip_indexes_on_insert": 0, "max_threads": 2, "session_timezone": "UTC"}, cfg.Profile)
 }

@@ -61,13 +61,9 @@ func (e *embedded) Start(ctx context.Context, host component.Host) error {
 		closeAll()
 		return err
 	}
-	profile := make(map[string]string, len(e.cfg.Profile))
-	for name, v := range e.cfg.Profile {
-		profile[name] = fmt.Sprint(v)
-	}
 	e.api, err = chhttp.New(conns[:e.cfg.Sessions], conns[e.cfg.Sessions], chhttp.Options{
 		User: e.cfg.Username, Password: string(e.cfg.Password), MaxBody: e.cfg.MaxRequestBodySize,
-		Profile: profile, Logger: e.set.Logger})
+		Profile: e.cfg.EngineProfile(), Logger: e.set.Logger})
 	if err != nil {
 		closeAll()
 		return fmt.Errorf("embedded ClickHouse %w", err)

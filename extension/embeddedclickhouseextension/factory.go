@@ -28,7 +28,11 @@ func createDefaultConfig() component.Config {
 		// was most of the cost of an insert. Merges build them anyway, and
 		// the small parts that an insert writes are cheap to read without
 		// one until then.
-		Profile: map[string]any{"materialize_skip_indexes_on_insert": 0}}}
+		// The engine would otherwise take the host's timezone: text times
+		// in queries and inserts would mean another instant on a laptop
+		// abroad than on a server, and the data directory would change
+		// meaning with the host. ClickHouse Cloud runs in UTC too.
+		Profile: map[string]any{"materialize_skip_indexes_on_insert": 0, "session_timezone": "UTC"}}}
 }
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"go.uber.org/zap"
 
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension"
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chhttp"
 )
@@ -57,7 +58,10 @@ func Endpoint(tb testing.TB) string {
 			startErr = err
 			return
 		}
-		srv, err := chhttp.New(conns[:4], conns[4], chhttp.Options{MaxBody: 256 << 20, Logger: zap.NewNop()})
+		// The distribution's profile: tests see the engine as users do
+		// (in UTC, whatever the host's timezone).
+		def := embeddedclickhouseextension.NewFactory().CreateDefaultConfig().(*embeddedclickhouseextension.Config)
+		srv, err := chhttp.New(conns[:4], conns[4], chhttp.Options{MaxBody: 256 << 20, Profile: def.EngineProfile(), Logger: zap.NewNop()})
 		if err != nil {
 			startErr = err
 			return

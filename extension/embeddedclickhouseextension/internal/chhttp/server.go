@@ -43,6 +43,9 @@ type Server struct {
 	// baseline is every setting a session starts with that differs from
 	// the engine's defaults: the profile and the engine's own choices.
 	baseline map[string]string
+	// timezone is the one sessions start in, reported to clients as a
+	// server reports its own.
+	timezone string
 	// byID holds the engine sessions of open session_ids.
 	held sync.Mutex
 	byID map[string]*httpSession
@@ -95,6 +98,11 @@ func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
 		if s.baseline, err = changedSettings(conns[0]); err != nil {
 			return nil, fmt.Errorf("reading the engine's settings: %w", err)
 		}
+		tz, err := queryRows[struct{ TZ string }](conns[0], "SELECT timezone() AS TZ")
+		if err != nil || len(tz) != 1 {
+			return nil, fmt.Errorf("reading the engine's timezone: %v", err)
+		}
+		s.timezone = tz[0].TZ
 	}
 	return s, nil
 }
@@ -269,7 +277,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-ClickHouse-Summary", string(summary))
 	h.Set("X-ClickHouse-Format", format)
-	h.Set("X-ClickHouse-Timezone", "UTC")
+	h.Set("X-ClickHouse-Timezone", s.timezone)
+	for _, kv := range settings {
+		if kv[0] == "session_timezone" && kv[1] != "" {
+			h.Set("X-ClickHouse-Timezone", kv[1])
+		}
+	}
 	h.Set("X-ClickHouse-Server-Display-Name", "otelhouse-embedded")
 	if id := q.Get("query_id"); id != "" {
 		h.Set("X-ClickHouse-Query-Id", id)

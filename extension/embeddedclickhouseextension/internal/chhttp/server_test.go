@@ -146,6 +146,24 @@ func TestSettingsApplyToOneRequest(t *testing.T) {
 	}
 }
 
+// X-ClickHouse-Timezone tells the timezone the statement ran in: the
+// sessions' own, or the request's session_timezone.
+func TestTimezoneHeaderIsTheStatements(t *testing.T) {
+	need(t)
+	_, own, h := do(t, http.MethodPost, "", strings.NewReader("SELECT timezone()"))
+	own = strings.TrimSpace(own)
+	assert.Equal(t, own, h.Get("X-ClickHouse-Timezone"))
+	other := "Asia/Kolkata"
+	if own == other {
+		other = "America/New_York"
+	}
+	_, tz, h := do(t, http.MethodPost, q("session_timezone", other), strings.NewReader("SELECT timezone()"))
+	assert.Equal(t, other+"\n", tz)
+	assert.Equal(t, other, h.Get("X-ClickHouse-Timezone"))
+	_, _, h = do(t, http.MethodPost, "", strings.NewReader("SELECT 1"))
+	assert.Equal(t, own, h.Get("X-ClickHouse-Timezone"))
+}
+
 // The profile is where every statement starts, on every session, and
 // where a request's own value of one of its settings goes back to.
 func TestProfileIsWhereEveryStatementStarts(t *testing.T) {
