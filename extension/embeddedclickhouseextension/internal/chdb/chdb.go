@@ -197,8 +197,19 @@ func (c *Conn) QueryParams(query, format string, params map[string]string) (*Res
 	}
 	runtime.KeepAlive(q)
 	runtime.KeepAlive(f)
-	return c.lib.take(r)
+	res, err := c.lib.take(r)
+	if err != nil {
+		// libchdb hands the output a statement made before it failed to the
+		// connection's next statement, ahead of that one's own: a
+		// throwaway statement takes it.
+		c.lib.destroyResult(c.lib.queryN(c.conn, drainQuery, uintptr(len(drainSQL)), drainFormat, uintptr(len("TSV"))))
+	}
+	return res, err
 }
+
+const drainSQL = "SELECT 1"
+
+var drainQuery, drainFormat = cbytes(drainSQL), cbytes("TSV")
 
 // Insert streams data in format into an INSERT statement given without its
 // FORMAT clause ("INSERT INTO t (a, b)"): write is called with a function

@@ -148,3 +148,16 @@ func TestClosedConnection(t *testing.T) {
 	_, err := c.Query("SELECT 1", "TSV")
 	assert.ErrorIs(t, err, errClosed)
 }
+
+// A statement that fails after it produced output leaves none of it to the
+// connection's next statement.
+func TestFailedStatementLeavesNoOutput(t *testing.T) {
+	c := connect(t)
+	defer c.Close()
+	const failing = "SELECT number, throwIf(number = 300000) FROM numbers(400000)"
+	_, err := c.Query(failing, "TSV")
+	require.Error(t, err)
+	r, err := c.Query("SELECT 42 AS x", "JSONEachRow")
+	require.NoError(t, err)
+	assert.Equal(t, "{\"x\":42}\n", string(r.Data))
+}
