@@ -20,26 +20,30 @@ import (
 type Lib struct {
 	version string
 
-	setSignalHandlers func(int32)
-	connect           func(int32, **byte) unsafe.Pointer
-	closeConn         func(unsafe.Pointer)
-	queryN            func(conn uintptr, q *byte, qn uintptr, f *byte, fn uintptr) uintptr
-	queryParamsN      func(conn uintptr, q *byte, qn uintptr, f *byte, fn uintptr, names **byte, nameLens *uintptr, values **byte, valueLens *uintptr, n uintptr) uintptr
-	streamInsertN     func(conn uintptr, q *byte, qn uintptr, f *byte, fn uintptr) uintptr
-	streamAppend      func(stream uintptr, data *byte, n uintptr) int32
-	streamDone        func(stream uintptr) uintptr
-	streamError       func(stream uintptr) *byte
-	destroyStream     func(stream uintptr)
-	resultBuffer      func(uintptr) *byte
-	resultLength      func(uintptr) uintptr
-	resultError       func(uintptr) *byte
-	resultElapsed     func(uintptr) float64
-	resultRowsRead    func(uintptr) uint64
-	resultBytesRead   func(uintptr) uint64
-	resultRowsWritten func(uintptr) uint64
-	resultBytesWrote  func(uintptr) uint64
-	destroyResult     func(uintptr)
-	versionFn         func() *byte
+	setSignalHandlers  func(int32)
+	connect            func(int32, **byte) unsafe.Pointer
+	closeConn          func(unsafe.Pointer)
+	queryN             queryFunc
+	queryParamsN       queryParamsFunc
+	streamQueryN       queryFunc
+	streamQueryParamsN queryParamsFunc
+	streamFetch        func(conn uintptr, stream uintptr) uintptr
+	streamCancel       func(conn uintptr, stream uintptr)
+	streamInsertN      func(conn uintptr, q *byte, qn uintptr, f *byte, fn uintptr) uintptr
+	streamAppend       func(stream uintptr, data *byte, n uintptr) int32
+	streamDone         func(stream uintptr) uintptr
+	streamError        func(stream uintptr) *byte
+	destroyStream      func(stream uintptr)
+	resultBuffer       func(uintptr) *byte
+	resultLength       func(uintptr) uintptr
+	resultError        func(uintptr) *byte
+	resultElapsed      func(uintptr) float64
+	resultRowsRead     func(uintptr) uint64
+	resultBytesRead    func(uintptr) uint64
+	resultRowsWritten  func(uintptr) uint64
+	resultBytesWrote   func(uintptr) uint64
+	destroyResult      func(uintptr)
+	versionFn          func() *byte
 }
 
 var (
@@ -66,6 +70,10 @@ func Load(path string) (*Lib, error) {
 		"chdb_close_conn":                  &l.closeConn,
 		"chdb_query_n":                     &l.queryN,
 		"chdb_query_with_params_n":         &l.queryParamsN,
+		"chdb_stream_query_n":              &l.streamQueryN,
+		"chdb_stream_query_with_params_n":  &l.streamQueryParamsN,
+		"chdb_stream_fetch_result":         &l.streamFetch,
+		"chdb_stream_cancel_query":         &l.streamCancel,
 		"chdb_stream_insert_n":             &l.streamInsertN,
 		"chdb_stream_append":               &l.streamAppend,
 		"chdb_stream_done":                 &l.streamDone,
@@ -185,19 +193,7 @@ func (c *Conn) QueryParams(query, format string, params map[string]string) (*Res
 	if c.conn == 0 {
 		return nil, errClosed
 	}
-	q, f := cbytes(query), cbytes(format)
-	var r uintptr
-	if len(params) == 0 {
-		r = c.lib.queryN(c.conn, q, uintptr(len(query)), f, uintptr(len(format)))
-	} else {
-		names, nameLens, values, valueLens, keep := paramArrays(params)
-		r = c.lib.queryParamsN(c.conn, q, uintptr(len(query)), f, uintptr(len(format)),
-			&names[0], &nameLens[0], &values[0], &valueLens[0], uintptr(len(names)))
-		runtime.KeepAlive(keep)
-	}
-	runtime.KeepAlive(q)
-	runtime.KeepAlive(f)
-	res, err := c.lib.take(r)
+	res, err := c.lib.take(c.call(query, format, params, c.lib.queryN, c.lib.queryParamsN))
 	if err != nil {
 		// libchdb hands the output a statement made before it failed to the
 		// connection's next statement, ahead of that one's own: a
@@ -207,9 +203,102 @@ func (c *Conn) QueryParams(query, format string, params map[string]string) (*Res
 	return res, err
 }
 
+type (
+	queryFunc       func(conn uintptr, q *byte, qn uintptr, f *byte, fn uintptr) uintptr
+	queryParamsFunc func(conn uintptr, q *byte, qn uintptr, f *byte, fn uintptr, names **byte, nameLens *uintptr, values **byte, valueLens *uintptr, n uintptr) uintptr
+)
+
+// call starts a statement through one of the engine's pairs of entry
+// points: plain, or binding params.
+func (c *Conn) call(query, format string, params map[string]string, plain queryFunc, withParams queryParamsFunc) uintptr {
+	q, f := cbytes(query), cbytes(format)
+	defer runtime.KeepAlive(f)
+	defer runtime.KeepAlive(q)
+	if len(params) == 0 {
+		return plain(c.conn, q, uintptr(len(query)), f, uintptr(len(format)))
+	}
+	names, nameLens, values, valueLens, keep := paramArrays(params)
+	defer runtime.KeepAlive(keep)
+	return withParams(c.conn, q, uintptr(len(query)), f, uintptr(len(format)),
+		&names[0], &nameLens[0], &values[0], &valueLens[0], uintptr(len(names)))
+}
+
 const drainSQL = "SELECT 1"
 
 var drainQuery, drainFormat = cbytes(drainSQL), cbytes("TSV")
+
+// Stream runs one statement whose output is read block by block rather
+// than whole: a large result never sits in memory at once. The connection
+// runs nothing else until Close.
+type Stream struct {
+	c *Conn
+	h uintptr // chdb_result* of the stream
+	// Totals over the chunks read so far.
+	Stats Result
+	done  bool
+}
+
+// QueryStream starts query; params bind its {name:Type} placeholders.
+func (c *Conn) QueryStream(query, format string, params map[string]string) (*Stream, error) {
+	c.mu.Lock()
+	if c.conn == 0 {
+		c.mu.Unlock()
+		return nil, errClosed
+	}
+	h := c.call(query, format, params, c.lib.streamQueryN, c.lib.streamQueryParamsN)
+	if h == 0 {
+		c.mu.Unlock()
+		return nil, errors.New("chdb: no result")
+	}
+	if e := c.lib.resultError(h); e != nil {
+		err := newError(goString(e))
+		c.lib.destroyResult(h)
+		c.mu.Unlock()
+		return nil, err
+	}
+	return &Stream{c: c, h: h}, nil
+}
+
+// Next reads the next chunk of output and hands it to use, which must not
+// keep it: it is the engine's memory. It reports false at the end.
+func (s *Stream) Next(use func([]byte) error) (bool, error) {
+	if s.done {
+		return false, nil
+	}
+	l := s.c.lib
+	r := l.streamFetch(s.c.conn, s.h)
+	if r == 0 {
+		return false, errors.New("chdb: no result")
+	}
+	defer l.destroyResult(r)
+	if e := l.resultError(r); e != nil {
+		s.done = true
+		return false, newError(goString(e))
+	}
+	s.Stats.Elapsed += l.resultElapsed(r)
+	s.Stats.RowsRead += l.resultRowsRead(r)
+	s.Stats.BytesRead += l.resultBytesRead(r)
+	n := l.resultLength(r)
+	if n == 0 {
+		s.done = true
+		return false, nil
+	}
+	return true, use(unsafe.Slice(l.resultBuffer(r), n))
+}
+
+// Close ends the statement, cancelling it when its output was not read
+// to the end, and frees the connection.
+func (s *Stream) Close() {
+	if s.c == nil {
+		return
+	}
+	if !s.done {
+		s.c.lib.streamCancel(s.c.conn, s.h)
+	}
+	s.c.lib.destroyResult(s.h)
+	s.c.mu.Unlock()
+	s.c = nil
+}
 
 // Insert streams data in format into an INSERT statement given without its
 // FORMAT clause ("INSERT INTO t (a, b)"): write is called with a function

@@ -161,3 +161,48 @@ func TestFailedStatementLeavesNoOutput(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "{\"x\":42}\n", string(r.Data))
 }
+
+// A streamed result comes in chunks, each freed once used; a failure
+// mid-way is an error of the chunk, and the connection is clean after.
+func TestQueryStream(t *testing.T) {
+	c := connect(t)
+	defer c.Close()
+	read := func(sql string) (chunks, size int, err error) {
+		st, err := c.QueryStream(sql, "TSV", map[string]string{"n": "400000"})
+		if err != nil {
+			return 0, 0, err
+		}
+		defer st.Close()
+		for {
+			more, err := st.Next(func(b []byte) error { chunks, size = chunks+1, size+len(b); return nil })
+			if err != nil || !more {
+				return chunks, size, err
+			}
+		}
+	}
+	chunks, size, err := read("SELECT number FROM numbers({n:UInt32})")
+	require.NoError(t, err)
+	assert.Greater(t, chunks, 1)
+	assert.Equal(t, 2_688_890, size) // the digits and newlines of 0…399999
+
+	chunks, _, err = read("SELECT number, throwIf(number = 300000) FROM numbers({n:UInt32})")
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, 395, e.Code)
+	assert.Greater(t, chunks, 0, "output came before the failure")
+
+	_, _, err = read("SELECT * FROM no_such_table_here")
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, 60, e.Code)
+
+	// A stream left unread is cancelled by Close.
+	st, err := c.QueryStream("SELECT number FROM system.numbers", "TSV", nil)
+	require.NoError(t, err)
+	_, err = st.Next(func([]byte) error { return nil })
+	require.NoError(t, err)
+	st.Close()
+
+	r, err := c.Query("SELECT 42 AS x", "JSONEachRow")
+	require.NoError(t, err)
+	assert.Equal(t, "{\"x\":42}\n", string(r.Data))
+}

@@ -248,55 +248,223 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tag := "otelhouse-stmt-" + randomTag()
 	stop := s.cancelOnDisconnect(r.Context(), tag)
 	defer stop()
+	rw := &response{w: w, r: r, q: q, format: format, timezone: s.timezone}
+	for _, kv := range settings {
+		if kv[0] == "session_timezone" && kv[1] != "" {
+			rw.timezone = kv[1]
+		}
+	}
+	sql := "/* " + tag + " */ " + st.sql
+	// ClickHouse streams a result as it is produced; wait_end_of_query
+	// asks for it whole, so that an error mid-way still gets its status.
+	stream := !st.insert && streams(st.sql) && q.Get("wait_end_of_query") != "1"
 	res, err := s.run(sess, id != "", headerOr(r, "X-ClickHouse-Database", q.Get("database")), settings, sessionEffect(st.sql), func(c *chdb.Conn) (*chdb.Result, error) {
-		if st.insert {
+		switch {
+		case st.insert:
 			return c.Insert(st.sql, st.format, func(appendChunk func([]byte) error) error {
 				return copyChunks(data, appendChunk)
 			})
+		case stream:
+			err := rw.stream(c, sql, params)
+			var e *chdb.Error
+			if errors.As(err, &e) && !rw.started && strings.Contains(e.Message, "Streaming query is not supported") {
+				break // a WITH … INSERT, say: read whole
+			}
+			return nil, err
 		}
-		return c.QueryParams("/* "+tag+" */ "+st.sql, format, params)
+		return c.QueryParams(sql, format, params)
 	})
 	if err != nil {
-		writeEngineError(w, err)
+		if !rw.started {
+			writeEngineError(w, err)
+		}
 		return
 	}
-	out := res.Data
-	if !st.insert && strings.EqualFold(format, "Native") {
-		v, _ := strconv.Atoi(q.Get("client_protocol_version"))
-		if out, err = reframeNative(out, v); err != nil {
-			httpError(w, http.StatusInternalServerError, 0, err.Error())
-			return
-		}
+	if res != nil {
+		rw.whole(res)
 	}
+}
+
+// response writes a statement's output as ClickHouse does: the result's
+// headers, then its bytes, reframed for the client's Native revision,
+// in ClickHouse's compressed frames (compress=1) or a Content-Encoding.
+type response struct {
+	w        http.ResponseWriter
+	r        *http.Request
+	q        url.Values
+	format   string
+	timezone string
+	// started: headers are out, an error can only go into the body.
+	started bool
+	out     io.Writer
+	// closer ends the Content-Encoding's stream, when there is one.
+	closer io.Closer
+	tag    string
+}
+
+// start sends the headers and sets up the body's encoders.
+func (rw *response) start(res *chdb.Result, resultBytes int, streamed bool) {
 	summary, _ := json.Marshal(map[string]string{
 		"read_rows": strconv.FormatUint(res.RowsRead, 10), "read_bytes": strconv.FormatUint(res.BytesRead, 10),
 		"written_rows": strconv.FormatUint(res.RowsWritten, 10), "written_bytes": strconv.FormatUint(res.BytesWritten, 10),
-		"total_rows_to_read": "0", "result_rows": strconv.FormatUint(res.RowsRead, 10), "result_bytes": strconv.Itoa(len(res.Data)),
+		"total_rows_to_read": "0", "result_rows": strconv.FormatUint(res.RowsRead, 10), "result_bytes": strconv.Itoa(resultBytes),
 		"elapsed_ns": strconv.FormatInt(int64(res.Elapsed*1e9), 10),
 	})
-	h := w.Header()
+	h := rw.w.Header()
 	h.Set("X-ClickHouse-Summary", string(summary))
-	h.Set("X-ClickHouse-Format", format)
-	h.Set("X-ClickHouse-Timezone", s.timezone)
-	for _, kv := range settings {
-		if kv[0] == "session_timezone" && kv[1] != "" {
-			h.Set("X-ClickHouse-Timezone", kv[1])
-		}
-	}
+	h.Set("X-ClickHouse-Format", rw.format)
+	h.Set("X-ClickHouse-Timezone", rw.timezone)
 	h.Set("X-ClickHouse-Server-Display-Name", "otelhouse-embedded")
-	if id := q.Get("query_id"); id != "" {
+	if id := rw.q.Get("query_id"); id != "" {
 		h.Set("X-ClickHouse-Query-Id", id)
 	}
-	if q.Get("compress") == "1" && len(out) > 0 {
-		// The client asked for ClickHouse's own compressed frames.
-		cw := compress.NewWriter(compress.LevelZero, compress.LZ4)
-		if err := cw.Compress(out); err != nil {
-			httpError(w, http.StatusInternalServerError, 0, err.Error())
-			return
-		}
-		out = cw.Data
+	if streamed {
+		// An error after the headers can only be told in the body: the
+		// tag marks it there, as ClickHouse 25.11 does, for clients.
+		rw.tag = randomTag() // 16 characters, as ClickHouse's
+		h.Set("X-ClickHouse-Exception-Tag", rw.tag)
 	}
-	s.writeBody(w, r, q, out)
+	rw.out = clientWriter{rw.w}
+	if rw.q.Get("enable_http_compression") == "1" {
+		accept := rw.r.Header.Get("Accept-Encoding")
+		switch {
+		case strings.Contains(accept, "zstd"):
+			h.Set("Content-Encoding", "zstd")
+			zw, _ := zstd.NewWriter(rw.out)
+			rw.out, rw.closer = zw, zw
+		case strings.Contains(accept, "gzip"):
+			h.Set("Content-Encoding", "gzip")
+			gw := gzip.NewWriter(rw.out)
+			rw.out, rw.closer = gw, gw
+		}
+	}
+	if rw.q.Get("compress") == "1" {
+		// The client asked for ClickHouse's own compressed frames.
+		rw.out = &framer{w: rw.out}
+	}
+	rw.started = true
+}
+
+// reframe rewrites whole Native blocks for the client's revision.
+func (rw *response) reframe(b []byte) ([]byte, error) {
+	if !strings.EqualFold(rw.format, "Native") {
+		return b, nil
+	}
+	v, _ := strconv.Atoi(rw.q.Get("client_protocol_version"))
+	return reframeNative(b, v)
+}
+
+func (rw *response) write(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	_, err := rw.out.Write(b)
+	return err
+}
+
+func (rw *response) finish() {
+	if rw.closer != nil {
+		_ = rw.closer.Close()
+	}
+}
+
+// whole answers with a result read at once.
+func (rw *response) whole(res *chdb.Result) {
+	out, err := rw.reframe(res.Data)
+	if err != nil {
+		httpError(rw.w, http.StatusInternalServerError, 0, err.Error())
+		return
+	}
+	rw.start(res, len(res.Data), false)
+	if rw.write(out) == nil {
+		rw.finish()
+	}
+}
+
+// stream answers with the statement's output as the engine produces it.
+// An error before the first output is the caller's to answer; after it,
+// the exception goes into the body between tagged markers and the
+// response is cut short, so no client takes it for a whole result.
+func (rw *response) stream(c *chdb.Conn, sql string, params map[string]string) error {
+	st, err := c.QueryStream(sql, rw.format, params)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for {
+		more, err := st.Next(func(b []byte) error {
+			out, err := rw.reframe(b)
+			if err != nil {
+				return err
+			}
+			if !rw.started {
+				rw.start(&st.Stats, len(b), true)
+			}
+			return rw.write(out)
+		})
+		switch {
+		case err != nil && !rw.started:
+			return err
+		case errors.Is(err, errWrite):
+			return err // the client went away; Close cancels the statement
+		case err != nil:
+			rw.exception(err)
+			panic(http.ErrAbortHandler)
+		case !more:
+			if !rw.started {
+				rw.start(&st.Stats, 0, true)
+			}
+			rw.finish()
+			return nil
+		}
+	}
+}
+
+// errWrite marks a failed write to the client, which no answer can reach.
+var errWrite = errors.New("writing the response")
+
+type clientWriter struct{ w io.Writer }
+
+func (c clientWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	if err != nil {
+		err = fmt.Errorf("%w: %w", errWrite, err)
+	}
+	return n, err
+}
+
+// framer puts each write into one ClickHouse compressed (LZ4) frame.
+type framer struct {
+	w  io.Writer
+	cw *compress.Writer
+}
+
+func (f *framer) Write(b []byte) (int, error) {
+	if f.cw == nil {
+		f.cw = compress.NewWriter(compress.LevelZero, compress.LZ4)
+	}
+	if err := f.cw.Compress(b); err != nil {
+		return 0, err
+	}
+	if _, err := f.w.Write(f.cw.Data); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// exception writes an error into a body already under way.
+func (rw *response) exception(err error) {
+	msg := err.Error()
+	var e *chdb.Error
+	if errors.As(err, &e) && !strings.HasPrefix(msg, "Code:") {
+		msg = fmt.Sprintf("Code: %d. DB::Exception: %s", e.Code, msg)
+	}
+	msg = strings.TrimRight(msg, "\n") + "\n"
+	_, _ = fmt.Fprintf(rw.out, "\r\n__exception__\r\n%s\r\n%s%d %s\r\n__exception__\r\n", rw.tag, msg, len(msg), rw.tag)
+	rw.finish()
+	if f, ok := rw.w.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 func (s *Server) authorized(r *http.Request) bool {
@@ -597,27 +765,6 @@ func copyChunks(r io.Reader, appendChunk func([]byte) error) error {
 			return err
 		}
 	}
-}
-
-func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, q map[string][]string, out []byte) {
-	if len(q["enable_http_compression"]) > 0 && q["enable_http_compression"][0] == "1" {
-		accept := r.Header.Get("Accept-Encoding")
-		switch {
-		case strings.Contains(accept, "zstd"):
-			w.Header().Set("Content-Encoding", "zstd")
-			zw, _ := zstd.NewWriter(w)
-			_, _ = zw.Write(out)
-			_ = zw.Close()
-			return
-		case strings.Contains(accept, "gzip"):
-			w.Header().Set("Content-Encoding", "gzip")
-			gw := gzip.NewWriter(w)
-			_, _ = gw.Write(out)
-			_ = gw.Close()
-			return
-		}
-	}
-	_, _ = w.Write(out)
 }
 
 // writeEngineError answers as ClickHouse does: the exception text, its

@@ -334,6 +334,88 @@ func TestClickHouseGoOverHTTP(t *testing.T) {
 	}
 }
 
+// A SELECT's output goes out as the engine produces it, as from
+// ClickHouse: an endless one starts answering at once, and a client that
+// stops reading cancels it and frees its session.
+func TestResultsStream(t *testing.T) {
+	need(t)
+	for i := 0; i < 4; i++ { // more than the pool's sessions: each comes back
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srvURL+"/?"+q("default_format", "RowBinary"),
+			strings.NewReader("SELECT number FROM system.numbers"))
+		req.SetBasicAuth("otel", "s3cret")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err, "an endless result must start before it ends")
+		n, err := io.CopyN(io.Discard, resp.Body, 8<<20)
+		require.NoError(t, err)
+		assert.Equal(t, int64(8<<20), n)
+		resp.Body.Close()
+		cancel()
+	}
+	_, body, _ := do(t, http.MethodPost, "", strings.NewReader("SELECT 1"))
+	assert.Equal(t, "1\n", body)
+}
+
+// An error after output has started goes into the body between tagged
+// markers (the tag is in X-ClickHouse-Exception-Tag), and the response is
+// cut short, so no client takes the rows before it for the whole result.
+func TestErrorMidStream(t *testing.T) {
+	need(t)
+	req, _ := http.NewRequest(http.MethodPost, srvURL+"/", strings.NewReader("SELECT number, throwIf(number = 300000) FROM numbers(400000)"))
+	req.SetBasicAuth("otel", "s3cret")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	tag := resp.Header.Get("X-ClickHouse-Exception-Tag")
+	require.Len(t, tag, 16)
+	b, err := io.ReadAll(resp.Body)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF, "the response must not end as a whole one")
+	tail := string(b[max(0, len(b)-1000):])
+	assert.Contains(t, tail, "\r\n__exception__\r\n"+tag+"\r\nCode: 395. DB::Exception: Value passed to 'throwIf'")
+	assert.True(t, strings.HasSuffix(tail, " "+tag+"\r\n__exception__\r\n"), tail)
+	assert.True(t, strings.HasPrefix(string(b), "0\t0\n1\t0\n"))
+
+	// wait_end_of_query=1: the result whole first, and a proper status.
+	status, body, h := do(t, http.MethodPost, q("wait_end_of_query", "1"), strings.NewReader("SELECT number, throwIf(number = 300000) FROM numbers(400000)"))
+	assert.Equal(t, 500, status)
+	assert.Equal(t, "395", h.Get("X-ClickHouse-Exception-Code"))
+	assert.Contains(t, body, "Value passed to 'throwIf'")
+
+	// clickhouse-go reads the rows before it, then the engine's error.
+	u, _ := url.Parse(srvURL)
+	for _, method := range []clickhouse.CompressionMethod{clickhouse.CompressionNone, clickhouse.CompressionLZ4, clickhouse.CompressionZSTD} {
+		db := clickhouse.OpenDB(&clickhouse.Options{Addr: []string{u.Host}, Protocol: clickhouse.HTTP,
+			Auth: clickhouse.Auth{Username: "otel", Password: "s3cret"}, Compression: &clickhouse.Compression{Method: method}})
+		rows, err := db.Query("SELECT number, throwIf(number = 300000) FROM numbers(400000)")
+		require.NoError(t, err, method)
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		assert.ErrorContains(t, rows.Err(), "Value passed to 'throwIf'", method)
+		assert.Less(t, n, 300000, method)
+		rows.Close()
+
+		// A result of many blocks, re-encoded block by block for the
+		// client's protocol revision.
+		var count, sum uint64
+		rows, err = db.Query("SELECT number, toString(number) FROM numbers(500000)")
+		require.NoError(t, err, method)
+		for rows.Next() {
+			var v uint64
+			var str string
+			require.NoError(t, rows.Scan(&v, &str))
+			count, sum = count+1, sum+v
+		}
+		require.NoError(t, rows.Err(), method)
+		rows.Close()
+		assert.Equal(t, uint64(500000), count, method)
+		assert.Equal(t, uint64(124999750000), sum, method)
+		require.NoError(t, db.Close())
+	}
+}
+
 func TestDisconnectedClientCancelsItsQuery(t *testing.T) {
 	need(t)
 	ctx, cancel := context.WithCancel(context.Background())

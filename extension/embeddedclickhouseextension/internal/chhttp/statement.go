@@ -155,6 +155,14 @@ func sessionEffect(sql string) effect {
 	return effectNone
 }
 
+// streams reports whether sql is a statement whose output the engine can
+// hand over block by block: a SELECT (the others' output is small, and
+// the engine streams no SHOW, DESCRIBE or DDL).
+func streams(sql string) bool {
+	words := leadingWords(sql, 1)
+	return len(words) == 1 && (words[0] == "select" || words[0] == "with")
+}
+
 // codeStart is where sql's code starts, past blanks and comments.
 func codeStart(sql string) int {
 	i := 0
