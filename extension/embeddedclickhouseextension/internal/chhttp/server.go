@@ -229,6 +229,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, 115, err.Error())
 		return
 	}
+	if r.Method == http.MethodGet {
+		settings = readOnly(settings)
+	}
 
 	id := q.Get("session_id")
 	sess, done, err := s.sessionOf(r.Context(), id, q)
@@ -682,6 +685,25 @@ func requestSettings(q map[string][]string) ([][2]string, map[string]string, err
 	return settings, params, nil
 }
 
+// readOnly makes a GET request's statement read-only (readonly=2: it
+// may still change settings), as ClickHouse does: a link or an image in
+// a web page cannot drop a table through a browser.
+func readOnly(settings [][2]string) [][2]string {
+	out := settings[:0:0]
+	strict := false
+	for _, kv := range settings {
+		if kv[0] == "readonly" {
+			strict = strict || kv[1] == "1"
+			continue
+		}
+		out = append(out, kv)
+	}
+	if strict {
+		return append(out, [2]string{"readonly", "1"})
+	}
+	return append(out, [2]string{"readonly", "2"})
+}
+
 func quoteString(v string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
@@ -783,7 +805,7 @@ func writeEngineError(w http.ResponseWriter, err error) {
 		status = http.StatusBadRequest
 	case 516:
 		status = http.StatusUnauthorized
-	case 497:
+	case 497, 164: // access denied, read-only
 		status = http.StatusForbidden
 	}
 	httpError(w, status, e.Code, e.Message)

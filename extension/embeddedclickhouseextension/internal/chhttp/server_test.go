@@ -146,6 +146,27 @@ func TestSettingsApplyToOneRequest(t *testing.T) {
 	}
 }
 
+// A GET request only reads (and may change settings), as on ClickHouse,
+// whatever readonly it asks for; the next POST writes as before.
+func TestGetOnlyReads(t *testing.T) {
+	need(t)
+	for _, params := range []string{q("query", "CREATE TABLE get_made (a UInt8) ENGINE = Memory"),
+		q("query", "CREATE TABLE get_made (a UInt8) ENGINE = Memory", "readonly", "0")} {
+		status, body, h := do(t, http.MethodGet, params, nil)
+		assert.Equal(t, 403, status, body)
+		assert.Equal(t, "164", h.Get("X-ClickHouse-Exception-Code"))
+	}
+	_, body, _ := do(t, http.MethodGet, q("query", "SELECT getSetting('readonly'), getSetting('max_threads')", "max_threads", "3", "readonly", "1"), nil)
+	assert.Equal(t, "1\t3\n", body)
+	for i := 0; i < 3; i++ {
+		_, body, _ = do(t, http.MethodPost, "", strings.NewReader("EXISTS TABLE get_made"))
+		assert.Equal(t, "0\n", body)
+		status, body, _ := do(t, http.MethodPost, "", strings.NewReader("SELECT getSetting('readonly')"))
+		assert.Equal(t, 200, status)
+		assert.Equal(t, "0\n", body)
+	}
+}
+
 // X-ClickHouse-Timezone tells the timezone the statement ran in: the
 // sessions' own, or the request's session_timezone.
 func TestTimezoneHeaderIsTheStatements(t *testing.T) {
