@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,4 +272,27 @@ func TestEngineTimeIsUTCWhateverTheHost(t *testing.T) {
 	local := run(t, []string{"TZ=Asia/Kolkata"}, shippedConfig(t), "--set", "extensions::embedded_clickhouse::profile::session_timezone=Asia/Kolkata")
 	local.waitHealthy(t)
 	assert.Equal(t, "Asia/Kolkata\t1767205800", local.sql(t, q))
+}
+
+// The shipped engine has no password on loopback: what a web page makes
+// the browser send (Origin set) is refused, and a GET only reads, so no
+// page can change the data; clients, which send no Origin, work as before.
+func TestEngineRefusesWebPages(t *testing.T) {
+	c := run(t, nil, shippedConfig(t))
+	c.waitHealthy(t)
+	endpoint := fmt.Sprintf("http://127.0.0.1:%d/", c.clickhouse)
+	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader("CREATE TABLE default.from_page (a UInt8) ENGINE = Memory"))
+	req.Header.Set("Origin", "https://example.com")
+	req.Header.Set("Content-Type", "text/plain")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+
+	resp, err = http.Get(endpoint + "?query=" + url.QueryEscape("CREATE TABLE default.from_link (a UInt8) ENGINE = Memory"))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+
+	assert.Equal(t, "0\t0", c.sql(t, "SELECT (SELECT count() FROM system.tables WHERE name = 'from_page'), (SELECT count() FROM system.tables WHERE name = 'from_link')"))
 }

@@ -170,6 +170,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusMethodNotAllowed, 0, "method "+r.Method+" not allowed")
 		return
 	}
+	if s.user == "" && r.Header.Get("Origin") != "" {
+		// Browsers send Origin with what a web page posts; without
+		// credentials, any page could otherwise write to an open
+		// loopback engine through the user's browser. Clients never
+		// send it.
+		httpError(w, http.StatusForbidden, 0, "requests from web pages need credentials: set username and password on the embedded engine")
+		return
+	}
 	if !s.authorized(r) {
 		httpError(w, http.StatusUnauthorized, 516, "default: Authentication failed: password is incorrect, or there is no user with such name")
 		return
