@@ -465,12 +465,12 @@ func (f *framer) Write(b []byte) (int, error) {
 
 // exception writes an error into a body already under way.
 func (rw *response) exception(err error) {
-	msg := err.Error()
+	code := 0
 	var e *chdb.Error
-	if errors.As(err, &e) && !strings.HasPrefix(msg, "Code:") {
-		msg = fmt.Sprintf("Code: %d. DB::Exception: %s", e.Code, msg)
+	if errors.As(err, &e) {
+		code = e.Code
 	}
-	msg = strings.TrimRight(msg, "\n") + "\n"
+	msg := exceptionText(code, err.Error())
 	_, _ = fmt.Fprintf(rw.out, "\r\n__exception__\r\n%s\r\n%s%d %s\r\n__exception__\r\n", rw.tag, msg, len(msg), rw.tag)
 	rw.finish()
 	if f, ok := rw.w.(http.Flusher); ok {
@@ -697,7 +697,7 @@ func requestSettings(q map[string][]string) ([][2]string, map[string]string, err
 // may still change settings), as ClickHouse does: a link or an image in
 // a web page cannot drop a table through a browser.
 func readOnly(settings [][2]string) [][2]string {
-	out := settings[:0:0]
+	out := make([][2]string, 0, len(settings)+1)
 	strict := false
 	for _, kv := range settings {
 		if kv[0] == "readonly" {
@@ -824,10 +824,16 @@ func httpError(w http.ResponseWriter, status, code int, msg string) {
 	h.Set("Content-Type", "text/plain; charset=UTF-8")
 	if code != 0 {
 		h.Set("X-ClickHouse-Exception-Code", strconv.Itoa(code))
-		if !strings.HasPrefix(msg, "Code:") {
-			msg = fmt.Sprintf("Code: %d. DB::Exception: %s", code, msg)
-		}
 	}
 	w.WriteHeader(status)
-	_, _ = io.WriteString(w, strings.TrimRight(msg, "\n")+"\n")
+	_, _ = io.WriteString(w, exceptionText(code, msg))
+}
+
+// exceptionText is an error as ClickHouse writes it: "Code: N.
+// DB::Exception: …", one trailing newline.
+func exceptionText(code int, msg string) string {
+	if code != 0 && !strings.HasPrefix(msg, "Code:") {
+		msg = fmt.Sprintf("Code: %d. DB::Exception: %s", code, msg)
+	}
+	return strings.TrimRight(msg, "\n") + "\n"
 }
