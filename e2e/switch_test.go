@@ -254,6 +254,17 @@ func TestEngineMergeTreeSettings(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("started with an unknown merge_tree setting")
 	}
+
+	// The engine itself ignores an unknown server setting: the extension
+	// stops the start.
+	bad = run(t, nil, shippedConfig(t), "--set", "extensions::embedded_clickhouse::server::no_such_server_setting=1")
+	select {
+	case err := <-bad.done:
+		require.Error(t, err, "must not start")
+		assert.Contains(t, bad.out.String(), "embedded ClickHouse server settings: unknown setting no_such_server_setting")
+	case <-time.After(60 * time.Second):
+		t.Fatal("started with an unknown server setting")
+	}
 }
 
 // The engine keeps time in UTC whatever the host's timezone, so text times

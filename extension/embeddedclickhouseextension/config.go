@@ -33,6 +33,9 @@ type Settings struct {
 	// username leaves it open, which is only sensible on loopback.
 	Username string              `mapstructure:"username"`
 	Password configopaque.String `mapstructure:"password"`
+	// Server holds the engine's own settings (system.server_settings), as
+	// a server's config.xml does.
+	Server map[string]any `mapstructure:"server"`
 	// MergeTree holds defaults for every MergeTree table that does not set
 	// its own (system.merge_tree_settings), such as the exporter's tables.
 	MergeTree map[string]any `mapstructure:"merge_tree"`
@@ -70,6 +73,7 @@ func (c *Config) Validate() error {
 	if c.Username == "" && c.Password != "" {
 		errs = append(errs, errors.New("password is set without a username"))
 	}
+	errs = append(errs, checkSettings("server", c.Server)...)
 	errs = append(errs, checkSettings("merge_tree", c.MergeTree)...)
 	errs = append(errs, checkSettings("profile", c.Profile)...)
 	return errors.Join(errs...)

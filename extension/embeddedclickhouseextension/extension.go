@@ -57,7 +57,7 @@ func (e *embedded) Start(ctx context.Context, host component.Host) error {
 		}
 		conns = append(conns, c)
 	}
-	if err := checkMergeTree(conns[0], &e.cfg.Settings); err != nil {
+	if err := checkEngineConfig(conns[0], &e.cfg.Settings); err != nil {
 		closeAll()
 		return err
 	}

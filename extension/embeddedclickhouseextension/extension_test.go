@@ -188,10 +188,11 @@ func TestInsertsLeaveSkipIndexesToMerges(t *testing.T) {
 	}
 }
 
-// The package's engine runs with the default merge_tree entries, written
-// where they can be read next to the data.
-func TestMergeTreeDefaultsReachTheEngine(t *testing.T) {
+// The package's engine runs with the default server and merge_tree
+// entries, written where they can be read next to the data.
+func TestEngineConfigDefaultsReachTheEngine(t *testing.T) {
 	need(t)
+	assert.Equal(t, "0.5", sql(t, "SELECT value FROM system.server_settings WHERE name = 'max_server_memory_usage_to_ram_ratio'"))
 	assert.Equal(t, "30", sql(t, "SELECT value FROM system.merge_tree_settings WHERE name = 'merge_selector_base'"))
 	sql(t, "CREATE TABLE IF NOT EXISTS default.merged (x UInt8) ENGINE = MergeTree ORDER BY x")
 	assert.Contains(t, sql(t, "SHOW CREATE TABLE default.merged"), "ENGINE = MergeTree", "tables still create")
@@ -199,13 +200,13 @@ func TestMergeTreeDefaultsReachTheEngine(t *testing.T) {
 
 func TestEngineArgsEscapeValues(t *testing.T) {
 	dir := t.TempDir()
-	args, err := engineArgs(&Settings{DataDir: dir, MergeTree: map[string]any{"b": "<x&y>", "a": 2}})
+	args, err := engineArgs(&Settings{DataDir: dir, Server: map[string]any{"s": 0.5}, MergeTree: map[string]any{"b": "<x&y>", "a": 2}})
 	require.NoError(t, err)
 	path := filepath.Join(dir, engineConfigFile)
 	assert.Equal(t, []string{"--config-file=" + path}, args)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.Equal(t, "<clickhouse>\n  <merge_tree>\n    <a>2</a>\n    <b>&lt;x&amp;y&gt;</b>\n  </merge_tree>\n</clickhouse>\n", string(b))
+	assert.Equal(t, "<clickhouse>\n  <s>0.5</s>\n  <merge_tree>\n    <a>2</a>\n    <b>&lt;x&amp;y&gt;</b>\n  </merge_tree>\n</clickhouse>\n", string(b))
 	args, err = engineArgs(&Settings{DataDir: dir})
 	require.NoError(t, err)
 	assert.Empty(t, args, "nothing to set: the engine's own defaults")

@@ -20,6 +20,11 @@ func createDefaultConfig() component.Config {
 	srv.NetAddr.Endpoint = "127.0.0.1:8123"
 	srv.MaxRequestBodySize = 256 << 20
 	return &Config{ServerConfig: srv, Settings: Settings{DataDir: "./data/clickhouse", Sessions: 4,
+		// The engine shares the process, and the host, with the collector:
+		// its own default (90% of RAM) leaves the pipeline nothing when a
+		// heavy query runs, and the OOM killer would stop ingestion too.
+		// Past half, a query fails with MEMORY_LIMIT_EXCEEDED instead.
+		Server: map[string]any{"max_server_memory_usage_to_ram_ratio": 0.5},
 		// Observability tables take a steady stream of small inserts, and
 		// on a small host merging them is most of the engine's work: the
 		// engine's default (5) rewrites each row about twice as often.
