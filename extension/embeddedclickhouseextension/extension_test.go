@@ -192,7 +192,8 @@ func TestInsertsLeaveSkipIndexesToMerges(t *testing.T) {
 // entries, written where they can be read next to the data.
 func TestEngineConfigDefaultsReachTheEngine(t *testing.T) {
 	need(t)
-	assert.Equal(t, "0.5", sql(t, "SELECT value FROM system.server_settings WHERE name = 'max_server_memory_usage_to_ram_ratio'"))
+	assert.Equal(t, "0.5\t0.25", sql(t, "SELECT (SELECT value FROM system.server_settings WHERE name = 'max_server_memory_usage_to_ram_ratio'),"+
+		" (SELECT value FROM system.server_settings WHERE name = 'cache_size_to_ram_max_ratio')"))
 	assert.Equal(t, "30", sql(t, "SELECT value FROM system.merge_tree_settings WHERE name = 'merge_selector_base'"))
 	sql(t, "CREATE TABLE IF NOT EXISTS default.merged (x UInt8) ENGINE = MergeTree ORDER BY x")
 	assert.Contains(t, sql(t, "SHOW CREATE TABLE default.merged"), "ENGINE = MergeTree", "tables still create")

@@ -24,7 +24,9 @@ func createDefaultConfig() component.Config {
 		// its own default (90% of RAM) leaves the pipeline nothing when a
 		// heavy query runs, and the OOM killer would stop ingestion too.
 		// Past half, a query fails with MEMORY_LIMIT_EXCEEDED instead.
-		Server: map[string]any{"max_server_memory_usage_to_ram_ratio": 0.5},
+		// Caches count in that half: each is capped at a quarter of RAM
+		// where the engine's default caps it at half.
+		Server: map[string]any{"max_server_memory_usage_to_ram_ratio": 0.5, "cache_size_to_ram_max_ratio": 0.25},
 		// Observability tables take a steady stream of small inserts, and
 		// on a small host merging them is most of the engine's work: the
 		// engine's default (5) rewrites each row about twice as often.
