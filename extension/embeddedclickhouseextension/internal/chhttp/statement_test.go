@@ -50,6 +50,27 @@ func TestSessionEffect(t *testing.T) {
 	}
 }
 
+// Only what reads goes through the engine's streaming API, which refuses
+// SHOW, DESCRIBE and DDL.
+func TestStreams(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want bool
+	}{
+		{"SELECT 1", true},
+		{"/* c */ -- d\n  select * FROM t", true},
+		{"WITH x AS (SELECT 1) SELECT * FROM x", true},
+		{"(SELECT 1) UNION ALL (SELECT 2)", true},
+		{"SHOW TABLES", false},
+		{"DESCRIBE TABLE t", false},
+		{"INSERT INTO t SELECT 1", false},
+		{"CREATE TABLE t (x UInt8) ENGINE = Memory", false},
+		{"", false},
+	} {
+		assert.Equal(t, tc.want, streams(tc.sql), tc.sql)
+	}
+}
+
 // An INSERT's data is found past any leading comment the lexer knows,
 // multi-line and nested ones included.
 func TestParseStatementSkipsLeadingComments(t *testing.T) {
