@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ClickHouse/ch-go/compress"
 	"github.com/klauspost/compress/gzip"
@@ -259,10 +260,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	tag := "otelhouse-stmt-" + randomTag()
 	stop := s.cancelOnDisconnect(r.Context(), tag)
 	defer stop()
-	rw := &response{w: w, r: r, q: q, format: format, timezone: s.timezone}
+	rw := &response{w: w, r: r, q: q, format: format, timezone: s.timezone, sendTimeout: defaultSendTimeout}
 	for _, kv := range settings {
-		if kv[0] == "session_timezone" && kv[1] != "" {
-			rw.timezone = kv[1]
+		switch kv[0] {
+		case "session_timezone":
+			if kv[1] != "" {
+				rw.timezone = kv[1]
+			}
+		case "http_send_timeout":
+			if secs, err := strconv.ParseFloat(kv[1], 64); err == nil && secs > 0 {
+				rw.sendTimeout = time.Duration(secs * float64(time.Second))
+			}
 		}
 	}
 	sql := "/* " + tag + " */ " + st.sql
@@ -311,7 +319,14 @@ type response struct {
 	// closer ends the Content-Encoding's stream, when there is one.
 	closer io.Closer
 	tag    string
+	// sendTimeout bounds how long a streamed write may wait for the client.
+	sendTimeout time.Duration
 }
+
+// defaultSendTimeout is ClickHouse's http_send_timeout: a client that
+// reads nothing for this long loses its statement, which would otherwise
+// hold an engine session while it stalls.
+const defaultSendTimeout = 30 * time.Second
 
 // start sends the headers and sets up the body's encoders.
 func (rw *response) start(res *chdb.Result, resultBytes int, streamed bool) {
@@ -402,6 +417,7 @@ func (rw *response) stream(c *chdb.Conn, sql string, params map[string]string) e
 		return err
 	}
 	defer st.Close()
+	rc := http.NewResponseController(rw.w) // net/http clears its deadline after the request
 	for {
 		more, err := st.Next(func(b []byte) error {
 			out, err := rw.reframe(b)
@@ -411,6 +427,7 @@ func (rw *response) stream(c *chdb.Conn, sql string, params map[string]string) e
 			if !rw.started {
 				rw.start(&st.Stats, len(b), true)
 			}
+			_ = rc.SetWriteDeadline(time.Now().Add(rw.sendTimeout))
 			return rw.write(out)
 		})
 		switch {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -375,6 +377,29 @@ func TestResultsStream(t *testing.T) {
 	}
 	_, body, _ := do(t, http.MethodPost, "", strings.NewReader("SELECT 1"))
 	assert.Equal(t, "1\n", body)
+}
+
+// A client that stops reading loses its statement after http_send_timeout
+// (ClickHouse's 30 s by default), instead of holding an engine session
+// while it stalls.
+func TestStalledReaderLosesItsStatement(t *testing.T) {
+	need(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srvURL, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	query := "SELECT number FROM system.numbers /* stalled */"
+	running := "SELECT count() FROM system.processes WHERE query LIKE '%/* stalled */%' AND query NOT LIKE '%processes%'"
+	_, err = fmt.Fprintf(conn, "POST /?http_send_timeout=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Basic b3RlbDpzM2NyZXQ=\r\nContent-Length: %d\r\n\r\n%s", len(query), query)
+	require.NoError(t, err)
+	buf := make([]byte, 1024)
+	_, err = conn.Read(buf) // the answer has begun; now read nothing more
+	require.NoError(t, err)
+	_, body, _ := do(t, http.MethodPost, "", strings.NewReader(running))
+	assert.Equal(t, "1\n", body, "the statement runs while its client reads")
+	assert.Eventually(t, func() bool {
+		_, body, _ := do(t, http.MethodPost, "", strings.NewReader(running))
+		return body == "0\n"
+	}, 10*time.Second, 200*time.Millisecond, "the stalled statement must be cancelled")
 }
 
 // An error after output has started goes into the body between tagged
