@@ -47,6 +47,10 @@ type Server struct {
 	// timezone is the one sessions start in, reported to clients as a
 	// server reports its own.
 	timezone string
+	// readers bounds the pooled sessions that SELECTs hold at once to one
+	// fewer than the pool: a result streams for as long as its client
+	// reads, and writes (the exporter's inserts) must always find one.
+	readers chan struct{}
 	// byID holds the engine sessions of open session_ids.
 	held sync.Mutex
 	byID map[string]*httpSession
@@ -76,7 +80,8 @@ type Options struct {
 // clients that disconnect. It fails when the engine refuses a profile
 // setting.
 func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
-	s := &Server{sessions: make(chan *session, len(conns)), byID: map[string]*httpSession{}, control: control, user: o.User, password: o.Password,
+	s := &Server{sessions: make(chan *session, len(conns)), readers: make(chan struct{}, max(1, len(conns)-1)),
+		byID: map[string]*httpSession{}, control: control, user: o.User, password: o.Password,
 		logger: o.Logger, maxBody: o.MaxBody}
 	names := slices.Sorted(maps.Keys(o.Profile))
 	for _, name := range names {
@@ -242,8 +247,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		settings = readOnly(settings)
 	}
 
+	// ClickHouse streams a result as it is produced; wait_end_of_query
+	// asks for it whole, so that an error mid-way still gets its status.
+	stream := !st.insert && streams(st.sql) && q.Get("wait_end_of_query") != "1"
 	id := q.Get("session_id")
-	sess, done, err := s.sessionOf(r.Context(), id, q)
+	sess, done, err := s.sessionOf(r.Context(), id, q, stream)
 	if err != nil {
 		var re *requestError
 		if errors.As(err, &re) {
@@ -274,9 +282,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	sql := "/* " + tag + " */ " + st.sql
-	// ClickHouse streams a result as it is produced; wait_end_of_query
-	// asks for it whole, so that an error mid-way still gets its status.
-	stream := !st.insert && streams(st.sql) && q.Get("wait_end_of_query") != "1"
 	res, err := s.run(sess, id != "", headerOr(r, "X-ClickHouse-Database", q.Get("database")), settings, sessionEffect(st.sql), func(c *chdb.Conn) (*chdb.Result, error) {
 		switch {
 		case st.insert:
@@ -529,15 +534,29 @@ func headerOr(r *http.Request, header, param string) string {
 
 // sessionOf is the engine session a request runs on: its session_id's,
 // else any pooled one; done ends the request's use of it.
-func (s *Server) sessionOf(ctx context.Context, id string, q url.Values) (*session, func(), error) {
+// A streamed read (reads) waits for a readers slot first.
+func (s *Server) sessionOf(ctx context.Context, id string, q url.Values, reads bool) (*session, func(), error) {
 	if id != "" {
 		return s.sessionFor(ctx, id, q.Get("session_timeout"), q.Get("session_check") == "1")
 	}
+	if reads {
+		select {
+		case s.readers <- struct{}{}:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
+	leave := func() {
+		if reads {
+			<-s.readers
+		}
+	}
 	sess, err := s.acquire(ctx)
 	if err != nil {
+		leave()
 		return nil, nil, err
 	}
-	return sess, func() { s.sessions <- sess }, nil
+	return sess, func() { s.sessions <- sess; leave() }, nil
 }
 
 // run applies the request's database and settings to the session for this

@@ -402,6 +402,47 @@ func TestStalledReaderLosesItsStatement(t *testing.T) {
 	}, 10*time.Second, 200*time.Millisecond, "the stalled statement must be cancelled")
 }
 
+// SELECTs hold at most all pooled sessions but one, however long their
+// results stream: a write still finds a session, a further SELECT waits.
+func TestReadsLeaveASessionForWrites(t *testing.T) {
+	need(t)
+	do(t, http.MethodPost, "", strings.NewReader("CREATE TABLE IF NOT EXISTS lane (x UInt8) ENGINE = Memory"))
+	// Two readers (the pool has three sessions) that stop reading.
+	var stalled []net.Conn
+	for i := 0; i < 2; i++ {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(srvURL, "http://"))
+		require.NoError(t, err)
+		query := "SELECT number FROM system.numbers /* lane */"
+		_, err = fmt.Fprintf(conn, "POST /?http_send_timeout=60 HTTP/1.1\r\nHost: x\r\nAuthorization: Basic b3RlbDpzM2NyZXQ=\r\nContent-Length: %d\r\n\r\n%s", len(query), query)
+		require.NoError(t, err)
+		_, err = conn.Read(make([]byte, 1024))
+		require.NoError(t, err)
+		stalled = append(stalled, conn)
+	}
+	lanes := func() int {
+		_, body, _ := do(t, http.MethodPost, "", strings.NewReader("SHOW PROCESSLIST")) // not a SELECT: it may run
+		return strings.Count(body, "/* lane */")
+	}
+	require.Equal(t, 2, lanes())
+
+	status, body, _ := do(t, http.MethodPost, "", strings.NewReader("INSERT INTO lane VALUES (1)"))
+	assert.Equal(t, 200, status, body)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srvURL+"/", strings.NewReader("SELECT 1"))
+	req.SetBasicAuth("otel", "s3cret")
+	_, err := http.DefaultClient.Do(req)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "a third SELECT waits for a reader to finish")
+
+	for _, c := range stalled {
+		c.Close()
+	}
+	assert.Eventually(t, func() bool { return lanes() == 0 }, 10*time.Second, 100*time.Millisecond)
+	_, body, _ = do(t, http.MethodPost, "", strings.NewReader("SELECT count() FROM lane"))
+	assert.Equal(t, "1\n", body)
+}
+
 // An error after output has started goes into the body between tagged
 // markers (the tag is in X-ClickHouse-Exception-Tag), and the response is
 // cut short, so no client takes the rows before it for the whole result.
