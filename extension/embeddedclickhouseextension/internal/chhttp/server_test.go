@@ -406,7 +406,7 @@ func TestStalledReaderLosesItsStatement(t *testing.T) {
 // results stream: a write still finds a session, a further SELECT waits.
 func TestReadsLeaveASessionForWrites(t *testing.T) {
 	need(t)
-	do(t, http.MethodPost, "", strings.NewReader("CREATE TABLE IF NOT EXISTS lane (x UInt8) ENGINE = Memory"))
+	do(t, http.MethodPost, "", strings.NewReader("CREATE OR REPLACE TABLE lane (x UInt8) ENGINE = Memory"))
 	// Two readers (the pool has three sessions) that stop reading.
 	var stalled []net.Conn
 	for i := 0; i < 2; i++ {
