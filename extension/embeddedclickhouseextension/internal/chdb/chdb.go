@@ -198,7 +198,7 @@ func (c *Conn) QueryParams(query, format string, params map[string]string) (*Res
 		// libchdb hands the output a statement made before it failed to the
 		// connection's next statement, ahead of that one's own: a
 		// throwaway statement takes it.
-		c.lib.destroyResult(c.lib.queryN(c.conn, drainQuery, uintptr(len(drainSQL)), drainFormat, uintptr(len("TSV"))))
+		c.lib.destroyResult(c.call("SELECT 1", "TSV", nil, c.lib.queryN, c.lib.queryParamsN))
 	}
 	return res, err
 }
@@ -222,10 +222,6 @@ func (c *Conn) call(query, format string, params map[string]string, plain queryF
 	return withParams(c.conn, q, uintptr(len(query)), f, uintptr(len(format)),
 		&names[0], &nameLens[0], &values[0], &valueLens[0], uintptr(len(names)))
 }
-
-const drainSQL = "SELECT 1"
-
-var drainQuery, drainFormat = cbytes(drainSQL), cbytes("TSV")
 
 // Stream runs one statement whose output is read block by block rather
 // than whole: a large result never sits in memory at once. The connection
