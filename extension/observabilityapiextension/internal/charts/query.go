@@ -142,11 +142,7 @@ func (f fields) Body() string {
 	return "''"
 }
 
-// sqlGuard keeps a whereLanguage=sql condition a condition: no statement
-// separators, comments, sub-queries or clauses.
-var sqlGuard = regexp.MustCompile(`(?i);|--|/\*|\b(select|union|from|join|into|settings|format|with|insert|alter|drop|system)\b`)
-
-func where(s Series, f fields, p *Params) (string, error) {
+func where(ctx context.Context, db *sql.DB, s Series, f fields, p *Params) (string, error) {
 	switch s.WhereLanguage {
 	case "", "lucene":
 		return Lucene(s.Where, f, p)
@@ -154,8 +150,12 @@ func where(s Series, f fields, p *Params) (string, error) {
 		if strings.TrimSpace(s.Where) == "" {
 			return "1", nil
 		}
-		if sqlGuard.MatchString(s.Where) || strings.Count(s.Where, "(") != strings.Count(s.Where, ")") || strings.Count(s.Where, "'")%2 != 0 {
-			return "", fmt.Errorf("a sql where must be a plain condition (no sub-queries, clauses, comments or ;)")
+		fns, err := catalogOf(ctx, db)
+		if err != nil {
+			return "", err
+		}
+		if err := CheckSQLWhere(s.Where, f.cols, fns); err != nil {
+			return "", fmt.Errorf("sql where: %w", err)
 		}
 		return "(" + s.Where + ")", nil
 	}
@@ -223,7 +223,7 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 	} else if s.AggFn == "quantile" && !(s.Level > 0 && s.Level < 1) {
 		return "", nil, fmt.Errorf("quantile needs a level between 0 and 1")
 	}
-	cond, err := where(s, f, &p)
+	cond, err := where(ctx, db, s, f, &p)
 	if err != nil {
 		return "", nil, err
 	}
