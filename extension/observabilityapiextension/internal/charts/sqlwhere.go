@@ -120,7 +120,7 @@ func catalogOf(ctx context.Context, db *sql.DB) (*Catalog, error) {
 	}
 	rows, err := db.QueryContext(ctx, functionsSQL)
 	if err != nil {
-		return nil, fmt.Errorf("reading the server's function catalogue (a sql where needs ClickHouse 24.3 or later): %w", err)
+		return nil, fmt.Errorf("reading the server's function catalogue (a sql where needs system.functions with its categories column): %w", err)
 	}
 	defer rows.Close()
 	var fns []Function
