@@ -157,6 +157,9 @@ type sqlTok struct {
 	pos  int
 }
 
+// is tells whether t is the punctuation p.
+func (t sqlTok) is(p string) bool { return t.kind == sqlPunct && t.text == p }
+
 // lexSQL splits a condition into ClickHouse tokens, refusing what an
 // expression never needs: comments, statement separators, query
 // parameters, heredocs and bytes outside ASCII (outside strings).
@@ -249,7 +252,8 @@ func quoted(s string, i int) (string, int, bool) {
 // group is an open bracket of the condition.
 type group struct {
 	close byte
-	// constant: opened after IN, where a name would be read as a table.
+	// constant: opened after IN, or inside such a group, where a name
+	// would be read as a table.
 	constant bool
 	// cast: CAST's own parentheses, where AS introduces a type.
 	cast bool
@@ -264,20 +268,10 @@ func CheckSQLWhere(cond string, cols map[string]string, fns *Catalog) error {
 	}
 	lambda := lambdaParams(toks)
 	var open []group
-	inConstant := func() bool {
-		for _, g := range open {
-			if g.constant {
-				return true
-			}
-		}
-		return false
-	}
+	inConstant := func() bool { return len(open) > 0 && open[len(open)-1].constant }
 	afterIn := false // the previous token was the IN operator
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		next := func(text string) bool {
-			return i+1 < len(toks) && toks[i+1].kind == sqlPunct && toks[i+1].text == text
-		}
 		wasAfterIn := afterIn
 		afterIn = false
 		switch t.kind {
@@ -290,7 +284,7 @@ func CheckSQLWhere(cond string, cols map[string]string, fns *Catalog) error {
 					close = ']'
 				}
 				cast := i > 0 && toks[i-1].kind == sqlWord && strings.EqualFold(toks[i-1].text, "cast")
-				open = append(open, group{close: close, constant: wasAfterIn, cast: cast})
+				open = append(open, group{close: close, constant: wasAfterIn || inConstant(), cast: cast})
 			case ")", "]":
 				if len(open) == 0 || open[len(open)-1].close != t.text[0] {
 					return fmt.Errorf("unbalanced %q at offset %d: a sql where must be one self-contained condition", t.text, t.pos)
@@ -305,9 +299,9 @@ func CheckSQLWhere(cond string, cols map[string]string, fns *Catalog) error {
 			case ".":
 				// a subcolumn or tuple element: the name after it belongs
 				// to the column before it, which was checked
-				if i == 0 || toks[i-1].kind != sqlWord && toks[i-1].kind != sqlQuoted && toks[i-1].text != ")" && toks[i-1].text != "]" ||
+				if i == 0 || toks[i-1].kind != sqlWord && toks[i-1].kind != sqlQuoted && !toks[i-1].is(")") && !toks[i-1].is("]") ||
 					i+1 >= len(toks) || toks[i+1].kind != sqlWord && toks[i+1].kind != sqlQuoted && toks[i+1].kind != sqlNumber ||
-					i+2 < len(toks) && toks[i+2].text == "(" && toks[i+2].kind == sqlPunct {
+					i+2 < len(toks) && toks[i+2].is("(") {
 					return fmt.Errorf("unexpected '.' at offset %d: only a column's subcolumns may follow one", t.pos)
 				}
 				i++
@@ -331,7 +325,7 @@ func CheckSQLWhere(cond string, cols map[string]string, fns *Catalog) error {
 				}
 				continue
 			}
-			if next("(") {
+			if i+1 < len(toks) && toks[i+1].is("(") {
 				if !fns.allows(t.text) {
 					return fmt.Errorf("function %s is not allowed in a sql where (only functions that compute on values are)", t.text)
 				}
@@ -358,17 +352,17 @@ func CheckSQLWhere(cond string, cols map[string]string, fns *Catalog) error {
 func lambdaParams(toks []sqlTok) map[string]bool {
 	ps := map[string]bool{}
 	for i, t := range toks {
-		if t.kind != sqlPunct || t.text != "->" || i == 0 {
+		if !t.is("->") || i == 0 {
 			continue
 		}
 		if p := toks[i-1]; p.kind == sqlWord {
 			ps[p.text] = true
 			continue
 		}
-		if toks[i-1].text != ")" {
+		if !toks[i-1].is(")") {
 			continue
 		}
-		for j := i - 2; j >= 0 && toks[j].text != "("; j-- {
+		for j := i - 2; j >= 0 && !toks[j].is("("); j-- {
 			if toks[j].kind == sqlWord {
 				ps[toks[j].text] = true
 			}
@@ -385,7 +379,7 @@ func skipType(toks []sqlTok, i int) (int, error) {
 		return 0, fmt.Errorf("expected a type name after AS or ::")
 	}
 	i++
-	if i >= len(toks) || toks[i].text != "(" || toks[i].kind != sqlPunct {
+	if i >= len(toks) || !toks[i].is("(") {
 		return i, nil
 	}
 	depth := 0

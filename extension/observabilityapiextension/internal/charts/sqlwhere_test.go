@@ -25,24 +25,26 @@ var whereFns = NewCatalog([]Function{
 	{"globalIn", false, "Comparison"}, {"count", true, "Aggregate Functions"}, {"udf", false, ""},
 })
 
+var acceptedWheres = []string{
+	"SeverityText = 'error' AND ServiceName = 'api'",
+	"lower(Body) LIKE '%timeout%' OR Body ILIKE '%retry%'",
+	"LogAttributes['http.status'] IN ('500', '503')",
+	"ServiceName NOT IN tuple('a', 'b')",
+	"Duration BETWEEN 1e6 AND 2.5E+9 AND Duration != 0x10",
+	"has(Tags, 'x') AND arrayExists(x -> x = 'y', Tags)",
+	"arrayExists((k, v) -> k = v, Tags, Tags)",
+	"CAST(Duration AS Nullable(UInt64)) > 5 AND Duration::UInt32 < 9",
+	"match(Body, 'a\\'b') AND Body = 'it''s'",
+	"CASE WHEN Duration > 1 THEN 1 ELSE 0 END = 1",
+	"T.a = 'x' AND T.1 = 'x' AND tuple(1, 2).1 = 1",
+	"YEAR(Body) = 2026 AND NOT (Duration IS NULL)",
+	"if(Duration > 0, 1, 0) = 1 AND LCASE(Body) = 'x' AND transform(Body, ['a'], ['b'], 'c') = 'c'",
+	"`Body` = 'x' AND \"SeverityText\" = 'y'",
+	"Body = '-- not a comment # nor /* this */; {p0:String}'",
+}
+
 func TestSQLWhereAccepts(t *testing.T) {
-	for _, cond := range []string{
-		"SeverityText = 'error' AND ServiceName = 'api'",
-		"lower(Body) LIKE '%timeout%' OR Body ILIKE '%retry%'",
-		"LogAttributes['http.status'] IN ('500', '503')",
-		"ServiceName NOT IN tuple('a', 'b')",
-		"Duration BETWEEN 1e6 AND 2.5E+9 AND Duration != 0x10",
-		"has(Tags, 'x') AND arrayExists(x -> x = 'y', Tags)",
-		"arrayExists((k, v) -> k = v, Tags, Tags)",
-		"CAST(Duration AS Nullable(UInt64)) > 5 AND Duration::UInt32 < 9",
-		"match(Body, 'a\\'b') AND Body = 'it''s'",
-		"CASE WHEN Duration > 1 THEN 1 ELSE 0 END = 1",
-		"T.a = 'x' AND T.1 = 'x' AND tuple(1, 2).1 = 1",
-		"YEAR(Body) = 2026 AND NOT (Duration IS NULL)",
-		"if(Duration > 0, 1, 0) = 1 AND LCASE(Body) = 'x' AND transform(Body, ['a'], ['b'], 'c') = 'c'",
-		"`Body` = 'x' AND \"SeverityText\" = 'y'",
-		"Body = '-- not a comment # nor /* this */; {p0:String}'",
-	} {
+	for _, cond := range acceptedWheres {
 		assert.NoError(t, CheckSQLWhere(cond, whereCols, whereFns), cond)
 	}
 }
@@ -142,4 +144,31 @@ func TestSQLWhereOnTheEngine(t *testing.T) {
 		"in", "notIn", "globalIn", "count", "currentUser", "getClientHTTPHeader", "regionToName", "__getScalar", "throwIf"} {
 		assert.False(t, c.allows(name), name)
 	}
+}
+
+// FuzzCheckSQLWhere: no input panics the check, and whatever it accepts
+// closes every bracket it opens, so it cannot reach past its parentheses.
+func FuzzCheckSQLWhere(f *testing.F) {
+	for _, cond := range acceptedWheres {
+		f.Add(cond)
+	}
+	f.Add("1) OR (1")
+	f.Fuzz(func(t *testing.T, cond string) {
+		if CheckSQLWhere(cond, whereCols, whereFns) != nil {
+			return
+		}
+		toks, err := lexSQL(cond)
+		require.NoError(t, err)
+		depth := 0
+		for _, tok := range toks {
+			switch {
+			case tok.is("("), tok.is("["):
+				depth++
+			case tok.is(")"), tok.is("]"):
+				depth--
+			}
+			require.GreaterOrEqual(t, depth, 0, cond)
+		}
+		require.Zero(t, depth, cond)
+	})
 }
