@@ -53,6 +53,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeTracer -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
 	$(GO) test -run='^$$' -fuzz=FuzzMetricsDecoders -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/metrics
 	$(GO) test -run='^$$' -fuzz=FuzzCheckSQLWhere -fuzztime=$(FUZZTIME) ./extension/observabilityapiextension/internal/charts
+	$(GO) test -run='^$$' -fuzz=FuzzRender -fuzztime=$(FUZZTIME) ./extension/observabilityapiextension/internal/alerttemplate
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -1,18 +1,17 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
-	"text/template"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/charts"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
@@ -188,25 +187,13 @@ func (s *Server) notify(ctx context.Context, team string, a *Alert, n Notificati
 	return sender.Send(ctx, wh.URL, wh.Headers, body, n.IdempotencyKey)
 }
 
-// render fills a Go text/template ({{.name}}, {{.value}}, {{.state}}, …,
-// the Notification's JSON names) and leaves the text as written if it is
-// not a valid template.
+// render fills an alert's message or a webhook's body with the
+// notification's fields (their JSON names: {{.name}}, {{.value}}, …).
 func render(text string, n Notification) string {
-	if text == "" {
-		return ""
-	}
-	t, err := template.New("t").Option("missingkey=zero").Parse(text)
-	if err != nil {
-		return text
-	}
 	var vars map[string]any
 	b, _ := json.Marshal(n)
 	_ = json.Unmarshal(b, &vars)
-	var out bytes.Buffer
-	if err := t.Execute(&out, vars); err != nil {
-		return text
-	}
-	return out.String()
+	return alerttemplate.Render(text, vars)
 }
 
 func (s *Server) queryTimeout() time.Duration {

@@ -85,12 +85,17 @@ func TestEveryValidationError(t *testing.T) {
 		{"sources", map[string]any{"name": "m", "kind": "metric", "table": "t", "timestampColumn": "ts", "metricType": "summary"}, []string{"metricType must be one of gauge, sum, histogram"}},
 		{"sources", map[string]any{"name": "l", "kind": "log", "table": "t", "timestampColumn": "ts", "metricType": "sum"}, []string{"metricType is only for metric sources"}},
 		{"webhooks", map[string]any{"url": "ftp://x", "service": "fax"}, []string{"name is required", "url must be an absolute http(s) URL", "service must be one of"}},
+		// Templates run inside the collector: one that could run without
+		// bound is refused when it is written, not found when it fires.
+		{"webhooks", map[string]any{"name": "w", "url": "https://x.example", "body": `{{define "a"}}{{template "a"}}{{end}}{{template "a"}}`},
+			[]string{"body: template: {{define}} and {{block}} are not allowed"}},
 		{"dashboards", map[string]any{"name": "d", "tiles": []any{
 			map[string]any{"id": "a", "x": -1, "y": 0, "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "quantile", "field": "Duration", "displayType": "pie"}},
 			map[string]any{"id": "a", "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "median"}}}},
 			[]string{"x and y must not be negative", "level must be between 0 and 1", "displayType must be one of", `id "a" is used twice`, "aggFn must be one of"}},
-		{"alerts", map[string]any{"source": "saved_search", "channel": map[string]any{"type": "email"}},
-			[]string{"name is required", "threshold is required", "interval must be one of", "thresholdType must be one of", `source must be "tile"`, `channel.type must be "webhook"`}},
+		{"alerts", map[string]any{"source": "saved_search", "channel": map[string]any{"type": "email"}, "message": "{{range 1000000000000}}{{end}}"},
+			[]string{"name is required", "threshold is required", "interval must be one of", "thresholdType must be one of", `source must be "tile"`, `channel.type must be "webhook"`,
+				"message: template: {{range 1000000000000}}: range may only go over a field"}},
 	}
 	for _, tc := range cases {
 		r := call(t, http.MethodPost, fx.url+"/api/v2/"+tc.path, bearer(fx.keyA), tc.body)

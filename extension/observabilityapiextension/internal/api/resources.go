@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
 )
 
 // Resource kinds, as stored.
@@ -212,6 +214,9 @@ func (a *Alert) validate(ctx context.Context, lookup lookups) error {
 	} else if !ok {
 		p.add("dashboard %q has no tile %q", a.DashboardID, a.TileID)
 	}
+	if err := alerttemplate.Check(a.Message); err != nil {
+		p.add("message: %v", err)
+	}
 	if a.Channel.Type != "webhook" {
 		p.add(`channel.type must be "webhook", got %q`, a.Channel.Type)
 	} else if a.Channel.WebhookID == "" {
@@ -262,6 +267,9 @@ func (wh *Webhook) validate() error {
 		wh.Service = "generic"
 	}
 	p.oneOf("service", wh.Service, webhookTypes)
+	if err := alerttemplate.Check(wh.Body); err != nil {
+		p.add("body: %v", err)
+	}
 	return p.err()
 }
 
