@@ -296,6 +296,16 @@ func engineError(err error) error {
 	return err
 }
 
+// MaxPoints bounds an answer, buckets × groups: grouped by a value with
+// millions of distinct values (a trace or user id), the filled answer
+// would otherwise hold every one of them in every bucket.
+const MaxPoints = 200_000
+
+func tooManyPoints(buckets, groups int) error {
+	return QueryError{fmt.Errorf("the answer would hold more than %d points (%d buckets × %d or more groups); group by fewer values, filter, or pick a coarser granularity",
+		MaxPoints, buckets, groups)}
+}
+
 // Run executes the series and lines their results up on shared buckets,
 // every bucket of the range present: count, count_distinct and sum fill
 // gaps with 0, the others with null.
@@ -304,6 +314,9 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 		bucket int64
 		group  string
 	}
+	stepMs := step.Milliseconds()
+	first := start.UnixMilli() / stepMs * stepMs
+	buckets := int((end.UnixMilli() - first + stepMs - 1) / stepMs)
 	values := map[key][]*float64{}
 	groups := map[string][]string{}
 	for i, s := range series {
@@ -311,6 +324,9 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 		if err != nil {
 			return nil, QueryError{fmt.Errorf("series %d: %w", i, err)}
 		}
+		// The engine stops at one row past the bound rather than stream
+		// all of them.
+		q += " LIMIT " + strconv.Itoa(MaxPoints+1)
 		qctx := clickhouse.Context(ctx, clickhouse.WithParameters(params),
 			clickhouse.WithSettings(clickhouse.Settings{
 				"max_execution_time": int(math.Ceil(timeout.Seconds())),
@@ -331,6 +347,10 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 				return nil, err
 			}
 			gk := strings.Join(g, "\x00")
+			if _, ok := groups[gk]; !ok && (len(groups)+1)*buckets > MaxPoints {
+				rows.Close()
+				return nil, tooManyPoints(buckets, len(groups)+1)
+			}
 			groups[gk] = g
 			k := key{int64(b), gk}
 			if values[k] == nil {
@@ -352,9 +372,8 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 		gkeys = append(gkeys, k)
 	}
 	slices.Sort(gkeys)
-	stepMs := step.Milliseconds()
-	var out []Point
-	for b := start.UnixMilli() / stepMs * stepMs; b < end.UnixMilli(); b += stepMs {
+	out := make([]Point, 0, buckets*len(gkeys))
+	for b := first; b < end.UnixMilli(); b += stepMs {
 		for _, gk := range gkeys {
 			vs := values[key{b, gk}]
 			if vs == nil {

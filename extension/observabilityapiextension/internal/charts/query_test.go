@@ -197,6 +197,30 @@ func TestTwoSeriesShareBuckets(t *testing.T) {
 	assert.NotNil(t, points[0].Values[1])
 }
 
+// Grouped by a value with many distinct values, the filled answer is
+// buckets × groups points: bounded, and refused past the bound rather
+// than built in memory (a trace id over a day would be billions).
+func TestAnswerIsBounded(t *testing.T) {
+	db := chtest.DB(t)
+	_, src := seed(t, db) // 600 distinct bodies
+	run := func(buckets int, groupBy string) ([]Point, error) {
+		return Run(context.Background(), db, []Series{{Source: src, AggFn: "count", GroupBy: []string{groupBy}}},
+			t0, t0.Add(time.Duration(buckets)*30*time.Second), 30*time.Second, time.Minute)
+	}
+	points, err := run(333, "body")
+	require.NoError(t, err)
+	assert.Len(t, points, 333*600, "199,800 points: under MaxPoints")
+
+	_, err = run(334, "body")
+	var qe QueryError
+	require.ErrorAs(t, err, &qe, "200,400 points: a request to narrow, a 400")
+	assert.Contains(t, err.Error(), "more than 200000 points (334 buckets")
+
+	points, err = run(334, "service")
+	require.NoError(t, err)
+	assert.Len(t, points, 334*2)
+}
+
 func TestChartErrors(t *testing.T) {
 	db := chtest.DB(t)
 	_, src := seed(t, db)
