@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/internal/httpconfig"
 )
 
@@ -24,6 +25,11 @@ type Settings struct {
 	ClickHouse ClickHouseConfig `mapstructure:"clickhouse"`
 	// TelemetryDatabase holds the exporter's tables (the default sources).
 	TelemetryDatabase string `mapstructure:"telemetry_database"`
+	// SourceDatabases are the databases sources may read besides
+	// TelemetryDatabase. Chart queries run with the API's credentials, so
+	// a source elsewhere (the API's own state, system) would read what the
+	// caller may not.
+	SourceDatabases []string `mapstructure:"source_databases"`
 	// DataDir receives api-keys.txt (0600) on first start.
 	DataDir string `mapstructure:"data_dir"`
 	// PersonalKeys and IngestionKeys are added to the first team; empty
@@ -91,6 +97,11 @@ func (c *Config) Validate() error {
 	}
 	if c.ClickHouse.Database == "" || c.TelemetryDatabase == "" {
 		errs = append(errs, errors.New("clickhouse.database and telemetry_database are required"))
+	}
+	for _, d := range c.SourceDatabases {
+		if d == c.ClickHouse.Database || api.SystemDatabase(d) {
+			errs = append(errs, fmt.Errorf("source_databases may not list %q: sources would read the API's state or the server's", d))
+		}
 	}
 	m := c.Managed
 	if (m.OrganizationID == "") != (m.ServiceID == "") {

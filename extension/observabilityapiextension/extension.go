@@ -87,8 +87,9 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 		if err == nil {
 			srv := api.New(api.Options{Store: st, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
 				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
-				RateLimit: api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
-				DB:        e.db, QueryTimeout: e.cfg.QueryTimeout})
+				RateLimit:       api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
+				SourceDatabases: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...),
+				DB:              e.db, QueryTimeout: e.cfg.QueryTimeout})
 			if err = e.bootstrap(ctx, st, srv); err == nil {
 				e.store.Store(st)
 				e.ready.Store(srv)

@@ -77,6 +77,10 @@ func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Reque
 			fail(w, f, http.StatusNotFound, "source "+strconv.Quote(sr.SourceID)+" not found")
 			return
 		}
+		if ve := (validationError{}); errors.As(err, &ve) {
+			fail(w, f, http.StatusBadRequest, "invalid chart query: "+err.Error())
+			return
+		}
 		if err != nil {
 			s.internal(w, f, err)
 			return
@@ -118,6 +122,11 @@ func (s *Server) seriesFor(ctx context.Context, team string, sr chartSeries) (ch
 	var src Source
 	if err := json.Unmarshal(res.Doc, &src); err != nil {
 		return charts.Series{}, err
+	}
+	// Checked again on use: a source stored before the operator narrowed
+	// source_databases must not keep reading.
+	if err := readableDatabase(src.Database, s.opts.SourceDatabases); err != nil {
+		return charts.Series{}, validationError{fmt.Errorf("source %s: %w", sr.SourceID, err)}
 	}
 	return charts.Series{
 		Source: charts.Source{Database: src.Database, Table: src.Table, TimestampColumn: src.TimestampColumn, BodyColumn: src.BodyColumn,

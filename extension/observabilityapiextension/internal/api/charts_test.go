@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -66,4 +68,39 @@ func TestChartSeriesEndpoint(t *testing.T) {
 	// Charts are self-hosted only.
 	assert.Equal(t, http.StatusNotFound, call(t, http.MethodPost, fx.url+"/v1/organizations/org1/services/svc1/observability/charts/series",
 		basic(fx.mgdID, fx.mgdSK), query).status)
+}
+
+// Chart queries run with the API's credentials, which also read the API's
+// state (every team's documents, webhook headers, key hashes) and the
+// server's system tables: a source may only name the databases opened to
+// sources. Before, grouping a source over the state table by its doc
+// column returned another team's webhook with its Authorization header.
+func TestSourcesReadOnlyOpenDatabases(t *testing.T) {
+	fx := setup(t)
+	hook := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyB), map[string]any{"name": "b's hook",
+		"url": "https://hooks.example/b", "headers": map[string]string{"Authorization": "Bearer team-b-secret"}})
+	require.Equal(t, http.StatusCreated, hook.status, hook.body)
+	state := fx.state
+	for _, db := range []string{state, "system", "INFORMATION_SCHEMA", "elsewhere"} {
+		r := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "s", "kind": "log",
+			"database": db, "table": "api_resources", "timestampColumn": "updated_at"})
+		assert.Equal(t, http.StatusBadRequest, r.status, db)
+		assert.Contains(t, r.body["message"], `database "`+db+`" is not open to sources`, db)
+	}
+	r := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "s", "kind": "log",
+		"table": "otel_logs", "timestampColumn": "Timestamp"})
+	require.Equal(t, http.StatusCreated, r.status, r.body)
+	assert.Equal(t, "otel", item(r)["database"], "no database is the telemetry database")
+
+	// One stored before the rule (or before the operator narrowed
+	// source_databases) is refused when it is used.
+	doc, _ := json.Marshal(Source{ID: "old", Name: "old", Kind: "log", Database: state, Table: "api_resources", TimestampColumn: "updated_at"})
+	now := time.Now()
+	require.NoError(t, fx.server.opts.Store.Put(context.Background(), "a", kindSource, "old", doc, now, now))
+	q := call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{
+		"startTime": now.Add(-time.Hour).UnixMilli(), "endTime": now.Add(time.Minute).UnixMilli(), "granularity": "1h",
+		"series": []any{map[string]any{"sourceId": "old", "aggFn": "count", "groupBy": []string{"doc"}}}})
+	assert.Equal(t, http.StatusBadRequest, q.status, q.body)
+	assert.Contains(t, q.body["message"], "is not open to sources")
+	assert.NotContains(t, fmt.Sprint(q.body), "team-b-secret")
 }

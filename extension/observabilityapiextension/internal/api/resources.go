@@ -232,7 +232,7 @@ func (a *Alert) validate(ctx context.Context, lookup lookups) error {
 	return nil
 }
 
-func (s *Source) validate() error {
+func (s *Source) validate(telemetry string, readable []string) error {
 	var p problems
 	if strings.TrimSpace(s.Name) == "" {
 		p.add("name is required")
@@ -242,7 +242,10 @@ func (s *Source) validate() error {
 		p.add("table and timestampColumn are required")
 	}
 	if s.Database == "" {
-		s.Database = "otel"
+		s.Database = telemetry
+	}
+	if err := readableDatabase(s.Database, readable); err != nil {
+		p.add("%v", err)
 	}
 	if s.Kind == "metric" {
 		if s.MetricType == "" {
@@ -271,6 +274,22 @@ func (wh *Webhook) validate() error {
 		p.add("body: %v", err)
 	}
 	return p.err()
+}
+
+// SystemDatabase: the server's own databases, which no source may read.
+func SystemDatabase(db string) bool {
+	return strings.EqualFold(db, "system") || strings.EqualFold(db, "information_schema")
+}
+
+// readableDatabase refuses a source outside the databases the operator
+// opened to sources: chart queries run with the API's credentials, which
+// also read the API's state (every team's documents, webhook headers, key
+// hashes) and the server's system tables.
+func readableDatabase(db string, readable []string) error {
+	if !SystemDatabase(db) && slices.Contains(readable, db) {
+		return nil
+	}
+	return fmt.Errorf("database %q is not open to sources (it must be the telemetry database or listed in source_databases: %s)", db, strings.Join(readable, ", "))
 }
 
 // defaultSources are the exporter's tables, present from the first start.

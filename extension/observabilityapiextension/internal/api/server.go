@@ -35,6 +35,9 @@ type Options struct {
 	ServiceID      string
 	ManagedKeys    []ManagedKey
 	RateLimit      RateLimit
+	// SourceDatabases are the databases a source may read (Database among
+	// them): chart queries run with the API's credentials.
+	SourceDatabases []string
 	// DB runs chart queries; QueryTimeout bounds each (generous default).
 	DB           *sql.DB
 	QueryTimeout time.Duration
@@ -212,7 +215,7 @@ func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, i
 		if err := decodeStrict(body, &src); err != nil {
 			return nil, validationError{err}
 		}
-		if err := src.validate(); err != nil {
+		if err := src.validate(s.opts.Database, s.opts.SourceDatabases); err != nil {
 			return nil, validationError{err}
 		}
 		src.ID = id

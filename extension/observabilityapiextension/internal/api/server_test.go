@@ -33,6 +33,7 @@ type fixture struct {
 	server       *Server
 	keyA, keyB   string // personal keys of teams a and b
 	mgdID, mgdSK string
+	state        string // the state database
 }
 
 // setup runs the API on its own state database with two teams.
@@ -40,15 +41,17 @@ func setup(t *testing.T) fixture { return setupWith(t, RateLimit{}) }
 
 func setupWith(t *testing.T, limit RateLimit) fixture {
 	ctx := context.Background()
-	st, err := store.Open(ctx, chtest.DB(t), fmt.Sprintf("api_test_%d", dbSeq.Add(1)))
+	state := fmt.Sprintf("api_test_%d", dbSeq.Add(1))
+	st, err := store.Open(ctx, chtest.DB(t), state)
 	require.NoError(t, err)
-	fx := fixture{keyA: keys.New("ohp_"), keyB: keys.New("ohp_"), mgdID: "key-id", mgdSK: "key-secret"}
+	fx := fixture{keyA: keys.New("ohp_"), keyB: keys.New("ohp_"), mgdID: "key-id", mgdSK: "key-secret", state: state}
 	for team, k := range map[string]string{"a": fx.keyA, "b": fx.keyB} {
 		require.NoError(t, st.CreateTeam(ctx, team, team))
 		require.NoError(t, st.PutKey(ctx, store.Key{Hash: keys.Hash(k), TeamID: team, Kind: keys.Personal, KeyID: team}))
 	}
 	s := New(Options{Store: st, Database: "otel", DB: chtest.DB(t), OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
-		ManagedKeys: []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}}, RateLimit: limit})
+		ManagedKeys: []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}}, RateLimit: limit,
+		SourceDatabases: []string{"otel", "api_charts", "api_alerts"}})
 	require.NoError(t, s.Bootstrap(ctx, "a"))
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
