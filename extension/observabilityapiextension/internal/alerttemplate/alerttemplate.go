@@ -150,14 +150,14 @@ func pipe(p *parse.PipeNode) error {
 		return fmt.Errorf("template: %s: variables are not allowed", p)
 	}
 	for _, c := range p.Cmds {
-		for i, a := range c.Args {
+		for _, a := range c.Args {
 			if err := arg(a); err != nil {
 				return err
 			}
-			if id, ok := c.Args[0].(*parse.IdentifierNode); ok && id.Ident == "printf" && i == 1 {
-				if err := format(a); err != nil {
-					return err
-				}
+		}
+		if id, ok := c.Args[0].(*parse.IdentifierNode); ok && id.Ident == "printf" && len(c.Args) > 1 {
+			if err := format(c.Args[1]); err != nil {
+				return err
 			}
 		}
 	}

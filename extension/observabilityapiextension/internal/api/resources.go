@@ -276,7 +276,8 @@ func (wh *Webhook) validate() error {
 	return p.err()
 }
 
-// SystemDatabase: the server's own databases, which no source may read.
+// SystemDatabase reports whether db is one of the server's own databases,
+// which no source may read.
 func SystemDatabase(db string) bool {
 	return strings.EqualFold(db, "system") || strings.EqualFold(db, "information_schema")
 }
