@@ -127,6 +127,7 @@ func TestChartsAgainstIndependentCounts(t *testing.T) {
 		{"phrase", Series{AggFn: "count", Where: `body:"request 7 done"`}, func(r logRow) bool { return r.body == "request 7 done" }, none, count, false},
 		{"wildcard", Series{AggFn: "count", Where: "service:wor*"}, func(r logRow) bool { return r.service == "worker" }, none, count, false},
 		{"range", Series{AggFn: "count", Where: "Attr.latency:[100 TO 200]"}, func(r logRow) bool { return r.latency >= 100 && r.latency <= 200 }, none, count, false},
+		{"negated range", Series{AggFn: "count", Where: "-Attr.latency:[100 TO 200]"}, func(r logRow) bool { return r.latency < 100 || r.latency > 200 }, none, count, false},
 		{"comparison", Series{AggFn: "count", Where: "Attr.latency:>900"}, func(r logRow) bool { return r.latency > 900 }, none, count, false},
 		{"resource map", Series{AggFn: "count", Where: "Resource.region:us"}, func(r logRow) bool { return r.resource == "us" }, none, count, false},
 		{"sum", Series{AggFn: "sum", Field: "Attr.latency"}, all, none, func(rs []logRow) float64 {

@@ -41,6 +41,9 @@ func Lucene(q string, f Fields, p *Params) (string, error) {
 	if len(ps.toks) == 0 {
 		return "1", nil
 	}
+	if len(ps.toks) > maxTerms {
+		return "", fmt.Errorf("more than %d terms and operators", maxTerms)
+	}
 	expr, err := ps.or()
 	if err != nil {
 		return "", err
@@ -115,11 +118,21 @@ func tokenize(q string) []tok {
 	return out
 }
 
+// A query is user input compiled on the API's goroutine and then parsed
+// by the engine (whose max_parser_depth is 1000): its size and nesting
+// are bounded here, with a reason, rather than found as a stack or an
+// engine error.
+const (
+	maxTerms = 2000
+	maxDepth = 64
+)
+
 type parser struct {
-	toks []tok
-	i    int
-	f    Fields
-	p    *Params
+	toks  []tok
+	i     int
+	depth int // NOT, - and ( around the term being read
+	f     Fields
+	p     *Params
 }
 
 func (ps *parser) peek() string {
@@ -130,43 +143,59 @@ func (ps *parser) peek() string {
 }
 
 func (ps *parser) or() (string, error) {
-	left, err := ps.and()
+	first, err := ps.and()
 	if err != nil {
 		return "", err
 	}
+	terms := []string{first}
 	for ps.peek() == "OR" {
 		ps.i++
-		right, err := ps.and()
+		t, err := ps.and()
 		if err != nil {
 			return "", err
 		}
-		left = "(" + left + " OR " + right + ")"
+		terms = append(terms, t)
 	}
-	return left, nil
+	return join(terms, " OR "), nil
 }
 
 func (ps *parser) and() (string, error) {
-	left, err := ps.unary()
+	first, err := ps.unary()
 	if err != nil {
 		return "", err
 	}
+	terms := []string{first}
 	for ps.i < len(ps.toks) && ps.peek() != "OR" && ps.peek() != ")" {
 		if ps.peek() == "AND" {
 			ps.i++
 		}
-		right, err := ps.unary()
+		t, err := ps.unary()
 		if err != nil {
 			return "", err
 		}
-		left = "(" + left + " AND " + right + ")"
+		terms = append(terms, t)
 	}
-	return left, nil
+	return join(terms, " AND "), nil
+}
+
+// join writes a chain flat, a AND b AND c, as the engine reads it: one
+// level of nesting however long, and built once rather than recopied
+// per term.
+func join(terms []string, op string) string {
+	if len(terms) == 1 {
+		return terms[0]
+	}
+	return "(" + strings.Join(terms, op) + ")"
 }
 
 func (ps *parser) unary() (string, error) {
 	if ps.i >= len(ps.toks) {
 		return "", fmt.Errorf("incomplete expression")
 	}
+	if ps.depth++; ps.depth > maxDepth {
+		return "", fmt.Errorf("nested deeper than %d levels", maxDepth)
+	}
+	defer func() { ps.depth-- }()
 	t := ps.toks[ps.i]
 	if !t.quoted && t.fieldEnd < 0 && (t.text == "NOT" || t.text == "-") {
 		ps.i++
@@ -224,7 +253,9 @@ func (ps *parser) term(t tok) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("range %q needs the form [a TO b]", value)
 		}
-		return ps.compare(expr, numeric, ">=", strings.TrimSpace(lo)) + " AND " + ps.compare(expr, numeric, "<=", strings.TrimSpace(hi)), nil
+		// Bracketed: NOT binds tighter than AND, and -field:[a TO b] must
+		// negate the whole range.
+		return "(" + ps.compare(expr, numeric, ">=", strings.TrimSpace(lo)) + " AND " + ps.compare(expr, numeric, "<=", strings.TrimSpace(hi)) + ")", nil
 	case strings.HasPrefix(value, ">=") || strings.HasPrefix(value, "<="):
 		return ps.compare(expr, true, value[:2], value[2:]), nil
 	case strings.HasPrefix(value, ">") || strings.HasPrefix(value, "<"):
