@@ -290,10 +290,26 @@ var ErrTimeout = errors.New("query exceeded query_timeout")
 // engineError recognises the engine's timeout, which clickhouse-go over
 // HTTP reports only as text.
 func engineError(err error) error {
-	if strings.Contains(err.Error(), "(TIMEOUT_EXCEEDED)") {
+	msg := err.Error()
+	if strings.Contains(msg, "(TIMEOUT_EXCEEDED)") {
 		return fmt.Errorf("%w: %v", ErrTimeout, err)
 	}
+	for _, name := range queryFaults {
+		if strings.Contains(msg, "("+name+")") {
+			return QueryError{err}
+		}
+	}
 	return err
+}
+
+// queryFaults are the engine's errors that the query's text causes (a
+// sql where that does not parse or mixes types, a field of the wrong
+// type): the caller's to fix, not the server's.
+var queryFaults = []string{
+	"SYNTAX_ERROR", "UNKNOWN_IDENTIFIER", "UNKNOWN_FUNCTION", "ILLEGAL_TYPE_OF_ARGUMENT", "NUMBER_OF_ARGUMENTS_DOESNT_MATCH",
+	"TYPE_MISMATCH", "NO_COMMON_TYPE", "CANNOT_CONVERT_TYPE", "CANNOT_PARSE_TEXT", "CANNOT_PARSE_NUMBER",
+	"CANNOT_PARSE_DATE", "CANNOT_PARSE_DATETIME", "BAD_ARGUMENTS", "ARGUMENT_OUT_OF_BOUND", "ILLEGAL_COLUMN",
+	"ILLEGAL_AGGREGATION", "NOT_AN_AGGREGATE", "TOO_DEEP_AST", "TOO_BIG_AST", "TOO_DEEP_RECURSION",
 }
 
 // MaxPoints bounds an answer, buckets × groups: grouped by a value with

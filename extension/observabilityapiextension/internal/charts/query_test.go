@@ -238,6 +238,14 @@ func TestChartErrors(t *testing.T) {
 		_, err := Run(context.Background(), db, []Series{s}, t0, t0.Add(time.Minute), time.Minute, time.Minute)
 		assert.Error(t, err, name)
 	}
+	// A condition the engine cannot run is the caller's to fix (the API's
+	// 400), not a server failure (502).
+	for _, w := range []string{"Body = ", "Body = 1", "lower(Body, Body) = 'x'", "length(Body) > 'a'", "toUInt8(Body) = 1"} {
+		_, err := Run(context.Background(), db, []Series{{Source: src, AggFn: "count", WhereLanguage: "sql", Where: w}},
+			t0, t0.Add(time.Minute), time.Minute, time.Minute)
+		var qe QueryError
+		assert.ErrorAs(t, err, &qe, w)
+	}
 	// Injection attempts through values only ever match nothing.
 	points, err := Run(context.Background(), db, []Series{{Source: src, AggFn: "count", Where: `level:"x' OR '1'='1"`}},
 		t0, t0.Add(time.Minute), time.Minute, time.Minute)
