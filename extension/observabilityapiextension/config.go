@@ -50,6 +50,9 @@ type AlertsConfig struct {
 	// CheckInterval is how often due alerts are looked for; each alert is
 	// evaluated once per its own interval, over the last complete window.
 	CheckInterval time.Duration `mapstructure:"check_interval"`
+	// Workers bounds the alerts evaluated and delivered at once, so a
+	// slow webhook holds up only its own alert.
+	Workers int `mapstructure:"workers"`
 	// Webhook delivery: a timeout per attempt, attempts with a doubling
 	// backoff, and whether private/loopback targets may be called.
 	WebhookTimeout       time.Duration `mapstructure:"webhook_timeout"`
@@ -111,6 +114,9 @@ func (c *Config) Validate() error {
 		if (k.ID == "") != (k.Secret == "") {
 			errs = append(errs, fmt.Errorf("managed.keys[%d] needs id and secret", i))
 		}
+	}
+	if c.Alerts.Workers < 0 {
+		errs = append(errs, errors.New("alerts.workers must not be negative"))
 	}
 	if c.RateLimit.RequestsPerSecond < 0 || c.RateLimit.Burst < 0 {
 		errs = append(errs, errors.New("rate_limit values must not be negative"))

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -89,6 +90,7 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
 				RateLimit:       api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
 				SourceDatabases: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...),
+				AlertWorkers:    e.cfg.Alerts.Workers,
 				DB:              e.db, QueryTimeout: e.cfg.QueryTimeout})
 			if err = e.bootstrap(ctx, st, srv); err == nil {
 				e.store.Store(st)
@@ -120,14 +122,20 @@ func (e *apiExtension) evaluateAlerts(ctx context.Context, srv *api.Server) {
 		AllowPrivate: a.AllowPrivateWebhooks})
 	t := time.NewTicker(a.CheckInterval)
 	defer t.Stop()
+	// Each pass runs on its own: one held up by a slow webhook does not
+	// delay the next, which evaluates every alert not still in flight.
+	var passes sync.WaitGroup
+	defer passes.Wait()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			if err := srv.EvaluateDue(ctx, now, sender); err != nil && ctx.Err() == nil {
-				e.set.Logger.Warn("alert evaluation failed", zap.Error(err))
-			}
+			passes.Go(func() {
+				if err := srv.EvaluateDue(ctx, now, sender); err != nil && ctx.Err() == nil {
+					e.set.Logger.Warn("alert evaluation failed", zap.Error(err))
+				}
+			})
 		}
 	}
 }

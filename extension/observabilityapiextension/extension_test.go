@@ -171,6 +171,9 @@ func TestConfig(t *testing.T) {
 	cfg.Managed = ManagedConfig{OrganizationID: "o", ServiceID: "s", Keys: []ManagedKey{{}}}
 	require.NoError(t, cfg.Validate(), "an entry from unset variables is ignored")
 	assert.Empty(t, cfg.managedKeys())
+	cfg.Alerts.Workers = -1
+	assert.ErrorContains(t, cfg.Validate(), "alerts.workers must not be negative")
+	cfg.Alerts.Workers = 8
 	cfg.SourceDatabases = []string{"app_logs", cfg.ClickHouse.Database, "System"}
 	err = cfg.Validate()
 	assert.ErrorContains(t, err, `source_databases may not list "otelhouse"`)

@@ -25,7 +25,7 @@ func createDefaultConfig() component.Config {
 		DataDir:           "./data",
 		RateLimit:         RateLimitConfig{Burst: 20},
 		QueryTimeout:      time.Minute,
-		Alerts: AlertsConfig{CheckInterval: 15 * time.Second, WebhookTimeout: 10 * time.Second, WebhookAttempts: 5,
+		Alerts: AlertsConfig{CheckInterval: 15 * time.Second, Workers: 8, WebhookTimeout: 10 * time.Second, WebhookAttempts: 5,
 			WebhookBackoff: time.Second},
 	}}
 }

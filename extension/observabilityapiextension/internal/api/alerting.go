@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -49,26 +50,78 @@ type Notification struct {
 	IdempotencyKey string   `json:"idempotencyKey"`
 }
 
+// alertRuns are the evaluations under way: a delivery to a slow or dead
+// webhook takes up to its attempts × timeout, and must hold up neither
+// the other alerts of this pass nor the next passes.
+type alertRuns struct {
+	mu      sync.Mutex
+	running map[string]bool // alert ids
+	slots   chan struct{}
+}
+
+// claim marks the alert as being evaluated, unless it already is (by an
+// earlier pass still delivering).
+func (r *alertRuns) claim(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.running[id] {
+		return false
+	}
+	r.running[id] = true
+	return true
+}
+
+func (r *alertRuns) release(id string) {
+	r.mu.Lock()
+	delete(r.running, id)
+	r.mu.Unlock()
+}
+
 // EvaluateDue evaluates, for every team's alerts, the last complete window
-// of each alert's interval that no replica has evaluated yet. Replicas may
-// race on a window: both then notify with the same idempotency key
-// (alert id and window start), which receivers use to drop the duplicate.
+// of each alert's interval that no replica has evaluated yet, AlertWorkers
+// at a time; an alert still being evaluated by an earlier call is left to
+// it. Replicas may race on a window: both then notify with the same
+// idempotency key (alert id and window start), which receivers use to drop
+// the duplicate.
 func (s *Server) EvaluateDue(ctx context.Context, now time.Time, sender *webhook.Sender) error {
 	owned, err := s.opts.Store.All(ctx, kindAlert)
 	if err != nil {
 		return err
 	}
-	var errs []error
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	report := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
 	for _, o := range owned {
 		var a Alert
 		if err := json.Unmarshal(o.Doc, &a); err != nil {
-			errs = append(errs, err)
+			report(err)
 			continue
 		}
-		if err := s.evaluate(ctx, o.TeamID, &a, now, sender); err != nil {
-			errs = append(errs, fmt.Errorf("alert %s: %w", a.ID, err))
+		if !s.runs.claim(a.ID) {
+			continue
 		}
+		select {
+		case s.runs.slots <- struct{}{}:
+		case <-ctx.Done():
+			s.runs.release(a.ID)
+			wg.Wait()
+			return ctx.Err()
+		}
+		wg.Go(func() {
+			defer func() { <-s.runs.slots; s.runs.release(a.ID) }()
+			if err := s.evaluate(ctx, o.TeamID, &a, now, sender); err != nil {
+				report(fmt.Errorf("alert %s: %w", a.ID, err))
+			}
+		})
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

@@ -135,3 +135,88 @@ func TestAlertFiresResolvesAndRetries(t *testing.T) {
 	assert.Equal(t, "ALERT", item(call(t, http.MethodGet, fx.url+"/api/v2/alerts/"+alertID, bearer(fx.keyA), nil))["state"])
 	assert.True(t, strings.HasPrefix(hist[3].(map[string]any)["idempotencyKey"].(string), alertID+":"))
 }
+
+// A webhook that hangs holds up its own alert only: the other alerts of
+// the pass are delivered meanwhile, and the next pass evaluates them
+// again while the hung one is left in flight. Before, passes were one
+// alert after another, so one dead webhook (attempts × timeout, over a
+// minute as shipped) delayed every team's alerts and made them skip
+// windows.
+func TestSlowWebhookHoldsUpOnlyItsAlert(t *testing.T) {
+	fx := setup(t)
+	db := chtest.DB(t)
+	ctx := context.Background()
+	m0 := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	for _, q := range []string{
+		"CREATE DATABASE IF NOT EXISTS api_alerts",
+		"CREATE TABLE IF NOT EXISTS api_alerts.slow (ts DateTime64(3), level String) ENGINE = MergeTree ORDER BY ts",
+		"TRUNCATE TABLE api_alerts.slow",
+		fmt.Sprintf("INSERT INTO api_alerts.slow SELECT fromUnixTimestamp64Milli(%d + number * 20000), 'error' FROM numbers(6)", m0.UnixMilli()),
+	} {
+		_, err := db.ExecContext(ctx, q)
+		require.NoError(t, err, q)
+	}
+	release := make(chan struct{})
+	var hung atomic.Int32
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hung.Add(1)
+		<-release
+	}))
+	defer slow.Close()
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+	}()
+	rc := &receiver{}
+	good := httptest.NewServer(rc)
+	defer good.Close()
+
+	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "slow", "kind": "log",
+		"database": "api_alerts", "table": "slow", "timestampColumn": "ts", "severityColumn": "level"}))["id"].(string)
+	dash := item(call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), map[string]any{"name": "d", "tiles": []any{
+		map[string]any{"id": "errors", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
+			"config": map[string]any{"source": src, "aggFn": "count", "where": "level:error"}}}}))["id"].(string)
+	alertTo := func(name, url string) string {
+		wh := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": name, "url": url}))["id"].(string)
+		a := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": name, "dashboardId": dash,
+			"tileId": "errors", "threshold": 2, "interval": "1m", "source": "tile", "thresholdType": "above",
+			"channel": map[string]any{"type": "webhook", "webhookId": wh}})
+		require.Equal(t, http.StatusCreated, a.status, a.body)
+		return item(a)["id"].(string)
+	}
+	hungID, goodID := alertTo("hung", slow.URL), alertTo("good", good.URL)
+	history := func(id string) []any {
+		h := call(t, http.MethodGet, fx.url+"/api/v2/alerts/"+id+"/history", bearer(fx.keyA), nil)
+		require.Equal(t, http.StatusOK, h.status, h.body)
+		return h.body["data"].([]any)
+	}
+
+	srv := fx.server
+	sender := webhook.New(webhook.Options{Timeout: time.Minute, Attempts: 1, AllowPrivate: true})
+	at := func(minute int) time.Time { return m0.Add(time.Duration(minute+1)*time.Minute + 5*time.Second) }
+	first := make(chan error, 1)
+	go func() { first <- srv.EvaluateDue(ctx, at(0), sender) }()
+	require.Eventually(t, func() bool { return len(rc.notifications()) == 1 && hung.Load() == 1 }, 20*time.Second, 20*time.Millisecond,
+		"the good alert is delivered while the other's webhook hangs")
+
+	second := make(chan error, 1)
+	go func() { second <- srv.EvaluateDue(ctx, at(1), sender) }()
+	select {
+	case err := <-second:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the next pass waited for the hung webhook")
+	}
+	assert.Len(t, history(goodID), 2, "the good alert is evaluated in both windows")
+	assert.Empty(t, history(hungID), "the hung alert is still in its first evaluation, not started twice")
+	assert.Equal(t, int32(1), hung.Load())
+
+	close(release)
+	released = true
+	require.NoError(t, <-first)
+	h := history(hungID)
+	require.Len(t, h, 1)
+	assert.Equal(t, true, h[0].(map[string]any)["notified"])
+}

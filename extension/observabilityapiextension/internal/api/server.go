@@ -41,6 +41,9 @@ type Options struct {
 	// DB runs chart queries; QueryTimeout bounds each (generous default).
 	DB           *sql.DB
 	QueryTimeout time.Duration
+	// AlertWorkers bounds the alerts evaluated (and delivered) at once;
+	// 0 means 8.
+	AlertWorkers int
 	Logger       *zap.Logger
 }
 
@@ -49,11 +52,16 @@ type Server struct {
 	opts   Options
 	mux    *http.ServeMux
 	limits *limiters
+	runs   alertRuns
 }
 
 // New builds the handler with every route of both forms.
 func New(opts Options) *Server {
-	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}}}
+	if opts.AlertWorkers <= 0 {
+		opts.AlertWorkers = 8
+	}
+	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}},
+		runs: alertRuns{running: map[string]bool{}, slots: make(chan struct{}, opts.AlertWorkers)}}
 	self := "/api/v2"
 	mgd := "/v1/organizations/{org}/services/{svc}/observability"
 	for _, r := range []struct {
