@@ -306,4 +306,19 @@ func TestEngineRefusesWebPages(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 
 	assert.Equal(t, "0\t0", c.sql(t, "SELECT (SELECT count() FROM system.tables WHERE name = 'from_page'), (SELECT count() FROM system.tables WHERE name = 'from_link')"))
+
+	// DNS rebinding: a page whose name now resolves to 127.0.0.1 is
+	// same-origin with the engine, so its GETs carry no Origin and it
+	// could read the answers (telemetry, and through file() the API's
+	// keys); its requests still name its own host.
+	read := func(host string) int {
+		req, _ := http.NewRequest(http.MethodGet, endpoint+"?query="+url.QueryEscape("SELECT 1"), nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	assert.Equal(t, http.StatusForbidden, read(fmt.Sprintf("rebound.example:%d", c.clickhouse)))
+	assert.Equal(t, http.StatusOK, read(fmt.Sprintf("localhost:%d", c.clickhouse)))
 }

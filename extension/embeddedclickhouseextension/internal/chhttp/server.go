@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -174,6 +175,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost && r.Method != http.MethodGet {
 		httpError(w, http.StatusMethodNotAllowed, 0, "method "+r.Method+" not allowed")
+		return
+	}
+	if s.user == "" && !loopbackHost(r.Host) {
+		// A page whose name the attacker re-points at 127.0.0.1 (DNS
+		// rebinding) is same-origin with this port: its GETs carry no
+		// Origin and it reads the answers. They still name its host.
+		httpError(w, http.StatusForbidden, 0, "an engine without credentials answers only requests addressed to a loopback name, not "+
+			strconv.Quote(r.Host)+": set username and password on the embedded engine to serve other names")
 		return
 	}
 	if s.user == "" && r.Header.Get("Origin") != "" {
@@ -872,4 +881,23 @@ func exceptionText(code int, msg string) string {
 		msg = fmt.Sprintf("Code: %d. DB::Exception: %s", code, msg)
 	}
 	return strings.TrimRight(msg, "\n") + "\n"
+}
+
+// loopbackHost reports whether a Host header names this machine's
+// loopback: localhost (and its subdomains, which browsers resolve there
+// themselves), or a loopback address.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if host == "" {
+		return true // HTTP/1.0 sends none; browsers always do
+	}
+	if h := strings.ToLower(host); h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -586,3 +586,14 @@ func TestSessions(t *testing.T) {
 		assert.Equal(t, "0\tdefault\t0\n", body)
 	}
 }
+
+func TestLoopbackHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"127.0.0.1:8123": true, "127.0.0.1": true, "127.1.2.3:8123": true, "localhost:8123": true, "LOCALHOST": true,
+		"app.localhost:8123": true, "[::1]:8123": true, "::1": true, "": true,
+		"rebound.example:8123": false, "10.0.0.5:8123": false, "0.0.0.0:8123": false, "localhost.example.com": false,
+		"[::ffff:10.0.0.1]:8123": false, "127.0.0.1.nip.io:8123": false,
+	} {
+		assert.Equal(t, want, loopbackHost(host), host)
+	}
+}
