@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
-	"time"
 
 	"go.opentelemetry.io/collector/extension/extensionauth"
 
@@ -19,21 +17,10 @@ import (
 var _ extensionauth.Server = (*apiExtension)(nil)
 
 var (
-	errNoKey      = errors.New("missing ingestion key")
-	errBadKey     = errors.New("invalid ingestion key")
-	errStarting   = errors.New("ingestion keys are not loaded yet")
-	refreshEvery  = 30 * time.Second
-	missRefreshAt = time.Second
+	errNoKey    = errors.New("missing ingestion key")
+	errBadKey   = errors.New("invalid ingestion key")
+	errStarting = errors.New("ingestion keys are not loaded yet")
 )
-
-// ingestionKeys caches the hashes of every team's ingestion keys; other
-// replicas' new keys are picked up on refresh, a miss refreshes at most
-// once a second.
-type ingestionKeys struct {
-	mu      sync.Mutex
-	hashes  map[string]bool
-	fetched time.Time
-}
 
 // Authenticate accepts `Authorization: Bearer <key>` (OTLP) and
 // `DD-API-KEY: <key>` (Datadog agents; header names arrive lower-cased
@@ -75,32 +62,14 @@ func (e *apiExtension) Authenticate(ctx context.Context, sources map[string][]st
 	return ctx, nil
 }
 
+// validIngestionKey checks a hash against every team's ingestion keys,
+// from memory (store.KeyCache): other replicas' new keys are picked up on
+// refresh.
 func (e *apiExtension) validIngestionKey(ctx context.Context, hash string) (bool, error) {
-	srv := e.ready.Load()
-	if srv == nil {
+	c := e.ingestion.Load()
+	if c == nil {
 		return false, errStarting
 	}
-	c := &e.ingestion
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	stale := time.Since(c.fetched) > refreshEvery
-	if c.hashes[hash] && !stale {
-		return true, nil
-	}
-	if !stale && time.Since(c.fetched) < missRefreshAt {
-		return c.hashes[hash], nil
-	}
-	list, err := e.store.Load().KeysOfKind(ctx, keys.Ingestion)
-	if err != nil {
-		if c.hashes != nil {
-			return c.hashes[hash], nil // keep serving from the last good list
-		}
-		return false, err
-	}
-	c.hashes = make(map[string]bool, len(list))
-	for _, k := range list {
-		c.hashes[k.Hash] = true
-	}
-	c.fetched = time.Now()
-	return c.hashes[hash], nil
+	_, ok, err := c.Lookup(ctx, hash)
+	return ok, err
 }

@@ -40,9 +40,8 @@ type apiExtension struct {
 	cancel   context.CancelFunc
 	initDone chan struct{}
 	ready    atomic.Pointer[api.Server]
-	store    atomic.Pointer[store.Store]
-
-	ingestion ingestionKeys
+	// ingestion holds every team's ingestion keys once the store is open.
+	ingestion atomic.Pointer[store.KeyCache]
 }
 
 // Start serves at once and connects to its state in the background: the
@@ -93,7 +92,7 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				AlertWorkers:    e.cfg.Alerts.Workers,
 				DB:              e.db, QueryTimeout: e.cfg.QueryTimeout})
 			if err = e.bootstrap(ctx, st, srv); err == nil {
-				e.store.Store(st)
+				e.ingestion.Store(st.KeyCache(keys.Ingestion))
 				e.ready.Store(srv)
 				e.evaluateAlerts(ctx, srv)
 				return

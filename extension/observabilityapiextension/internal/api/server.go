@@ -53,6 +53,8 @@ type Server struct {
 	mux    *http.ServeMux
 	limits *limiters
 	runs   alertRuns
+	// personal answers the Bearer keys of the self-hosted form.
+	personal *store.KeyCache
 }
 
 // New builds the handler with every route of both forms.
@@ -61,7 +63,7 @@ func New(opts Options) *Server {
 		opts.AlertWorkers = 8
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}},
-		runs: alertRuns{running: map[string]bool{}, slots: make(chan struct{}, opts.AlertWorkers)}}
+		runs: alertRuns{running: map[string]bool{}, slots: make(chan struct{}, opts.AlertWorkers)}, personal: opts.Store.KeyCache(keys.Personal)}
 	self := "/api/v2"
 	mgd := "/v1/organizations/{org}/services/{svc}/observability"
 	for _, r := range []struct {
@@ -140,13 +142,13 @@ func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Reques
 			const prefix = "Bearer "
 			h := r.Header.Get("Authorization")
 			if len(h) > len(prefix) && h[:len(prefix)] == prefix {
-				k, err := s.opts.Store.KeyByHash(r.Context(), keys.Hash(h[len(prefix):]))
-				switch {
-				case err == nil && k.Kind == keys.Personal:
-					team, identity = k.TeamID, "personal:"+k.Hash
-				case err != nil && !errors.Is(err, store.ErrNotFound):
+				k, ok, err := s.personal.Lookup(r.Context(), keys.Hash(h[len(prefix):]))
+				if err != nil {
 					s.internal(w, f, err)
 					return
+				}
+				if ok {
+					team, identity = k.TeamID, "personal:"+k.Hash
 				}
 			}
 		}

@@ -12,9 +12,6 @@ SELECT count() FROM {db}.api_teams FINAL WHERE deleted = 0
 -- name: insert_key
 INSERT INTO {db}.api_keys (hash, team_id, kind, key_id, version, created_at) VALUES (?, ?, ?, ?, ?, now64(3))
 
--- name: key_by_hash
-SELECT hash, team_id, kind, key_id FROM {db}.api_keys FINAL WHERE hash = ? AND deleted = 0
-
 -- name: keys_of_kind
 SELECT hash, team_id, kind, key_id FROM {db}.api_keys FINAL WHERE kind = ? AND deleted = 0
 

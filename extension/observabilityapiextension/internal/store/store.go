@@ -138,18 +138,7 @@ func (s *Store) PutKey(ctx context.Context, k Key) error {
 	return err
 }
 
-// KeyByHash finds a live key by its hash.
-func (s *Store) KeyByHash(ctx context.Context, hash string) (Key, error) {
-	var k Key
-	err := s.db.QueryRowContext(ctx, s.sql("key_by_hash"), hash).
-		Scan(&k.Hash, &k.TeamID, &k.Kind, &k.KeyID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return k, ErrNotFound
-	}
-	return k, err
-}
-
-// KeysOfKind lists the live keys of a kind (to share the ingestion keys).
+// KeysOfKind lists the live keys of a kind (what a KeyCache holds).
 func (s *Store) KeysOfKind(ctx context.Context, kind string) ([]Key, error) {
 	rows, err := s.db.QueryContext(ctx, s.sql("keys_of_kind"), kind)
 	if err != nil {
