@@ -269,6 +269,9 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 		q = fmt.Sprintf("SELECT %s AS bucket, %s AS grp, %s AS value FROM %s WHERE %s AND %s GROUP BY bucket, grp ORDER BY bucket",
 			bucket, grp, agg, from, inRange, cond)
 	}
+	// The engine stops one row past what an answer may hold (MaxPoints)
+	// rather than stream every row.
+	q += " LIMIT " + strconv.Itoa(MaxPoints+1)
 	params := clickhouse.Parameters{}
 	for k, v := range p.Values {
 		params[k] = v
@@ -340,9 +343,6 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 		if err != nil {
 			return nil, QueryError{fmt.Errorf("series %d: %w", i, err)}
 		}
-		// The engine stops at one row past the bound rather than stream
-		// all of them.
-		q += " LIMIT " + strconv.Itoa(MaxPoints+1)
 		qctx := clickhouse.Context(ctx, clickhouse.WithParameters(params),
 			clickhouse.WithSettings(clickhouse.Settings{
 				"max_execution_time": int(math.Ceil(timeout.Seconds())),
