@@ -43,6 +43,9 @@ type Settings struct {
 	Alerts       AlertsConfig  `mapstructure:"alerts"`
 	// RateLimit bounds each key's management calls; off (0) by default.
 	RateLimit RateLimitConfig `mapstructure:"rate_limit"`
+	// TeamLimits bound the dashboards, alerts, sources and webhooks one
+	// team keeps.
+	TeamLimits api.TeamLimits `mapstructure:"team_limits"`
 }
 
 // AlertsConfig drives alert evaluation and webhook delivery.
@@ -117,6 +120,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Alerts.Workers < 0 {
 		errs = append(errs, errors.New("alerts.workers must not be negative"))
+	}
+	if l := c.TeamLimits; l.Dashboards < 1 || l.Alerts < 1 || l.Sources < 1 || l.Webhooks < 1 {
+		errs = append(errs, errors.New("team_limits values must be positive"))
 	}
 	if c.RateLimit.RequestsPerSecond < 0 || c.RateLimit.Burst < 0 {
 		errs = append(errs, errors.New("rate_limit values must not be negative"))

@@ -90,6 +90,7 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				RateLimit:       api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
 				SourceDatabases: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...),
 				AlertWorkers:    e.cfg.Alerts.Workers,
+				TeamLimits:      e.cfg.TeamLimits,
 				DB:              e.db, QueryTimeout: e.cfg.QueryTimeout})
 			if err = e.bootstrap(ctx, st, srv); err == nil {
 				e.ingestion.Store(st.KeyCache(keys.Ingestion))

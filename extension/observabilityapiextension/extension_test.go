@@ -16,9 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
 )
 
@@ -174,9 +176,19 @@ func TestConfig(t *testing.T) {
 	cfg.Alerts.Workers = -1
 	assert.ErrorContains(t, cfg.Validate(), "alerts.workers must not be negative")
 	cfg.Alerts.Workers = 8
+	cfg.TeamLimits.Webhooks = 0
+	assert.ErrorContains(t, cfg.Validate(), "team_limits values must be positive")
+	cfg.TeamLimits.Webhooks = 100
 	cfg.SourceDatabases = []string{"app_logs", cfg.ClickHouse.Database, "System"}
 	err = cfg.Validate()
 	assert.ErrorContains(t, err, `source_databases may not list "otelhouse"`)
 	assert.ErrorContains(t, err, `source_databases may not list "System"`)
 	assert.NotContains(t, err.Error(), "app_logs")
+}
+
+func TestTeamLimitsConfig(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, cfg.Unmarshal(confmap.NewFromStringMap(map[string]any{"team_limits": map[string]any{"alerts": 50}})))
+	assert.Equal(t, api.TeamLimits{Dashboards: 1000, Alerts: 50, Sources: 100, Webhooks: 100}, cfg.TeamLimits,
+		"one limit set, the others keep their defaults")
 }

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/extension"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
 )
 
@@ -24,6 +25,7 @@ func createDefaultConfig() component.Config {
 		TelemetryDatabase: "otel",
 		DataDir:           "./data",
 		RateLimit:         RateLimitConfig{Burst: 20},
+		TeamLimits:        api.DefaultTeamLimits,
 		QueryTimeout:      time.Minute,
 		Alerts: AlertsConfig{CheckInterval: 15 * time.Second, Workers: 8, WebhookTimeout: 10 * time.Second, WebhookAttempts: 5,
 			WebhookBackoff: time.Second},

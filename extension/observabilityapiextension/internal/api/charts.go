@@ -37,7 +37,7 @@ const maxSeries = 20
 // chartSeriesHandler answers one row per bucket and group, every bucket of
 // the range present, as {"ts_bucket": ms, "group": [...], "series_N.data": v}.
 func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Request) {
-	body, ok := readJSON(w, f, r)
+	body, ok := readJSON(w, f, r, MaxBody)
 	if !ok {
 		return
 	}

@@ -7,6 +7,8 @@
 package api
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -29,6 +31,10 @@ func requestID() string {
 // reply writes a success in the form's envelope; list extras (total,
 // limit, offset) sit beside the data.
 func reply(w http.ResponseWriter, f form, status int, data any, extra map[string]any) {
+	writeJSON(w, status, envelope(f, status, data, extra))
+}
+
+func envelope(f form, status int, data any, extra map[string]any) map[string]any {
 	var body map[string]any
 	if f == managed {
 		body = map[string]any{"status": status, "requestId": requestID(), "result": data}
@@ -38,7 +44,62 @@ func reply(w http.ResponseWriter, f form, status int, data any, extra map[string
 	for k, v := range extra {
 		body[k] = v
 	}
-	writeJSON(w, status, body)
+	return body
+}
+
+// listWriter streams a list answer an item at a time, so that a page of
+// large documents is never whole in memory; the bytes are those reply
+// would write.
+type listWriter struct {
+	w     http.ResponseWriter
+	bw    *bufio.Writer
+	head  []byte
+	tail  []byte
+	n     int
+	begun bool
+}
+
+// listSlot marks where the items go in the envelope; no other value of an
+// envelope (numbers, hex ids) can contain it.
+var listSlot = []byte(`["list slot"]`)
+
+func newListWriter(w http.ResponseWriter, f form, extra map[string]any) *listWriter {
+	b, _ := json.Marshal(envelope(f, http.StatusOK, json.RawMessage(listSlot), extra))
+	i := bytes.Index(b, listSlot)
+	return &listWriter{w: w, head: append(b[:i:i], '['), tail: append([]byte("]"), append(b[i+len(listSlot):], '\n')...)}
+}
+
+// add writes an item, answering 200 with the first.
+func (l *listWriter) add(item any) error {
+	b, err := json.Marshal(item)
+	if err != nil {
+		return err
+	}
+	l.begin()
+	if l.n > 0 {
+		_ = l.bw.WriteByte(',')
+	}
+	l.n++
+	_, err = l.bw.Write(b)
+	return err
+}
+
+func (l *listWriter) begin() {
+	if l.begun {
+		return
+	}
+	l.begun = true
+	l.w.Header().Set("Content-Type", "application/json")
+	l.w.WriteHeader(http.StatusOK)
+	l.bw = bufio.NewWriterSize(l.w, 64<<10)
+	_, _ = l.bw.Write(l.head)
+}
+
+// end closes the list and the envelope.
+func (l *listWriter) end() {
+	l.begin()
+	_, _ = l.bw.Write(l.tail)
+	_ = l.bw.Flush()
 }
 
 // fail writes an error in the form's envelope.

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -21,8 +22,25 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
 )
 
-// MaxBody bounds a request body.
-const MaxBody = 1 << 20
+// MaxBody bounds a request body: a dashboard or a chart query. An alert,
+// source or webhook is a few fields (its templates at most 16 KiB), so it
+// is bounded tighter: the alert scheduler reads every team's alerts each
+// pass.
+const (
+	MaxBody      = 1 << 20
+	maxSmallBody = 64 << 10
+)
+
+func maxBodyOf(kind string) int64 {
+	if kind == kindDashboard {
+		return MaxBody
+	}
+	return maxSmallBody
+}
+
+// pagePart bounds the documents read from the engine at once while a list
+// answer streams out (a page of 500 dashboards may hold 500 MiB).
+const pagePart = 4 << 20
 
 // ManagedKey is a managed-API key pair from the configuration.
 type ManagedKey struct{ ID, Secret, TeamID string }
@@ -44,6 +62,7 @@ type Options struct {
 	// AlertWorkers bounds the alerts evaluated (and delivered) at once;
 	// 0 means 8.
 	AlertWorkers int
+	TeamLimits   TeamLimits
 	Logger       *zap.Logger
 }
 
@@ -53,6 +72,8 @@ type Server struct {
 	mux    *http.ServeMux
 	limits *limiters
 	runs   alertRuns
+	// creating serialises a team's creates of a kind (TeamLimits).
+	creating keyedLocks
 	// personal answers the Bearer keys of the self-hosted form.
 	personal *store.KeyCache
 }
@@ -169,22 +190,29 @@ func (s *Server) internal(w http.ResponseWriter, f form, err error) {
 }
 
 // readJSON enforces the JSON content type and the size limit.
-func readJSON(w http.ResponseWriter, f form, r *http.Request) ([]byte, bool) {
+func readJSON(w http.ResponseWriter, f form, r *http.Request, limit int64) ([]byte, bool) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
 		fail(w, f, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 		return nil, false
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			fail(w, f, http.StatusRequestEntityTooLarge, "request body exceeds 1 MiB")
+			fail(w, f, http.StatusRequestEntityTooLarge, "request body exceeds "+sizeText(limit))
 		} else {
 			fail(w, f, http.StatusBadRequest, "reading body: "+err.Error())
 		}
 		return nil, false
 	}
 	return b, true
+}
+
+func sizeText(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", n>>10)
 }
 
 func newID() string {
@@ -256,13 +284,26 @@ func public(kind string, doc []byte) any {
 
 func (s *Server) create(kind string) func(form, http.ResponseWriter, *http.Request) {
 	return func(f form, w http.ResponseWriter, r *http.Request) {
-		body, ok := readJSON(w, f, r)
+		body, ok := readJSON(w, f, r, maxBodyOf(kind))
 		if !ok {
 			return
 		}
 		now := time.Now().UTC().Truncate(time.Millisecond)
 		doc, err := s.decodeValidate(r.Context(), kind, body, newID(), now, now)
 		if s.writeErr(w, f, kind, err) {
+			return
+		}
+		// Counted and written under the team's lock, so that concurrent
+		// creates cannot pass the limit together (on this replica).
+		team := teamOf(r.Context())
+		unlock := s.creating.lock(team + "/" + kind)
+		defer unlock()
+		n, err := s.opts.Store.Count(r.Context(), team, kind)
+		if s.writeErr(w, f, kind, err) {
+			return
+		}
+		if n >= s.opts.TeamLimits.of(kind) {
+			fail(w, f, http.StatusForbidden, fmt.Sprintf("the team has %d %ss, its limit (team_limits.%ss); delete some first", n, kind, kind))
 			return
 		}
 		s.save(w, f, r, kind, doc, now, http.StatusCreated)
@@ -276,7 +317,7 @@ func (s *Server) update(kind string) func(form, http.ResponseWriter, *http.Reque
 		if s.writeErr(w, f, kind, err) {
 			return
 		}
-		body, ok := readJSON(w, f, r)
+		body, ok := readJSON(w, f, r, maxBodyOf(kind))
 		if !ok {
 			return
 		}
@@ -352,15 +393,47 @@ func (s *Server) list(kind string) func(form, http.ResponseWriter, *http.Request
 			fail(w, f, http.StatusBadRequest, err.Error())
 			return
 		}
-		items, total, err := s.opts.Store.List(r.Context(), teamOf(r.Context()), kind, limit, offset)
+		ctx, team := r.Context(), teamOf(r.Context())
+		page, total, err := s.opts.Store.Page(ctx, team, kind, limit, offset)
 		if s.writeErr(w, f, kind, err) {
 			return
 		}
-		out := make([]any, 0, len(items))
-		for _, it := range items {
-			out = append(out, public(kind, it.Doc))
+		out := newListWriter(w, f, map[string]any{"total": total, "limit": limit, "offset": offset})
+		for len(page) > 0 {
+			n, size := 1, page[0].Size
+			for n < len(page) && size+page[n].Size <= pagePart {
+				size += page[n].Size
+				n++
+			}
+			ids := make([]string, n)
+			for i, e := range page[:n] {
+				ids[i] = e.ID
+			}
+			docs, err := s.opts.Store.ByID(ctx, team, kind, ids)
+			if err != nil {
+				if !out.begun {
+					s.writeErr(w, f, kind, err)
+					return
+				}
+				// The answer has begun: cutting the connection tells the
+				// client it is incomplete.
+				s.opts.Logger.Error("observability API list failed", zap.Error(err))
+				panic(http.ErrAbortHandler)
+			}
+			byID := make(map[string][]byte, len(docs))
+			for _, d := range docs {
+				byID[d.ID] = d.Doc
+			}
+			for _, id := range ids {
+				if doc, ok := byID[id]; ok {
+					if out.add(public(kind, doc)) != nil {
+						return // the client went away
+					}
+				}
+			}
+			page = page[n:]
 		}
-		reply(w, f, http.StatusOK, out, map[string]any{"total": total, "limit": limit, "offset": offset})
+		out.end()
 	}
 }
 
@@ -416,7 +489,7 @@ func (s *Server) dropOrphanAlerts(ctx context.Context, team string, d *Dashboard
 }
 
 func (s *Server) alerts(ctx context.Context, team string) ([]Alert, error) {
-	items, _, err := s.opts.Store.List(ctx, team, kindAlert, 1<<30, 0)
+	items, err := s.opts.Store.OfTeam(ctx, team, kindAlert)
 	if err != nil {
 		return nil, err
 	}

@@ -37,9 +37,10 @@ type fixture struct {
 }
 
 // setup runs the API on its own state database with two teams.
-func setup(t *testing.T) fixture { return setupWith(t, RateLimit{}) }
+func setup(t *testing.T) fixture { return setupWith(t, func(*Options) {}) }
 
-func setupWith(t *testing.T, limit RateLimit) fixture {
+// setupWith is setup with options changed by with.
+func setupWith(t *testing.T, with func(*Options)) fixture {
 	ctx := context.Background()
 	state := fmt.Sprintf("api_test_%d", dbSeq.Add(1))
 	st, err := store.Open(ctx, chtest.DB(t), state)
@@ -49,9 +50,11 @@ func setupWith(t *testing.T, limit RateLimit) fixture {
 		require.NoError(t, st.CreateTeam(ctx, team, team))
 		require.NoError(t, st.PutKey(ctx, store.Key{Hash: keys.Hash(k), TeamID: team, Kind: keys.Personal, KeyID: team}))
 	}
-	s := New(Options{Store: st, Database: "otel", DB: chtest.DB(t), OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
-		ManagedKeys: []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}}, RateLimit: limit,
-		SourceDatabases: []string{"otel", "api_charts", "api_alerts"}})
+	opts := Options{Store: st, Database: "otel", DB: chtest.DB(t), OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
+		ManagedKeys:     []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}},
+		SourceDatabases: []string{"otel", "api_charts", "api_alerts"}}
+	with(&opts)
+	s := New(opts)
 	require.NoError(t, s.Bootstrap(ctx, "a"))
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
@@ -281,7 +284,7 @@ func TestAlertsReferenceTheirDashboardTileAndWebhook(t *testing.T) {
 }
 
 func TestRateLimitPerKey(t *testing.T) {
-	fx := setupWith(t, RateLimit{PerSecond: 0.5, Burst: 3})
+	fx := setupWith(t, func(o *Options) { o.RateLimit = RateLimit{PerSecond: 0.5, Burst: 3} })
 	var statuses []int
 	var last *http.Response
 	for i := 0; i < 4; i++ {

@@ -30,9 +30,20 @@ WHERE team_id = ? AND kind = ? AND id = ? AND deleted = 0
 -- name: count_resources
 SELECT count() FROM {db}.api_resources FINAL WHERE team_id = ? AND kind = ? AND deleted = 0
 
--- name: list_resources
+-- name: team_resources
 SELECT id, doc, created_at, updated_at FROM {db}.api_resources FINAL
+WHERE team_id = ? AND kind = ? AND deleted = 0 ORDER BY created_at, id
+
+-- name: page_resources
+-- A page's ids and document sizes, without the documents: the engine
+-- reads and sorts no documents, and the caller fetches them a few MiB at
+-- a time.
+SELECT id, doc_bytes FROM {db}.api_resources FINAL
 WHERE team_id = ? AND kind = ? AND deleted = 0 ORDER BY created_at, id LIMIT ? OFFSET ?
+
+-- name: resources_by_id
+SELECT id, doc, created_at, updated_at FROM {db}.api_resources FINAL
+WHERE team_id = ? AND kind = ? AND id IN ? AND deleted = 0
 
 -- name: all_resources
 SELECT team_id, id, doc, created_at, updated_at FROM {db}.api_resources FINAL

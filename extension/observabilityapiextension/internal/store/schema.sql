@@ -25,11 +25,16 @@ CREATE TABLE IF NOT EXISTS {db}.api_resources (
     kind LowCardinality(String), -- dashboard | alert | source | webhook
     id String,
     doc String,             -- the resource as JSON
+    -- Lists size their pages by it: length(doc) would read every document.
+    doc_bytes UInt64 MATERIALIZED length(doc),
     version UInt64,
     deleted UInt8 DEFAULT 0,
     created_at DateTime64(3, 'UTC'),
     updated_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, kind, id);
+
+-- State written before doc_bytes existed.
+ALTER TABLE {db}.api_resources ADD COLUMN IF NOT EXISTS doc_bytes UInt64 MATERIALIZED length(doc) AFTER doc;
 
 -- One row per alert evaluation (and its delivery), readable through the
 -- API. The idempotency key is the alert id and window start: replicas

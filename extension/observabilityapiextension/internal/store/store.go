@@ -184,29 +184,78 @@ func (s *Store) Get(ctx context.Context, team, kind, id string) (Resource, error
 	return r, err
 }
 
-// List reads a page of the team's live resources of a kind, oldest first,
-// and the total.
-func (s *Store) List(ctx context.Context, team, kind string, limit, offset int) ([]Resource, int, error) {
-	var total uint64
-	if err := s.db.QueryRowContext(ctx, s.sql("count_resources"), team, kind).Scan(&total); err != nil {
-		return nil, 0, err
+// Count is how many live resources of a kind the team has.
+func (s *Store) Count(ctx context.Context, team, kind string) (int, error) {
+	var n uint64
+	err := s.db.QueryRowContext(ctx, s.sql("count_resources"), team, kind).Scan(&n)
+	return int(n), err
+}
+
+// OfTeam reads every live resource of a kind the team has (bounded by
+// the API's team limits).
+func (s *Store) OfTeam(ctx context.Context, team, kind string) ([]Resource, error) {
+	rows, err := s.db.QueryContext(ctx, s.sql("team_resources"), team, kind)
+	if err != nil {
+		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, s.sql("list_resources"), team, kind, limit, offset)
+	return scanResources(rows)
+}
+
+// Entry is a resource of a page without its document.
+type Entry struct {
+	ID   string
+	Size int // of the document, in bytes
+}
+
+// Page reads the ids and document sizes of a page of the team's live
+// resources of a kind, oldest first, and the total: a page of large
+// documents is then read a part at a time (ByID), never whole.
+func (s *Store) Page(ctx context.Context, team, kind string, limit, offset int) ([]Entry, int, error) {
+	total, err := s.Count(ctx, team, kind)
 	if err != nil {
 		return nil, 0, err
 	}
+	rows, err := s.db.QueryContext(ctx, s.sql("page_resources"), team, kind, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		var e Entry
+		var size uint64
+		if err := rows.Scan(&e.ID, &size); err != nil {
+			return nil, 0, err
+		}
+		e.Size = int(size)
+		out = append(out, e)
+	}
+	return out, total, rows.Err()
+}
+
+// ByID reads the team's live resources of a kind with these ids, in no
+// particular order; an id deleted meanwhile is left out.
+func (s *Store) ByID(ctx context.Context, team, kind string, ids []string) ([]Resource, error) {
+	rows, err := s.db.QueryContext(ctx, s.sql("resources_by_id"), team, kind, ids)
+	if err != nil {
+		return nil, err
+	}
+	return scanResources(rows)
+}
+
+func scanResources(rows *sql.Rows) ([]Resource, error) {
 	defer rows.Close()
 	var out []Resource
 	for rows.Next() {
 		var r Resource
 		var doc string
 		if err := rows.Scan(&r.ID, &doc, &r.CreatedAt, &r.UpdatedAt); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		r.Doc = []byte(doc)
 		out = append(out, r)
 	}
-	return out, int(total), rows.Err()
+	return out, rows.Err()
 }
 
 // Delete marks a live resource of the team deleted.

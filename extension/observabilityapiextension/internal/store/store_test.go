@@ -37,15 +37,19 @@ func TestResourcesAreTeamScoped(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"name":"renamed"}`, string(r.Doc))
 
-	list, total, err := s.List(ctx, "team-a", "dashboard", 1, 0)
+	page, total, err := s.Page(ctx, "team-a", "dashboard", 1, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 2, total)
-	require.Len(t, list, 1)
+	require.Len(t, page, 1)
 
 	require.NoError(t, s.Delete(ctx, "team-a", "dashboard", "d2"))
-	_, total, err = s.List(ctx, "team-a", "dashboard", 10, 0)
+	all, err := s.OfTeam(ctx, "team-a", "dashboard")
 	require.NoError(t, err)
-	assert.Equal(t, 1, total)
+	require.Len(t, all, 1)
+	assert.JSONEq(t, `{"name":"renamed"}`, string(all[0].Doc))
+	n, err := s.Count(ctx, "team-a", "dashboard")
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
 	assert.ErrorIs(t, s.Delete(ctx, "team-a", "dashboard", "d2"), ErrNotFound)
 }
 
@@ -81,4 +85,41 @@ func TestTwoStoresShareOneDatabase(t *testing.T) {
 	_, err := b.Get(ctx, "t", "alert", "x")
 	assert.NoError(t, err, "a replica sees another's writes")
 	assert.Error(t, func() error { _, err := Open(ctx, chtest.DB(t), "bad-name;"); return err }())
+}
+
+// A page is its ids and sizes in creation order; ByID reads documents of
+// the team only. State from before doc_bytes gets the column.
+func TestPagesAndDocumentsByID(t *testing.T) {
+	ctx := context.Background()
+	db := chtest.DB(t)
+	_, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS api_page_test")
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, "CREATE DATABASE api_page_test")
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS api_page_test.api_resources (team_id String, kind LowCardinality(String),
+		id String, doc String, version UInt64, deleted UInt8 DEFAULT 0, created_at DateTime64(3, 'UTC'), updated_at DateTime64(3, 'UTC'))
+		ENGINE = ReplacingMergeTree(version) ORDER BY (team_id, kind, id)`)
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, `INSERT INTO api_page_test.api_resources (team_id, kind, id, doc, version, created_at, updated_at)
+		VALUES ('t', 'dashboard', 'old', '{"name":"before doc_bytes"}', 1, now64(3) - 60, now64(3) - 60)`)
+	require.NoError(t, err)
+	s := open(t, "api_page_test")
+	now := time.Now()
+	for i, id := range []string{"c", "a", "b"} {
+		at := now.Add(time.Duration(i) * time.Second)
+		require.NoError(t, s.Put(ctx, "t", "dashboard", id, []byte(`{"name":"`+id+`"}`), at, at))
+	}
+	require.NoError(t, s.Put(ctx, "u", "dashboard", "x", []byte(`{}`), now, now))
+
+	page, total, err := s.Page(ctx, "t", "dashboard", 3, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 4, total)
+	assert.Equal(t, []Entry{{"old", 27}, {"c", 12}, {"a", 12}}, page)
+	docs, err := s.ByID(ctx, "t", "dashboard", []string{"b", "old", "x"})
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, d := range docs {
+		got[d.ID] = string(d.Doc)
+	}
+	assert.Equal(t, map[string]string{"b": `{"name":"b"}`, "old": `{"name":"before doc_bytes"}`}, got, "team u's x is not team t's")
 }
