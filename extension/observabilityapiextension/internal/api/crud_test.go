@@ -85,6 +85,10 @@ func TestEveryValidationError(t *testing.T) {
 		{"sources", map[string]any{"name": "m", "kind": "metric", "table": "t", "timestampColumn": "ts", "metricType": "summary"}, []string{"metricType must be one of gauge, sum, histogram"}},
 		{"sources", map[string]any{"name": "l", "kind": "log", "table": "t", "timestampColumn": "ts", "metricType": "sum"}, []string{"metricType is only for metric sources"}},
 		{"webhooks", map[string]any{"url": "ftp://x", "service": "fax"}, []string{"name is required", "url must be an absolute http(s) URL", "service must be one of"}},
+		{"webhooks", map[string]any{"name": "w", "url": "https://x.example", "headers": map[string]string{
+			"X Token": "t", "X-Token": "a\r\nX-Injected: 1", "host": "other.example", "Idempotency-Key": "mine", "Authorization": "fine"}},
+			[]string{`headers: "X Token" is not a header name`, "headers: the value of X-Token holds a control character",
+				"headers: host is the delivery's own", "headers: Idempotency-Key is the delivery's own"}},
 		// Templates run inside the collector: one that could run without
 		// bound is refused when it is written, not found when it fires.
 		{"webhooks", map[string]any{"name": "w", "url": "https://x.example", "body": `{{define "a"}}{{template "a"}}{{end}}{{template "a"}}`},

@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
 )
@@ -273,8 +277,25 @@ func (wh *Webhook) validate() error {
 	if err := alerttemplate.Check(wh.Body); err != nil {
 		p.add("body: %v", err)
 	}
+	// Checked here, not found when an alert fires: the client refuses to
+	// send such a header, so every delivery would fail.
+	for _, k := range slices.Sorted(maps.Keys(wh.Headers)) {
+		switch {
+		case !httpguts.ValidHeaderFieldName(k):
+			p.add("headers: %q is not a header name", k)
+		case !httpguts.ValidHeaderFieldValue(wh.Headers[k]):
+			p.add("headers: the value of %s holds a control character", k)
+		case slices.Contains(deliveryHeaders, textproto.CanonicalMIMEHeaderKey(k)):
+			p.add("headers: %s is the delivery's own", k)
+		}
+	}
 	return p.err()
 }
+
+// deliveryHeaders are set by the delivery (framing, connection, the
+// Idempotency-Key receivers deduplicate by) and may not be overridden.
+var deliveryHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Proxy-Connection",
+	"Te", "Trailer", "Upgrade", "Idempotency-Key"}
 
 // SystemDatabase reports whether db is one of the server's own databases,
 // which no source may read.
