@@ -62,6 +62,9 @@ type AlertsConfig struct {
 	WebhookAttempts      int           `mapstructure:"webhook_attempts"`
 	WebhookBackoff       time.Duration `mapstructure:"webhook_backoff"`
 	AllowPrivateWebhooks bool          `mapstructure:"allow_private_webhooks"`
+	// HistoryRetention is how long evaluations stay readable in an
+	// alert's history (HyperDX keeps 30 days); 0 keeps them for ever.
+	HistoryRetention time.Duration `mapstructure:"history_retention"`
 }
 
 // RateLimitConfig is a token bucket per key.
@@ -120,6 +123,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Alerts.Workers < 0 {
 		errs = append(errs, errors.New("alerts.workers must not be negative"))
+	}
+	if c.Alerts.HistoryRetention < 0 || c.Alerts.HistoryRetention%time.Second != 0 {
+		errs = append(errs, errors.New("alerts.history_retention must be whole seconds, not negative"))
 	}
 	if l := c.TeamLimits; l.Dashboards < 1 || l.Alerts < 1 || l.Sources < 1 || l.Webhooks < 1 {
 		errs = append(errs, errors.New("team_limits values must be positive"))

@@ -85,6 +85,9 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 	for attempt := 1; ; attempt++ {
 		st, err := store.Open(ctx, e.db, e.cfg.ClickHouse.Database)
 		if err == nil {
+			err = st.KeepHistory(ctx, e.cfg.Alerts.HistoryRetention)
+		}
+		if err == nil {
 			srv := api.New(api.Options{Store: st, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
 				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
 				RateLimit:       api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},

@@ -179,6 +179,10 @@ func TestConfig(t *testing.T) {
 	cfg.TeamLimits.Webhooks = 0
 	assert.ErrorContains(t, cfg.Validate(), "team_limits values must be positive")
 	cfg.TeamLimits.Webhooks = 100
+	cfg.Alerts.HistoryRetention = 1500 * time.Millisecond
+	assert.ErrorContains(t, cfg.Validate(), "alerts.history_retention must be whole seconds")
+	cfg.Alerts.HistoryRetention = 0
+	require.NoError(t, cfg.Validate(), "0 keeps history for ever")
 	cfg.SourceDatabases = []string{"app_logs", cfg.ClickHouse.Database, "System"}
 	err = cfg.Validate()
 	assert.ErrorContains(t, err, `source_databases may not list "otelhouse"`)

@@ -63,3 +63,15 @@ SELECT window_start, window_end, state, previous_state, value, group_key, notifi
     idempotency_key, evaluated_at
 FROM {db}.api_alert_history WHERE team_id = ? AND alert_id = ?
 ORDER BY window_start DESC, evaluated_at DESC LIMIT ? OFFSET ?
+
+-- name: keep_history
+-- The engine drops older evaluations as it merges; existing parts are not
+-- rewritten for it.
+ALTER TABLE {db}.api_alert_history MODIFY TTL toDateTime(window_start) + toIntervalSecond(?)
+SETTINGS materialize_ttl_after_modify = 0
+
+-- name: keep_all_history
+ALTER TABLE {db}.api_alert_history REMOVE TTL
+
+-- name: history_table
+SHOW CREATE TABLE {db}.api_alert_history

@@ -330,6 +330,23 @@ func (s *Store) Evaluated(ctx context.Context, alertID string, windowStart time.
 	return n > 0, err
 }
 
+// KeepHistory keeps alert evaluations for d after their window starts; 0
+// keeps them for ever. One row per alert and window adds up: a thousand
+// 1-minute alerts write 1.4 million rows a day.
+func (s *Store) KeepHistory(ctx context.Context, d time.Duration) error {
+	if d > 0 {
+		_, err := s.db.ExecContext(ctx, s.sql("keep_history"), int64(d/time.Second))
+		return err
+	}
+	// The engine refuses to remove a TTL the table does not have.
+	var create string
+	if err := s.db.QueryRowContext(ctx, s.sql("history_table")).Scan(&create); err != nil || !strings.Contains(create, "\nTTL ") {
+		return err
+	}
+	_, err := s.db.ExecContext(ctx, s.sql("keep_all_history"))
+	return err
+}
+
 // History lists an alert's evaluations, newest first.
 func (s *Store) History(ctx context.Context, team, alertID string, limit, offset int) ([]Evaluation, error) {
 	rows, err := s.db.QueryContext(ctx, s.sql("history"), team, alertID, limit, offset)

@@ -123,3 +123,30 @@ func TestPagesAndDocumentsByID(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{"b": `{"name":"b"}`, "old": `{"name":"before doc_bytes"}`}, got, "team u's x is not team t's")
 }
+
+func TestHistoryIsKeptForItsRetention(t *testing.T) {
+	ctx := context.Background()
+	db := chtest.DB(t)
+	_, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS api_history_test")
+	require.NoError(t, err)
+	s := open(t, "api_history_test")
+	require.NoError(t, s.KeepHistory(ctx, 0), "no TTL to remove yet")
+	require.NoError(t, s.KeepHistory(ctx, 24*time.Hour))
+	require.NoError(t, s.KeepHistory(ctx, 24*time.Hour), "set again at every start")
+	now := time.Now()
+	for _, start := range []time.Time{now.Add(-49 * time.Hour), now.Add(-time.Hour)} {
+		require.NoError(t, s.AddEvaluation(ctx, Evaluation{TeamID: "t", AlertID: "a", WindowStart: start, WindowEnd: start.Add(time.Minute),
+			State: "OK", PreviousState: "OK", EvaluatedAt: now}))
+	}
+	_, err = db.ExecContext(ctx, "OPTIMIZE TABLE api_history_test.api_alert_history FINAL")
+	require.NoError(t, err)
+	evs, err := s.History(ctx, "t", "a", 10, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 1, "the evaluation of two days ago is past 24 hours")
+	assert.WithinDuration(t, now.Add(-time.Hour), evs[0].WindowStart, time.Second)
+
+	require.NoError(t, s.KeepHistory(ctx, 0))
+	var create string
+	require.NoError(t, db.QueryRowContext(ctx, "SELECT create_table_query FROM system.tables WHERE database = 'api_history_test' AND name = 'api_alert_history'").Scan(&create))
+	assert.NotContains(t, create, "TTL")
+}
