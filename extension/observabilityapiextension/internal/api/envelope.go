@@ -51,12 +51,11 @@ func envelope(f form, status int, data any, extra map[string]any) map[string]any
 // large documents is never whole in memory; the bytes are those reply
 // would write.
 type listWriter struct {
-	w     http.ResponseWriter
-	bw    *bufio.Writer
-	head  []byte
-	tail  []byte
-	n     int
-	begun bool
+	w    http.ResponseWriter
+	bw   *bufio.Writer // set once the answer has begun
+	head []byte
+	tail []byte
+	n    int
 }
 
 // listSlot marks where the items go in the envelope; no other value of an
@@ -84,11 +83,12 @@ func (l *listWriter) add(item any) error {
 	return err
 }
 
+func (l *listWriter) begun() bool { return l.bw != nil }
+
 func (l *listWriter) begin() {
-	if l.begun {
+	if l.begun() {
 		return
 	}
-	l.begun = true
 	l.w.Header().Set("Content-Type", "application/json")
 	l.w.WriteHeader(http.StatusOK)
 	l.bw = bufio.NewWriterSize(l.w, 64<<10)

@@ -411,7 +411,7 @@ func (s *Server) list(kind string) func(form, http.ResponseWriter, *http.Request
 			}
 			docs, err := s.opts.Store.ByID(ctx, team, kind, ids)
 			if err != nil {
-				if !out.begun {
+				if !out.begun() {
 					s.writeErr(w, f, kind, err)
 					return
 				}
