@@ -44,11 +44,19 @@ type Settings struct {
 	RetryAfterSeconds int `mapstructure:"retry_after_seconds"`
 
 	// MaxConcurrentRequests bounds the requests with a body that are read,
-	// decompressed, decoded and handed to the pipeline at once. A 30 MiB
-	// JSON body holds about 100 MiB while it is translated, so this times
-	// max_request_body_size bounds the receiver's memory, however many
-	// agents post at once. 0 sets no bound.
+	// decompressed, decoded and handed to the pipeline at once. Each holds
+	// its body and what that decodes to, so this times
+	// (max_request_body_size + max_decoded_size) bounds the receiver's
+	// memory, however many agents post at once. 0 sets no bound.
 	MaxConcurrentRequests int `mapstructure:"max_concurrent_requests"`
+
+	// MaxDecodedSize bounds the memory one request may take once decoded,
+	// estimated from what its body becomes (spans, records, points and
+	// their attributes; a series' tags count once per point). A body's
+	// bytes can stand for hundreds of times their size in memory, so
+	// max_request_body_size alone does not bound it. Past it: 413. 0 sets
+	// no bound.
+	MaxDecodedSize int64 `mapstructure:"max_decoded_size"`
 
 	// MaxRequestWait is how long a request may wait for one of those slots
 	// before it is answered 429 with Retry-After, for the sender to retry.
@@ -82,6 +90,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxConcurrentRequests < 0 {
 		errs = append(errs, fmt.Errorf("max_concurrent_requests must not be negative (0: no bound), got %d", c.MaxConcurrentRequests))
+	}
+	if c.MaxDecodedSize < 0 {
+		errs = append(errs, fmt.Errorf("max_decoded_size must not be negative (0: no bound), got %d", c.MaxDecodedSize))
 	}
 	if c.MaxRequestWait < 0 {
 		errs = append(errs, fmt.Errorf("max_request_wait must not be negative, got %s", c.MaxRequestWait))

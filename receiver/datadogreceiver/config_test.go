@@ -32,6 +32,8 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, 5, cfg.RetryAfterSeconds)
 	assert.Equal(t, 16, cfg.MaxConcurrentRequests)
 	assert.Equal(t, 2*time.Second, cfg.MaxRequestWait)
+	assert.Equal(t, int64(64<<20), cfg.MaxDecodedSize)
+	assert.Equal(t, int64(256<<20), createDefaultConfig().(*Config).MaxDecodedSize)
 	assert.False(t, cfg.Logs.DecodeJSONMessage)
 	assert.False(t, cfg.Logs.TraceIDs)
 

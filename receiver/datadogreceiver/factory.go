@@ -39,6 +39,9 @@ const (
 	// 429; a receiver that serves whole Agents gets larger payloads, so it
 	// waits longer, still well under the 10 s senders give a request.
 	defaultMaxRequestWait = 5 * time.Second
+	// A full 32 MiB body of real spans, records or points takes two to
+	// eight times its size decoded; hostile ones are cut here, at 256 MiB.
+	defaultMaxDecodedSize = 256 << 20
 )
 
 // defaultMaxConcurrentRequests keeps both cores busy while one request
@@ -67,6 +70,7 @@ func createDefaultConfig() component.Config {
 			RetryAfterSeconds:     1,
 			MaxConcurrentRequests: defaultMaxConcurrentRequests(),
 			MaxRequestWait:        defaultMaxRequestWait,
+			MaxDecodedSize:        defaultMaxDecodedSize,
 			Logs: LogsConfig{
 				DecodeJSONMessage: true,
 				TraceIDs:          true,

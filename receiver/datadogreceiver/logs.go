@@ -21,9 +21,9 @@ func (r *datadogReceiver) logsHandler(w http.ResponseWriter, req *http.Request) 
 		Source:   q.Get("ddsource"),
 		Service:  q.Get("service"),
 		Hostname: q.Get("hostname"),
-	}, time.Now())
+	}, time.Now(), r.budget())
 	if err != nil {
-		r.refuse(w, req, http.StatusBadRequest, err.Error())
+		r.refuseDecoded(w, req, err)
 		return
 	}
 	if r.consumeLogs(w, req, "datadog_logs_v2", ld) {
@@ -39,7 +39,11 @@ func (r *datadogReceiver) intakeHandler(w http.ResponseWriter, req *http.Request
 		return
 	}
 	defer releaseBody(buf)
-	ld, err := logs.IntakeEvents(buf.Bytes(), time.Now())
+	ld, err := logs.IntakeEvents(buf.Bytes(), time.Now(), r.budget())
+	if isOverBudget(err) {
+		r.refuseDecoded(w, req, err)
+		return
+	}
 	if err != nil || ld.LogRecordCount() == 0 || r.nextLogs == nil {
 		r.countDiscarded(req)
 		writeJSON(w, http.StatusAccepted, []byte("{}"))

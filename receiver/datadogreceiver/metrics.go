@@ -8,27 +8,41 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.uber.org/zap"
 
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/metrics"
 )
 
-// translateMetrics turns one request body into metrics.
-type translateMetrics func(req *http.Request, body []byte) (pmetric.Metrics, error)
+// translateMetrics turns one request body into metrics within a budget.
+type translateMetrics func(req *http.Request, body []byte, bud *budget.Budget) (pmetric.Metrics, error)
 
-func seriesV1(_ *http.Request, body []byte) (pmetric.Metrics, error) { return metrics.SeriesV1(body) }
+func seriesV1(_ *http.Request, body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	return metrics.SeriesV1(body, bud)
+}
 
 // seriesV2 takes the Agent's protobuf and the API clients' JSON, told
 // apart by Content-Type as Datadog's intake does.
-func seriesV2(req *http.Request, body []byte) (pmetric.Metrics, error) {
+func seriesV2(req *http.Request, body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 	if mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type")); mt == "application/json" || mt == "text/json" {
-		return metrics.SeriesV2JSON(body)
+		return metrics.SeriesV2JSON(body, bud)
 	}
-	return metrics.SeriesV2(body)
+	return metrics.SeriesV2(body, bud)
 }
 
-func sketches(_ *http.Request, body []byte) (pmetric.Metrics, error)  { return metrics.Sketches(body) }
-func checkRuns(_ *http.Request, body []byte) (pmetric.Metrics, error) { return metrics.CheckRuns(body) }
-func clientStats(_ *http.Request, b []byte) (pmetric.Metrics, error)  { return metrics.ClientStats(b) }
-func agentStats(_ *http.Request, b []byte) (pmetric.Metrics, error)   { return metrics.AgentStats(b) }
+func sketches(_ *http.Request, body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	return metrics.Sketches(body, bud)
+}
+
+func checkRuns(_ *http.Request, body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	return metrics.CheckRuns(body, bud)
+}
+
+func clientStats(_ *http.Request, body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	return metrics.ClientStats(body, bud)
+}
+
+func agentStats(_ *http.Request, body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	return metrics.AgentStats(body, bud)
+}
 
 // metricsHandler decodes, hands the metrics to the pipeline and answers
 // what the sender expects on success.
@@ -39,9 +53,9 @@ func (r *datadogReceiver) metricsHandler(format string, status int, okBody []byt
 			return
 		}
 		defer releaseBody(buf)
-		md, err := translate(req, buf.Bytes())
+		md, err := translate(req, buf.Bytes(), r.budget())
 		if err != nil {
-			r.refuse(w, req, http.StatusBadRequest, err.Error())
+			r.refuseDecoded(w, req, err)
 			return
 		}
 		if r.consumeMetrics(w, req, format, md) {
@@ -59,9 +73,9 @@ func (r *datadogReceiver) dogStatsDHandler(w http.ResponseWriter, req *http.Requ
 		return
 	}
 	defer releaseBody(buf)
-	md, res, err := metrics.DogStatsD(buf.Bytes(), time.Now())
+	md, res, err := metrics.DogStatsD(buf.Bytes(), time.Now(), r.budget())
 	if err != nil {
-		r.refuse(w, req, http.StatusBadRequest, err.Error())
+		r.refuseDecoded(w, req, err)
 		return
 	}
 	if res.Malformed > 0 {

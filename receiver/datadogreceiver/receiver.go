@@ -30,6 +30,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/metadata"
@@ -307,6 +308,24 @@ func releaseBody(buf *bytes.Buffer) {
 	if buf.Cap() <= 4<<20 { // don't pin huge buffers in the pool
 		bodyPool.Put(buf)
 	}
+}
+
+// budget is a new request's bound on what its body may become in memory.
+func (r *datadogReceiver) budget() *budget.Budget { return budget.New(r.cfg.MaxDecodedSize) }
+
+// refuseDecoded answers a body that could not be translated: 413 for one
+// that would take more than max_decoded_size, else 400.
+func (r *datadogReceiver) refuseDecoded(w http.ResponseWriter, req *http.Request, err error) {
+	status := http.StatusBadRequest
+	if isOverBudget(err) {
+		status = http.StatusRequestEntityTooLarge
+	}
+	r.refuse(w, req, status, err.Error())
+}
+
+func isOverBudget(err error) bool {
+	var over *budget.ExceededError
+	return errors.As(err, &over)
 }
 
 // consumeError maps a pipeline refusal to what agents understand: a

@@ -493,9 +493,10 @@ func TestConfigValidate(t *testing.T) {
 	cfg.RetryAfterSeconds = -2
 	cfg.MaxConcurrentRequests = -1
 	cfg.MaxRequestWait = -time.Second
+	cfg.MaxDecodedSize = -1
 	err := cfg.Validate()
 	require.Error(t, err)
-	for _, name := range []string{"max_request_body_size", "retry_after_seconds", "max_concurrent_requests", "max_request_wait"} {
+	for _, name := range []string{"max_request_body_size", "retry_after_seconds", "max_concurrent_requests", "max_request_wait", "max_decoded_size"} {
 		assert.Contains(t, err.Error(), name)
 	}
 }

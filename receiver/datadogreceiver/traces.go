@@ -25,9 +25,9 @@ func (r *datadogReceiver) tracerTracesHandler(p servedPath) http.HandlerFunc {
 			LangVersion:   req.Header.Get("Datadog-Meta-Lang-Version"),
 			TracerVersion: req.Header.Get("Datadog-Meta-Tracer-Version"),
 			ContainerID:   req.Header.Get("Datadog-Container-ID"),
-		})
+		}, r.budget())
 		if err != nil {
-			r.refuse(w, req, http.StatusBadRequest, err.Error())
+			r.refuseDecoded(w, req, err)
 			return
 		}
 		if !r.consumeTraces(w, req, format, td) {
@@ -48,12 +48,18 @@ func (r *datadogReceiver) agentTracesHandler(w http.ResponseWriter, req *http.Re
 		return
 	}
 	defer releaseBody(buf)
-	ap, err := traces.DecodeAgent(buf.Bytes())
+	bud := r.budget()
+	ap, err := traces.DecodeAgent(buf.Bytes(), bud)
 	if err != nil {
-		r.refuse(w, req, http.StatusBadRequest, err.Error())
+		r.refuseDecoded(w, req, err)
 		return
 	}
-	if !r.consumeTraces(w, req, "datadog_agent_v0.2", traces.AgentToTraces(ap)) {
+	td, err := traces.AgentToTraces(ap, bud)
+	if err != nil {
+		r.refuseDecoded(w, req, err)
+		return
+	}
+	if !r.consumeTraces(w, req, "datadog_agent_v0.2", td) {
 		return
 	}
 	writeJSON(w, http.StatusAccepted, []byte("{}"))

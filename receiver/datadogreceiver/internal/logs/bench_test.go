@@ -41,7 +41,7 @@ func BenchmarkTranslate(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := on.Translate(body, Defaults{}, now); err != nil {
+		if _, err := on.Translate(body, Defaults{}, now, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,12 +9,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
-// Events are rare next to logs: a few parsers, kept across GCs.
-var parsers = freelist.New(4, func() *fastjson.Parser { return new(fastjson.Parser) })
+// Events are rare next to logs: a sync.Pool lets a parser grown by a
+// large body go at the next GC instead of pinning its tree.
+var parsers fastjson.ParserPool
 
 // EventName marks the records made from Datadog events (the OTel event.name).
 const EventName = "datadog.event"
@@ -23,9 +24,13 @@ const EventName = "datadog.event"
 // {"events":{"<source>":[{"msg_title","msg_text","timestamp","priority",
 // "host","tags","alert_type","aggregation_key","source_type_name"}]},
 // "internalHostname"}. The same path carries host metadata, which has no
-// events and gives no records.
-func IntakeEvents(body []byte, now time.Time) (plog.Logs, error) {
+// events and gives no records. What parsing and translating build is
+// taken from bud.
+func IntakeEvents(body []byte, now time.Time, bud *budget.Budget) (plog.Logs, error) {
 	ld := plog.NewLogs()
+	if err := bud.JSON(body, budget.TreeNode); err != nil {
+		return ld, err
+	}
 	p := parsers.Get()
 	defer parsers.Put(p)
 	v, err := p.ParseBytes(body)
@@ -52,6 +57,10 @@ func IntakeEvents(body []byte, now time.Time) (plog.Logs, error) {
 			var evTags []string
 			for _, t := range e.GetArray("tags") {
 				evTags = append(evTags, string(t.GetStringBytes()))
+			}
+			if !bud.Entries(6 + len(evTags)) {
+				failed = bud.Err()
+				return
 			}
 			key := host + "\x00" + strings.Join(evTags, ",")
 			records, ok := groups[key]

@@ -12,7 +12,7 @@ func TestIntakeEvents(t *testing.T) {
 	body := `{"apiKey":"","internalHostname":"agent-host","events":{"api":[
 	  {"msg_title":"Deploy","msg_text":"v1.2 rolled out","timestamp":1700000000,"priority":"normal","tags":["env:prod","team:core"],"alert_type":"success","aggregation_key":"deploy-1","source_type_name":"jenkins"},
 	  {"msg_title":"Disk full","host":"db-1","alert_type":"error"}]}}`
-	ld, err := IntakeEvents([]byte(body), now)
+	ld, err := IntakeEvents([]byte(body), now, nil)
 	require.NoError(t, err)
 	require.Equal(t, 2, ld.LogRecordCount())
 	first := ld.ResourceLogs().At(0)
@@ -28,11 +28,11 @@ func TestIntakeEvents(t *testing.T) {
 	assert.Equal(t, plog.SeverityNumberError, second.ScopeLogs().At(0).LogRecords().At(0).SeverityNumber())
 
 	// Host metadata rides the same path and has no events.
-	ld, err = IntakeEvents([]byte(`{"internalHostname":"h","systemStats":{"cpuCores":2},"meta":{}}`), now)
+	ld, err = IntakeEvents([]byte(`{"internalHostname":"h","systemStats":{"cpuCores":2},"meta":{}}`), now, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 0, ld.LogRecordCount())
-	_, err = IntakeEvents([]byte(`{"events":{"api":[1]}}`), now)
+	_, err = IntakeEvents([]byte(`{"events":{"api":[1]}}`), now, nil)
 	assert.Error(t, err)
-	_, err = IntakeEvents([]byte(`{`), now)
+	_, err = IntakeEvents([]byte(`{`), now, nil)
 	assert.Error(t, err)
 }

@@ -29,7 +29,7 @@ func TestScannerAcceptsWhatEncodingJSONAccepts(t *testing.T) {
 		for k := 0; k < 1+r.IntN(3); k++ {
 			b[r.IntN(len(b))] = alphabet[r.IntN(len(alphabet))]
 		}
-		ld, err := on.Translate(b, Defaults{}, now)
+		ld, err := on.Translate(b, Defaults{}, now, nil)
 		if !json.Valid(b) {
 			invalid++
 			assert.Error(t, err, "accepted invalid JSON: %s", b)
@@ -82,11 +82,11 @@ func TestStringsDecodeLikeEncodingJSON(t *testing.T) {
 
 func TestNestingIsBounded(t *testing.T) {
 	deep := `[{"a":` + strings.Repeat("[", maxDepth+5) + strings.Repeat("]", maxDepth+5) + `}]`
-	_, err := on.Translate([]byte(deep), Defaults{}, now)
+	_, err := on.Translate([]byte(deep), Defaults{}, now, nil)
 	assert.ErrorContains(t, err, "nested deeper")
 
 	ok := `[{"a":` + strings.Repeat(`{"b":`, maxDepth-2) + `1` + strings.Repeat("}", maxDepth-2) + `}]`
-	ld, err := on.Translate([]byte(ok), Defaults{}, now)
+	ld, err := on.Translate([]byte(ok), Defaults{}, now, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, ld.LogRecordCount())
 }
@@ -99,7 +99,7 @@ func TestScannerErrorsSayWhere(t *testing.T) {
 		`[{"message":"a"}]x`:                "unexpected data after the logs JSON at offset 17",
 		`[{"message":tru}]`:                 "invalid literal, expected true at offset 12",
 	} {
-		_, err := on.Translate([]byte(body), Defaults{}, now)
+		_, err := on.Translate([]byte(body), Defaults{}, now, nil)
 		assert.ErrorContains(t, err, want, body)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
@@ -49,12 +50,13 @@ var batches = freelist.New(4*runtime.GOMAXPROCS(0), func() *batch {
 
 // Translate decodes a JSON array of log objects (or one object) and returns
 // one ResourceLogs per distinct host, service and resource tags. now stamps
-// the observed time, and the time of records that carry none.
-func (t Translator) Translate(body []byte, d Defaults, now time.Time) (plog.Logs, error) {
+// the observed time, and the time of records that carry none. It stops
+// with the budget's error once what it built would exceed bud.
+func (t Translator) Translate(body []byte, d Defaults, now time.Time, bud *budget.Budget) (plog.Logs, error) {
 	ld := plog.NewLogs()
 	b := batches.Get()
 	defer b.release()
-	b.t, b.ld, b.now = t, ld, pcommon.NewTimestampFromTime(now)
+	b.t, b.ld, b.now, b.bud = t, ld, pcommon.NewTimestampFromTime(now), bud
 	b.def = defaults{tags: []byte(d.Tags), source: []byte(d.Source), service: []byte(d.Service), host: []byte(d.Hostname)}
 	s := &scanner{buf: body, tmp: &b.tmp}
 	switch s.peek() {
@@ -66,8 +68,8 @@ func (t Translator) Translate(body []byte, d Defaults, now time.Time) (plog.Logs
 			}
 			b.tmp = b.tmp[:0]
 			b.fields = s.object(b.fields[:0])
-			if s.err == nil {
-				b.add(b.fields)
+			if s.err == nil && !b.add(b.fields) {
+				s.err = bud.Err()
 			}
 		})
 	case '{':
@@ -83,6 +85,9 @@ func (t Translator) Translate(body []byte, d Defaults, now time.Time) (plog.Logs
 		fallthrough
 	default:
 		return ld, errors.New("logs body must be a JSON array of objects or a single object")
+	}
+	if err := bud.Err(); err != nil {
+		return plog.NewLogs(), err
 	}
 	if s.err == nil && !s.atEnd() {
 		s.fail("unexpected data after the logs JSON")
@@ -128,6 +133,7 @@ type batch struct {
 	ld  plog.Logs
 	now pcommon.Timestamp
 	def defaults
+	bud *budget.Budget
 	// groups maps host, service, env, version, source and resource tags
 	// to their records.
 	groups map[string]plog.LogRecordSlice
@@ -163,6 +169,7 @@ func (b *batch) release() {
 	b.strs = arena{}
 	b.ld = plog.Logs{}
 	b.def = defaults{}
+	b.bud = nil
 	b.rec, b.innerRec = record{}, record{}
 	clear(b.fields[:cap(b.fields)])
 	clear(b.inner[:cap(b.inner)])
@@ -252,7 +259,9 @@ func text(f *field) []byte {
 	return f.raw
 }
 
-func (b *batch) add(fs []field) {
+// add places one log object's record; it reports false, having built
+// nothing, once the budget is spent.
+func (b *batch) add(fs []field) bool {
 	b.rec = record{}
 	r := &b.rec
 	b.attrs = b.attrs[:0]
@@ -264,6 +273,7 @@ func (b *batch) add(fs []field) {
 	source := first(r.source, d.source)
 	tagList := r.tags
 	if len(d.tags) > 0 {
+		b.bud.Take(int64(len(d.tags))) // read again for every record
 		if len(tagList) == 0 {
 			tagList = d.tags
 		} else {
@@ -275,6 +285,9 @@ func (b *batch) add(fs []field) {
 	pt := b.tagsOf(tagList)
 	env, version := first(r.env, pt.env), first(r.version, pt.ver)
 
+	if !b.bud.Entries(len(b.attrs) + len(pt.attrs)) {
+		return false
+	}
 	lr := b.slice(host, service, env, version, source, pt).AppendEmpty()
 	if n := len(b.attrs) + len(pt.attrs); n > 0 {
 		attrs := lr.Attributes()
@@ -309,6 +322,7 @@ func (b *batch) add(fs []field) {
 			lr.SetSpanID(id)
 		}
 	}
+	return true
 }
 
 // slice returns the record slice of the record's resource, creating it.
@@ -341,6 +355,7 @@ func (b *batch) slice(host, service, env, version, source []byte, pt *parsedTags
 }
 
 func (b *batch) newResource(host, service, env, version, source []byte, pt *parsedTags) plog.LogRecordSlice {
+	b.bud.Entries(5 + len(pt.res))
 	rl := b.ld.ResourceLogs().AppendEmpty()
 	ra := rl.Resource().Attributes()
 	ra.EnsureCapacity(5 + len(pt.res))
@@ -625,8 +640,13 @@ func (b *batch) setValue(dst pcommon.Value, k kind, raw []byte) {
 	}
 }
 
-// build stores the (already validated) value at s.pos, recursively.
+// build stores the (already validated) value at s.pos, recursively, each
+// nested value taken from the budget.
 func (b *batch) build(dst pcommon.Value, s *scanner) {
+	if !b.bud.Values(1) {
+		s.fail("over budget")
+		return
+	}
 	switch k := s.kindAt(); k {
 	case kindObject:
 		w := attrmap.NewWriter(dst.SetEmptyMap())

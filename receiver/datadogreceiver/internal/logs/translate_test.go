@@ -28,7 +28,7 @@ var (
 func TestAgentPayloadGolden(t *testing.T) {
 	body, err := os.ReadFile(filepath.Join("testdata", "agent_payload.json"))
 	require.NoError(t, err)
-	ld, err := on.Translate(body, Defaults{}, now)
+	ld, err := on.Translate(body, Defaults{}, now, nil)
 	require.NoError(t, err)
 	path := filepath.Join("testdata", "agent_payload.yaml")
 	if os.Getenv("UPDATE_GOLDEN") == "1" {
@@ -41,7 +41,7 @@ func TestAgentPayloadGolden(t *testing.T) {
 	// The records keep their strings after the batch that made them is
 	// reused for other payloads.
 	for i := 0; i < 3; i++ {
-		_, err := on.Translate(benchLogs(), Defaults{}, now)
+		_, err := on.Translate(benchLogs(), Defaults{}, now, nil)
 		require.NoError(t, err)
 	}
 	require.NoError(t, plogtest.CompareLogs(want, ld, plogtest.IgnoreResourceLogsOrder()))
@@ -50,7 +50,7 @@ func TestAgentPayloadGolden(t *testing.T) {
 // one translates a single object and returns its only record and resource.
 func one(t *testing.T, tr Translator, body string, d Defaults) (plog.LogRecord, map[string]any) {
 	t.Helper()
-	ld, err := tr.Translate([]byte(body), d, now)
+	ld, err := tr.Translate([]byte(body), d, now, nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, ld.LogRecordCount())
 	rl := ld.ResourceLogs().At(0)
@@ -173,21 +173,21 @@ func TestJSONMessage(t *testing.T) {
 }
 
 func TestShapes(t *testing.T) {
-	ld, err := on.Translate([]byte(`  `), Defaults{}, now)
+	ld, err := on.Translate([]byte(`  `), Defaults{}, now, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 0, ld.LogRecordCount())
-	ld, err = on.Translate([]byte(`[]`), Defaults{}, now)
+	ld, err = on.Translate([]byte(`[]`), Defaults{}, now, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 0, ld.LogRecordCount())
 	for _, bad := range []string{`[1,2]`, `"str"`, `{"message":`, `[{"a":1},"x"]`, `nul`} {
-		_, err := on.Translate([]byte(bad), Defaults{}, now)
+		_, err := on.Translate([]byte(bad), Defaults{}, now, nil)
 		assert.Error(t, err, bad)
 	}
 }
 
 func TestGrouping(t *testing.T) {
 	body := `[{"message":"a","hostname":"h","service":"s"},{"message":"b","hostname":"h","service":"s"},{"message":"c","hostname":"h","service":"t"}]`
-	ld, err := on.Translate([]byte(body), Defaults{}, now)
+	ld, err := on.Translate([]byte(body), Defaults{}, now, nil)
 	require.NoError(t, err)
 	require.Equal(t, 2, ld.ResourceLogs().Len())
 	assert.Equal(t, 2, ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().Len())
@@ -208,7 +208,7 @@ func TestMutationsNeverPanic(t *testing.T) {
 		if r.IntN(3) == 0 {
 			b = b[:r.IntN(len(b))]
 		}
-		ld, err := on.Translate(b, Defaults{Tags: "env:x"}, now)
+		ld, err := on.Translate(b, Defaults{Tags: "env:x"}, now, nil)
 		if err == nil {
 			assert.LessOrEqual(t, ld.LogRecordCount(), 3)
 		}
@@ -220,7 +220,7 @@ func FuzzTranslateLogs(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte(`{"message":"{\"dd\":{\"trace_id\":\"1\"}}"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		_, err := on.Translate(body, Defaults{Tags: "a:b"}, now)
+		_, err := on.Translate(body, Defaults{Tags: "a:b"}, now, nil)
 		// The scanner is as strict as encoding/json, except that it keeps
 		// raw control characters inside strings and takes a blank body for
 		// no records.
@@ -236,14 +236,14 @@ func FuzzTranslateLogs(f *testing.F) {
 // shared, and every result must equal the sequential one.
 func TestConcurrentBatchesAgree(t *testing.T) {
 	body := benchLogs()
-	want, err := on.Translate(body, Defaults{Tags: "team:core"}, now)
+	want, err := on.Translate(body, Defaults{Tags: "team:core"}, now, nil)
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	results := make([]plog.Logs, 8)
 	for i := range results {
 		wg.Go(func() {
 			for k := 0; k < 5; k++ {
-				results[i], _ = on.Translate(body, Defaults{Tags: "team:core"}, now)
+				results[i], _ = on.Translate(body, Defaults{Tags: "team:core"}, now, nil)
 			}
 		})
 	}

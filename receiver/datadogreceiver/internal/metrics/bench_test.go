@@ -57,11 +57,11 @@ func bench(b *testing.B, points int, body []byte, f func([]byte) error) {
 }
 
 func BenchmarkSeriesV2(b *testing.B) {
-	bench(b, 1000, benchV2(), func(body []byte) error { _, err := SeriesV2(body); return err })
+	bench(b, 1000, benchV2(), func(body []byte) error { _, err := SeriesV2(body, nil); return err })
 }
 
 func BenchmarkSeriesV1(b *testing.B) {
-	bench(b, 1000, benchV1(), func(body []byte) error { _, err := SeriesV1(body); return err })
+	bench(b, 1000, benchV1(), func(body []byte) error { _, err := SeriesV1(body, nil); return err })
 }
 
 func BenchmarkSketches(b *testing.B) {
@@ -76,7 +76,7 @@ func BenchmarkSketches(b *testing.B) {
 			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1_700_000_000, vals)}})
 	}
 	body, _ := sp.Marshal()
-	bench(b, 100, body, func(body []byte) error { _, err := Sketches(body); return err })
+	bench(b, 100, body, func(body []byte) error { _, err := Sketches(body, nil); return err })
 }
 
 func BenchmarkClientStats(b *testing.B) {
@@ -89,5 +89,5 @@ func BenchmarkClientStats(b *testing.B) {
 			Errors: src.Errors, Duration: src.Duration, OkSummary: src.OkSummary, ErrorSummary: src.ErrorSummary})
 	}
 	body, _ := p.MarshalMsg(nil)
-	bench(b, 50, body, func(body []byte) error { _, err := ClientStats(body); return err })
+	bench(b, 50, body, func(body []byte) error { _, err := ClientStats(body, nil); return err })
 }

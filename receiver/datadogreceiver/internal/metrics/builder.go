@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -51,17 +52,32 @@ type metricKey struct {
 
 // builder groups series into ResourceMetrics (host, device, source type,
 // resources and resource tags) and Metrics (name, type, unit, interval).
+// Points stop being added once the budget is spent: a series' tags are
+// copied to each of its points, so a small body can ask for a great many.
 type builder struct {
 	md      pmetric.Metrics
+	bud     *budget.Budget
 	res     map[string]pmetric.MetricSlice
 	metrics map[metricKey]pmetric.Metric
 	key     []byte
 	attrs   pcommon.Map // scratch: the data-point attributes of one series
 }
 
-func newBuilder() *builder {
+func newBuilder(bud *budget.Budget) *builder {
 	return &builder{md: pmetric.NewMetrics(), res: map[string]pmetric.MetricSlice{},
-		metrics: map[metricKey]pmetric.Metric{}, attrs: pcommon.NewMap()}
+		metrics: map[metricKey]pmetric.Metric{}, attrs: pcommon.NewMap(), bud: bud}
+}
+
+// more reports whether the budget has room left: translators stop at the
+// next series once it has none, rather than reading on for nothing.
+func (b *builder) more() bool { return b.bud.Err() == nil }
+
+// result is what was built, or the budget's error if it was spent.
+func (b *builder) result() (pmetric.Metrics, error) {
+	if err := b.bud.Err(); err != nil {
+		return pmetric.Metrics{}, err
+	}
+	return b.md, nil
 }
 
 // metric returns the Metric a series' points go to, after splitting its
@@ -94,8 +110,11 @@ func (b *builder) metric(s *series) pmetric.Metric {
 	}
 	w.Flush()
 	b.key = k
+	b.bud.Take(int64(len(s.tags)) * budget.Slot)
 	slice, ok := b.res[string(k)]
 	if !ok {
+		b.bud.Entries(3 + len(s.resources) + resTags)
+		b.bud.Take(int64(len(k)))
 		rm := b.md.ResourceMetrics().AppendEmpty()
 		ra := rm.Resource().Attributes()
 		host := s.host
@@ -131,6 +150,8 @@ func (b *builder) metric(s *series) pmetric.Metric {
 	if m, ok := b.metrics[mk]; ok {
 		return m
 	}
+	b.bud.Entries(3)
+	b.bud.Take(int64(len(k)))
 	m := slice.AppendEmpty()
 	m.SetName(s.name)
 	m.SetUnit(s.unit)
@@ -162,6 +183,9 @@ func (b *builder) metric(s *series) pmetric.Metric {
 // point appends one point of s (ts in seconds) to m with the series'
 // attributes. Rates become the delta they stand for (value × interval).
 func (b *builder) point(m pmetric.Metric, s *series, ts int64, v float64) {
+	if !b.bud.Entries(b.attrs.Len()) {
+		return
+	}
 	var dp pmetric.NumberDataPoint
 	if m.Type() == pmetric.MetricTypeSum {
 		dp = m.Sum().DataPoints().AppendEmpty()
@@ -179,6 +203,17 @@ func (b *builder) point(m pmetric.Metric, s *series, ts int64, v float64) {
 	dp.SetTimestamp(seconds(ts))
 	dp.SetDoubleValue(v)
 	b.attrs.CopyTo(dp.Attributes())
+}
+
+// histogram appends a point to m's exponential histogram with the series'
+// attributes; false once the budget is spent.
+func (b *builder) histogram(m pmetric.Metric) (pmetric.ExponentialHistogramDataPoint, bool) {
+	if !b.bud.Entries(b.attrs.Len()) {
+		return pmetric.ExponentialHistogramDataPoint{}, false
+	}
+	dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
+	b.attrs.CopyTo(dp.Attributes())
+	return dp, true
 }
 
 func seconds(s int64) pcommon.Timestamp { return pcommon.Timestamp(s * 1e9) }

@@ -6,13 +6,18 @@ import (
 
 	"github.com/valyala/fastjson"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 )
 
 // CheckRuns translates the /api/v1/check_run body, a JSON array of
 // {"check","host_name","timestamp","status","message","tags"}, into one
 // gauge per check named after it, valued 0 OK, 1 warning, 2 critical,
 // 3 unknown; the message is kept as the `message` attribute.
-func CheckRuns(body []byte) (pmetric.Metrics, error) {
+func CheckRuns(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	if err := bud.JSON(body, budget.TreeNode); err != nil {
+		return pmetric.Metrics{}, err
+	}
 	p := parsers.Get()
 	defer parsers.Put(p)
 	v, err := p.ParseBytes(body)
@@ -23,8 +28,11 @@ func CheckRuns(body []byte) (pmetric.Metrics, error) {
 	if err != nil {
 		return pmetric.Metrics{}, errors.New("check runs body must be a JSON array")
 	}
-	b := newBuilder()
+	b := newBuilder(bud)
 	for i, cv := range list {
+		if !b.more() {
+			break
+		}
 		if cv.Type() != fastjson.TypeObject {
 			return pmetric.Metrics{}, fmt.Errorf("check run %d is not an object", i)
 		}
@@ -47,5 +55,5 @@ func CheckRuns(body []byte) (pmetric.Metrics, error) {
 		}
 		b.point(m, &s, cv.GetInt64("timestamp"), float64(status))
 	}
-	return b.md, nil
+	return b.result()
 }

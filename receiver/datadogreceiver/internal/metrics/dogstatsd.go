@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 )
 
 // DogStatsDResult says what a DogStatsD body held besides metrics.
@@ -29,15 +31,15 @@ type DogStatsDResult struct {
 // histograms and distributions of one series become one exponential
 // histogram per request; sets become a gauge of their distinct values;
 // service checks (`_sc|name|status|…`) become a gauge like /check_run.
-func DogStatsD(body []byte, now time.Time) (pmetric.Metrics, DogStatsDResult, error) {
+func DogStatsD(body []byte, now time.Time, bud *budget.Budget) (pmetric.Metrics, DogStatsDResult, error) {
 	var res DogStatsDResult
-	b := newBuilder()
+	b := newBuilder(bud)
 	dists := map[string]*distAcc{}
 	var order []string
 	sets := map[string]map[string]struct{}{}
 	setSeries := map[string]*series{}
 	lines := 0
-	for len(body) > 0 {
+	for len(body) > 0 && b.more() {
 		var line []byte
 		if i := bytes.IndexByte(body, '\n'); i >= 0 {
 			line, body = body[:i], body[i+1:]
@@ -68,15 +70,17 @@ func DogStatsD(body []byte, now time.Time) (pmetric.Metrics, DogStatsDResult, er
 	for _, k := range order {
 		d := dists[k]
 		m := b.metric(&d.s)
-		dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
+		dp, ok := b.histogram(m)
+		if !ok {
+			break
+		}
 		dp.SetStartTimestamp(seconds(d.ts - DefaultInterval))
 		dp.SetTimestamp(seconds(d.ts))
 		dp.SetCount(uint64(math.Round(d.count)))
 		dp.SetSum(d.sum)
 		dp.SetMin(d.min)
 		dp.SetMax(d.max)
-		setBuckets(dp, d.bins)
-		b.attrs.CopyTo(dp.Attributes())
+		setBuckets(dp, d.bins, b.bud)
 	}
 	for k, vals := range sets {
 		s := setSeries[k]
@@ -86,7 +90,8 @@ func DogStatsD(body []byte, now time.Time) (pmetric.Metrics, DogStatsDResult, er
 	if res.Malformed > 0 && res.Malformed == lines {
 		return pmetric.Metrics{}, res, fmt.Errorf("no valid DogStatsD line: %s", res.FirstError)
 	}
-	return b.md, res, nil
+	md, err := b.result()
+	return md, res, err
 }
 
 type distAcc struct {

@@ -22,7 +22,7 @@ func TestDogStatsD(t *testing.T) {
 		"_sc|db.up|2|h:db-1|#env:prod|m:connection refused\n" +
 		"_e{5,4}:title|text|#env:prod\n" +
 		"\n"
-	md, res, err := DogStatsD([]byte(body), statsdNow)
+	md, res, err := DogStatsD([]byte(body), statsdNow, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, res.Events)
 	assert.Equal(t, 0, res.Malformed)
@@ -58,15 +58,15 @@ func TestDogStatsD(t *testing.T) {
 }
 
 func TestDogStatsDMalformed(t *testing.T) {
-	md, res, err := DogStatsD([]byte("good:1|g\nbad\nworse:x|g\nodd:1|zz\nrate:1|c|@7"), statsdNow)
+	md, res, err := DogStatsD([]byte("good:1|g\nbad\nworse:x|g\nodd:1|zz\nrate:1|c|@7"), statsdNow, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 4, res.Malformed)
 	assert.Contains(t, res.FirstError, "bad")
 	assert.Equal(t, 1, md.DataPointCount())
 
-	_, _, err = DogStatsD([]byte("nope\nnada"), statsdNow)
+	_, _, err = DogStatsD([]byte("nope\nnada"), statsdNow, nil)
 	assert.Error(t, err)
-	md, _, err = DogStatsD(nil, statsdNow)
+	md, _, err = DogStatsD(nil, statsdNow, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 0, md.DataPointCount())
 }

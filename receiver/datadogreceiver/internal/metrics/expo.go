@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 )
 
 // The Agent's DDSketch: relative accuracy 1/128, so bin k > 0 holds values
@@ -41,7 +43,8 @@ type bin struct {
 // setBuckets fills an exponential histogram point from sketch bins,
 // conserving every count: positive and negative bins go to the bucket
 // holding their value, zero bins to the zero count.
-func setBuckets(dp pmetric.ExponentialHistogramDataPoint, bins []bin) {
+// The buckets are taken from bud first.
+func setBuckets(dp pmetric.ExponentialHistogramDataPoint, bins []bin, bud *budget.Budget) {
 	var zero uint64
 	loP, hiP, loN, hiN := math.MaxInt32, math.MinInt32, math.MaxInt32, math.MinInt32
 	scale := maxScale
@@ -61,6 +64,9 @@ func setBuckets(dp pmetric.ExponentialHistogramDataPoint, bins []bin) {
 			break
 		}
 		scale--
+	}
+	if !bud.Take(8 * (int64(max(hiP-loP+1, 0)) + int64(max(hiN-loN+1, 0)))) {
+		return
 	}
 	dp.SetScale(int32(scale))
 	pos := dp.Positive()

@@ -6,19 +6,25 @@ import (
 
 	"github.com/DataDog/agent-payload/v5/gogen"
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 )
+
+// small is a budget the fuzzer's inputs can spend, so its paths are
+// fuzzed too.
+func small() *budget.Budget { return budget.New(1 << 20) }
 
 // decoders are every metrics intake's translation, by the fuzzer's first
 // byte.
 var decoders = []func([]byte) error{
-	func(b []byte) error { _, err := SeriesV1(b); return err },
-	func(b []byte) error { _, err := SeriesV2(b); return err },
-	func(b []byte) error { _, err := SeriesV2JSON(b); return err },
-	func(b []byte) error { _, err := Sketches(b); return err },
-	func(b []byte) error { _, err := CheckRuns(b); return err },
-	func(b []byte) error { _, err := ClientStats(b); return err },
-	func(b []byte) error { _, err := AgentStats(b); return err },
-	func(b []byte) error { _, _, err := DogStatsD(b, time.Unix(1_700_000_000, 0)); return err },
+	func(b []byte) error { _, err := SeriesV1(b, small()); return err },
+	func(b []byte) error { _, err := SeriesV2(b, small()); return err },
+	func(b []byte) error { _, err := SeriesV2JSON(b, small()); return err },
+	func(b []byte) error { _, err := Sketches(b, small()); return err },
+	func(b []byte) error { _, err := CheckRuns(b, small()); return err },
+	func(b []byte) error { _, err := ClientStats(b, small()); return err },
+	func(b []byte) error { _, err := AgentStats(b, small()); return err },
+	func(b []byte) error { _, _, err := DogStatsD(b, time.Unix(1_700_000_000, 0), small()); return err },
 }
 
 // FuzzMetricsDecoders: no body, however malformed, panics or hangs a

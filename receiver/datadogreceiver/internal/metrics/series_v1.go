@@ -5,22 +5,30 @@ import (
 
 	"github.com/valyala/fastjson"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 )
 
 var parsers fastjson.ParserPool
 
 // SeriesV1 translates the /api/v1/series JSON body:
 // {"series":[{"metric","points":[[ts,value],…],"type","interval","host","tags","device","source_type_name"}]}.
-func SeriesV1(body []byte) (pmetric.Metrics, error) {
+func SeriesV1(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	if err := bud.JSON(body, budget.TreeNode); err != nil {
+		return pmetric.Metrics{}, err
+	}
 	p := parsers.Get()
 	defer parsers.Put(p)
 	list, err := seriesList(p, body, "v1")
 	if err != nil {
 		return pmetric.Metrics{}, err
 	}
-	b := newBuilder()
+	b := newBuilder(bud)
 	var s series
 	for i, sv := range list {
+		if !b.more() {
+			break
+		}
 		o, err := sv.Object()
 		if err != nil {
 			return pmetric.Metrics{}, fmt.Errorf("series %d is not an object", i)
@@ -71,7 +79,7 @@ func SeriesV1(body []byte) (pmetric.Metrics, error) {
 			b.point(m, &s, int64(ts), val)
 		}
 	}
-	return b.md, nil
+	return b.result()
 }
 
 // seriesList parses {"series":[…]} and returns the array.

@@ -6,18 +6,26 @@ import (
 	"github.com/DataDog/agent-payload/v5/gogen"
 	"github.com/valyala/fastjson"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 )
 
 // SeriesV2 translates the /api/v2/series MetricPayload protobuf that
 // Agents and the contrib datadogexporter send.
-func SeriesV2(body []byte) (pmetric.Metrics, error) {
+func SeriesV2(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	if err := bud.Proto(payloadDescriptor("MetricPayload"), body); err != nil {
+		return pmetric.Metrics{}, err
+	}
 	var mp gogen.MetricPayload
 	if err := mp.Unmarshal(body); err != nil {
 		return pmetric.Metrics{}, fmt.Errorf("decoding MetricPayload protobuf: %w", err)
 	}
-	b := newBuilder()
+	b := newBuilder(bud)
 	var s series
 	for i, ps := range mp.Series {
+		if !b.more() {
+			break
+		}
 		if ps == nil {
 			continue
 		}
@@ -41,21 +49,27 @@ func SeriesV2(body []byte) (pmetric.Metrics, error) {
 			}
 		}
 	}
-	return b.md, nil
+	return b.result()
 }
 
 // SeriesV2JSON translates the JSON form of /api/v2/series that the
 // Datadog API clients send: types are 0 unspecified, 1 count, 2 rate,
 // 3 gauge; points are {"timestamp","value"}.
-func SeriesV2JSON(body []byte) (pmetric.Metrics, error) {
+func SeriesV2JSON(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	if err := bud.JSON(body, budget.TreeNode); err != nil {
+		return pmetric.Metrics{}, err
+	}
 	p := parsers.Get()
 	defer parsers.Put(p)
 	list, err := seriesList(p, body, "v2")
 	if err != nil {
 		return pmetric.Metrics{}, err
 	}
-	b := newBuilder()
+	b := newBuilder(bud)
 	for i, sv := range list {
+		if !b.more() {
+			break
+		}
 		if sv.Type() != fastjson.TypeObject {
 			return pmetric.Metrics{}, fmt.Errorf("series %d is not an object", i)
 		}
@@ -91,5 +105,5 @@ func SeriesV2JSON(body []byte) (pmetric.Metrics, error) {
 			b.point(m, &s, ts.GetInt64(), val.GetFloat64())
 		}
 	}
-	return b.md, nil
+	return b.result()
 }

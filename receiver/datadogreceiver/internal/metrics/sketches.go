@@ -6,19 +6,27 @@ import (
 
 	"github.com/DataDog/agent-payload/v5/gogen"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 )
 
 // Sketches translates the SketchPayload protobuf of /api/beta/sketches
 // (and /api/v1/sketches) into delta exponential histograms: count, sum,
 // min, max and every bin of each Agent DDSketch.
-func Sketches(body []byte) (pmetric.Metrics, error) {
+func Sketches(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	if err := bud.Proto(payloadDescriptor("SketchPayload"), body); err != nil {
+		return pmetric.Metrics{}, err
+	}
 	var sp gogen.SketchPayload
 	if err := sp.Unmarshal(body); err != nil {
 		return pmetric.Metrics{}, fmt.Errorf("decoding SketchPayload protobuf: %w", err)
 	}
-	b := newBuilder()
+	b := newBuilder(bud)
 	var bins []bin
 	for i := range sp.Sketches {
+		if !b.more() {
+			break
+		}
 		sk := &sp.Sketches[i]
 		if sk.Metric == "" {
 			return pmetric.Metrics{}, fmt.Errorf("sketch %d has no metric name", i)
@@ -40,7 +48,10 @@ func Sketches(body []byte) (pmetric.Metrics, error) {
 			for x, k := range d.K {
 				bins = append(bins, bin{v: agentValue(k), n: uint64(d.N[x])})
 			}
-			dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
+			dp, ok := b.histogram(m)
+			if !ok {
+				return b.result()
+			}
 			dp.SetStartTimestamp(seconds(d.Ts - DefaultInterval))
 			dp.SetTimestamp(seconds(d.Ts))
 			dp.SetCount(uint64(d.Cnt))
@@ -49,9 +60,8 @@ func Sketches(body []byte) (pmetric.Metrics, error) {
 				dp.SetMin(d.Min)
 				dp.SetMax(d.Max)
 			}
-			setBuckets(dp, bins)
-			b.attrs.CopyTo(dp.Attributes())
+			setBuckets(dp, bins, b.bud)
 		}
 	}
-	return b.md, nil
+	return b.result()
 }

@@ -99,7 +99,7 @@ func TestSketchQuantiles(t *testing.T) {
 			}}}
 			body, err := sp.Marshal()
 			require.NoError(t, err)
-			md, err := Sketches(body)
+			md, err := Sketches(body, nil)
 			require.NoError(t, err)
 			m := byName(md)["request.latency"]
 			require.Equal(t, pmetric.MetricTypeExponentialHistogram, m.Type())
@@ -150,7 +150,7 @@ func TestSketchesGolden(t *testing.T) {
 	}}}
 	body, err := sp.Marshal()
 	require.NoError(t, err)
-	md, err := Sketches(body)
+	md, err := Sketches(body, nil)
 	require.NoError(t, err)
 	checkGolden(t, "sketches", md)
 }
@@ -159,14 +159,14 @@ func TestSketchErrors(t *testing.T) {
 	bad := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{Metric: "m",
 		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{{K: []int32{1, 2}, N: []uint32{1}}}}}}
 	body, _ := bad.Marshal()
-	_, err := Sketches(body)
+	_, err := Sketches(body, nil)
 	assert.ErrorContains(t, err, "keys")
 	legacy := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{Metric: "m",
 		Distributions: []gogen.SketchPayload_Sketch_Distribution{{Cnt: 1}}}}}
 	body, _ = legacy.Marshal()
-	_, err = Sketches(body)
+	_, err = Sketches(body, nil)
 	assert.ErrorContains(t, err, "GK")
-	_, err = Sketches([]byte{0xff, 0x01})
+	_, err = Sketches([]byte{0xff, 0x01}, nil)
 	assert.Error(t, err)
 }
 
@@ -175,7 +175,7 @@ func TestWideSketchIsDownscaled(t *testing.T) {
 	sp := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{Metric: "wide",
 		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1, values)}}}}
 	body, _ := sp.Marshal()
-	md, err := Sketches(body)
+	md, err := Sketches(body, nil)
 	require.NoError(t, err)
 	dp := byName(md)["wide"].ExponentialHistogram().DataPoints().At(0)
 	assert.Less(t, dp.Scale(), int32(maxScale))

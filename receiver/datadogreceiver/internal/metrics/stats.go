@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -26,26 +27,32 @@ const (
 
 // ClientStats translates what a tracer posts to /v0.6/stats (msgpack
 // ClientStatsPayload).
-func ClientStats(body []byte) (pmetric.Metrics, error) {
+func ClientStats(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	if err := bud.Msgpack(body); err != nil {
+		return pmetric.Metrics{}, err
+	}
 	var p pb.ClientStatsPayload
 	if _, err := p.UnmarshalMsg(body); err != nil {
 		return pmetric.Metrics{}, fmt.Errorf("decoding ClientStatsPayload msgpack: %w", err)
 	}
-	b := newBuilder()
+	b := newBuilder(bud)
 	if err := statsPayload(b, &p, "", ""); err != nil {
 		return pmetric.Metrics{}, err
 	}
-	return b.md, nil
+	return b.result()
 }
 
 // AgentStats translates what a trace-agent posts to /api/v0.2/stats
 // (msgpack StatsPayload, usually gzip).
-func AgentStats(body []byte) (pmetric.Metrics, error) {
+func AgentStats(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	if err := bud.Msgpack(body); err != nil {
+		return pmetric.Metrics{}, err
+	}
 	var p pb.StatsPayload
 	if _, err := p.UnmarshalMsg(body); err != nil {
 		return pmetric.Metrics{}, fmt.Errorf("decoding StatsPayload msgpack: %w", err)
 	}
-	b := newBuilder()
+	b := newBuilder(bud)
 	for _, c := range p.Stats {
 		if c == nil {
 			continue
@@ -54,7 +61,7 @@ func AgentStats(body []byte) (pmetric.Metrics, error) {
 			return pmetric.Metrics{}, err
 		}
 	}
-	return b.md, nil
+	return b.result()
 }
 
 func statsPayload(b *builder, p *pb.ClientStatsPayload, agentHost, agentEnv string) error {
@@ -74,6 +81,9 @@ func statsPayload(b *builder, p *pb.ClientStatsPayload, agentHost, agentEnv stri
 		end := int64(bucket.Start+bucket.Duration) / 1e9
 		interval := int64(bucket.Duration) / 1e9
 		for _, g := range bucket.Stats {
+			if !b.more() {
+				return b.bud.Err()
+			}
 			if g == nil {
 				continue
 			}
@@ -121,12 +131,14 @@ func statsPayload(b *builder, p *pb.ClientStatsPayload, agentHost, agentEnv stri
 					count += n
 					return false
 				})
-				dp := metric.ExponentialHistogram().DataPoints().AppendEmpty()
+				dp, ok := b.histogram(metric)
+				if !ok {
+					return b.bud.Err()
+				}
 				dp.SetStartTimestamp(seconds(end - interval))
 				dp.SetTimestamp(seconds(end))
 				dp.SetCount(uint64(math.Round(count)))
-				setBuckets(dp, bins)
-				b.attrs.CopyTo(dp.Attributes())
+				setBuckets(dp, bins, b.bud)
 			}
 		}
 	}

@@ -64,7 +64,7 @@ func sumPoints(md pmetric.Metrics, name string) map[string]pmetric.NumberDataPoi
 func TestClientStats(t *testing.T) {
 	body, err := clientPayload(t).MarshalMsg(nil)
 	require.NoError(t, err)
-	md, err := ClientStats(body)
+	md, err := ClientStats(body, nil)
 	require.NoError(t, err)
 
 	hits := sumPoints(md, HitsMetric)
@@ -107,7 +107,7 @@ func TestClientStats(t *testing.T) {
 func TestStatsGolden(t *testing.T) {
 	body, err := clientPayload(t).MarshalMsg(nil)
 	require.NoError(t, err)
-	md, err := ClientStats(body)
+	md, err := ClientStats(body, nil)
 	require.NoError(t, err)
 	checkGolden(t, "client_stats", md)
 }
@@ -117,18 +117,18 @@ func TestAgentStats(t *testing.T) {
 	c.Hostname, c.Env = "", ""
 	body, err := (&pb.StatsPayload{AgentHostname: "agent-host", AgentEnv: "agent-env", Stats: []*pb.ClientStatsPayload{c}}).MarshalMsg(nil)
 	require.NoError(t, err)
-	md, err := AgentStats(body)
+	md, err := AgentStats(body, nil)
 	require.NoError(t, err)
 	res := resourceOf(md, HitsMetric)
 	assert.Equal(t, "agent-host", res["host.name"])
 	assert.Equal(t, "agent-env", res["deployment.environment.name"])
 	assert.Equal(t, 12.0, sumPoints(md, HitsMetric)["GET /cart"].DoubleValue()+sumPoints(md, HitsMetric)["SELECT 1"].DoubleValue())
 
-	_, err = AgentStats([]byte{0x91})
+	_, err = AgentStats([]byte{0x91}, nil)
 	assert.Error(t, err)
 	bad := clientPayload(t)
 	bad.Stats[0].Stats[0].OkSummary = []byte{0xff, 0xff}
 	body, _ = bad.MarshalMsg(nil)
-	_, err = ClientStats(body)
+	_, err = ClientStats(body, nil)
 	assert.ErrorContains(t, err, "ok summary")
 }

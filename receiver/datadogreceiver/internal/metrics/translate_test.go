@@ -57,7 +57,7 @@ func resourceOf(md pmetric.Metrics, name string) map[string]any {
 func TestSeriesV1(t *testing.T) {
 	body, err := os.ReadFile(filepath.Join("testdata", "series_v1.json"))
 	require.NoError(t, err)
-	md, err := SeriesV1(body)
+	md, err := SeriesV1(body, nil)
 	require.NoError(t, err)
 	checkGolden(t, "series_v1", md)
 	m := byName(md)
@@ -94,10 +94,10 @@ func TestSeriesV1(t *testing.T) {
 func TestSeriesV1Errors(t *testing.T) {
 	for _, body := range []string{`nope`, `{"series":[1]}`, `{"series":[{"points":[[1,2]]}]}`,
 		`{"series":[{"metric":"m","points":[[1]]}]}`, `{"series":[{"metric":"m","points":[["a","b"]]}]}`, `[]`} {
-		_, err := SeriesV1([]byte(body))
+		_, err := SeriesV1([]byte(body), nil)
 		assert.Error(t, err, body)
 	}
-	md, err := SeriesV1([]byte(`{"series":[]}`))
+	md, err := SeriesV1([]byte(`{"series":[]}`), nil)
 	require.NoError(t, err)
 	assert.Equal(t, 0, md.DataPointCount())
 }
@@ -132,7 +132,7 @@ func v2Payload() *gogen.MetricPayload {
 func TestSeriesV2Protobuf(t *testing.T) {
 	body, err := v2Payload().Marshal()
 	require.NoError(t, err)
-	md, err := SeriesV2(body)
+	md, err := SeriesV2(body, nil)
 	require.NoError(t, err)
 	checkGolden(t, "series_v2", md)
 	m := byName(md)
@@ -147,7 +147,7 @@ func TestSeriesV2Protobuf(t *testing.T) {
 	assert.Equal(t, 30.0, m["bytes.rate"].Sum().DataPoints().At(0).DoubleValue())
 	assert.Equal(t, pmetric.MetricTypeGauge, m["legacy.unset"].Type())
 
-	_, err = SeriesV2([]byte{0xff, 0xff, 0xff})
+	_, err = SeriesV2([]byte{0xff, 0xff, 0xff}, nil)
 	assert.Error(t, err)
 }
 
@@ -155,18 +155,18 @@ func TestSeriesV2JSONMatchesProtobuf(t *testing.T) {
 	body := `{"series":[{"metric":"kafka.lag","type":3,"unit":"message","points":[{"timestamp":1700000000,"value":17}],
 	  "resources":[{"type":"host","name":"broker-1"},{"type":"kafka_cluster","name":"main"}],"tags":["env:prod","topic:orders","topic:payments"],
 	  "metadata":{"origin":{"origin_product":10,"origin_category":11,"origin_service":12}}}]}`
-	got, err := SeriesV2JSON([]byte(body))
+	got, err := SeriesV2JSON([]byte(body), nil)
 	require.NoError(t, err)
 	p := v2Payload()
 	p.Series = p.Series[:1]
 	raw, err := p.Marshal()
 	require.NoError(t, err)
-	want, err := SeriesV2(raw)
+	want, err := SeriesV2(raw, nil)
 	require.NoError(t, err)
 	require.NoError(t, pmetrictest.CompareMetrics(want, got))
 
 	for _, bad := range []string{`{"series":[{"metric":"m","type":9,"points":[]}]}`, `{"series":[{"metric":"m","points":[{"timestamp":"x","value":1}]}]}`, `{}`} {
-		_, err := SeriesV2JSON([]byte(bad))
+		_, err := SeriesV2JSON([]byte(bad), nil)
 		assert.Error(t, err, bad)
 	}
 }
@@ -174,7 +174,7 @@ func TestSeriesV2JSONMatchesProtobuf(t *testing.T) {
 func TestCheckRuns(t *testing.T) {
 	body := `[{"check":"datadog.agent.up","host_name":"web-1","timestamp":1700000000,"status":0,"tags":["env:prod"]},
 	          {"check":"http.can_connect","host_name":"web-1","timestamp":1700000000,"status":2,"message":"timeout","tags":["url:http://x"]}]`
-	md, err := CheckRuns([]byte(body))
+	md, err := CheckRuns([]byte(body), nil)
 	require.NoError(t, err)
 	checkGolden(t, "check_runs", md)
 	m := byName(md)
@@ -185,7 +185,7 @@ func TestCheckRuns(t *testing.T) {
 	assert.Equal(t, map[string]any{"url": "http://x", "message": "timeout"}, conn.Attributes().AsRaw())
 	assert.Equal(t, "web-1", resourceOf(md, "http.can_connect")["host.name"])
 	for _, bad := range []string{`{}`, `[{"status":0}]`, `[{"check":"c","status":7}]`} {
-		_, err := CheckRuns([]byte(bad))
+		_, err := CheckRuns([]byte(bad), nil)
 		assert.Error(t, err, bad)
 	}
 }
@@ -200,7 +200,7 @@ func TestWideSeriesAreLinear(t *testing.T) {
 	}
 	body := `{"series":[{"metric":"m","type":3,"points":[{"timestamp":1700000000,"value":1}],` +
 		`"tags":[` + tagList.String() + `"t0:again"],"resources":[` + resources.String() + `{"type":"host","name":"h"}]}]}`
-	md, err := SeriesV2JSON([]byte(body))
+	md, err := SeriesV2JSON([]byte(body), nil)
 	require.NoError(t, err)
 	rm := md.ResourceMetrics().At(0)
 	assert.Equal(t, 100000+1, rm.Resource().Attributes().Len()) // and host.name

@@ -7,6 +7,8 @@ import (
 
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
 	"github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace/idx"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 )
 
 // benchTraces is 50 traces × 10 spans with tags like a web service's.
@@ -39,11 +41,11 @@ func benchDecodeTranslate(b *testing.B, version, ct string, body []byte) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		tp, err := DecodeTracer(version, ct, body, goTracer)
+		tp, err := DecodeTracer(version, ct, body, goTracer, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		ToTraces([]*pb.TracerPayload{tp}, Agent{})
+		_, _ = ToTraces([]*pb.TracerPayload{tp}, Agent{}, nil)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*500), "ns/span")
 }
@@ -80,11 +82,11 @@ func BenchmarkAgentPayload(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		ap, err := DecodeAgent(body)
+		ap, err := DecodeAgent(body, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		ToTraces(ap.TracerPayloads, Agent{Hostname: ap.HostName})
+		_, _ = ToTraces(ap.TracerPayloads, Agent{Hostname: ap.HostName}, nil)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*500), "ns/span")
 }
@@ -96,15 +98,15 @@ func FuzzDecodeTracer(f *testing.F) {
 	f.Add("v1.0", v1Fixture(f))
 	f.Fuzz(func(t *testing.T, version string, body []byte) {
 		for _, v := range []string{"v0.4", "v0.5", "v0.7"} {
-			if tp, err := DecodeTracer(v, "application/msgpack", body, Tracer{}); err == nil {
-				ToTraces([]*pb.TracerPayload{tp}, Agent{})
+			if tp, err := DecodeTracer(v, "application/msgpack", body, Tracer{}, budget.New(1<<20)); err == nil {
+				_, _ = ToTraces([]*pb.TracerPayload{tp}, Agent{}, budget.New(1<<20))
 			}
 		}
-		if tp, err := DecodeV1(body, Tracer{}); err == nil {
-			V1ToTraces([]*idx.InternalTracerPayload{tp}, Agent{})
+		if tp, err := DecodeV1(body, Tracer{}, budget.New(1<<20)); err == nil {
+			_, _ = V1ToTraces([]*idx.InternalTracerPayload{tp}, Agent{}, budget.New(1<<20))
 		}
-		if ap, err := DecodeAgent(body); err == nil {
-			ToTraces(ap.TracerPayloads, Agent{})
+		if ap, err := DecodeAgent(body, budget.New(1<<20)); err == nil {
+			_, _ = ToTraces(ap.TracerPayloads, Agent{}, budget.New(1<<20))
 		}
 	})
 }

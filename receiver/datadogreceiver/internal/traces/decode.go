@@ -9,6 +9,8 @@ import (
 	"mime"
 
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 )
 
 // Tracer is what a tracer says about itself in the Datadog-Meta-* and
@@ -20,8 +22,8 @@ type Tracer struct {
 // DecodeTracer decodes the body a tracer sends to /v0.3/traces,
 // /v0.4/traces, /v0.5/traces or /v0.7/traces into one TracerPayload. An
 // empty body (the probe some tracers send at start-up) decodes to an empty
-// payload.
-func DecodeTracer(version, contentType string, body []byte, t Tracer) (*pb.TracerPayload, error) {
+// payload. What decoding builds is taken from bud first.
+func DecodeTracer(version, contentType string, body []byte, t Tracer, bud *budget.Budget) (*pb.TracerPayload, error) {
 	tp := &pb.TracerPayload{
 		LanguageName:    t.Lang,
 		LanguageVersion: t.LangVersion,
@@ -30,6 +32,9 @@ func DecodeTracer(version, contentType string, body []byte, t Tracer) (*pb.Trace
 	}
 	if len(body) == 0 {
 		return tp, nil
+	}
+	if err := countBody(version, contentType, body, bud); err != nil {
+		return nil, err
 	}
 	var traces pb.Traces
 	switch version {
@@ -65,6 +70,14 @@ func DecodeTracer(version, contentType string, body []byte, t Tracer) (*pb.Trace
 	return tp, nil
 }
 
+// countBody takes from bud what decoding a tracer body builds.
+func countBody(version, contentType string, body []byte, bud *budget.Budget) error {
+	if (version == "v0.3" || version == "v0.4") && isJSON(contentType) {
+		return bud.JSON(body, budget.Node)
+	}
+	return bud.Msgpack(body)
+}
+
 // fillTracer completes a payload's own fields with the headers where the
 // payload left them empty.
 func fillTracer(tp *pb.TracerPayload, t Tracer) {
@@ -83,10 +96,14 @@ func fillTracer(tp *pb.TracerPayload, t Tracer) {
 }
 
 // DecodeAgent decodes the AgentPayload protobuf a trace-agent (or the
-// contrib datadogexporter) sends to /api/v0.2/traces.
-func DecodeAgent(body []byte) (*pb.AgentPayload, error) {
+// contrib datadogexporter) sends to /api/v0.2/traces, after taking from
+// bud what decoding it builds.
+func DecodeAgent(body []byte, bud *budget.Budget) (*pb.AgentPayload, error) {
 	if len(body) == 0 {
 		return nil, errors.New("empty AgentPayload")
+	}
+	if err := bud.Proto(agentPayload, body); err != nil {
+		return nil, err
 	}
 	var ap pb.AgentPayload
 	if err := ap.UnmarshalVT(body); err != nil {
@@ -94,6 +111,8 @@ func DecodeAgent(body []byte) (*pb.AgentPayload, error) {
 	}
 	return &ap, nil
 }
+
+var agentPayload = (&pb.AgentPayload{}).ProtoReflect().Descriptor()
 
 func isJSON(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)

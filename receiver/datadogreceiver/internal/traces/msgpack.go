@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -45,33 +46,36 @@ type chunkSpan struct {
 
 // TranslateTracer decodes and translates what a tracer posts to
 // /v0.3/traces../v0.7/traces in one step, by the fastest path for the
-// format.
-func TranslateTracer(version, contentType string, body []byte, t Tracer) (ptrace.Traces, error) {
+// format, within the request's budget.
+func TranslateTracer(version, contentType string, body []byte, t Tracer, bud *budget.Budget) (ptrace.Traces, error) {
 	if (version == "v0.3" || version == "v0.4") && len(body) > 0 && !isJSON(contentType) {
-		return decodeMsgpackV04(body, t)
+		return decodeMsgpackV04(body, t, bud)
 	}
 	if version == "v1.0" {
-		tp, err := DecodeV1(body, t)
+		tp, err := DecodeV1(body, t, bud)
 		if err != nil {
 			return ptrace.Traces{}, err
 		}
-		return V1ToTraces([]*idx.InternalTracerPayload{tp}, Agent{}), nil
+		return V1ToTraces([]*idx.InternalTracerPayload{tp}, Agent{}, bud)
 	}
-	tp, err := DecodeTracer(version, contentType, body, t)
+	tp, err := DecodeTracer(version, contentType, body, t, bud)
 	if err != nil {
 		return ptrace.Traces{}, err
 	}
-	return ToTraces([]*pb.TracerPayload{tp}, Agent{}), nil
+	return ToTraces([]*pb.TracerPayload{tp}, Agent{}, bud)
 }
 
-func decodeMsgpackV04(body []byte, t Tracer) (ptrace.Traces, error) {
-	d := msgpackDecoder{g: newGrouper(), interned: map[string]string{}, scratch: ptrace.NewSpan(),
+func decodeMsgpackV04(body []byte, t Tracer, bud *budget.Budget) (ptrace.Traces, error) {
+	d := msgpackDecoder{g: newGrouper(bud), interned: map[string]string{}, scratch: ptrace.NewSpan(),
 		tracer: &pb.TracerPayload{LanguageName: t.Lang, LanguageVersion: t.LangVersion,
 			TracerVersion: t.TracerVersion, ContainerID: t.ContainerID}}
 	if err := d.traces(body); err != nil {
+		if over := bud.Err(); over != nil {
+			return ptrace.Traces{}, over
+		}
 		return ptrace.Traces{}, fmt.Errorf("decoding v0.4 msgpack traces: %w", err)
 	}
-	return d.g.td, nil
+	return d.g.td, bud.Err()
 }
 
 // arrayHeader reads an array header whose length the rest of the body can
@@ -150,6 +154,9 @@ func (d *msgpackDecoder) span(b []byte) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
+	if !d.g.bud.Entries(2) { // the span, resource.name and span.type
+		return b, d.g.bud.Err()
+	}
 	out := d.scratch
 	attrs := out.Attributes()
 	var sp special
@@ -200,7 +207,7 @@ func (d *msgpackDecoder) span(b []byte) ([]byte, error) {
 	}
 	tags.PutNonEmpty(attrs, "resource.name", sc.resource)
 	tags.PutNonEmpty(attrs, "span.type", sc.typ)
-	finish(out, &sp, sc, 0)
+	finish(out, &sp, sc, 0, d.g.bud)
 
 	spans := d.g.spans(resKey{service: service, env: sp.env, version: sp.version, host: sp.host}, d.tracer)
 	dst := spans.AppendEmpty()
@@ -213,6 +220,9 @@ func (d *msgpackDecoder) meta(b []byte, attrs pcommon.Map, sp *special) ([]byte,
 	n, b, err := mapHeader(b)
 	if err != nil {
 		return b, err
+	}
+	if !d.g.bud.Values(int(n)) {
+		return b, d.g.bud.Err()
 	}
 	attrmap.Reserve(attrs, int(n)+4)
 	w := attrmap.NewWriter(attrs)
@@ -239,6 +249,9 @@ func (d *msgpackDecoder) metrics(b []byte, attrs pcommon.Map) ([]byte, error) {
 	n, b, err := mapHeader(b)
 	if err != nil {
 		return b, err
+	}
+	if !d.g.bud.Values(int(n)) {
+		return b, d.g.bud.Err()
 	}
 	w := attrmap.NewWriter(attrs)
 	defer w.Flush()
@@ -272,8 +285,14 @@ func eachElement(b []byte, fn func([]byte) ([]byte, error)) ([]byte, error) {
 
 func (d *msgpackDecoder) links(b []byte, out ptrace.Span) ([]byte, error) {
 	return eachElement(b, func(b []byte) ([]byte, error) {
+		if err := d.g.bud.Msgpack(b); err != nil { // what decoding it builds
+			return b, err
+		}
 		var l pb.SpanLink
 		b, err := l.UnmarshalMsg(b)
+		if err == nil && !d.g.bud.Entries(len(l.Attributes)) {
+			err = d.g.bud.Err()
+		}
 		if err == nil {
 			addLink(out.Links(), l.TraceID, l.TraceIDHigh, l.SpanID, l.Tracestate, l.Flags, l.Attributes)
 		}
@@ -283,8 +302,14 @@ func (d *msgpackDecoder) links(b []byte, out ptrace.Span) ([]byte, error) {
 
 func (d *msgpackDecoder) events(b []byte, out ptrace.Span) ([]byte, error) {
 	return eachElement(b, func(b []byte) ([]byte, error) {
+		if err := d.g.bud.Msgpack(b); err != nil { // what decoding it builds
+			return b, err
+		}
 		var e pb.SpanEvent
 		b, err := e.UnmarshalMsg(b)
+		if err == nil && !d.g.bud.Entries(len(e.Attributes)) {
+			err = d.g.bud.Err()
+		}
 		if err == nil {
 			addEvent(out.Events(), &e)
 		}

@@ -13,20 +13,22 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tinylib/msgp/msgp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 )
 
 // viaDatadog is the reference: Datadog's own decoder, then ToTraces.
 func viaDatadog(t testing.TB, body []byte) (ptrace.Traces, error) {
-	tp, err := DecodeTracer("v0.4", "application/msgpack", body, goTracer)
+	tp, err := DecodeTracer("v0.4", "application/msgpack", body, goTracer, nil)
 	if err != nil {
 		return ptrace.Traces{}, err
 	}
-	return ToTraces([]*pb.TracerPayload{tp}, Agent{}), nil
+	return ToTraces([]*pb.TracerPayload{tp}, Agent{}, nil)
 }
 
 func assertSame(t testing.TB, body []byte) {
 	want, errWant := viaDatadog(t, body)
-	got, errGot := TranslateTracer("v0.4", "application/msgpack", body, goTracer)
+	got, errGot := TranslateTracer("v0.4", "application/msgpack", body, goTracer, nil)
 	if errWant != nil {
 		// The hand path may accept a little more (float32 metrics), never less.
 		return
@@ -81,7 +83,7 @@ func TestMsgpackPathMatchesDatadogDecoder(t *testing.T) {
 	b = msgp.AppendBytes(b, []byte{0x80})
 	b = msgp.AppendNil(b) // a nil span
 	assertSame(t, b)
-	got, err := TranslateTracer("v0.4", "", b, goTracer)
+	got, err := TranslateTracer("v0.4", "", b, goTracer, nil)
 	require.NoError(t, err)
 	require.Equal(t, 1, got.SpanCount())
 	s := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
@@ -96,7 +98,7 @@ func TestMsgpackPathRejects(t *testing.T) {
 		"meta value is int": append([]byte{0x91, 0x91, 0x81, 0xa4, 'm', 'e', 't', 'a', 0x81, 0xa1, 'k'}, 0x01),
 		"not an array":      []byte("hello"),
 	} {
-		_, err := TranslateTracer("v0.4", "application/msgpack", body, Tracer{})
+		_, err := TranslateTracer("v0.4", "application/msgpack", body, Tracer{}, nil)
 		assert.Error(t, err, name)
 	}
 }
@@ -137,7 +139,7 @@ func BenchmarkV04MsgpackDirect(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := TranslateTracer("v0.4", "application/msgpack", body, goTracer); err != nil {
+		if _, err := TranslateTracer("v0.4", "application/msgpack", body, goTracer, budget.New(256<<20)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -163,7 +165,7 @@ func TestWideSpansAreLinear(t *testing.T) {
 			in, err = json.Marshal(traces)
 			require.NoError(t, err)
 		}
-		td, err := TranslateTracer("v0.4", ct, in, Tracer{})
+		td, err := TranslateTracer("v0.4", ct, in, Tracer{}, nil)
 		require.NoError(t, err, ct)
 		attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
 		assert.Equal(t, 100000+1000, attrs.Len(), ct)

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -30,24 +31,36 @@ type resKey struct{ service, env, version, host string }
 
 // grouper hands out the span slice of a resource, creating the
 // ResourceSpans on first use; reset between tracer payloads, whose
-// attributes differ.
+// attributes differ. Its budget bounds everything built for the request.
 type grouper struct {
 	td     ptrace.Traces
 	groups map[resKey]ptrace.SpanSlice
+	bud    *budget.Budget
+	// tagged holds the resource attributes of the container and process
+	// tags of payload tp, parsed once per payload rather than per resource.
+	tp     *pb.TracerPayload
+	tagged [][2]string
 }
 
-func newGrouper() *grouper {
-	return &grouper{td: ptrace.NewTraces(), groups: map[resKey]ptrace.SpanSlice{}}
+func newGrouper(bud *budget.Budget) *grouper {
+	return &grouper{td: ptrace.NewTraces(), groups: map[resKey]ptrace.SpanSlice{}, bud: bud}
 }
 
 func (g *grouper) reset() { clear(g.groups) }
+
+// resourceAttrs is the most attributes fillResource sets.
+const resourceAttrs = 10
 
 func (g *grouper) spans(k resKey, tp *pb.TracerPayload) ptrace.SpanSlice {
 	if s, ok := g.groups[k]; ok {
 		return s
 	}
+	if g.tp != tp {
+		g.tp, g.tagged = tp, taggedResource(tp, g.tagged[:0])
+	}
+	g.bud.Entries(resourceAttrs + len(g.tagged))
 	rs := g.td.ResourceSpans().AppendEmpty()
-	fillResource(rs.Resource().Attributes(), k, tp)
+	fillResource(rs.Resource().Attributes(), k, tp, g.tagged)
 	ss := rs.ScopeSpans().AppendEmpty()
 	ss.Scope().SetName(ScopeName)
 	ss.Scope().SetVersion(tp.TracerVersion)
@@ -57,9 +70,10 @@ func (g *grouper) spans(k resKey, tp *pb.TracerPayload) ptrace.SpanSlice {
 
 // ToTraces translates tracer payloads to pdata: one ResourceSpans per
 // (payload, service, env, version, host). It is pure: the same input gives
-// the same output, with no state kept between calls.
-func ToTraces(tps []*pb.TracerPayload, agent Agent) ptrace.Traces {
-	g := newGrouper()
+// the same output, with no state kept between calls. It stops with the
+// budget's error once the budget is spent.
+func ToTraces(tps []*pb.TracerPayload, agent Agent, bud *budget.Budget) (ptrace.Traces, error) {
+	g := newGrouper(bud)
 	for _, tp := range tps {
 		if tp == nil {
 			continue
@@ -84,11 +98,31 @@ func ToTraces(tps []*pb.TracerPayload, agent Agent) ptrace.Traces {
 				if s.TraceID == highOf {
 					h = high
 				}
-				translateSpan(s, h, spans.AppendEmpty())
+				if !bud.Entries(spanValues(s)) {
+					return ptrace.Traces{}, bud.Err()
+				}
+				translateSpan(s, h, spans.AppendEmpty(), bud)
 			}
 		}
 	}
-	return g.td
+	return g.td, bud.Err()
+}
+
+// spanValues is what a span becomes beside itself: attributes, and links
+// and events with theirs.
+func spanValues(s *pb.Span) int {
+	n := len(s.Meta) + len(s.Metrics) + 2
+	for _, l := range s.SpanLinks {
+		if l != nil {
+			n += 3 + len(l.Attributes) // a link is about three values' worth
+		}
+	}
+	for _, e := range s.SpanEvents {
+		if e != nil {
+			n += 3 + len(e.Attributes)
+		}
+	}
+	return n
 }
 
 func first(vs ...string) string {
@@ -100,8 +134,8 @@ func first(vs ...string) string {
 	return ""
 }
 
-func fillResource(attrs pcommon.Map, k resKey, tp *pb.TracerPayload) {
-	attrs.EnsureCapacity(10)
+func fillResource(attrs pcommon.Map, k resKey, tp *pb.TracerPayload, tagged [][2]string) {
+	attrs.EnsureCapacity(resourceAttrs + len(tagged))
 	tags.PutNonEmpty(attrs, tags.Service, k.service)
 	tags.PutNonEmpty(attrs, tags.Env, k.env)
 	tags.PutNonEmpty(attrs, tags.Version, k.version)
@@ -111,17 +145,31 @@ func fillResource(attrs pcommon.Map, k resKey, tp *pb.TracerPayload) {
 	tags.PutNonEmpty(attrs, "telemetry.sdk.version", tp.TracerVersion)
 	tags.PutNonEmpty(attrs, "process.runtime.version", tp.LanguageVersion)
 	tags.PutNonEmpty(attrs, "container.id", tp.ContainerID)
-	// The trace-agent attaches container and process tags it resolved;
-	// the known ones have a resource attribute.
+	for _, kv := range tagged {
+		if _, exists := attrs.Get(kv[0]); !exists {
+			attrs.PutStr(kv[0], kv[1])
+		}
+	}
+}
+
+// taggedResource appends to dst the resource attributes of the container
+// and process tags the trace-agent attached to tp, the first of each key.
+func taggedResource(tp *pb.TracerPayload, dst [][2]string) [][2]string {
 	for _, key := range []string{"_dd.tags.container", "_dd.tags.process"} {
 		tags.Each(tp.Tags[key], func(dk, v string) {
-			if rk, ok := tags.ResourceKey(dk); ok && v != "" {
-				if _, exists := attrs.Get(rk); !exists {
-					attrs.PutStr(rk, v)
+			rk, ok := tags.ResourceKey(dk)
+			if !ok || v == "" {
+				return
+			}
+			for _, kv := range dst {
+				if kv[0] == rk {
+					return
 				}
 			}
+			dst = append(dst, [2]string{rk, v})
 		})
 	}
+	return dst
 }
 
 // chunkTraceIDHigh finds the upper 64 bits of a chunk's 128-bit trace id:
@@ -215,7 +263,7 @@ type scalars struct {
 	error                     int32
 }
 
-func translateSpan(s *pb.Span, high uint64, out ptrace.Span) {
+func translateSpan(s *pb.Span, high uint64, out ptrace.Span, bud *budget.Budget) {
 	var sp special
 	attrs := out.Attributes()
 	attrmap.Reserve(attrs, len(s.Meta)+len(s.Metrics)+2)
@@ -245,7 +293,7 @@ func translateSpan(s *pb.Span, high uint64, out ptrace.Span) {
 	finish(out, &sp, scalars{
 		name: s.Name, resource: s.Resource, typ: s.Type, traceID: s.TraceID, spanID: s.SpanID,
 		parentID: s.ParentID, start: s.Start, duration: s.Duration, error: s.Error,
-	}, high)
+	}, high, bud)
 }
 
 func putMetric(w *attrmap.Writer, k string, v float64) {
@@ -260,8 +308,8 @@ func putMetric(w *attrmap.Writer, k string, v float64) {
 
 // finish sets everything of a span that is derived rather than copied:
 // ids, times, kind, status, exception event, and the links and events
-// older tracers carry as JSON meta.
-func finish(out ptrace.Span, sp *special, sc scalars, high uint64) {
+// older tracers carry as JSON meta (within the budget).
+func finish(out ptrace.Span, sp *special, sc scalars, high uint64, bud *budget.Budget) {
 	tid := traceID(high, sc.traceID)
 	// Spans that began life in OpenTelemetry carry their full id.
 	if v := sp.otelTraceID; len(v) == 32 {
@@ -278,10 +326,10 @@ func finish(out ptrace.Span, sp *special, sc scalars, high uint64) {
 	out.SetEndTimestamp(pcommon.Timestamp(sc.start + sc.duration))
 	out.SetKind(spanKind(sp.kind, sc.typ))
 	setStatus(out, sp, sc)
-	if sp.links != "" {
+	if sp.links != "" && bud.JSONText(sp.links, budget.Node) == nil {
 		addJSONLinks(out.Links(), sp.links)
 	}
-	if sp.events != "" {
+	if sp.events != "" && bud.JSONText(sp.events, budget.Node) == nil {
 		addJSONEvents(out.Events(), sp.events)
 	}
 }

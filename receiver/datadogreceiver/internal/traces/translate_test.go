@@ -59,9 +59,9 @@ func TestFormatsGolden(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tp, err := DecodeTracer(tc.version, tc.contentType, tc.body, goTracer)
+			tp, err := DecodeTracer(tc.version, tc.contentType, tc.body, goTracer, nil)
 			require.NoError(t, err)
-			td := ToTraces([]*pb.TracerPayload{tp}, Agent{})
+			td := toTraces(t, []*pb.TracerPayload{tp}, Agent{})
 			assert.Equal(t, 3, td.SpanCount())
 			golden := tc.name
 			if tc.name == "v03_msgpack" {
@@ -84,9 +84,9 @@ func TestAgentPayloadGolden(t *testing.T) {
 	ap := &pb.AgentPayload{HostName: "agent-host", Env: "agent-env", AgentVersion: "7.60.0", TracerPayloads: []*pb.TracerPayload{tp}}
 	body, err := ap.MarshalVT()
 	require.NoError(t, err)
-	got, err := DecodeAgent(body)
+	got, err := DecodeAgent(body, nil)
 	require.NoError(t, err)
-	td := ToTraces(got.TracerPayloads, Agent{Hostname: got.HostName, Env: got.Env})
+	td := toTraces(t, got.TracerPayloads, Agent{Hostname: got.HostName, Env: got.Env})
 	checkGolden(t, "agent_v02", td)
 }
 
@@ -109,9 +109,9 @@ func spansByID(td ptrace.Traces) map[uint64]ptrace.Span {
 func translateFixture(t *testing.T) (ptrace.Traces, map[uint64]ptrace.Span) {
 	body, err := fixture().MarshalMsg(nil)
 	require.NoError(t, err)
-	tp, err := DecodeTracer("v0.4", "application/msgpack", body, goTracer)
+	tp, err := DecodeTracer("v0.4", "application/msgpack", body, goTracer, nil)
 	require.NoError(t, err)
-	td := ToTraces([]*pb.TracerPayload{tp}, Agent{})
+	td := toTraces(t, []*pb.TracerPayload{tp}, Agent{})
 	return td, spansByID(td)
 }
 
@@ -169,7 +169,7 @@ func TestErrorStatusAndException(t *testing.T) {
 func TestHandlingStackIsTheFallbackStacktrace(t *testing.T) {
 	s := &pb.Span{Service: "s", TraceID: 1, SpanID: 1, Error: 1, Meta: map[string]string{
 		"error.message": "boom", "error.handling_stack": "main.handle()\n\tmain.go:3"}}
-	td := ToTraces([]*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: []*pb.Span{s}}}}}, Agent{})
+	td := toTraces(t, []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: []*pb.Span{s}}}}}, Agent{})
 	ev := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0)
 	assert.Equal(t, "main.handle()\n\tmain.go:3", ev.Attributes().AsRaw()["exception.stacktrace"])
 }
@@ -220,15 +220,15 @@ func TestEmptyProbes(t *testing.T) {
 			if v == "v0.5" && len(body) > 0 {
 				body = []byte{0x92, 0x90, 0x90} // [[],[]]
 			}
-			tp, err := DecodeTracer(v, "application/msgpack", body, Tracer{})
+			tp, err := DecodeTracer(v, "application/msgpack", body, Tracer{}, nil)
 			if v == "v0.7" && len(body) > 0 {
 				continue // a v0.7 payload is a map, not an array
 			}
 			require.NoError(t, err, v)
-			assert.Equal(t, 0, ToTraces([]*pb.TracerPayload{tp}, Agent{}).SpanCount())
+			assert.Equal(t, 0, toTraces(t, []*pb.TracerPayload{tp}, Agent{}).SpanCount())
 		}
 	}
-	tp, err := DecodeTracer("v0.4", "application/json", []byte("[]"), Tracer{})
+	tp, err := DecodeTracer("v0.4", "application/json", []byte("[]"), Tracer{}, nil)
 	require.NoError(t, err)
 	assert.Empty(t, tp.Chunks)
 }
@@ -241,10 +241,18 @@ func TestMalformed(t *testing.T) {
 	}
 	for name, body := range cases {
 		for _, v := range []string{"v0.4", "v0.5", "v0.7"} {
-			_, err := DecodeTracer(v, "application/msgpack", body, Tracer{})
+			_, err := DecodeTracer(v, "application/msgpack", body, Tracer{}, nil)
 			assert.Error(t, err, name+" "+v)
 		}
 	}
-	_, err := DecodeAgent([]byte{0xff, 0xff})
+	_, err := DecodeAgent([]byte{0xff, 0xff}, nil)
 	assert.Error(t, err)
+}
+
+// toTraces translates without a budget, which cannot fail.
+func toTraces(t testing.TB, tps []*pb.TracerPayload, agent Agent) ptrace.Traces {
+	t.Helper()
+	td, err := ToTraces(tps, agent, nil)
+	require.NoError(t, err)
+	return td
 }

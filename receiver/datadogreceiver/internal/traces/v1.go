@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -18,11 +19,15 @@ import (
 // version, component and kind as span fields. Tracers use it when /info
 // advertises /v1.0/traces; newer trace-agents put it in AgentPayload.
 
-// DecodeV1 decodes a /v1.0/traces body with Datadog's own decoder.
-func DecodeV1(body []byte, t Tracer) (*idx.InternalTracerPayload, error) {
+// DecodeV1 decodes a /v1.0/traces body with Datadog's own decoder, after
+// taking from bud what that builds.
+func DecodeV1(body []byte, t Tracer, bud *budget.Budget) (*idx.InternalTracerPayload, error) {
 	var tp idx.InternalTracerPayload
 	if len(body) == 0 {
 		return &tp, nil
+	}
+	if err := bud.Msgpack(body); err != nil {
+		return nil, err
 	}
 	if _, err := tp.UnmarshalMsg(body); err != nil {
 		return nil, fmt.Errorf("decoding v1.0 tracer payload: %w", err)
@@ -49,9 +54,12 @@ func DecodeV1(body []byte, t Tracer) (*idx.InternalTracerPayload, error) {
 
 // AgentToTraces translates everything an AgentPayload carries: classic
 // tracer payloads and the v1.0 ones newer trace-agents send.
-func AgentToTraces(ap *pb.AgentPayload) ptrace.Traces {
+func AgentToTraces(ap *pb.AgentPayload, bud *budget.Budget) (ptrace.Traces, error) {
 	agent := Agent{Hostname: ap.HostName, Env: ap.Env}
-	td := ToTraces(ap.TracerPayloads, agent)
+	td, err := ToTraces(ap.TracerPayloads, agent, bud)
+	if err != nil {
+		return ptrace.Traces{}, err
+	}
 	if len(ap.IdxTracerPayloads) > 0 {
 		tps := make([]*idx.InternalTracerPayload, 0, len(ap.IdxTracerPayloads))
 		for _, p := range ap.IdxTracerPayloads {
@@ -59,14 +67,18 @@ func AgentToTraces(ap *pb.AgentPayload) ptrace.Traces {
 				tps = append(tps, idx.FromProto(p))
 			}
 		}
-		V1ToTraces(tps, agent).ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
+		v1, err := V1ToTraces(tps, agent, bud)
+		if err != nil {
+			return ptrace.Traces{}, err
+		}
+		v1.ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
 	}
-	return td
+	return td, nil
 }
 
 // V1ToTraces translates v1.0 payloads with the same rules as ToTraces.
-func V1ToTraces(tps []*idx.InternalTracerPayload, agent Agent) ptrace.Traces {
-	g := newGrouper()
+func V1ToTraces(tps []*idx.InternalTracerPayload, agent Agent, bud *budget.Budget) (ptrace.Traces, error) {
+	g := newGrouper(bud)
 	for _, tp := range tps {
 		if tp == nil || tp.Strings == nil {
 			continue
@@ -100,14 +112,61 @@ func V1ToTraces(tps []*idx.InternalTracerPayload, agent Agent) ptrace.Traces {
 					version: first(s.Version(), tp.AppVersion(), agent.Version),
 					host:    first(tp.Hostname(), agent.Hostname),
 				}, shell)
-				translateV1Span(tp.Strings, s, high, low, spans.AppendEmpty())
+				if !bud.Entries(v1SpanValues(s)) {
+					return ptrace.Traces{}, bud.Err()
+				}
+				translateV1Span(tp.Strings, s, high, low, spans.AppendEmpty(), bud)
 			}
 		}
 	}
-	return g.td
+	return g.td, bud.Err()
 }
 
-func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64, out ptrace.Span) {
+// v1SpanValues is what a v1.0 span becomes beside itself, nested values
+// included.
+func v1SpanValues(s *idx.InternalSpan) int {
+	n := 3 + attrValues(s.Attributes())
+	for _, l := range s.Links() {
+		if l != nil {
+			n += 3 + attrValues(l.Attributes())
+		}
+	}
+	for _, e := range s.Events() {
+		if e != nil {
+			n += 3 + attrValues(e.Attributes())
+		}
+	}
+	return n
+}
+
+func attrValues(m map[uint32]*idx.AnyValue) int {
+	n := 0
+	for _, v := range m {
+		n += anyValues(v)
+	}
+	return n
+}
+
+func anyValues(v *idx.AnyValue) int {
+	n := 1
+	switch x := v.GetValue().(type) {
+	case *idx.AnyValue_ArrayValue:
+		for _, e := range x.ArrayValue.GetValues() {
+			if e != nil {
+				n += anyValues(e)
+			}
+		}
+	case *idx.AnyValue_KeyValueList:
+		for _, kv := range x.KeyValueList.GetKeyValues() {
+			if kv != nil && kv.Value != nil {
+				n += anyValues(kv.Value)
+			}
+		}
+	}
+	return n
+}
+
+func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64, out ptrace.Span, bud *budget.Budget) {
 	var sp special
 	attrs := out.Attributes()
 	attrmap.Reserve(attrs, len(s.Attributes())+3)
@@ -173,7 +232,7 @@ func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64,
 	finish(out, &sp, scalars{
 		name: s.Name(), resource: s.Resource(), typ: s.Type(), traceID: low, spanID: s.SpanID(),
 		parentID: s.ParentID(), start: int64(s.Start()), duration: int64(s.Duration()), error: errFlag,
-	}, high)
+	}, high, bud)
 	// v1.0 carries the OTel kind as a field; the tag and type are fallbacks.
 	if k := s.Kind(); k != idx.SpanKind_SPAN_KIND_UNSPECIFIED && sp.kind == "" {
 		out.SetKind(ptrace.SpanKind(k))

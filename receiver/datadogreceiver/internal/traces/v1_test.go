@@ -63,7 +63,7 @@ func v1Fixture(t testing.TB) []byte {
 }
 
 func TestV1Golden(t *testing.T) {
-	td, err := TranslateTracer("v1.0", "application/msgpack", v1Fixture(t), Tracer{LangVersion: "1.26"})
+	td, err := TranslateTracer("v1.0", "application/msgpack", v1Fixture(t), Tracer{LangVersion: "1.26"}, nil)
 	require.NoError(t, err)
 	checkGolden(t, "v10", td)
 
@@ -95,19 +95,20 @@ func TestAgentPayloadWithV1(t *testing.T) {
 		IdxTracerPayloads: []*idx.TracerPayload{tp.ToProto()}}
 	body, err := ap.MarshalVT()
 	require.NoError(t, err)
-	got, err := DecodeAgent(body)
+	got, err := DecodeAgent(body, nil)
 	require.NoError(t, err)
-	td := AgentToTraces(got)
+	td, err := AgentToTraces(got, nil)
+	require.NoError(t, err)
 	assert.Equal(t, 3, td.SpanCount(), "classic and v1.0 payloads both translated")
 	assert.Equal(t, "640cfd8d000000000000000000000457", spansByID(td)[1].TraceID().String())
 }
 
 func TestV1Malformed(t *testing.T) {
 	for _, body := range [][]byte{{0x91}, []byte("junk"), {0x85, 0x01}} {
-		_, err := TranslateTracer("v1.0", "application/msgpack", body, Tracer{})
+		_, err := TranslateTracer("v1.0", "application/msgpack", body, Tracer{}, nil)
 		assert.Error(t, err)
 	}
-	td, err := TranslateTracer("v1.0", "application/msgpack", nil, Tracer{})
+	td, err := TranslateTracer("v1.0", "application/msgpack", nil, Tracer{}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 0, td.SpanCount())
 }

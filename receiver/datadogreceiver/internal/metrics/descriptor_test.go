@@ -1,0 +1,33 @@
+package metrics
+
+import (
+	"testing"
+
+	"github.com/DataDog/agent-payload/v5/gogen"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
+)
+
+// The schema rebuilt from gogo's descriptor counts each series and point
+// of a MetricPayload, and each sketch of a SketchPayload, before gogo
+// decodes them.
+func TestPayloadDescriptorsCountMessages(t *testing.T) {
+	var series []*gogen.MetricPayload_MetricSeries
+	for range 100 {
+		series = append(series, &gogen.MetricPayload_MetricSeries{Metric: "m",
+			Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1, Value: 2}}})
+	}
+	mp, err := (&gogen.MetricPayload{Series: series}).Marshal()
+	require.NoError(t, err)
+	const items = 200 // 100 series, 100 points
+	assert.NoError(t, budget.New(items*budget.Item).Proto(payloadDescriptor("MetricPayload"), mp))
+	assert.Error(t, budget.New(items*budget.Item-1).Proto(payloadDescriptor("MetricPayload"), mp))
+
+	sp, err := (&gogen.SketchPayload{Sketches: make([]gogen.SketchPayload_Sketch, 50)}).Marshal()
+	require.NoError(t, err)
+	const sketches = 51 // 50 sketches and the metadata gogo always writes
+	assert.NoError(t, budget.New(sketches*budget.Item).Proto(payloadDescriptor("SketchPayload"), sp))
+	assert.Error(t, budget.New(sketches*budget.Item-1).Proto(payloadDescriptor("SketchPayload"), sp))
+}
