@@ -30,7 +30,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/metadata"

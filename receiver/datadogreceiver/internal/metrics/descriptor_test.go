@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
 // The schema rebuilt from gogo's descriptor counts each series and point
@@ -21,13 +21,14 @@ func TestPayloadDescriptorsCountMessages(t *testing.T) {
 	}
 	mp, err := (&gogen.MetricPayload{Series: series}).Marshal()
 	require.NoError(t, err)
-	const items = 200 // 100 series, 100 points
-	assert.NoError(t, budget.New(items*budget.Item).Proto(payloadDescriptor("MetricPayload"), mp))
-	assert.Error(t, budget.New(items*budget.Item-1).Proto(payloadDescriptor("MetricPayload"), mp))
+	// 100 series and 100 points, each a struct of at least two slots.
+	const messages = 200
+	assert.NoError(t, budget.New(messages*budget.Item).Proto(payloadDescriptor("MetricPayload"), mp))
+	assert.Error(t, budget.New(messages*2*budget.Slot).Proto(payloadDescriptor("MetricPayload"), mp))
 
 	sp, err := (&gogen.SketchPayload{Sketches: make([]gogen.SketchPayload_Sketch, 50)}).Marshal()
 	require.NoError(t, err)
 	const sketches = 51 // 50 sketches and the metadata gogo always writes
 	assert.NoError(t, budget.New(sketches*budget.Item).Proto(payloadDescriptor("SketchPayload"), sp))
-	assert.Error(t, budget.New(sketches*budget.Item-1).Proto(payloadDescriptor("SketchPayload"), sp))
+	assert.Error(t, budget.New(sketches*2*budget.Slot).Proto(payloadDescriptor("SketchPayload"), sp))
 }

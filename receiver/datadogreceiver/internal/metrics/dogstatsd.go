@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
 // DogStatsDResult says what a DogStatsD body held besides metrics.

@@ -7,7 +7,7 @@ import (
 	"github.com/DataDog/agent-payload/v5/gogen"
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
 
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
 // small is a budget the fuzzer's inputs can spend, so its paths are

@@ -7,7 +7,7 @@ import (
 	"github.com/valyala/fastjson"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
 // SeriesV2 translates the /api/v2/series MetricPayload protobuf that

@@ -7,7 +7,7 @@ import (
 	"github.com/DataDog/agent-payload/v5/gogen"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
 // Sketches translates the SketchPayload protobuf of /api/beta/sketches

@@ -14,7 +14,7 @@ import (
 	"github.com/tinylib/msgp/msgp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
 // viaDatadog is the reference: Datadog's own decoder, then ToTraces.

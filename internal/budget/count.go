@@ -2,6 +2,7 @@ package budget
 
 import (
 	"bytes"
+	"sync"
 	"unsafe"
 
 	"github.com/tinylib/msgp/msgp"
@@ -64,17 +65,17 @@ func (b *Budget) msgpack(p []byte, depth int) ([]byte, bool) {
 }
 
 // Proto takes what a protobuf decoder builds from body, a message of type
-// md: an item per message, a value per map entry, a slot per string of a
-// repeated field. Packed numbers are not counted: each takes at most eight
-// bytes for at least one on the wire.
+// md: per message, the struct its fields make; a value per map entry; a
+// slot per string of a repeated field. Packed numbers are not counted: each
+// takes at most eight bytes for at least one on the wire.
 func (b *Budget) Proto(md protoreflect.MessageDescriptor, body []byte) error {
 	if b != nil {
-		b.proto(md, body, 0)
+		b.proto(schemaOf(md), body, 0)
 	}
 	return b.Err()
 }
 
-func (b *Budget) proto(md protoreflect.MessageDescriptor, p []byte, depth int) bool {
+func (b *Budget) proto(s *schema, p []byte, depth int) bool {
 	if depth > maxDepth {
 		return false
 	}
@@ -96,24 +97,103 @@ func (b *Budget) proto(md protoreflect.MessageDescriptor, p []byte, depth int) b
 			return false
 		}
 		p = p[n:]
-		fd := md.Fields().ByNumber(num)
-		switch {
-		case fd == nil:
-		case fd.IsMap():
-			if !b.Take(Value) || !b.proto(fd.Message(), v, depth+1) {
-				return false
-			}
-		case fd.Message() != nil:
-			if !b.Take(Item) || !b.proto(fd.Message(), v, depth+1) {
-				return false
-			}
-		case fd.IsList() && (fd.Kind() == protoreflect.StringKind || fd.Kind() == protoreflect.BytesKind):
-			if !b.Take(Slot) {
-				return false
-			}
+		f := s.field(num)
+		if f == nil {
+			continue
+		}
+		if !b.Take(f.cost) {
+			return false
+		}
+		if f.child != nil && !b.proto(f.child, v, depth+1) {
+			return false
 		}
 	}
 	return true
+}
+
+// schema is a message type compiled for counting: what each of its
+// length-delimited fields costs and, for a message, its own schema.
+// Looking fields up by descriptor for every field of every message cost
+// as much as decoding the body.
+type schema struct {
+	fields []*fieldSchema // by field number, for numbers up to maxIndexed
+	more   map[protowire.Number]*fieldSchema
+}
+
+type fieldSchema struct {
+	cost  int64
+	child *schema // a message or map entry's own fields
+}
+
+const maxIndexed = 64
+
+func (s *schema) field(num protowire.Number) *fieldSchema {
+	if int(num) < len(s.fields) {
+		return s.fields[num]
+	}
+	return s.more[num]
+}
+
+var schemas sync.Map // protoreflect.MessageDescriptor → *schema
+
+func schemaOf(md protoreflect.MessageDescriptor) *schema {
+	if s, ok := schemas.Load(md); ok {
+		return s.(*schema)
+	}
+	s := compile(md, map[protoreflect.FullName]*schema{})
+	schemas.Store(md, s)
+	return s
+}
+
+// compile builds md's schema; seen ties recursive types (an OTLP AnyValue
+// holds arrays of AnyValues) to the one schema being built.
+func compile(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]*schema) *schema {
+	if s, ok := seen[md.FullName()]; ok {
+		return s
+	}
+	s := &schema{}
+	seen[md.FullName()] = s
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		var f *fieldSchema
+		switch {
+		case fd.IsMap():
+			f = &fieldSchema{cost: Value, child: compile(fd.Message(), seen)}
+		case fd.Message() != nil:
+			f = &fieldSchema{cost: structSize(fd.Message()), child: compile(fd.Message(), seen)}
+		case fd.IsList() && (fd.Kind() == protoreflect.StringKind || fd.Kind() == protoreflect.BytesKind):
+			f = &fieldSchema{cost: Slot}
+		default:
+			continue
+		}
+		if num := int(fd.Number()); num < maxIndexed {
+			if num >= len(s.fields) {
+				s.fields = append(s.fields, make([]*fieldSchema, num+1-len(s.fields))...)
+			}
+			s.fields[num] = f
+		} else {
+			if s.more == nil {
+				s.more = map[protowire.Number]*fieldSchema{}
+			}
+			s.more[fd.Number()] = f
+		}
+	}
+	return s
+}
+
+// structSize estimates the Go struct a message decodes to: a header and
+// pointer, and a slot per field, a oneof's members sharing one (a Datadog
+// span is 272 bytes, an OTLP KeyValue 64, an AnyValue 48).
+func structSize(md protoreflect.MessageDescriptor) int64 {
+	fields := md.Fields()
+	slots := md.Oneofs().Len()
+	for i := range fields.Len() {
+		if fields.Get(i).ContainingOneof() == nil {
+			slots++
+		}
+	}
+	return 2*Slot + int64(slots)*Slot
 }
 
 // Per JSON value, what a parser builds.

@@ -120,7 +120,11 @@ func TestProtoCounts(t *testing.T) {
 	require.NoError(t, b.Proto(agentPayload(), body))
 	// Messages: tracer payload, chunk, two spans (an empty message is
 	// still on the wire); map entries: two meta, one metric, one tag.
-	assert.Equal(t, int64(4*Item+4*Value), used(b))
+	tracer := agentPayload().Fields().ByName("tracerPayloads").Message()
+	chunk := tracer.Fields().ByName("chunks").Message()
+	spanMsg := chunk.Fields().ByName("spans").Message()
+	assert.Equal(t, structSize(tracer)+structSize(chunk)+2*structSize(spanMsg)+4*Value, used(b))
+	assert.Equal(t, int64(2*Slot+15*Slot), structSize(spanMsg), "a span's 15 fields")
 
 	cut := New(1 << 30)
 	require.NoError(t, cut.Proto(agentPayload(), body[:len(body)-3]), "a truncated body counts what precedes the cut")
