@@ -52,6 +52,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzTranslateLogs -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/logs
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeTracer -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
 	$(GO) test -run='^$$' -fuzz=FuzzMetricsDecoders -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/metrics
+	$(GO) test -run='^$$' -fuzz=FuzzCounters -fuzztime=$(FUZZTIME) ./internal/budget
 	$(GO) test -run='^$$' -fuzz=FuzzCheckSQLWhere -fuzztime=$(FUZZTIME) ./extension/observabilityapiextension/internal/charts
 	$(GO) test -run='^$$' -fuzz=FuzzRender -fuzztime=$(FUZZTIME) ./extension/observabilityapiextension/internal/alerttemplate
 
@@ -63,7 +64,7 @@ lint:
 
 # Regenerates mdatagen metadata and the ocb distribution sources.
 generate:
-	$(GO) generate ./receiver/...
+	$(GO) generate ./receiver/... ./extension/...
 	$(GO) tool builder --config builder-config.yaml --skip-get-modules --skip-compilation
 	gofmt -w distribution
 

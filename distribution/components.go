@@ -10,6 +10,7 @@ import (
 	transformprocessor "github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
 	embeddedclickhouseextension "github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension"
 	observabilityapiextension "github.com/otelhouse/otelhouse/extension/observabilityapiextension"
+	otlpbudgetextension "github.com/otelhouse/otelhouse/extension/otlpbudgetextension"
 	datadogreceiver "github.com/otelhouse/otelhouse/receiver/datadogreceiver"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/connector"
@@ -54,6 +55,7 @@ func components() (otelcol.Factories, error) {
 		bearertokenauthextension.NewFactory(),
 		embeddedclickhouseextension.NewFactory(),
 		observabilityapiextension.NewFactory(),
+		otlpbudgetextension.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
@@ -64,6 +66,7 @@ func components() (otelcol.Factories, error) {
 		bearertokenauthextension.NewFactory().Type():    "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension v0.161.0",
 		embeddedclickhouseextension.NewFactory().Type(): "github.com/otelhouse/otelhouse v0.0.0",
 		observabilityapiextension.NewFactory().Type():   "github.com/otelhouse/otelhouse v0.0.0",
+		otlpbudgetextension.NewFactory().Type():         "github.com/otelhouse/otelhouse v0.0.0",
 	})
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](
