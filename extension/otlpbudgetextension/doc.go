@@ -1,5 +1,5 @@
-// Package otlpbudgetextension is an HTTP server middleware that bounds what
-// an OTLP/HTTP request may become in memory. An empty log record or span is
+// Package otlpbudgetextension is a server middleware that bounds what an
+// OTLP/HTTP request or OTLP/gRPC message may become in memory. An empty log record or span is
 // two bytes of protobuf and about 160 to 250 bytes decoded, so a 20 MiB
 // body can decode into gigabytes before any processor sees it. The
 // middleware first counts the body by the OTLP schema against a memory

@@ -3,9 +3,11 @@ package otlpbudgetextension
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -15,6 +17,9 @@ import (
 	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
@@ -27,15 +32,24 @@ type budgetExtension struct {
 	logger *zap.Logger
 }
 
-var _ extensionmiddleware.HTTPServer = (*budgetExtension)(nil)
+var (
+	_ extensionmiddleware.HTTPServer = (*budgetExtension)(nil)
+	_ extensionmiddleware.GRPCServer = (*budgetExtension)(nil)
+)
 
-// requests are the OTLP/HTTP export paths (the OTLP receiver's defaults)
-// and the message each carries.
-var requests = map[string]protoreflect.MessageDescriptor{
-	"/v1/traces":  (&coltrace.ExportTraceServiceRequest{}).ProtoReflect().Descriptor(),
-	"/v1/metrics": (&colmetrics.ExportMetricsServiceRequest{}).ProtoReflect().Descriptor(),
-	"/v1/logs":    (&collogs.ExportLogsServiceRequest{}).ProtoReflect().Descriptor(),
-}
+var (
+	traces  = (&coltrace.ExportTraceServiceRequest{}).ProtoReflect().Descriptor()
+	metrics = (&colmetrics.ExportMetricsServiceRequest{}).ProtoReflect().Descriptor()
+	logs    = (&collogs.ExportLogsServiceRequest{}).ProtoReflect().Descriptor()
+	// requests are the OTLP/HTTP export paths (the OTLP receiver's
+	// defaults) and the message each carries.
+	requests = map[string]protoreflect.MessageDescriptor{"/v1/traces": traces, "/v1/metrics": metrics, "/v1/logs": logs}
+	// messages are the same by name: the OTLP/gRPC services decode into
+	// pdata's own types of these names.
+	messages = map[string]protoreflect.MessageDescriptor{
+		string(traces.Name()): traces, string(metrics.Name()): metrics, string(logs.Name()): logs,
+	}
+)
 
 func (e *budgetExtension) GetHTTPHandler(context.Context) (extensionmiddleware.WrapHTTPHandlerFunc, error) {
 	return func(_ context.Context, next http.Handler) (http.Handler, error) {
@@ -85,7 +99,7 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 			zap.Int("body_bytes", len(body)), zap.String("reason", err.Error()))
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusRequestEntityTooLarge)
-		_, _ = io.WriteString(w, strings.ReplaceAll(err.Error(), "max_decoded_size", "otlp_budget max_decoded_size")+"\n")
+		_, _ = io.WriteString(w, e.reason(err)+"\n")
 		return
 	}
 	next.ServeHTTP(w, req)
@@ -97,6 +111,45 @@ var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // maxPooled is the largest buffer kept for reuse.
 const maxPooled = 8 << 20
+
+// GetGRPCServerOptions replaces the server's codec with one that counts an
+// export message before pdata's codec decodes it: gRPC decodes a request
+// before any interceptor runs, so the codec is the one place to refuse it.
+// The message is already decompressed and within max_recv_msg_size_mib.
+func (e *budgetExtension) GetGRPCServerOptions(context.Context) ([]grpc.ServerOption, error) {
+	if e.cfg.MaxDecodedSize <= 0 {
+		return nil, nil
+	}
+	return []grpc.ServerOption{grpc.ForceServerCodecV2(&countingCodec{CodecV2: encoding.GetCodecV2("proto"), ext: e})}, nil
+}
+
+type countingCodec struct {
+	encoding.CodecV2 // pdata's, which registered itself as "proto"
+	ext              *budgetExtension
+}
+
+func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	t := reflect.TypeOf(v)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if md, ok := messages[t.Name()]; ok {
+		buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+		err := budget.New(c.ext.cfg.MaxDecodedSize).Proto(md, buf.ReadOnlyData())
+		buf.Free()
+		if err != nil {
+			c.ext.logger.Warn("otlp_budget refused a request", zap.String("message", t.Name()),
+				zap.Int("body_bytes", data.Len()), zap.String("reason", err.Error()))
+			return errors.New(c.ext.reason(err))
+		}
+	}
+	return c.CodecV2.Unmarshal(data, v)
+}
+
+// reason names this extension's setting in a refusal.
+func (e *budgetExtension) reason(err error) string {
+	return strings.ReplaceAll(err.Error(), "max_decoded_size", "otlp_budget max_decoded_size")
+}
 
 type errReader struct{ err error }
 

@@ -22,6 +22,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
@@ -36,26 +39,40 @@ func (h host) GetExtensions() map[component.ID]component.Component { return h.ex
 
 var budgetID = component.MustNewID("otlp_budget")
 
+func freeAddr(t testing.TB) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
 // startOTLP runs the collector's own OTLP receiver on loopback, its HTTP
-// server wrapped by the middleware, logs into a sink.
+// and gRPC servers wrapped by the middleware, logs into a sink; it returns
+// the HTTP logs URL.
 func startOTLP(t testing.TB, limit int64, maxBody int64) (string, *consumertest.LogsSink) {
+	url, _, sink := startOTLPBoth(t, limit, maxBody)
+	return url, sink
+}
+
+// startOTLPBoth is startOTLP that also returns the gRPC server's address.
+func startOTLPBoth(t testing.TB, limit int64, maxBody int64) (url, grpcAddr string, sink *consumertest.LogsSink) {
 	t.Helper()
 	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(NewFactory().Type()), &Config{MaxDecodedSize: limit})
 	require.NoError(t, err)
 	require.NoError(t, ext.Start(context.Background(), nil))
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-
 	f := otlpreceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	addr := freeAddr(t)
 	srv := &cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig
 	srv.NetAddr.Endpoint = addr
 	srv.MaxRequestBodySize = maxBody
 	srv.Middlewares = []configmiddleware.Config{{ID: budgetID}}
-	sink := new(consumertest.LogsSink)
+	grpcAddr = freeAddr(t)
+	gs := cfg.Protocols.GRPC.GetOrInsertDefault()
+	gs.NetAddr.Endpoint = grpcAddr
+	gs.Middlewares = []configmiddleware.Config{{ID: budgetID}}
+	sink = new(consumertest.LogsSink)
 	rcv, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
 	require.NoError(t, err)
 	require.NoError(t, rcv.Start(context.Background(), host{map[component.ID]component.Component{budgetID: ext}}))
@@ -63,7 +80,7 @@ func startOTLP(t testing.TB, limit int64, maxBody int64) (string, *consumertest.
 		require.NoError(t, rcv.Shutdown(context.Background()))
 		require.NoError(t, ext.Shutdown(context.Background()))
 	})
-	return "http://" + addr + "/v1/logs", sink
+	return "http://" + addr + "/v1/logs", grpcAddr, sink
 }
 
 func post(t *testing.T, url, contentType, encoding string, body []byte) (int, string) {
@@ -214,4 +231,43 @@ func BenchmarkOTLPLogs(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/record")
 		})
 	}
+}
+
+// raw sends bytes as they are, so a test can post what no SDK would build.
+type raw struct{}
+
+func (raw) Name() string { return "proto" }
+func (raw) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(*v.(*[]byte))}, nil
+}
+func (raw) Unmarshal(data mem.BufferSlice, v any) error {
+	*v.(*[]byte) = data.Materialize()
+	return nil
+}
+
+// TestGRPC: the same bounds over OTLP/gRPC, where the message is refused
+// in the codec, before pdata decodes it; real requests pass.
+func TestGRPC(t *testing.T) {
+	const limit = 16 << 20
+	_, addr, sink := startOTLPBoth(t, limit, 20<<20)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer conn.Close()
+
+	hostile := emptyRecords(1_500_000) // 3 MB, within gRPC's 4 MiB
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var reply []byte
+	err = conn.Invoke(context.Background(), "/opentelemetry.proto.collector.logs.v1.LogsService/Export", &hostile, &reply,
+		grpc.ForceCodecV2(raw{}))
+	runtime.ReadMemStats(&after)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "otlp_budget max_decoded_size")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8*len(hostile)), "bytes allocated")
+	assert.Zero(t, sink.LogRecordCount())
+
+	_, err = plogotlp.NewGRPCClient(conn).Export(context.Background(), realLogs(t, 5000))
+	require.NoError(t, err)
+	assert.Equal(t, 5000, sink.LogRecordCount())
 }
