@@ -3,12 +3,10 @@ package otlpbudgetextension
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
 	"reflect"
-	"strings"
 	"sync"
 
 	"go.opentelemetry.io/collector/component"
@@ -88,7 +86,7 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 		next.ServeHTTP(w, req)
 		return
 	}
-	bud := budget.New(e.cfg.MaxDecodedSize)
+	bud := e.budget()
 	if isJSON(req.Header.Get("Content-Type")) {
 		err = bud.JSON(body, budget.Node)
 	} else {
@@ -99,7 +97,7 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 			zap.Int("body_bytes", len(body)), zap.String("reason", err.Error()))
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusRequestEntityTooLarge)
-		_, _ = io.WriteString(w, e.reason(err)+"\n")
+		_, _ = io.WriteString(w, err.Error()+"\n")
 		return
 	}
 	next.ServeHTTP(w, req)
@@ -135,20 +133,20 @@ func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	}
 	if md, ok := messages[t.Name()]; ok {
 		buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-		err := budget.New(c.ext.cfg.MaxDecodedSize).Proto(md, buf.ReadOnlyData())
+		err := c.ext.budget().Proto(md, buf.ReadOnlyData())
 		buf.Free()
 		if err != nil {
 			c.ext.logger.Warn("otlp_budget refused a request", zap.String("message", t.Name()),
 				zap.Int("body_bytes", data.Len()), zap.String("reason", err.Error()))
-			return errors.New(c.ext.reason(err))
+			return err
 		}
 	}
 	return c.CodecV2.Unmarshal(data, v)
 }
 
-// reason names this extension's setting in a refusal.
-func (e *budgetExtension) reason(err error) string {
-	return strings.ReplaceAll(err.Error(), "max_decoded_size", "otlp_budget max_decoded_size")
+// budget is a new request's or message's bound.
+func (e *budgetExtension) budget() *budget.Budget {
+	return budget.New(e.cfg.MaxDecodedSize).For("otlp_budget max_decoded_size")
 }
 
 type errReader struct{ err error }

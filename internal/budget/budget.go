@@ -34,6 +34,7 @@ const (
 // is unbounded. It is not safe for concurrent use: one request, one Budget.
 type Budget struct {
 	limit, used int64
+	setting     string
 }
 
 // New returns a budget of limit bytes; limit <= 0 is unbounded (nil).
@@ -41,7 +42,15 @@ func New(limit int64) *Budget {
 	if limit <= 0 {
 		return nil
 	}
-	return &Budget{limit: limit}
+	return &Budget{limit: limit, setting: "max_decoded_size"}
+}
+
+// For names the setting that sets the limit, for the refusal to cite.
+func (b *Budget) For(setting string) *Budget {
+	if b != nil {
+		b.setting = setting
+	}
+	return b
 }
 
 // Take reports whether n more bytes fit. Once one Take fails, every later
@@ -56,9 +65,6 @@ func (b *Budget) Take(n int64) bool {
 	b.used += n
 	return b.used <= b.limit
 }
-
-// Items takes n items.
-func (b *Budget) Items(n int) bool { return b.Take(mul(n, Item)) }
 
 // Values takes n values.
 func (b *Budget) Values(n int) bool { return b.Take(mul(n, Value)) }
@@ -82,12 +88,13 @@ func (b *Budget) Err() error {
 	if b == nil || b.used <= b.limit {
 		return nil
 	}
-	return &ExceededError{Limit: b.limit}
+	return &ExceededError{Limit: b.limit, Setting: b.setting}
 }
 
 // ExceededError says a request would take more than the budget.
 type ExceededError struct {
-	Limit int64
+	Limit   int64
+	Setting string
 }
 
 func (e *ExceededError) Error() string {
@@ -95,5 +102,5 @@ func (e *ExceededError) Error() string {
 	if e.Limit >= 1<<20 {
 		size = fmt.Sprintf("%d MiB", e.Limit>>20)
 	}
-	return "the payload would take more than " + size + " of memory once decoded (max_decoded_size); send it in smaller payloads"
+	return "the payload would take more than " + size + " of memory once decoded (" + e.Setting + "); send it in smaller payloads"
 }

@@ -23,7 +23,11 @@ func TestTakeIsStickyAndSaturates(t *testing.T) {
 	assert.Equal(t, int64(1000), over.Limit)
 	assert.Equal(t, "the payload would take more than 1000 bytes of memory once decoded (max_decoded_size); send it in smaller payloads",
 		b.Err().Error())
-	assert.Contains(t, (&ExceededError{Limit: 256 << 20}).Error(), "more than 256 MiB of memory")
+	assert.Contains(t, (&ExceededError{Limit: 256 << 20, Setting: "max_decoded_size"}).Error(), "more than 256 MiB of memory")
+	named := New(10).For("otlp_budget max_decoded_size")
+	named.Take(11)
+	assert.ErrorContains(t, named.Err(), "(otlp_budget max_decoded_size)")
+	assert.Nil(t, (*Budget)(nil).For("x"), "an unbounded budget stays unbounded")
 
 	huge := New(1 << 62)
 	assert.False(t, huge.Values(math.MaxInt), "a product past int64 saturates")
