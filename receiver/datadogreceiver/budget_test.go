@@ -31,6 +31,14 @@ func emptyMaps(b []byte, n int) []byte {
 	return b
 }
 
+// encoded is what an encoder wrote, failing the test if it failed.
+func encoded(t *testing.T) func([]byte, error) []byte {
+	return func(b []byte, err error) []byte {
+		require.NoError(t, err)
+		return b
+	}
+}
+
 func hostileBodies(t *testing.T) []hostile {
 	const n = 400_000
 	var out []hostile
@@ -50,9 +58,8 @@ func hostileBodies(t *testing.T) []hostile {
 	for i := range spans {
 		spans[i] = &pb.Span{}
 	}
-	ap, err := (&pb.AgentPayload{TracerPayloads: []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: spans}}}}}).MarshalVT()
-	require.NoError(t, err)
-	out = append(out, hostile{"AgentPayload empty spans", "/api/v0.2/traces", "application/x-protobuf", ap})
+	out = append(out, hostile{"AgentPayload empty spans", "/api/v0.2/traces", "application/x-protobuf",
+		encoded(t)((&pb.AgentPayload{TracerPayloads: []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: spans}}}}}).MarshalVT())})
 
 	out = append(out, hostile{"v0.4 JSON empty spans", "/v0.4/traces", "application/json",
 		[]byte("[[" + strings.Repeat("{},", n) + "{}]]")})
@@ -65,9 +72,8 @@ func hostileBodies(t *testing.T) []hostile {
 	for i := range points {
 		points[i] = &gogen.MetricPayload_MetricPoint{Timestamp: int64(i), Value: 1}
 	}
-	mp, err := (&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{Metric: "m", Tags: tags, Points: points}}}).Marshal()
-	require.NoError(t, err)
-	out = append(out, hostile{"v2 series tags × points", "/api/v2/series", "application/x-protobuf", mp})
+	out = append(out, hostile{"v2 series tags × points", "/api/v2/series", "application/x-protobuf",
+		encoded(t)((&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{Metric: "m", Tags: tags, Points: points}}}).Marshal())})
 
 	v1 := `{"series":[{"metric":"m","tags":["` + strings.Join(tags, `","`) + `"],"points":[` +
 		strings.Repeat("[1,1],", 20_000) + `[1,1]]}]}`
@@ -80,9 +86,8 @@ func hostileBodies(t *testing.T) []hostile {
 		sketches[i] = gogen.SketchPayload_Sketch{Metric: "d", Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{
 			{Ts: 1, Cnt: 4, K: []int32{-3000, -1, 1, 3000}, N: []uint32{1, 1, 1, 1}}}}
 	}
-	sp, err := (&gogen.SketchPayload{Sketches: sketches}).Marshal()
-	require.NoError(t, err)
-	out = append(out, hostile{"wide sketches", "/api/beta/sketches", "application/x-protobuf", sp})
+	out = append(out, hostile{"wide sketches", "/api/beta/sketches", "application/x-protobuf",
+		encoded(t)((&gogen.SketchPayload{Sketches: sketches}).Marshal())})
 
 	out = append(out, hostile{"empty log objects", "/api/v2/logs", "application/json",
 		[]byte("[" + strings.Repeat("{},", n) + "{}]")})
@@ -98,9 +103,8 @@ func hostileBodies(t *testing.T) []hostile {
 	for i := range groups {
 		groups[i] = &pb.ClientGroupedStats{Service: "s", Name: "op", Hits: 1}
 	}
-	stats, err := (&pb.ClientStatsPayload{Tags: tags, Stats: []*pb.ClientStatsBucket{{Start: 1, Duration: 1e10, Stats: groups}}}).MarshalMsg(nil)
-	require.NoError(t, err)
-	out = append(out, hostile{"stats tags × groups", "/v0.6/stats", "application/msgpack", stats})
+	out = append(out, hostile{"stats tags × groups", "/v0.6/stats", "application/msgpack",
+		encoded(t)((&pb.ClientStatsPayload{Tags: tags, Stats: []*pb.ClientStatsBucket{{Start: 1, Duration: 1e10, Stats: groups}}}).MarshalMsg(nil))})
 
 	out = append(out, hostile{"empty events", "/intake/", "application/json",
 		[]byte(`{"events":{"s":[` + strings.Repeat("{},", n) + `{}]}}`)})
