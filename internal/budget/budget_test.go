@@ -56,8 +56,8 @@ func TestMsgpackCounts(t *testing.T) {
 		body []byte
 		want int64
 	}{
-		{"empty array", msgp.AppendArrayHeader(nil, 0), node},
-		{"array of 3 empty maps", append(msgp.AppendArrayHeader(nil, 3), 0x80, 0x80, 0x80), node + 3*Slot + 3*Item},
+		{"empty array", msgp.AppendArrayHeader(nil, 0), Node},
+		{"array of 3 empty maps", append(msgp.AppendArrayHeader(nil, 3), 0x80, 0x80, 0x80), Node + 3*Slot + 3*Item},
 		{"map of 2 strings", msgp.AppendString(msgp.AppendString(msgp.AppendString(msgp.AppendString(
 			msgp.AppendMapHeader(nil, 2), "a"), "b"), "c"), "d"), Item + 2*Value},
 		{"scalar", msgp.AppendInt64(nil, 7), 0},
@@ -80,7 +80,7 @@ func TestMsgpackCounts(t *testing.T) {
 	}
 	b := New(1 << 30)
 	assert.NoError(t, b.Msgpack(deep), "nesting past maxDepth stops counting")
-	assert.Equal(t, int64(maxDepth+1)*(node+Slot), used(b))
+	assert.Equal(t, int64(maxDepth+1)*(Node+Slot), used(b))
 }
 
 func TestJSONCounts(t *testing.T) {

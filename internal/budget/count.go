@@ -16,17 +16,13 @@ import (
 // them. Each counter stops quietly at the first malformed byte, which the
 // decoder then reports with its own message; what precedes it is counted.
 
-const (
-	// node is a msgpack array as a decoder holds it.
-	node = 64
-	// maxDepth bounds the counters' recursion; the decoders have their
-	// own, lower limits.
-	maxDepth = 256
-)
+// maxDepth bounds the counters' recursion; the decoders have their own,
+// lower limits.
+const maxDepth = 256
 
 // Msgpack takes what a msgpack decoder builds from body: an item and a
-// value per map entry for each map (a struct or Go map), a slot per
-// element for each array.
+// value per map entry for each map (a struct or Go map), a node and a slot
+// per element for each array.
 func (b *Budget) Msgpack(body []byte) error {
 	if b != nil {
 		b.msgpack(body, 0)
@@ -49,7 +45,7 @@ func (b *Budget) msgpack(p []byte, depth int) ([]byte, bool) {
 		each = 2
 	case msgp.ArrayType:
 		n, p, err = msgp.ReadArrayHeaderBytes(p)
-		if err != nil || int64(n) > int64(len(p)) || !b.Take(node+mul(int(n), Slot)) {
+		if err != nil || int64(n) > int64(len(p)) || !b.Take(Node+mul(int(n), Slot)) {
 			return nil, false
 		}
 		each = 1
@@ -198,7 +194,8 @@ func structSize(md protoreflect.MessageDescriptor) int64 {
 
 // Per JSON value, what a parser builds.
 const (
-	// Node is a value decoded into a struct field, slice or map.
+	// Node is a value decoded into a struct field, slice or map, and a
+	// msgpack array's slice.
 	Node = 64
 	// TreeNode is a value in fastjson's tree: an 80-byte Value in a cache
 	// that, as it grows, keeps every earlier copy alive (Go grows a large
