@@ -1,18 +1,56 @@
 package otlpbudgetextension
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
-// Config bounds each OTLP/HTTP request the middleware sees.
+// Config bounds what the OTLP requests the middleware sees may take in
+// memory once decoded: each one, and all of them at once.
 type Config struct {
 	// MaxDecodedSize is the estimated memory one request's body may take
-	// once decoded (messages, attributes); past it the request is answered
-	// 413 before it is decoded. 0 sets no bound.
+	// once decoded (messages, attributes); past it the request is refused
+	// (HTTP 413, gRPC RESOURCE_EXHAUSTED) before it is decoded. 0 sets no
+	// bound.
 	MaxDecodedSize int64 `mapstructure:"max_decoded_size"`
+
+	// MaxDecodedInFlight bounds the sum of those estimates, plus the
+	// bodies themselves, over the requests being decoded and consumed at
+	// once: each request is within max_decoded_size, but nothing else
+	// bounds how many arrive together. A request that does not fit waits,
+	// in arrival order, up to max_request_wait. 0 sets no bound.
+	MaxDecodedInFlight int64 `mapstructure:"max_decoded_in_flight"`
+
+	// MaxRequestWait is how long a request may wait for room in
+	// max_decoded_in_flight; past it, it is refused as retryable (HTTP 429
+	// with Retry-After, gRPC UNAVAILABLE with RetryInfo), which SDKs and
+	// exporters retry. Requests that would make the waiting bodies exceed
+	// max_decoded_in_flight are refused so at once.
+	MaxRequestWait time.Duration `mapstructure:"max_request_wait"`
+
+	// RetryAfterSeconds is the delay those refusals suggest, as the
+	// Datadog receiver's setting of the same name.
+	RetryAfterSeconds int `mapstructure:"retry_after_seconds"`
 }
 
 func (c *Config) Validate() error {
+	var errs []error
 	if c.MaxDecodedSize < 0 {
-		return fmt.Errorf("max_decoded_size must not be negative (0: no bound), got %d", c.MaxDecodedSize)
+		errs = append(errs, fmt.Errorf("max_decoded_size must not be negative (0: no bound), got %d", c.MaxDecodedSize))
 	}
-	return nil
+	if c.MaxDecodedInFlight < 0 {
+		errs = append(errs, fmt.Errorf("max_decoded_in_flight must not be negative (0: no bound), got %d", c.MaxDecodedInFlight))
+	}
+	if c.MaxDecodedInFlight > 0 && c.MaxDecodedInFlight < c.MaxDecodedSize {
+		errs = append(errs, fmt.Errorf("max_decoded_in_flight (%d) must be at least max_decoded_size (%d), or a request within one bound would never pass the other",
+			c.MaxDecodedInFlight, c.MaxDecodedSize))
+	}
+	if c.MaxRequestWait < 0 {
+		errs = append(errs, fmt.Errorf("max_request_wait must not be negative, got %s", c.MaxRequestWait))
+	}
+	if c.RetryAfterSeconds < 0 {
+		errs = append(errs, fmt.Errorf("retry_after_seconds must not be negative, got %d", c.RetryAfterSeconds))
+	}
+	return errors.Join(errs...)
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"reflect"
+	"strconv"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/extensionmiddleware"
@@ -15,10 +18,14 @@ import (
 	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"go.uber.org/zap"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/encoding"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
 )
@@ -26,8 +33,19 @@ import (
 type budgetExtension struct {
 	component.StartFunc
 	component.ShutdownFunc
-	cfg    *Config
-	logger *zap.Logger
+	cfg       *Config
+	logger    *zap.Logger
+	admission *admission
+	// verdicts holds, for each OTLP/gRPC request the codec has seen, the
+	// room it was admitted with or why it was refused, until the
+	// interceptor takes it; the request's pointer is the key.
+	verdicts sync.Map
+}
+
+// verdict is the codec's answer to one gRPC request.
+type verdict struct {
+	taken int64
+	err   error
 }
 
 var (
@@ -60,7 +78,7 @@ func (e *budgetExtension) GetHTTPHandler(context.Context) (extensionmiddleware.W
 // run inside confighttp's decompression and size limit).
 func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next http.Handler) {
 	md, ok := requests[req.URL.Path]
-	if !ok || req.Method != http.MethodPost || e.cfg.MaxDecodedSize <= 0 {
+	if !ok || req.Method != http.MethodPost || !e.bounded() {
 		next.ServeHTTP(w, req)
 		return
 	}
@@ -93,14 +111,33 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 		err = bud.Proto(md, body)
 	}
 	if err != nil {
-		e.logger.Warn("otlp_budget refused a request", zap.String("path", req.URL.Path),
-			zap.Int("body_bytes", len(body)), zap.String("reason", err.Error()))
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(http.StatusRequestEntityTooLarge)
-		_, _ = io.WriteString(w, err.Error()+"\n")
+		e.refuseHTTP(w, req, len(body), http.StatusRequestEntityTooLarge, err)
 		return
 	}
+	taken, err := e.admission.enter(req.Context(), bud.Used()+int64(len(body)), int64(len(body)))
+	if err != nil {
+		if req.Context().Err() != nil {
+			return // the sender gave up: nobody to answer
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(e.cfg.RetryAfterSeconds))
+		e.refuseHTTP(w, req, len(body), http.StatusTooManyRequests, err)
+		return
+	}
+	defer e.admission.leave(taken)
 	next.ServeHTTP(w, req)
+}
+
+func (e *budgetExtension) refuseHTTP(w http.ResponseWriter, req *http.Request, size, status int, err error) {
+	e.logger.Warn("otlp_budget refused a request", zap.String("path", req.URL.Path),
+		zap.Int("body_bytes", size), zap.Int("status", status), zap.String("reason", err.Error()))
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, err.Error()+"\n")
+}
+
+// bounded reports whether the extension has anything to count.
+func (e *budgetExtension) bounded() bool {
+	return e.cfg.MaxDecodedSize > 0 || e.admission != nil
 }
 
 // Bodies are read into pooled buffers: allocating and zeroing a new one
@@ -112,13 +149,21 @@ const maxPooled = 8 << 20
 
 // GetGRPCServerOptions replaces the server's codec with one that counts an
 // export message before pdata's codec decodes it: gRPC decodes a request
-// before any interceptor runs, so the codec is the one place to refuse it.
-// The message is already decompressed and within max_recv_msg_size_mib.
+// before any interceptor runs, so the codec is the one place to keep it
+// from being decoded. The message is already decompressed and within
+// max_recv_msg_size_mib. A codec's error can only become INTERNAL, so the
+// codec leaves a refused message undecoded and records why; the
+// interceptor, installed first so that it runs before any other (auth
+// included), answers with that status, or releases the room the message
+// was admitted with once the receiver is done with it.
 func (e *budgetExtension) GetGRPCServerOptions(context.Context) ([]grpc.ServerOption, error) {
-	if e.cfg.MaxDecodedSize <= 0 {
+	if !e.bounded() {
 		return nil, nil
 	}
-	return []grpc.ServerOption{grpc.ForceServerCodecV2(&countingCodec{CodecV2: encoding.GetCodecV2("proto"), ext: e})}, nil
+	return []grpc.ServerOption{
+		grpc.ForceServerCodecV2(&countingCodec{CodecV2: encoding.GetCodecV2("proto"), ext: e}),
+		grpc.UnaryInterceptor(e.intercept),
+	}, nil
 }
 
 type countingCodec struct {
@@ -131,22 +176,64 @@ func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if md, ok := messages[t.Name()]; ok {
-		buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-		err := c.ext.budget().Proto(md, buf.ReadOnlyData())
-		buf.Free()
-		if err != nil {
-			c.ext.logger.Warn("otlp_budget refused a request", zap.String("message", t.Name()),
-				zap.Int("body_bytes", data.Len()), zap.String("reason", err.Error()))
-			return err
-		}
+	md, ok := messages[t.Name()]
+	if !ok {
+		return c.CodecV2.Unmarshal(data, v)
 	}
-	return c.CodecV2.Unmarshal(data, v)
+	e := c.ext
+	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	bud := e.budget()
+	err := bud.Proto(md, buf.ReadOnlyData())
+	buf.Free()
+	if err != nil {
+		e.refuseGRPC(v, t.Name(), data.Len(), status.New(codes.ResourceExhausted, err.Error()))
+		return nil
+	}
+	taken, err := e.admission.enter(context.Background(), bud.Used()+int64(data.Len()), int64(data.Len()))
+	if err != nil {
+		st, _ := status.New(codes.Unavailable, err.Error()).WithDetails(&errdetails.RetryInfo{
+			RetryDelay: durationpb.New(time.Duration(e.cfg.RetryAfterSeconds) * time.Second),
+		})
+		e.refuseGRPC(v, t.Name(), data.Len(), st)
+		return nil
+	}
+	if err := c.CodecV2.Unmarshal(data, v); err != nil {
+		e.admission.leave(taken)
+		return err
+	}
+	e.verdicts.Store(v, verdict{taken: taken})
+	return nil
 }
 
-// budget is a new request's or message's bound.
+func (e *budgetExtension) refuseGRPC(v any, message string, size int, st *status.Status) {
+	e.logger.Warn("otlp_budget refused a request", zap.String("message", message),
+		zap.Int("body_bytes", size), zap.String("code", st.Code().String()), zap.String("reason", st.Message()))
+	e.verdicts.Store(v, verdict{err: st.Err()})
+}
+
+// intercept answers a request the codec refused, and releases the room of
+// one it admitted when the receiver has answered.
+func (e *budgetExtension) intercept(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	got, ok := e.verdicts.LoadAndDelete(req)
+	if !ok {
+		return handler(ctx, req)
+	}
+	v := got.(verdict)
+	if v.err != nil {
+		return nil, v.err
+	}
+	defer e.admission.leave(v.taken)
+	return handler(ctx, req)
+}
+
+// budget is a new request's or message's bound; with no bound of its own
+// it still counts, for max_decoded_in_flight.
 func (e *budgetExtension) budget() *budget.Budget {
-	return budget.New(e.cfg.MaxDecodedSize).For("otlp_budget max_decoded_size")
+	limit := e.cfg.MaxDecodedSize
+	if limit <= 0 {
+		limit = math.MaxInt64
+	}
+	return budget.New(limit).For("otlp_budget max_decoded_size")
 }
 
 type errReader struct{ err error }

@@ -11,20 +11,31 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configauth"
+	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configmiddleware"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
@@ -56,31 +67,61 @@ func startOTLP(t testing.TB, limit int64, maxBody int64) (string, *consumertest.
 
 // startOTLPBoth is startOTLP that also returns the gRPC server's address.
 func startOTLPBoth(t testing.TB, limit int64, maxBody int64) (url, grpcAddr string, sink *consumertest.LogsSink) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.MaxDecodedSize, cfg.MaxDecodedInFlight = limit, 0
+	sink = new(consumertest.LogsSink)
+	url, grpcAddr = startReceiver(t, cfg, maxBody, sink, nil)
+	return url, grpcAddr, sink
+}
+
+// startReceiver runs the OTLP receiver with the middleware configured by
+// cfg, logs into next; with token set, both servers also require it
+// (bearertokenauth), as the shipped config does with OTLP_AUTH_TOKEN.
+func startReceiver(t testing.TB, cfg *Config, maxBody int64, next consumer.Logs, token *string) (url, grpcAddr string) {
 	t.Helper()
-	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(NewFactory().Type()), &Config{MaxDecodedSize: limit})
+	require.NoError(t, cfg.Validate())
+	exts := map[component.ID]component.Component{}
+	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(NewFactory().Type()), cfg)
 	require.NoError(t, err)
-	require.NoError(t, ext.Start(context.Background(), nil))
+	exts[budgetID] = ext
+	authID := component.MustNewID("bearertokenauth")
+	if token != nil {
+		af := bearertokenauthextension.NewFactory()
+		acfg := af.CreateDefaultConfig().(*bearertokenauthextension.Config)
+		acfg.BearerToken = configopaque.String(*token)
+		auth, err := af.Create(context.Background(), extensiontest.NewNopSettings(af.Type()), acfg)
+		require.NoError(t, err)
+		exts[authID] = auth
+	}
+	for _, e := range exts {
+		require.NoError(t, e.Start(context.Background(), nil))
+	}
 
 	f := otlpreceiver.NewFactory()
-	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	rcfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
 	addr := freeAddr(t)
-	srv := &cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig
+	srv := &rcfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig
 	srv.NetAddr.Endpoint = addr
 	srv.MaxRequestBodySize = maxBody
 	srv.Middlewares = []configmiddleware.Config{{ID: budgetID}}
 	grpcAddr = freeAddr(t)
-	gs := cfg.Protocols.GRPC.GetOrInsertDefault()
+	gs := rcfg.Protocols.GRPC.GetOrInsertDefault()
 	gs.NetAddr.Endpoint = grpcAddr
 	gs.Middlewares = []configmiddleware.Config{{ID: budgetID}}
-	sink = new(consumertest.LogsSink)
-	rcv, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
+	if token != nil {
+		srv.Auth = configoptional.Some(confighttp.AuthConfig{Config: configauth.Config{AuthenticatorID: authID}})
+		gs.Auth = configoptional.Some(configauth.Config{AuthenticatorID: authID})
+	}
+	rcv, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), rcfg, next)
 	require.NoError(t, err)
-	require.NoError(t, rcv.Start(context.Background(), host{map[component.ID]component.Component{budgetID: ext}}))
+	require.NoError(t, rcv.Start(context.Background(), host{exts}))
 	t.Cleanup(func() {
 		require.NoError(t, rcv.Shutdown(context.Background()))
-		require.NoError(t, ext.Shutdown(context.Background()))
+		for _, e := range exts {
+			require.NoError(t, e.Shutdown(context.Background()))
+		}
 	})
-	return "http://" + addr + "/v1/logs", grpcAddr, sink
+	return "http://" + addr + "/v1/logs", grpcAddr
 }
 
 func post(t *testing.T, url, contentType, encoding string, body []byte) (int, string) {
@@ -205,19 +246,33 @@ func TestReceiverErrorsStayTheReceivers(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	assert.NoError(t, createDefaultConfig().(*Config).Validate())
-	assert.Equal(t, int64(256<<20), createDefaultConfig().(*Config).MaxDecodedSize)
-	assert.ErrorContains(t, (&Config{MaxDecodedSize: -1}).Validate(), "max_decoded_size")
+	def := createDefaultConfig().(*Config)
+	assert.NoError(t, def.Validate())
+	assert.Equal(t, &Config{MaxDecodedSize: 256 << 20, MaxDecodedInFlight: 1 << 30, MaxRequestWait: 5 * time.Second, RetryAfterSeconds: 1}, def)
+	assert.NoError(t, (&Config{}).Validate(), "0 everywhere: no bounds")
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{MaxDecodedSize: -1}, "max_decoded_size must not be negative"},
+		{Config{MaxDecodedInFlight: -1}, "max_decoded_in_flight must not be negative"},
+		{Config{MaxDecodedSize: 2 << 20, MaxDecodedInFlight: 1 << 20}, "must be at least max_decoded_size"},
+		{Config{MaxRequestWait: -time.Second}, "max_request_wait"},
+		{Config{RetryAfterSeconds: -1}, "retry_after_seconds"},
+	} {
+		assert.ErrorContains(t, c.cfg.Validate(), c.want)
+	}
 }
 
 // BenchmarkOTLPLogs posts 1000 SDK-like records per request through the
-// receiver, with the middleware counting and with it off.
+// receiver, with the middleware's defaults (both bounds) and with it off.
 func BenchmarkOTLPLogs(b *testing.B) {
 	body, err := realLogs(nil, 1000).MarshalProto()
 	require.NoError(b, err)
-	for name, limit := range map[string]int64{"budget": 256 << 20, "off": 0} {
+	for name, cfg := range map[string]*Config{"budget": createDefaultConfig().(*Config), "off": {}} {
 		b.Run(name, func(b *testing.B) {
-			url, sink := startOTLP(b, limit, 20<<20)
+			sink := new(consumertest.LogsSink)
+			url, _ := startReceiver(b, cfg, 20<<20, sink, nil)
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
 				sink.Reset()
@@ -262,7 +317,7 @@ func TestGRPC(t *testing.T) {
 	err = conn.Invoke(context.Background(), "/opentelemetry.proto.collector.logs.v1.LogsService/Export", &hostile, &reply,
 		grpc.ForceCodecV2(raw{}))
 	runtime.ReadMemStats(&after)
-	require.Error(t, err)
+	assert.Equal(t, codes.ResourceExhausted, status.Code(err), "as gRPC's own answer to a message over its size limit: not retried")
 	assert.Contains(t, err.Error(), "otlp_budget max_decoded_size")
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8*len(hostile)), "bytes allocated")
 	assert.Zero(t, sink.LogRecordCount())
@@ -270,4 +325,190 @@ func TestGRPC(t *testing.T) {
 	_, err = plogotlp.NewGRPCClient(conn).Export(context.Background(), realLogs(t, 5000))
 	require.NoError(t, err)
 	assert.Equal(t, 5000, sink.LogRecordCount())
+}
+
+// gate is a logs consumer that holds each batch until the test lets it
+// through, so that requests stay in flight.
+type gate struct {
+	entered chan int
+	release chan struct{}
+}
+
+func newGate() *gate { return &gate{entered: make(chan int, 16), release: make(chan struct{}, 16)} }
+
+// open lets every batch through from now on: a cleanup, registered after
+// the receiver's so that it runs first, or a failed test would leave the
+// receiver's shutdown waiting on a held request.
+func (g *gate) open() { close(g.release) }
+
+// admitted returns the record count of the next batch to reach the
+// consumer, failing if none does in time.
+func (g *gate) admitted(t testing.TB) int {
+	t.Helper()
+	select {
+	case n := <-g.entered:
+		return n
+	case <-time.After(10 * time.Second):
+		t.Fatal("no request reached the pipeline")
+		return 0
+	}
+}
+
+func (g *gate) consumer(t testing.TB) consumer.Logs {
+	c, err := consumer.NewLogs(func(_ context.Context, ld plog.Logs) error {
+		g.entered <- ld.LogRecordCount()
+		<-g.release
+		return nil
+	})
+	require.NoError(t, err)
+	return c
+}
+
+// weight is what a body takes from max_decoded_in_flight.
+func weight(t testing.TB, body []byte) int64 {
+	bud := budget.New(1 << 40)
+	require.NoError(t, bud.Proto(requests["/v1/logs"], body))
+	return bud.Used() + int64(len(body))
+}
+
+type answer struct {
+	status     int
+	retryAfter string
+	body       string
+	err        error
+}
+
+func postAsync(url string, body []byte) <-chan answer {
+	done := make(chan answer, 1)
+	go func() {
+		resp, err := http.Post(url, "application/x-protobuf", bytes.NewReader(body))
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		done <- answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), body: string(b)}
+	}()
+	return done
+}
+
+// await is the answer to a request, failing the test if none comes in
+// time (a request held in the pipeline never answers).
+func await(t testing.TB, ch <-chan answer) answer {
+	t.Helper()
+	select {
+	case a := <-ch:
+		require.NoError(t, a.err)
+		return a
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer")
+		return answer{}
+	}
+}
+
+// inFlightConfig admits one request of the given weight at a time, not
+// two, and lets the second wait briefly.
+func inFlightConfig(w int64) *Config {
+	cfg := createDefaultConfig().(*Config)
+	cfg.MaxDecodedSize, cfg.MaxDecodedInFlight, cfg.MaxRequestWait = w, w*3/2, 200*time.Millisecond
+	return cfg
+}
+
+// TestInFlightBoundHTTP: while one request is decoded and consumed, a
+// second that would take the sum past max_decoded_in_flight waits, then is
+// answered 429 with Retry-After, which SDKs retry; once the first is
+// answered its room is free again.
+func TestInFlightBoundHTTP(t *testing.T) {
+	body, err := realLogs(t, 2000).MarshalProto()
+	require.NoError(t, err)
+	g := newGate()
+	url, _ := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, g.consumer(t), nil)
+	t.Cleanup(g.open)
+
+	first := postAsync(url, body)
+	assert.Equal(t, 2000, g.admitted(t), "the first request is in the pipeline")
+	second := await(t, postAsync(url, body))
+	assert.Equal(t, http.StatusTooManyRequests, second.status, second.body)
+	assert.Equal(t, "1", second.retryAfter)
+	assert.Contains(t, second.body, "otlp_budget max_decoded_in_flight")
+
+	g.release <- struct{}{}
+	a := await(t, first)
+	assert.Equal(t, http.StatusOK, a.status, a.body)
+
+	third := postAsync(url, body)
+	assert.Equal(t, 2000, g.admitted(t), "admitted: the first gave its room back")
+	g.release <- struct{}{}
+	a = await(t, third)
+	assert.Equal(t, http.StatusOK, a.status, a.body)
+}
+
+// TestInFlightBoundGRPC: the same over gRPC, where the second message is
+// not decoded and is answered UNAVAILABLE with RetryInfo, which the
+// collector's exporters and the SDKs retry.
+func TestInFlightBoundGRPC(t *testing.T) {
+	req := realLogs(t, 2000)
+	body, err := req.MarshalProto()
+	require.NoError(t, err)
+	g := newGate()
+	_, addr := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, g.consumer(t), nil)
+	t.Cleanup(g.open)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer conn.Close()
+	client := plogotlp.NewGRPCClient(conn)
+	// A request held in the pipeline never answers: every call has a
+	// deadline, so a broken bound fails the test instead of hanging it.
+	export := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, err := client.Export(ctx, req)
+		return err
+	}
+
+	first := make(chan error, 1)
+	go func() { first <- export() }()
+	assert.Equal(t, 2000, g.admitted(t))
+	err = export()
+	st := status.Convert(err)
+	assert.Equal(t, codes.Unavailable, st.Code(), "%v", err)
+	assert.Contains(t, st.Message(), "otlp_budget max_decoded_in_flight")
+	require.Len(t, st.Details(), 1)
+	info, ok := st.Details()[0].(*errdetails.RetryInfo)
+	require.True(t, ok, "%T", st.Details()[0])
+	assert.Equal(t, time.Second, info.RetryDelay.AsDuration())
+
+	g.release <- struct{}{}
+	require.NoError(t, <-first)
+	go func() { first <- export() }()
+	assert.Equal(t, 2000, g.admitted(t), "admitted: the first gave its room back")
+	g.release <- struct{}{}
+	require.NoError(t, <-first)
+}
+
+// TestInFlightRoomIsGivenBackWhenAuthRefuses: a gRPC message is admitted before
+// authentication runs (gRPC decodes first); one refused by the
+// authenticator still gives its room back, or unauthenticated senders
+// could lock everyone out.
+func TestInFlightRoomIsGivenBackWhenAuthRefuses(t *testing.T) {
+	req := realLogs(t, 2000)
+	body, err := req.MarshalProto()
+	require.NoError(t, err)
+	sink := new(consumertest.LogsSink)
+	token := "s3cret"
+	_, addr := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, sink, &token)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer conn.Close()
+	client := plogotlp.NewGRPCClient(conn)
+
+	for range 5 {
+		_, err := client.Export(context.Background(), req)
+		assert.Equal(t, codes.Unauthenticated, status.Code(err), "%v", err)
+	}
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+token)
+	_, err = client.Export(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, 2000, sink.LogRecordCount())
 }

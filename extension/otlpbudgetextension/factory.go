@@ -2,6 +2,7 @@ package otlpbudgetextension
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension"
@@ -14,15 +15,31 @@ import (
 // fits; hostile ones are cut here.
 const defaultMaxDecodedSize = 256 << 20
 
+// Four requests of the largest size may decode at once, or any number of
+// smaller ones up to the same sum: about what the Datadog receiver's
+// default max_concurrent_requests allows on two cores. The wait and the
+// retry delay are the Datadog receiver's too.
+const (
+	defaultMaxDecodedInFlight = 4 * defaultMaxDecodedSize
+	defaultMaxRequestWait     = 5 * time.Second
+	defaultRetryAfterSeconds  = 1
+)
+
 // NewFactory returns the factory of the otlp_budget extension.
 func NewFactory() extension.Factory {
 	return extension.NewFactory(metadata.Type, createDefaultConfig, create, metadata.ExtensionStability)
 }
 
 func createDefaultConfig() component.Config {
-	return &Config{MaxDecodedSize: defaultMaxDecodedSize}
+	return &Config{
+		MaxDecodedSize:     defaultMaxDecodedSize,
+		MaxDecodedInFlight: defaultMaxDecodedInFlight,
+		MaxRequestWait:     defaultMaxRequestWait,
+		RetryAfterSeconds:  defaultRetryAfterSeconds,
+	}
 }
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {
-	return &budgetExtension{cfg: cfg.(*Config), logger: set.Logger}, nil
+	c := cfg.(*Config)
+	return &budgetExtension{cfg: c, logger: set.Logger, admission: newAdmission(c.MaxDecodedInFlight, c.MaxRequestWait)}, nil
 }

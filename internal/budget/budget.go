@@ -66,6 +66,15 @@ func (b *Budget) Take(n int64) bool {
 	return b.used <= b.limit
 }
 
+// Used is what has been taken so far (0 for an unbounded budget, which
+// counts nothing).
+func (b *Budget) Used() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.used
+}
+
 // Values takes n values.
 func (b *Budget) Values(n int) bool { return b.Take(mul(n, Value)) }
 
