@@ -102,6 +102,7 @@ func TestExporterWritesEverySignal(t *testing.T) {
 		json bool
 	}{{"otel_map", false}, {"otel_json", true}} {
 		t.Run(mode.db, func(t *testing.T) {
+			sql(t, "DROP DATABASE IF EXISTS "+mode.db+" SYNC") // from an earlier run (-count)
 			f := clickhouseexporter.NewFactory()
 			cfg := exporterConfig(mode.db, mode.json)
 			set := exportertest.NewNopSettings(f.Type())
@@ -136,7 +137,8 @@ func TestExporterWritesEverySignal(t *testing.T) {
 
 func TestPersistsAcrossRestartOfTheHTTPLayer(t *testing.T) {
 	need(t)
-	sql(t, "CREATE TABLE IF NOT EXISTS default.keep (x UInt8) ENGINE = MergeTree ORDER BY x")
+	sql(t, "DROP TABLE IF EXISTS default.keep SYNC") // from an earlier run (-count)
+	sql(t, "CREATE TABLE default.keep (x UInt8) ENGINE = MergeTree ORDER BY x")
 	sql(t, "INSERT INTO default.keep VALUES (1), (2)")
 	assert.Equal(t, "2", sql(t, "SELECT count() FROM default.keep"))
 }
@@ -167,7 +169,8 @@ func TestInsertsLeaveSkipIndexesToMerges(t *testing.T) {
 	assert.Equal(t, "false", sql(t, "SELECT getSetting('materialize_skip_indexes_on_insert')"))
 	// Shaped like the exporter's body index, which the API's searches
 	// (ILIKE, positionCaseInsensitiveUTF8) meet.
-	sql(t, "CREATE TABLE IF NOT EXISTS default.indexed (s String, INDEX i lower(s) TYPE text(tokenizer = 'splitByNonAlpha') GRANULARITY 100000000) ENGINE = MergeTree ORDER BY tuple()")
+	sql(t, "DROP TABLE IF EXISTS default.indexed SYNC") // from an earlier run (-count)
+	sql(t, "CREATE TABLE default.indexed (s String, INDEX i lower(s) TYPE text(tokenizer = 'splitByNonAlpha') GRANULARITY 100000000) ENGINE = MergeTree ORDER BY tuple()")
 	sql(t, "INSERT INTO default.indexed VALUES ('hello world'), ('other Words')")
 	sql(t, "INSERT INTO default.indexed VALUES ('more words')")
 	indexBytes := "SELECT count(), sum(secondary_indices_uncompressed_bytes) > 0 FROM system.parts WHERE active AND database = 'default' AND table = 'indexed' FORMAT CSV"

@@ -77,6 +77,7 @@ func get(t *testing.T, url, auth string) (int, map[string]any) {
 }
 
 func TestFirstStartRestartAndTwoInstances(t *testing.T) {
+	chtest.FreshDatabase(t, "api_ext_test")
 	dir := t.TempDir()
 	url1, ext1 := startAPI(t, dir)
 	st, err := os.Stat(filepath.Join(dir, KeysFile))
@@ -137,6 +138,7 @@ func TestServesUnavailableUntilStorageIsReachable(t *testing.T) {
 }
 
 func TestAuthenticatesIngestionKeys(t *testing.T) {
+	chtest.FreshDatabase(t, "api_auth_test")
 	dir := t.TempDir()
 	_, ext := startAPI(t, dir, "api_auth_test")
 	a := ext.(*apiExtension)

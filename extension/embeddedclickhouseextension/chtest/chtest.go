@@ -75,6 +75,16 @@ func Endpoint(tb testing.TB) string {
 	return endpoint
 }
 
+// FreshDatabase drops db, for a test that expects to start without it: one
+// engine serves the whole test process, so a test run again (go test
+// -count=N) would otherwise find what its first run wrote.
+func FreshDatabase(tb testing.TB, db string) {
+	tb.Helper()
+	if _, err := DB(tb).Exec("DROP DATABASE IF EXISTS `" + db + "` SYNC"); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // DB opens clickhouse-go over HTTP to the embedded ClickHouse.
 func DB(tb testing.TB) *sql.DB {
 	db := clickhouse.OpenDB(&clickhouse.Options{Addr: []string{Endpoint(tb)}, Protocol: clickhouse.HTTP})

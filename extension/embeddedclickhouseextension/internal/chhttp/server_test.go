@@ -246,6 +246,8 @@ func TestInsertsAndDatabase(t *testing.T) {
 	need(t)
 	status, body, _ := do(t, http.MethodPost, "", strings.NewReader("CREATE DATABASE IF NOT EXISTS otel"))
 	require.Equal(t, 200, status, body)
+	status, body, _ = do(t, http.MethodPost, "", strings.NewReader("DROP TABLE IF EXISTS otel.t SYNC")) // from an earlier run (-count)
+	require.Equal(t, 200, status, body)
 	status, body, _ = do(t, http.MethodPost, q("database", "otel"),
 		strings.NewReader("CREATE TABLE IF NOT EXISTS t (id UInt64, msg String) ENGINE = MergeTree ORDER BY id"))
 	require.Equal(t, 200, status, body)
