@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 )
 
 func post(t *testing.T, url, contentType, body string, headers ...string) int {
@@ -113,6 +121,26 @@ func TestOTLPAuthFromEnv(t *testing.T) {
 	assert.Equal(t, http.StatusOK, post(t, url, "application/json", otlpLogs(now), "Authorization", "Bearer tok-otlp"))
 	assert.Eventually(t, func() bool {
 		return c.sql(t, "SELECT count() FROM otel.otel_logs WHERE ServiceName = 'otlp-svc'") == "1"
+	}, 20*time.Second, 200*time.Millisecond)
+
+	// gRPC too, through otlp_budget's codec and interceptor, which run
+	// before the authenticator.
+	conn, err := grpc.NewClient(fmt.Sprintf("127.0.0.1:%d", c.otlpGRPC), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer conn.Close()
+	client := plogotlp.NewGRPCClient(conn)
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr("service.name", "otlp-grpc-svc")
+	rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty().Body().SetStr("over gRPC")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err = client.Export(ctx, plogotlp.NewExportRequestFromLogs(ld))
+	assert.Equal(t, codes.Unauthenticated, status.Code(err), "%v", err)
+	_, err = client.Export(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer tok-otlp"), plogotlp.NewExportRequestFromLogs(ld))
+	require.NoError(t, err)
+	assert.Eventually(t, func() bool {
+		return c.sql(t, "SELECT count() FROM otel.otel_logs WHERE ServiceName = 'otlp-grpc-svc'") == "1"
 	}, 20*time.Second, 200*time.Millisecond)
 }
 

@@ -75,7 +75,7 @@ type collector struct {
 	cmd                         *exec.Cmd
 	out                         *syncBuffer
 	datadog, health, clickhouse int
-	otlpHTTP, api               int
+	otlpHTTP, otlpGRPC, api     int
 	done                        chan error
 }
 
@@ -92,10 +92,10 @@ func runWith(t *testing.T, env []string, config string, chPort int, extra ...str
 	if chPort == 0 {
 		chPort = freePort(t)
 	}
-	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: chPort, otlpHTTP: freePort(t), api: freePort(t),
-		done: make(chan error, 1)}
+	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: chPort, otlpHTTP: freePort(t), otlpGRPC: freePort(t),
+		api: freePort(t), done: make(chan error, 1)}
 	args := []string{"--config", config,
-		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
+		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", c.otlpGRPC),
 		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", c.otlpHTTP),
 		"--set", fmt.Sprintf("extensions::health_check::endpoint=127.0.0.1:%d", c.health),
 		"--set", fmt.Sprintf("receivers::datadog::endpoint=127.0.0.1:%d", c.datadog),
