@@ -14,6 +14,8 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/extensionmiddleware"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	collogs "go.opentelemetry.io/proto/otlp/collector/logs/v1"
 	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -27,14 +29,15 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadata"
 	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
 type budgetExtension struct {
 	component.StartFunc
-	component.ShutdownFunc
 	cfg       *Config
 	logger    *zap.Logger
+	telemetry *metadata.TelemetryBuilder
 	admission *admission
 	// verdicts holds, for each OTLP/gRPC request the codec has seen, the
 	// room it was admitted with or why it was refused, until the
@@ -111,7 +114,7 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 		err = bud.Proto(md, body)
 	}
 	if err != nil {
-		e.refuseHTTP(w, req, len(body), http.StatusRequestEntityTooLarge, err)
+		e.refuseHTTP(w, req, len(body), http.StatusRequestEntityTooLarge, boundSize, err)
 		return
 	}
 	taken, err := e.admission.enter(req.Context(), bud.Used()+int64(len(body)), int64(len(body)))
@@ -120,19 +123,38 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 			return // the sender gave up: nobody to answer
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(e.cfg.RetryAfterSeconds))
-		e.refuseHTTP(w, req, len(body), http.StatusTooManyRequests, err)
+		e.refuseHTTP(w, req, len(body), http.StatusTooManyRequests, boundInFlight, err)
 		return
 	}
 	defer e.admission.leave(taken)
 	next.ServeHTTP(w, req)
 }
 
-func (e *budgetExtension) refuseHTTP(w http.ResponseWriter, req *http.Request, size, status int, err error) {
+func (e *budgetExtension) refuseHTTP(w http.ResponseWriter, req *http.Request, size, status int, bound string, err error) {
 	e.logger.Warn("otlp_budget refused a request", zap.String("path", req.URL.Path),
 		zap.Int("body_bytes", size), zap.Int("status", status), zap.String("reason", err.Error()))
+	e.count(req.Context(), bound, "http")
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, err.Error()+"\n")
+}
+
+// The bounds a refusal names in otlp_budget_refused_requests.
+const (
+	boundSize     = "max_decoded_size"
+	boundInFlight = "max_decoded_in_flight"
+)
+
+// count records a refusal: the receiver never sees these requests, so its
+// refused-items metrics do not count them.
+func (e *budgetExtension) count(ctx context.Context, bound, transport string) {
+	e.telemetry.OtlpBudgetRefusedRequests.Add(ctx, 1, metric.WithAttributeSet(
+		attribute.NewSet(attribute.String("bound", bound), attribute.String("transport", transport))))
+}
+
+func (e *budgetExtension) Shutdown(context.Context) error {
+	e.telemetry.Shutdown()
+	return nil
 }
 
 // bounded reports whether the extension has anything to count.
@@ -186,7 +208,7 @@ func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	err := bud.Proto(md, buf.ReadOnlyData())
 	buf.Free()
 	if err != nil {
-		e.refuseGRPC(v, t.Name(), data.Len(), status.New(codes.ResourceExhausted, err.Error()))
+		e.refuseGRPC(v, t.Name(), data.Len(), boundSize, status.New(codes.ResourceExhausted, err.Error()))
 		return nil
 	}
 	taken, err := e.admission.enter(context.Background(), bud.Used()+int64(data.Len()), int64(data.Len()))
@@ -194,7 +216,7 @@ func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 		st, _ := status.New(codes.Unavailable, err.Error()).WithDetails(&errdetails.RetryInfo{
 			RetryDelay: durationpb.New(time.Duration(e.cfg.RetryAfterSeconds) * time.Second),
 		})
-		e.refuseGRPC(v, t.Name(), data.Len(), st)
+		e.refuseGRPC(v, t.Name(), data.Len(), boundInFlight, st)
 		return nil
 	}
 	if err := c.CodecV2.Unmarshal(data, v); err != nil {
@@ -205,9 +227,10 @@ func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	return nil
 }
 
-func (e *budgetExtension) refuseGRPC(v any, message string, size int, st *status.Status) {
+func (e *budgetExtension) refuseGRPC(v any, message string, size int, bound string, st *status.Status) {
 	e.logger.Warn("otlp_budget refused a request", zap.String("message", message),
 		zap.Int("body_bytes", size), zap.String("code", st.Code().String()), zap.String("reason", st.Message()))
+	e.count(context.Background(), bound, "grpc")
 	e.verdicts.Store(v, verdict{err: st.Err()})
 }
 

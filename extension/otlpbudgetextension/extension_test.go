@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configauth"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/configmiddleware"
@@ -29,6 +30,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -38,6 +42,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadatatest"
 	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
@@ -70,18 +75,21 @@ func startOTLPBoth(t testing.TB, limit int64, maxBody int64) (url, grpcAddr stri
 	cfg := createDefaultConfig().(*Config)
 	cfg.MaxDecodedSize, cfg.MaxDecodedInFlight = limit, 0
 	sink = new(consumertest.LogsSink)
-	url, grpcAddr = startReceiver(t, cfg, maxBody, sink, nil)
+	url, grpcAddr, _ = startReceiver(t, cfg, maxBody, sink, nil)
 	return url, grpcAddr, sink
 }
 
 // startReceiver runs the OTLP receiver with the middleware configured by
 // cfg, logs into next; with token set, both servers also require it
 // (bearertokenauth), as the shipped config does with OTLP_AUTH_TOKEN.
-func startReceiver(t testing.TB, cfg *Config, maxBody int64, next consumer.Logs, token *string) (url, grpcAddr string) {
+// The returned telemetry holds the middleware's own metrics.
+func startReceiver(t testing.TB, cfg *Config, maxBody int64, next consumer.Logs, token *string) (url, grpcAddr string, tt *componenttest.Telemetry) {
 	t.Helper()
 	require.NoError(t, cfg.Validate())
 	exts := map[component.ID]component.Component{}
-	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(NewFactory().Type()), cfg)
+	tt = componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	ext, err := NewFactory().Create(context.Background(), metadatatest.NewSettings(tt), cfg)
 	require.NoError(t, err)
 	exts[budgetID] = ext
 	authID := component.MustNewID("bearertokenauth")
@@ -121,7 +129,7 @@ func startReceiver(t testing.TB, cfg *Config, maxBody int64, next consumer.Logs,
 			require.NoError(t, e.Shutdown(context.Background()))
 		}
 	})
-	return "http://" + addr + "/v1/logs", grpcAddr
+	return "http://" + addr + "/v1/logs", grpcAddr, tt
 }
 
 func post(t *testing.T, url, contentType, encoding string, body []byte) (int, string) {
@@ -272,7 +280,7 @@ func BenchmarkOTLPLogs(b *testing.B) {
 	for name, cfg := range map[string]*Config{"budget": createDefaultConfig().(*Config), "off": {}} {
 		b.Run(name, func(b *testing.B) {
 			sink := new(consumertest.LogsSink)
-			url, _ := startReceiver(b, cfg, 20<<20, sink, nil)
+			url, _, _ := startReceiver(b, cfg, 20<<20, sink, nil)
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
 				sink.Reset()
@@ -303,8 +311,10 @@ func (raw) Unmarshal(data mem.BufferSlice, v any) error {
 // TestGRPC: the same bounds over OTLP/gRPC, where the message is refused
 // in the codec, before pdata decodes it; real requests pass.
 func TestGRPC(t *testing.T) {
-	const limit = 16 << 20
-	_, addr, sink := startOTLPBoth(t, limit, 20<<20)
+	cfg := createDefaultConfig().(*Config)
+	cfg.MaxDecodedSize = 16 << 20
+	sink := new(consumertest.LogsSink)
+	_, addr, tt := startReceiver(t, cfg, 20<<20, sink, nil)
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
 	defer conn.Close()
@@ -321,10 +331,21 @@ func TestGRPC(t *testing.T) {
 	assert.Contains(t, err.Error(), "otlp_budget max_decoded_size")
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8*len(hostile)), "bytes allocated")
 	assert.Zero(t, sink.LogRecordCount())
+	assertRefused(t, tt, "max_decoded_size", "grpc")
 
 	_, err = plogotlp.NewGRPCClient(conn).Export(context.Background(), realLogs(t, 5000))
 	require.NoError(t, err)
 	assert.Equal(t, 5000, sink.LogRecordCount())
+}
+
+// assertRefused checks that exactly one request was counted refused, by
+// the bound and transport given.
+func assertRefused(t *testing.T, tt *componenttest.Telemetry, bound, transport string) {
+	t.Helper()
+	metadatatest.AssertEqualOtlpBudgetRefusedRequests(t, tt, []metricdata.DataPoint[int64]{{
+		Value:      1,
+		Attributes: attribute.NewSet(attribute.String("bound", bound), attribute.String("transport", transport)),
+	}}, metricdatatest.IgnoreTimestamp())
 }
 
 // gate is a logs consumer that holds each batch until the test lets it
@@ -423,7 +444,7 @@ func TestInFlightBoundHTTP(t *testing.T) {
 	body, err := realLogs(t, 2000).MarshalProto()
 	require.NoError(t, err)
 	g := newGate()
-	url, _ := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, g.consumer(t), nil)
+	url, _, tt := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, g.consumer(t), nil)
 	t.Cleanup(g.open)
 
 	first := postAsync(url, body)
@@ -432,6 +453,7 @@ func TestInFlightBoundHTTP(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, second.status, second.body)
 	assert.Equal(t, "1", second.retryAfter)
 	assert.Contains(t, second.body, "otlp_budget max_decoded_in_flight")
+	assertRefused(t, tt, "max_decoded_in_flight", "http")
 
 	g.release <- struct{}{}
 	a := await(t, first)
@@ -452,7 +474,7 @@ func TestInFlightBoundGRPC(t *testing.T) {
 	body, err := req.MarshalProto()
 	require.NoError(t, err)
 	g := newGate()
-	_, addr := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, g.consumer(t), nil)
+	_, addr, tt := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, g.consumer(t), nil)
 	t.Cleanup(g.open)
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
@@ -478,6 +500,7 @@ func TestInFlightBoundGRPC(t *testing.T) {
 	info, ok := st.Details()[0].(*errdetails.RetryInfo)
 	require.True(t, ok, "%T", st.Details()[0])
 	assert.Equal(t, time.Second, info.RetryDelay.AsDuration())
+	assertRefused(t, tt, "max_decoded_in_flight", "grpc")
 
 	g.release <- struct{}{}
 	require.NoError(t, <-first)
@@ -497,7 +520,7 @@ func TestInFlightRoomIsGivenBackWhenAuthRefuses(t *testing.T) {
 	require.NoError(t, err)
 	sink := new(consumertest.LogsSink)
 	token := "s3cret"
-	_, addr := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, sink, &token)
+	_, addr, _ := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, sink, &token)
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
 	defer conn.Close()

@@ -41,5 +41,9 @@ func createDefaultConfig() component.Config {
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {
 	c := cfg.(*Config)
-	return &budgetExtension{cfg: c, logger: set.Logger, admission: newAdmission(c.MaxDecodedInFlight, c.MaxRequestWait)}, nil
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
+	return &budgetExtension{cfg: c, logger: set.Logger, telemetry: tb, admission: newAdmission(c.MaxDecodedInFlight, c.MaxRequestWait)}, nil
 }
