@@ -3,6 +3,8 @@ package otlpbudgetextension
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"math"
 	"mime"
@@ -30,6 +32,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadata"
+	"github.com/otelhouse/otelhouse/internal/admission"
 	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
@@ -38,7 +41,7 @@ type budgetExtension struct {
 	cfg       *Config
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
-	admission *admission
+	admission *admission.Room
 	// verdicts holds, for each OTLP/gRPC request the codec has seen, the
 	// room it was admitted with or why it was refused, until the
 	// interceptor takes it; the request's pointer is the key.
@@ -117,16 +120,16 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 		e.refuseHTTP(w, req, len(body), http.StatusRequestEntityTooLarge, boundSize, err)
 		return
 	}
-	taken, err := e.admission.enter(req.Context(), bud.Used()+int64(len(body)), int64(len(body)))
+	taken, err := e.admission.Enter(req.Context(), bud.Used()+int64(len(body)), int64(len(body)))
 	if err != nil {
 		if req.Context().Err() != nil {
 			return // the sender gave up: nobody to answer
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(e.cfg.RetryAfterSeconds))
-		e.refuseHTTP(w, req, len(body), http.StatusTooManyRequests, boundInFlight, err)
+		e.refuseHTTP(w, req, len(body), http.StatusTooManyRequests, boundInFlight, e.busy(err))
 		return
 	}
-	defer e.admission.leave(taken)
+	defer e.admission.Leave(taken)
 	next.ServeHTTP(w, req)
 }
 
@@ -137,6 +140,16 @@ func (e *budgetExtension) refuseHTTP(w http.ResponseWriter, req *http.Request, s
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, err.Error()+"\n")
+}
+
+// busy says why admission refused a request, for its sender.
+func (e *budgetExtension) busy(err error) error {
+	what := fmt.Sprintf("for %s, the requests being decoded held", e.cfg.MaxRequestWait)
+	if errors.Is(err, admission.ErrWaitersFull) {
+		what = "the requests waiting hold"
+	}
+	return fmt.Errorf("%s %d MiB, the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later",
+		what, e.cfg.MaxDecodedInFlight>>20)
 }
 
 // The bounds a refusal names in otlp_budget_refused_requests.
@@ -211,16 +224,16 @@ func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 		e.refuseGRPC(v, t.Name(), data.Len(), boundSize, status.New(codes.ResourceExhausted, err.Error()))
 		return nil
 	}
-	taken, err := e.admission.enter(context.Background(), bud.Used()+int64(data.Len()), int64(data.Len()))
+	taken, err := e.admission.Enter(context.Background(), bud.Used()+int64(data.Len()), int64(data.Len()))
 	if err != nil {
-		st, _ := status.New(codes.Unavailable, err.Error()).WithDetails(&errdetails.RetryInfo{
+		st, _ := status.New(codes.Unavailable, e.busy(err).Error()).WithDetails(&errdetails.RetryInfo{
 			RetryDelay: durationpb.New(time.Duration(e.cfg.RetryAfterSeconds) * time.Second),
 		})
 		e.refuseGRPC(v, t.Name(), data.Len(), boundInFlight, st)
 		return nil
 	}
 	if err := c.CodecV2.Unmarshal(data, v); err != nil {
-		e.admission.leave(taken)
+		e.admission.Leave(taken)
 		return err
 	}
 	e.verdicts.Store(v, verdict{taken: taken})
@@ -245,7 +258,7 @@ func (e *budgetExtension) intercept(ctx context.Context, req any, _ *grpc.UnaryS
 	if v.err != nil {
 		return nil, v.err
 	}
-	defer e.admission.leave(v.taken)
+	defer e.admission.Leave(v.taken)
 	return handler(ctx, req)
 }
 

@@ -43,6 +43,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadatatest"
+	"github.com/otelhouse/otelhouse/internal/admission"
 	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
@@ -534,4 +535,12 @@ func TestInFlightRoomIsGivenBackWhenAuthRefuses(t *testing.T) {
 	_, err = client.Export(ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, 2000, sink.LogRecordCount())
+}
+
+func TestBusySaysWhichWayTheBoundWasMet(t *testing.T) {
+	e := &budgetExtension{cfg: &Config{MaxDecodedInFlight: 100 << 20, MaxRequestWait: 30 * time.Millisecond}}
+	assert.EqualError(t, e.busy(admission.ErrTimedOut), "for 30ms, the requests being decoded held 100 MiB, "+
+		"the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later")
+	assert.EqualError(t, e.busy(admission.ErrWaitersFull), "the requests waiting hold 100 MiB, "+
+		"the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later")
 }

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadata"
+	"github.com/otelhouse/otelhouse/internal/admission"
 )
 
 // defaultMaxDecodedSize is the Datadog receiver's default: real OTLP
@@ -45,5 +46,5 @@ func create(_ context.Context, set extension.Settings, cfg component.Config) (ex
 	if err != nil {
 		return nil, err
 	}
-	return &budgetExtension{cfg: c, logger: set.Logger, telemetry: tb, admission: newAdmission(c.MaxDecodedInFlight, c.MaxRequestWait)}, nil
+	return &budgetExtension{cfg: c, logger: set.Logger, telemetry: tb, admission: admission.New(c.MaxDecodedInFlight, c.MaxRequestWait)}, nil
 }

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
@@ -30,6 +29,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/otelhouse/otelhouse/internal/admission"
 	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
@@ -131,45 +131,32 @@ func (r *datadogReceiver) start(ctx context.Context, host component.Host) error 
 // (max_concurrent_requests): each may hold a decompressed body and its
 // translation, so their number, not only their size, bounds the memory. It
 // wraps confighttp's handlers, so a waiting request has no decompressor and
-// no body in memory yet.
+// no body in memory yet. One that waits max_request_wait is answered 429
+// with Retry-After, which Agents retry.
 func (r *datadogReceiver) admit(next http.Handler) http.Handler {
-	if r.cfg.MaxConcurrentRequests == 0 {
+	room := admission.New(int64(r.cfg.MaxConcurrentRequests), r.cfg.MaxRequestWait)
+	if room == nil {
 		return next
 	}
-	slots := make(chan struct{}, r.cfg.MaxConcurrentRequests)
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.Method != http.MethodPost && req.Method != http.MethodPut {
 			next.ServeHTTP(w, req)
 			return
 		}
-		select {
-		case slots <- struct{}{}:
-		default:
-			if !r.waitForSlot(w, req, slots) {
-				return
+		taken, err := room.Enter(req.Context(), 1, 0)
+		if err != nil {
+			if req.Context().Err() != nil {
+				return // the sender gave up: nobody to answer
 			}
+			r.telemetry.ReceiverDatadogThrottledRequests.Add(req.Context(), 1, byPath(req))
+			r.retryLater(w, req, http.StatusTooManyRequests, fmt.Sprintf(
+				"%d requests in progress for %s (max_concurrent_requests, max_request_wait), retry later",
+				r.cfg.MaxConcurrentRequests, r.cfg.MaxRequestWait))
+			return
 		}
-		defer func() { <-slots }()
+		defer room.Leave(taken)
 		next.ServeHTTP(w, req)
 	})
-}
-
-// waitForSlot waits up to max_request_wait for a slot; past it, the
-// request is answered 429 with Retry-After, which Agents retry.
-func (r *datadogReceiver) waitForSlot(w http.ResponseWriter, req *http.Request, slots chan struct{}) bool {
-	t := time.NewTimer(r.cfg.MaxRequestWait)
-	defer t.Stop()
-	select {
-	case slots <- struct{}{}:
-		return true
-	case <-req.Context().Done():
-		return false // the sender gave up: nobody to answer
-	case <-t.C:
-	}
-	r.telemetry.ReceiverDatadogThrottledRequests.Add(req.Context(), 1, byPath(req))
-	r.retryLater(w, req, http.StatusTooManyRequests, fmt.Sprintf(
-		"%d requests in progress for %s (max_concurrent_requests, max_request_wait), retry later", cap(slots), r.cfg.MaxRequestWait))
-	return false
 }
 
 // Shutdown is called once per signal; the first call stops the server.
