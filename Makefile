@@ -18,7 +18,7 @@ CHDB_DIR     := $(CURDIR)/.cache/chdb/$(CHDB_VERSION)
 LIBCHDB      := $(CHDB_DIR)/libchdb.so
 export OTELHOUSE_LIBCHDB := $(LIBCHDB)
 
-.PHONY: all build run test unit e2e bench fuzz lint generate check-manifest clean libchdb
+.PHONY: all build run test test-race unit e2e bench fuzz lint generate check-manifest clean libchdb
 
 all: build
 
@@ -42,6 +42,11 @@ $(LIBCHDB):
 test: check-manifest lint build libchdb
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(PKGS)
 	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...) || exit 1; done
+
+# The same tests under the race detector: about four minutes more, and it
+# needs cgo (a C compiler) where the binary itself is built without.
+test-race: build libchdb
+	OTELHOUSE_BIN=$(CURDIR)/$(BIN) CGO_ENABLED=1 $(GO) test -race -count=1 $(PKGS)
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./receiver/...

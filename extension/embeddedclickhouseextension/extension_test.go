@@ -31,7 +31,20 @@ var (
 	startOnce sync.Once
 	endpoint  string
 	startErr  error
+	engine    component.Component
 )
+
+// runTests is the package's TestMain (metadata.yaml): the tests, then the
+// engine stopped. A race-detector build exits through libc's exit, which
+// runs libchdb's static destructors; with the engine still serving they
+// crash the binary after its tests have passed.
+func runTests(m *testing.M) int {
+	code := m.Run()
+	if engine != nil {
+		_ = engine.Shutdown(context.Background())
+	}
+	return code
+}
 
 // need starts one embedded engine for the package's tests, as the
 // distribution does: the engine allows one data path per process, so it
@@ -58,7 +71,7 @@ func need(t *testing.T) {
 		if err == nil {
 			err = ext.Start(context.Background(), componenttest.NewNopHost())
 		}
-		startErr, endpoint = err, addr
+		startErr, endpoint, engine = err, addr, ext
 	})
 	require.NoError(t, startErr)
 }

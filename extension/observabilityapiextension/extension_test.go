@@ -32,6 +32,10 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
+// runTests is the package's TestMain (metadata.yaml): the tests, then the
+// shared engine stopped.
+func runTests(m *testing.M) int { return chtest.Main(m) }
+
 func startAPI(t *testing.T, dataDir string, database ...string) (string, component.Component) {
 	addr := freeAddr(t)
 	cfg := createDefaultConfig().(*Config)

@@ -26,7 +26,22 @@ var (
 	once     sync.Once
 	endpoint string
 	startErr error
+	// stop ends the engine started by Endpoint, if any.
+	stop func()
 )
+
+// Main runs a package's tests, then stops the engine if one was started,
+// and returns the exit code for TestMain: os.Exit(chtest.Main(m)). A
+// race-detector build exits through libc's exit, which runs libchdb's
+// static destructors; with the engine still serving they crash the test
+// binary after its tests have passed.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if stop != nil {
+		stop()
+	}
+	return code
+}
 
 // Endpoint returns host:port of the process's embedded ClickHouse, starting
 // it on first use; its data lives under the OS temp dir until the process
@@ -67,7 +82,13 @@ func Endpoint(tb testing.TB) string {
 			return
 		}
 		endpoint = ln.Addr().String()
-		go func() { _ = http.Serve(ln, srv) }()
+		hs := &http.Server{Handler: srv}
+		go func() { _ = hs.Serve(ln) }()
+		stop = func() {
+			_ = hs.Close()
+			srv.Close()
+			_ = os.RemoveAll(dir)
+		}
 	})
 	if startErr != nil {
 		tb.Fatal(startErr)
