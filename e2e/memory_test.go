@@ -19,6 +19,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // peakRSS is a process's VmHWM in bytes.
@@ -39,20 +40,11 @@ func peakRSS(t *testing.T, pid int) int64 {
 	return 0
 }
 
-// TestConcurrentBombsStayBounded: many senders post at once zstd bodies
-// that decompress 60-fold into 30 MiB of logs each. The receiver decodes
-// max_concurrent_requests of them at a time, so the collector's peak RSS
-// stays far below what every body at once would take (3.4 GB for 32 of
-// them with no bound); the rest wait, then succeed or get a 429 to retry.
-func TestConcurrentBombsStayBounded(t *testing.T) {
-	const senders, perSender, limit = 24, 2, 2
-	const maxRSS = 1 << 30
-	port := freePort(t)
-	config, err := filepath.Abs(filepath.Join("..", "testdata", "perf", "nop.yaml"))
-	require.NoError(t, err)
-	cmd := exec.Command(binary(t), "--config", config, "--feature-gates=receiver.datadog",
-		"--set", fmt.Sprintf("receivers::datadog::endpoint=127.0.0.1:%d", port),
-		"--set", fmt.Sprintf("receivers::datadog::max_concurrent_requests=%d", limit))
+// startCollector runs the built binary with args and waits until port
+// listens; the process is killed when the test ends.
+func startCollector(t *testing.T, port int, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
@@ -64,6 +56,53 @@ func TestConcurrentBombsStayBounded(t *testing.T) {
 		}
 		return err == nil
 	}, 30*time.Second, 50*time.Millisecond, "receiver did not listen\n%s", out)
+	return cmd
+}
+
+// postAll has senders post perSender requests each, all at once, and
+// counts the answers by status (-1: none).
+func postAll(t *testing.T, senders, perSender int, newRequest func() (*http.Request, error)) map[int]int {
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	client := &http.Client{Timeout: time.Minute}
+	for range senders {
+		wg.Go(func() {
+			for range perSender {
+				req, err := newRequest()
+				if !assert.NoError(t, err) {
+					return
+				}
+				code := -1
+				if resp, err := client.Do(req); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					code = resp.StatusCode
+				}
+				mu.Lock()
+				codes[code]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return codes
+}
+
+// TestConcurrentBombsStayBounded: many senders post at once zstd bodies
+// that decompress 60-fold into 30 MiB of logs each. The receiver decodes
+// max_concurrent_requests of them at a time, so the collector's peak RSS
+// stays far below what every body at once would take (3.4 GB for 32 of
+// them with no bound); the rest wait, then succeed or get a 429 to retry.
+func TestConcurrentBombsStayBounded(t *testing.T) {
+	const senders, perSender, limit = 24, 2, 2
+	const maxRSS = 1 << 30
+	port := freePort(t)
+	config, err := filepath.Abs(filepath.Join("..", "testdata", "perf", "nop.yaml"))
+	require.NoError(t, err)
+	cmd := startCollector(t, port, "--config", config, "--feature-gates=receiver.datadog",
+		"--set", fmt.Sprintf("receivers::datadog::endpoint=127.0.0.1:%d", port),
+		"--set", fmt.Sprintf("receivers::datadog::max_concurrent_requests=%d", limit))
 
 	var raw bytes.Buffer
 	raw.WriteByte('[')
@@ -80,36 +119,54 @@ func TestConcurrentBombsStayBounded(t *testing.T) {
 	body := enc.EncodeAll(raw.Bytes(), nil)
 	t.Logf("each body: %d KiB zstd, %d MiB decompressed", len(body)>>10, raw.Len()>>20)
 
-	var mu sync.Mutex
-	codes := map[int]int{}
-	var wg sync.WaitGroup
-	client := &http.Client{Timeout: time.Minute}
-	for range senders {
-		wg.Go(func() {
-			for range perSender {
-				req, err := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", port), bytes.NewReader(body))
-				if !assert.NoError(t, err) {
-					return
-				}
-				req.Header.Set("Content-Encoding", "zstd")
-				req.Header.Set("Content-Type", "application/json")
-				code := -1
-				if resp, err := client.Do(req); err == nil {
-					_, _ = io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					code = resp.StatusCode
-				}
-				mu.Lock()
-				codes[code]++
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	codes := postAll(t, senders, perSender, func() (*http.Request, error) {
+		req, err := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", port), bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Content-Encoding", "zstd")
+			req.Header.Set("Content-Type", "application/json")
+		}
+		return req, err
+	})
 	peak := peakRSS(t, cmd.Process.Pid)
 	t.Logf("answers %v, peak RSS %d MiB", codes, peak>>20)
 	assert.Positive(t, codes[http.StatusAccepted])
 	assert.Equal(t, senders*perSender, codes[http.StatusAccepted]+codes[http.StatusTooManyRequests],
 		"every request is accepted or told to retry")
 	assert.Less(t, peak, int64(maxRSS), "peak RSS with %d bodies decoded at a time", limit)
+}
+
+// TestConcurrentOTLPBodiesStayBounded: each body is 2 MB of empty log
+// records, about 230 MB decoded, under otlp_budget's max_decoded_size, so
+// only max_decoded_in_flight bounds what they take together. Without it 12
+// at once took the collector to 1.7 GB; with it set to 300 MiB they are
+// decoded one at a time (about 350 MB) and the rest wait, then pass or get
+// a 429.
+func TestConcurrentOTLPBodiesStayBounded(t *testing.T) {
+	const senders = 12
+	const maxRSS = 1 << 30
+	port := freePort(t)
+	config, err := filepath.Abs(filepath.Join("..", "testdata", "otlp-budget.yaml"))
+	require.NoError(t, err)
+	cmd := startCollector(t, port, "--config", config,
+		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", port),
+		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
+		"--set", "extensions::otlp_budget::max_decoded_in_flight=314572800")
+
+	// ExportLogsServiceRequest{resource_logs: {scope_logs: {log_records: {} × 1M}}}
+	records := bytes.Repeat([]byte{0x12, 0x00}, 1_000_000)
+	scope := protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), records)
+	body := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), scope)
+
+	codes := postAll(t, senders, 1, func() (*http.Request, error) {
+		req, err := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d/v1/logs", port), bytes.NewReader(body))
+		if err == nil {
+			req.Header.Set("Content-Type", "application/x-protobuf")
+		}
+		return req, err
+	})
+	peak := peakRSS(t, cmd.Process.Pid)
+	t.Logf("answers %v, peak RSS %d MiB", codes, peak>>20)
+	assert.Positive(t, codes[http.StatusOK])
+	assert.Equal(t, senders, codes[http.StatusOK]+codes[http.StatusTooManyRequests], "every request is accepted or told to retry")
+	assert.Less(t, peak, int64(maxRSS), "peak RSS with the bodies decoded within max_decoded_in_flight")
 }
