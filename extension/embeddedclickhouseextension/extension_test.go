@@ -32,16 +32,18 @@ var (
 	endpoint  string
 	startErr  error
 	engine    component.Component
+	engineDir string
 )
 
 // runTests is the package's TestMain (metadata.yaml): the tests, then the
-// engine stopped. A race-detector build exits through libc's exit, which
-// runs libchdb's static destructors; with the engine still serving they
-// crash the binary after its tests have passed.
+// engine stopped and its data removed. A race-detector build exits through
+// libc's exit, which runs libchdb's static destructors; with the engine
+// still serving they crash the binary after its tests have passed.
 func runTests(m *testing.M) int {
 	code := m.Run()
 	if engine != nil {
 		_ = engine.Shutdown(context.Background())
+		_ = os.RemoveAll(engineDir)
 	}
 	return code
 }
@@ -71,7 +73,7 @@ func need(t *testing.T) {
 		if err == nil {
 			err = ext.Start(context.Background(), componenttest.NewNopHost())
 		}
-		startErr, endpoint, engine = err, addr, ext
+		startErr, endpoint, engine, engineDir = err, addr, ext, dir
 	})
 	require.NoError(t, startErr)
 }

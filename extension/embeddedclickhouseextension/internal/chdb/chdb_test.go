@@ -30,6 +30,16 @@ var (
 	dataDir string
 )
 
+// TestMain removes the shared directory once every test has closed its
+// sessions.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dataDir != "" {
+		_ = os.RemoveAll(dataDir)
+	}
+	os.Exit(code)
+}
+
 func connect(t *testing.T) *Conn {
 	t.Helper()
 	l := lib(t)
