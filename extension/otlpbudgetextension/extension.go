@@ -120,7 +120,7 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 		e.refuseHTTP(w, req, len(body), http.StatusRequestEntityTooLarge, boundSize, err)
 		return
 	}
-	taken, err := e.admission.Enter(req.Context(), bud.Used()+int64(len(body)), int64(len(body)))
+	taken, err := e.admit(req.Context(), bud, len(body))
 	if err != nil {
 		if req.Context().Err() != nil {
 			return // the sender gave up: nobody to answer
@@ -140,6 +140,12 @@ func (e *budgetExtension) refuseHTTP(w http.ResponseWriter, req *http.Request, s
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, err.Error()+"\n")
+}
+
+// admit takes room in max_decoded_in_flight for a counted body: what it
+// decodes to, and the body itself, which is in memory meanwhile.
+func (e *budgetExtension) admit(ctx context.Context, bud *budget.Budget, size int) (int64, error) {
+	return e.admission.Enter(ctx, bud.Used()+int64(size), int64(size))
 }
 
 // busy says why admission refused a request, for its sender.
@@ -224,7 +230,7 @@ func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 		e.refuseGRPC(v, t.Name(), data.Len(), boundSize, status.New(codes.ResourceExhausted, err.Error()))
 		return nil
 	}
-	taken, err := e.admission.Enter(context.Background(), bud.Used()+int64(data.Len()), int64(data.Len()))
+	taken, err := e.admit(context.Background(), bud, data.Len())
 	if err != nil {
 		st, _ := status.New(codes.Unavailable, e.busy(err).Error()).WithDetails(&errdetails.RetryInfo{
 			RetryDelay: durationpb.New(time.Duration(e.cfg.RetryAfterSeconds) * time.Second),
