@@ -154,8 +154,8 @@ func (e *budgetExtension) busy(err error) error {
 	if errors.Is(err, admission.ErrWaitersFull) {
 		what = "the requests waiting hold"
 	}
-	return fmt.Errorf("%s %d MiB, the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later",
-		what, e.cfg.MaxDecodedInFlight>>20)
+	return fmt.Errorf("%s %s, the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later",
+		what, budget.Size(e.cfg.MaxDecodedInFlight))
 }
 
 // The bounds a refusal names in otlp_budget_refused_requests.

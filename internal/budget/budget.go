@@ -107,9 +107,14 @@ type ExceededError struct {
 }
 
 func (e *ExceededError) Error() string {
-	size := fmt.Sprintf("%d bytes", e.Limit)
-	if e.Limit >= 1<<20 {
-		size = fmt.Sprintf("%d MiB", e.Limit>>20)
+	return "the payload would take more than " + Size(e.Limit) + " of memory once decoded (" + e.Setting + "); send it in smaller payloads"
+}
+
+// Size says a bound in memory as refusals do: whole MiB from 1 MiB up,
+// else bytes.
+func Size(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
 	}
-	return "the payload would take more than " + size + " of memory once decoded (" + e.Setting + "); send it in smaller payloads"
+	return fmt.Sprintf("%d bytes", n)
 }
