@@ -39,13 +39,17 @@ $(LIBCHDB):
 	@echo "libchdb $(CHDB_VERSION) at $@"
 
 # The one test command: README and .ci/run call exactly this.
+# The plain run tests what ships (no cgo: libchdb through purego alone);
+# the race run then repeats the same packages under the race detector.
 test: check-manifest lint build libchdb
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(PKGS)
 	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...) || exit 1; done
+	@$(MAKE) --no-print-directory test-race
 
-# The same tests under the race detector: about four minutes more, and it
-# needs cgo (a C compiler) where the binary itself is built without.
+# The race detector needs cgo, so a C compiler: Debian's gcc, installed
+# if the machine lacks one (the binary itself is built without cgo).
 test-race: build libchdb
+	@command -v gcc >/dev/null || { apt-get update -qq && apt-get install -y -qq gcc >/dev/null; }
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) CGO_ENABLED=1 $(GO) test -race -count=1 $(PKGS)
 
 bench:
