@@ -135,6 +135,21 @@ func TestConcurrentBombsStayBounded(t *testing.T) {
 	assert.Less(t, peak, int64(maxRSS), "peak RSS with %d bodies decoded at a time", limit)
 }
 
+// startBudgeted runs testdata/otlp-budget.yaml with OTLP/HTTP on port and
+// the given otlp_budget settings (name=value).
+func startBudgeted(t *testing.T, port int, settings ...string) *exec.Cmd {
+	t.Helper()
+	config, err := filepath.Abs(filepath.Join("..", "testdata", "otlp-budget.yaml"))
+	require.NoError(t, err)
+	args := []string{"--config", config,
+		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", port),
+		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t))}
+	for _, s := range settings {
+		args = append(args, "--set", "extensions::otlp_budget::"+s)
+	}
+	return startCollector(t, port, args...)
+}
+
 // TestConcurrentOTLPBodiesStayBounded: each body is 2 MB of empty log
 // records, about 230 MB decoded, under otlp_budget's max_decoded_size, so
 // only max_decoded_in_flight bounds what they take together. Without it 12
@@ -145,12 +160,7 @@ func TestConcurrentOTLPBodiesStayBounded(t *testing.T) {
 	const senders = 12
 	const maxRSS = 1 << 30
 	port := freePort(t)
-	config, err := filepath.Abs(filepath.Join("..", "testdata", "otlp-budget.yaml"))
-	require.NoError(t, err)
-	cmd := startCollector(t, port, "--config", config,
-		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", port),
-		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
-		"--set", "extensions::otlp_budget::max_decoded_in_flight=314572800")
+	cmd := startBudgeted(t, port, "max_decoded_in_flight=314572800")
 
 	// ExportLogsServiceRequest{resource_logs: {scope_logs: {log_records: {} × 1M}}}
 	records := bytes.Repeat([]byte{0x12, 0x00}, 1_000_000)
@@ -169,4 +179,64 @@ func TestConcurrentOTLPBodiesStayBounded(t *testing.T) {
 	assert.Positive(t, codes[http.StatusOK])
 	assert.Equal(t, senders, codes[http.StatusOK]+codes[http.StatusTooManyRequests], "every request is accepted or told to retry")
 	assert.Less(t, peak, int64(maxRSS), "peak RSS with the bodies decoded within max_decoded_in_flight")
+}
+
+// TestSlowOTLPBodiesStayBounded: a body is in memory from its first byte,
+// long before it can be weighed, and senders on slow links keep theirs
+// open. 60 senders each stop one byte short of a 7 MB body; the bodies
+// being read count against max_decoded_in_flight (100 MiB here), so those
+// past it are answered 429 at once instead of being kept: without that the
+// collector held all 60 (444 MiB peak, against 181 MiB with it).
+func TestSlowOTLPBodiesStayBounded(t *testing.T) {
+	const senders = 60
+	const maxRSS = 320 << 20
+	port := freePort(t)
+	cmd := startBudgeted(t, port, "max_decoded_size=104857600", "max_decoded_in_flight=104857600")
+
+	// ExportLogsServiceRequest{resource_logs: {scope_logs: {log_records: {body: "x…"}}}}
+	value := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), bytes.Repeat([]byte{'x'}, 7_000_000))
+	record := protowire.AppendBytes(protowire.AppendTag(nil, 5, protowire.BytesType), value)
+	scope := protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), record)
+	body := protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), scope)
+	head := fmt.Sprintf("POST /v1/logs HTTP/1.1\r\nHost: otlp\r\nContent-Type: application/x-protobuf\r\nContent-Length: %d\r\n\r\n", len(body))
+
+	release := make(chan struct{})
+	var written, answered sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for range senders {
+		conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		require.NoError(t, err)
+		t.Cleanup(func() { conn.Close() })
+		written.Add(1)
+		go func() {
+			_, err := io.WriteString(conn, head+string(body[:len(body)-1]))
+			written.Done()
+			if err == nil {
+				<-release
+				_, _ = conn.Write(body[len(body)-1:])
+			}
+		}()
+		answered.Go(func() {
+			code := -1
+			_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+			if resp, err := http.ReadResponse(bufio.NewReader(conn), nil); err == nil {
+				resp.Body.Close()
+				code = resp.StatusCode
+			}
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		})
+	}
+	written.Wait()
+	time.Sleep(500 * time.Millisecond) // the collector reads what the sockets still buffer
+	held := peakRSS(t, cmd.Process.Pid)
+	close(release)
+	answered.Wait()
+	t.Logf("answers %v, peak RSS %d MiB while the bodies were open", codes, held>>20)
+	assert.Positive(t, codes[http.StatusOK])
+	assert.Positive(t, codes[http.StatusTooManyRequests])
+	assert.Equal(t, senders, codes[http.StatusOK]+codes[http.StatusTooManyRequests], "every request is accepted or told to retry")
+	assert.Less(t, held, int64(maxRSS), "peak RSS with the bodies being read within max_decoded_in_flight")
 }

@@ -100,8 +100,16 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 	if req.ContentLength > 0 && req.ContentLength <= maxPooled {
 		buf.Grow(int(req.ContentLength))
 	}
-	_, err := buf.ReadFrom(req.Body)
+	// The body is counted as it arrives, so that bodies read at once, on
+	// slow connections too, stay within the bound before any is weighed.
+	reading := &heldBody{body: req.Body, room: e.admission}
+	defer reading.release()
+	_, err := buf.ReadFrom(reading)
 	body := buf.Bytes()
+	if errors.Is(err, admission.ErrWaitersFull) {
+		e.tooBusy(w, req, len(body), err)
+		return
+	}
 	// The receiver reads the same bytes, and any read error after them
 	// (a body over max_request_body_size, a corrupt gzip stream), and
 	// answers it as it would have.
@@ -120,17 +128,51 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 		e.refuseHTTP(w, req, len(body), http.StatusRequestEntityTooLarge, boundSize, err)
 		return
 	}
-	taken, err := e.admit(req.Context(), bud, len(body))
+	// The body already counts among the waiting bytes while it waits.
+	taken, err := e.admit(req.Context(), bud, len(body), 0)
+	reading.release() // admitted, it is part of the room taken
 	if err != nil {
 		if req.Context().Err() != nil {
 			return // the sender gave up: nobody to answer
 		}
-		w.Header().Set("Retry-After", strconv.Itoa(e.cfg.RetryAfterSeconds))
-		e.refuseHTTP(w, req, len(body), http.StatusTooManyRequests, boundInFlight, e.busy(err))
+		e.tooBusy(w, req, len(body), err)
 		return
 	}
 	defer e.admission.Leave(taken)
 	next.ServeHTTP(w, req)
+}
+
+// tooBusy refuses an HTTP request as retryable.
+func (e *budgetExtension) tooBusy(w http.ResponseWriter, req *http.Request, size int, err error) {
+	w.Header().Set("Retry-After", strconv.Itoa(e.cfg.RetryAfterSeconds))
+	e.refuseHTTP(w, req, size, http.StatusTooManyRequests, boundInFlight, e.busy(err))
+}
+
+// heldBody counts the bytes read from a body in the room (Hold) until it
+// is released; the read fails with admission.ErrWaitersFull past the
+// bound.
+type heldBody struct {
+	body io.Reader
+	room *admission.Room
+	held int64
+}
+
+func (h *heldBody) Read(p []byte) (int, error) {
+	n, err := h.body.Read(p)
+	// A body counts up to the bound, so that one alone is always read, as
+	// one request alone is always admitted.
+	if more := min(h.held+int64(n), h.room.Size()) - h.held; more > 0 {
+		if herr := h.room.Hold(more); herr != nil {
+			return n, herr
+		}
+		h.held += more
+	}
+	return n, err
+}
+
+func (h *heldBody) release() {
+	h.room.Release(h.held)
+	h.held = 0
 }
 
 func (e *budgetExtension) refuseHTTP(w http.ResponseWriter, req *http.Request, size, status int, bound string, err error) {
@@ -143,16 +185,17 @@ func (e *budgetExtension) refuseHTTP(w http.ResponseWriter, req *http.Request, s
 }
 
 // admit takes room in max_decoded_in_flight for a counted body: what it
-// decodes to, and the body itself, which is in memory meanwhile.
-func (e *budgetExtension) admit(ctx context.Context, bud *budget.Budget, size int) (int64, error) {
-	return e.admission.Enter(ctx, bud.Used()+int64(size), int64(size))
+// decodes to, and the body itself, which is in memory meanwhile; held is
+// what of it Enter has to count among the waiting bytes.
+func (e *budgetExtension) admit(ctx context.Context, bud *budget.Budget, size int, held int64) (int64, error) {
+	return e.admission.Enter(ctx, bud.Used()+int64(size), held)
 }
 
 // busy says why admission refused a request, for its sender.
 func (e *budgetExtension) busy(err error) error {
 	what := fmt.Sprintf("for %s, the requests being decoded held", e.cfg.MaxRequestWait)
 	if errors.Is(err, admission.ErrWaitersFull) {
-		what = "the requests waiting hold"
+		what = "the requests waiting or being read hold"
 	}
 	return fmt.Errorf("%s %s, the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later",
 		what, budget.Size(e.cfg.MaxDecodedInFlight))
@@ -230,7 +273,7 @@ func (c *countingCodec) Unmarshal(data mem.BufferSlice, v any) error {
 		e.refuseGRPC(v, t.Name(), data.Len(), boundSize, status.New(codes.ResourceExhausted, err.Error()))
 		return nil
 	}
-	taken, err := e.admit(context.Background(), bud, data.Len())
+	taken, err := e.admit(context.Background(), bud, data.Len(), int64(data.Len()))
 	if err != nil {
 		st, _ := status.New(codes.Unavailable, e.busy(err).Error()).WithDetails(&errdetails.RetryInfo{
 			RetryDelay: durationpb.New(time.Duration(e.cfg.RetryAfterSeconds) * time.Second),

@@ -1,6 +1,7 @@
 package otlpbudgetextension
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -76,7 +77,7 @@ func startOTLPBoth(t testing.TB, limit int64, maxBody int64) (url, grpcAddr stri
 	cfg := createDefaultConfig().(*Config)
 	cfg.MaxDecodedSize, cfg.MaxDecodedInFlight = limit, 0
 	sink = new(consumertest.LogsSink)
-	url, grpcAddr, _ = startReceiver(t, cfg, maxBody, sink, nil)
+	url, grpcAddr, _, _ = startReceiver(t, cfg, maxBody, sink, nil)
 	return url, grpcAddr, sink
 }
 
@@ -84,14 +85,15 @@ func startOTLPBoth(t testing.TB, limit int64, maxBody int64) (url, grpcAddr stri
 // cfg, logs into next; with token set, both servers also require it
 // (bearertokenauth), as the shipped config does with OTLP_AUTH_TOKEN.
 // The returned telemetry holds the middleware's own metrics.
-func startReceiver(t testing.TB, cfg *Config, maxBody int64, next consumer.Logs, token *string) (url, grpcAddr string, tt *componenttest.Telemetry) {
+func startReceiver(t testing.TB, cfg *Config, maxBody int64, next consumer.Logs, token *string) (url, grpcAddr string, tt *componenttest.Telemetry, ext *budgetExtension) {
 	t.Helper()
 	require.NoError(t, cfg.Validate())
 	exts := map[component.ID]component.Component{}
 	tt = componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
-	ext, err := NewFactory().Create(context.Background(), metadatatest.NewSettings(tt), cfg)
+	created, err := NewFactory().Create(context.Background(), metadatatest.NewSettings(tt), cfg)
 	require.NoError(t, err)
+	ext = created.(*budgetExtension)
 	exts[budgetID] = ext
 	authID := component.MustNewID("bearertokenauth")
 	if token != nil {
@@ -130,7 +132,7 @@ func startReceiver(t testing.TB, cfg *Config, maxBody int64, next consumer.Logs,
 			require.NoError(t, e.Shutdown(context.Background()))
 		}
 	})
-	return "http://" + addr + "/v1/logs", grpcAddr, tt
+	return "http://" + addr + "/v1/logs", grpcAddr, tt, ext
 }
 
 func post(t *testing.T, url, contentType, encoding string, body []byte) (int, string) {
@@ -281,7 +283,7 @@ func BenchmarkOTLPLogs(b *testing.B) {
 	for name, cfg := range map[string]*Config{"budget": createDefaultConfig().(*Config), "off": {}} {
 		b.Run(name, func(b *testing.B) {
 			sink := new(consumertest.LogsSink)
-			url, _, _ := startReceiver(b, cfg, 20<<20, sink, nil)
+			url, _, _, _ := startReceiver(b, cfg, 20<<20, sink, nil)
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
 				sink.Reset()
@@ -315,7 +317,7 @@ func TestGRPC(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	cfg.MaxDecodedSize = 16 << 20
 	sink := new(consumertest.LogsSink)
-	_, addr, tt := startReceiver(t, cfg, 20<<20, sink, nil)
+	_, addr, tt, _ := startReceiver(t, cfg, 20<<20, sink, nil)
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
 	defer conn.Close()
@@ -445,7 +447,7 @@ func TestInFlightBoundHTTP(t *testing.T) {
 	body, err := realLogs(t, 2000).MarshalProto()
 	require.NoError(t, err)
 	g := newGate()
-	url, _, tt := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, g.consumer(t), nil)
+	url, _, tt, _ := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, g.consumer(t), nil)
 	t.Cleanup(g.open)
 
 	first := postAsync(url, body)
@@ -475,7 +477,7 @@ func TestInFlightBoundGRPC(t *testing.T) {
 	body, err := req.MarshalProto()
 	require.NoError(t, err)
 	g := newGate()
-	_, addr, tt := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, g.consumer(t), nil)
+	_, addr, tt, _ := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, g.consumer(t), nil)
 	t.Cleanup(g.open)
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
@@ -521,7 +523,7 @@ func TestInFlightRoomIsGivenBackWhenAuthRefuses(t *testing.T) {
 	require.NoError(t, err)
 	sink := new(consumertest.LogsSink)
 	token := "s3cret"
-	_, addr, _ := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, sink, &token)
+	_, addr, _, _ := startReceiver(t, inFlightConfig(weight(t, body)), 20<<20, sink, &token)
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
 	defer conn.Close()
@@ -537,10 +539,51 @@ func TestInFlightRoomIsGivenBackWhenAuthRefuses(t *testing.T) {
 	assert.Equal(t, 2000, sink.LogRecordCount())
 }
 
+// TestBodiesBeingReadAreBounded: a body is in memory while it is read,
+// before it can be weighed, so bodies arriving at once count against
+// max_decoded_in_flight as they are read. One sender holds most of the
+// bound with a body it has not finished; a second is answered 429 before
+// its body is kept, and the first, once complete, passes.
+func TestBodiesBeingReadAreBounded(t *testing.T) {
+	body, err := realLogs(t, 5000).MarshalProto()
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	cfg.MaxDecodedSize, cfg.MaxDecodedInFlight = 0, int64(len(body))*3/2
+	sink := &consumertest.LogsSink{}
+	url, _, tt, ext := startReceiver(t, cfg, 20<<20, sink, nil)
+
+	conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/v1/logs"))
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprintf(conn, "POST /v1/logs HTTP/1.1\r\nHost: otlp\r\nContent-Type: application/x-protobuf\r\n"+
+		"Content-Length: %d\r\n\r\n", len(body))
+	require.NoError(t, err)
+	cut := len(body) * 9 / 10
+	_, err = conn.Write(body[:cut])
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return ext.admission.Waiting() == int64(cut) }, 10*time.Second, time.Millisecond,
+		"the slow body is counted as it is read")
+
+	second := await(t, postAsync(url, body))
+	assert.Equal(t, http.StatusTooManyRequests, second.status, second.body)
+	assert.Equal(t, "1", second.retryAfter)
+	assert.Contains(t, second.body, "the requests waiting or being read hold")
+	assertRefused(t, tt, "max_decoded_in_flight", "http")
+
+	_, err = conn.Write(body[cut:])
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, 5000, sink.LogRecordCount())
+	assert.Zero(t, ext.admission.Waiting(), "nothing held once answered")
+}
+
 func TestBusySaysWhichWayTheBoundWasMet(t *testing.T) {
 	e := &budgetExtension{cfg: &Config{MaxDecodedInFlight: 100 << 20, MaxRequestWait: 30 * time.Millisecond}}
 	assert.EqualError(t, e.busy(admission.ErrTimedOut), "for 30ms, the requests being decoded held 100 MiB, "+
 		"the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later")
-	assert.EqualError(t, e.busy(admission.ErrWaitersFull), "the requests waiting hold 100 MiB, "+
+	assert.EqualError(t, e.busy(admission.ErrWaitersFull), "the requests waiting or being read hold 100 MiB, "+
 		"the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later")
 }

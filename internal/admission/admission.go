@@ -8,6 +8,7 @@ package admission
 import (
 	"context"
 	"errors"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -33,8 +34,8 @@ func New(size int64, wait time.Duration) *Room {
 }
 
 // ErrWaitersFull refuses a request without waiting: the requests already
-// waiting hold as much as the room itself.
-var ErrWaitersFull = errors.New("the requests waiting hold as much as the bound")
+// waiting, or being read (Hold), hold as much as the room itself.
+var ErrWaitersFull = errors.New("the requests waiting or being read hold as much as the bound")
 
 // ErrTimedOut refuses a request that found no room for the whole wait.
 var ErrTimedOut = errors.New("no room for the whole wait")
@@ -51,11 +52,10 @@ func (r *Room) Enter(ctx context.Context, weight, held int64) (int64, error) {
 	if r.sem.TryAcquire(weight) {
 		return weight, nil
 	}
-	if r.waiting.Add(held) > r.size {
-		r.waiting.Add(-held)
-		return 0, ErrWaitersFull
+	if err := r.Hold(held); err != nil {
+		return 0, err
 	}
-	defer r.waiting.Add(-held)
+	defer r.Release(held)
 	wctx, cancel := context.WithTimeout(ctx, r.wait)
 	defer cancel()
 	if err := r.sem.Acquire(wctx, weight); err != nil {
@@ -65,6 +65,45 @@ func (r *Room) Enter(ctx context.Context, weight, held int64) (int64, error) {
 		return 0, ErrTimedOut
 	}
 	return weight, nil
+}
+
+// Hold counts n bytes of a request not yet admitted, such as its body as
+// it is read, with those of the requests waiting, and refuses them with
+// ErrWaitersFull past the room's size: a body has to be in memory before
+// it can be weighed, and many arriving at once would otherwise be
+// unbounded. Release gives them back.
+func (r *Room) Hold(n int64) error {
+	if r == nil || n <= 0 {
+		return nil
+	}
+	if r.waiting.Add(n) > r.size {
+		r.waiting.Add(-n)
+		return ErrWaitersFull
+	}
+	return nil
+}
+
+// Release gives back bytes Hold counted.
+func (r *Room) Release(n int64) {
+	if r != nil && n > 0 {
+		r.waiting.Add(-n)
+	}
+}
+
+// Size is the room's bound (the largest int64 for no bound).
+func (r *Room) Size() int64 {
+	if r == nil {
+		return math.MaxInt64
+	}
+	return r.size
+}
+
+// Waiting is what Hold counts now: the bytes of requests not yet admitted.
+func (r *Room) Waiting() int64 {
+	if r == nil {
+		return 0
+	}
+	return r.waiting.Load()
 }
 
 // Leave gives back the room Enter took.

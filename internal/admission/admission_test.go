@@ -99,3 +99,29 @@ func TestLargerThanTheBound(t *testing.T) {
 	require.NoError(t, err, "all the room was given back")
 	r.Leave(taken)
 }
+
+// TestHoldCountsBodiesBeingRead: bytes held while a body is read count
+// with the waiting bodies, so past the bound both are refused at once.
+func TestHoldCountsBodiesBeingRead(t *testing.T) {
+	r := New(100, 5*time.Second)
+	require.NoError(t, r.Hold(60))
+	assert.ErrorIs(t, r.Hold(50), ErrWaitersFull, "60 read plus 50 more is past 100")
+	assert.Equal(t, int64(60), r.Waiting(), "a refused hold is not kept")
+
+	full, err := r.Enter(context.Background(), 100, 0)
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = r.Enter(context.Background(), 10, 50)
+	assert.ErrorIs(t, err, ErrWaitersFull, "a waiting body counts with the bodies being read")
+	assert.Less(t, time.Since(start), time.Second, "refused at once")
+	r.Leave(full)
+
+	r.Release(60)
+	assert.Zero(t, r.Waiting())
+	require.NoError(t, r.Hold(100), "all of it was given back")
+	r.Release(100)
+
+	var off *Room
+	require.NoError(t, off.Hold(1<<40), "no bound, nothing held")
+	assert.Zero(t, off.Waiting())
+}
