@@ -62,6 +62,8 @@ FUZZTIME ?= 20s
 fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzTranslateLogs -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/logs
 	$(GO) test -run='^$$' -fuzz=FuzzDecodeTracer -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
+	$(GO) test -run='^$$' -fuzz=FuzzMsgpackPath -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
+	$(GO) test -run='^$$' -fuzz=FuzzAgentPath -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
 	$(GO) test -run='^$$' -fuzz=FuzzMetricsDecoders -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/metrics
 	$(GO) test -run='^$$' -fuzz=FuzzCounters -fuzztime=$(FUZZTIME) ./internal/budget
 	$(GO) test -run='^$$' -fuzz=FuzzCheckSQLWhere -fuzztime=$(FUZZTIME) ./extension/observabilityapiextension/internal/charts

@@ -48,13 +48,7 @@ func (r *datadogReceiver) agentTracesHandler(w http.ResponseWriter, req *http.Re
 		return
 	}
 	defer releaseBody(buf)
-	bud := r.budget()
-	ap, err := traces.DecodeAgent(buf.Bytes(), bud)
-	if err != nil {
-		r.refuseDecoded(w, req, err)
-		return
-	}
-	td, err := traces.AgentToTraces(ap, bud)
+	td, err := traces.TranslateAgent(buf.Bytes(), r.budget())
 	if err != nil {
 		r.refuseDecoded(w, req, err)
 		return

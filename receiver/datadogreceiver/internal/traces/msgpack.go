@@ -121,15 +121,16 @@ func (d *msgpackDecoder) traces(b []byte) error {
 				return fmt.Errorf("trace %d span %d: %w", i, j, err)
 			}
 		}
-		d.applyChunkTraceIDHigh()
+		applyTraceIDHigh(d.chunk)
 	}
 	return nil // trailing bytes are ignored, as by Datadog's decoder
 }
 
-// applyChunkTraceIDHigh gives every span of the chunk that shares the
-// carrier's low id the upper half found in `_dd.p.tid`, as ToTraces does.
-func (d *msgpackDecoder) applyChunkTraceIDHigh() {
-	for _, c := range d.chunk {
+// applyTraceIDHigh gives every span of a chunk that shares the carrier's
+// low id the upper half found in `_dd.p.tid`, as ToTraces does, for the
+// paths that translate a span before they have seen its whole chunk.
+func applyTraceIDHigh(chunk []chunkSpan) {
+	for _, c := range chunk {
 		if c.tidValue == "" {
 			continue
 		}
@@ -137,13 +138,27 @@ func (d *msgpackDecoder) applyChunkTraceIDHigh() {
 		if err != nil {
 			continue
 		}
-		for _, o := range d.chunk {
+		for _, o := range chunk {
 			if o.low == c.low && !o.fullID {
 				o.span.SetTraceID(traceID(high, o.low))
 			}
 		}
 		return
 	}
+}
+
+// isFullTraceID reports whether finish takes a span's trace id whole from
+// its otel.trace_id tag: 32 hex digits.
+func isFullTraceID(v string) bool {
+	if len(v) != 32 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *msgpackDecoder) span(b []byte) ([]byte, error) {
@@ -212,7 +227,7 @@ func (d *msgpackDecoder) span(b []byte) ([]byte, error) {
 	spans := d.g.spans(resKey{service: service, env: sp.env, version: sp.version, host: sp.host}, d.tracer)
 	dst := spans.AppendEmpty()
 	out.MoveTo(dst)
-	d.chunk = append(d.chunk, chunkSpan{span: dst, low: sc.traceID, fullID: len(sp.otelTraceID) == 32, tidValue: sp.tid})
+	d.chunk = append(d.chunk, chunkSpan{span: dst, low: sc.traceID, fullID: isFullTraceID(sp.otelTraceID), tidValue: sp.tid})
 	return b, nil
 }
 

@@ -108,7 +108,14 @@ func TestMsgpackPathRejects(t *testing.T) {
 func TestMsgpackPathMatchesOnMutations(t *testing.T) {
 	body, err := fixture().MarshalMsg(nil)
 	require.NoError(t, err)
-	r := rand.New(rand.NewPCG(1, 2))
+	eachMutation(body, 1, func(b []byte) { assertSame(t, b) })
+}
+
+// eachMutation calls check with 20,000 copies of body, each with a few
+// bytes overwritten and a third of them cut short (none empty); seed
+// fixes them.
+func eachMutation(body []byte, seed uint64, check func([]byte)) {
+	r := rand.New(rand.NewPCG(seed, seed+1))
 	for i := 0; i < 20000; i++ {
 		b := append([]byte(nil), body...)
 		for k := 0; k < 1+r.IntN(4); k++ {
@@ -118,7 +125,7 @@ func TestMsgpackPathMatchesOnMutations(t *testing.T) {
 			b = b[:r.IntN(len(b))]
 		}
 		if len(b) > 0 {
-			assertSame(t, b)
+			check(b)
 		}
 	}
 }

@@ -88,6 +88,10 @@ func TestAgentPayloadGolden(t *testing.T) {
 	require.NoError(t, err)
 	td := toTraces(t, got.TracerPayloads, Agent{Hostname: got.HostName, Env: got.Env})
 	checkGolden(t, "agent_v02", td)
+	// The receiver's path, straight from the wire, gives the same.
+	td, err = TranslateAgent(body, nil)
+	require.NoError(t, err)
+	checkGolden(t, "agent_v02", td)
 }
 
 func spansByID(td ptrace.Traces) map[uint64]ptrace.Span {

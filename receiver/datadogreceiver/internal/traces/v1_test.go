@@ -86,7 +86,8 @@ func TestV1Golden(t *testing.T) {
 	assert.Equal(t, uint32(1), child.Links().At(0).Flags())
 }
 
-func TestAgentPayloadWithV1(t *testing.T) {
+// agentWithV1 is an AgentPayload with a classic and a v1.0 tracer payload.
+func agentWithV1(t testing.TB) []byte {
 	var tp idx.InternalTracerPayload
 	_, err := tp.UnmarshalMsg(v1Fixture(t))
 	require.NoError(t, err)
@@ -95,7 +96,11 @@ func TestAgentPayloadWithV1(t *testing.T) {
 		IdxTracerPayloads: []*idx.TracerPayload{tp.ToProto()}}
 	body, err := ap.MarshalVT()
 	require.NoError(t, err)
-	got, err := DecodeAgent(body, nil)
+	return body
+}
+
+func TestAgentPayloadWithV1(t *testing.T) {
+	got, err := DecodeAgent(agentWithV1(t), nil)
 	require.NoError(t, err)
 	td, err := AgentToTraces(got, nil)
 	require.NoError(t, err)

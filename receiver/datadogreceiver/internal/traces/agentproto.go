@@ -1,0 +1,543 @@
+package traces
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"github.com/planetscale/vtprotobuf/protohelpers"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
+)
+
+// The AgentPayload a trace-agent posts to /api/v0.2/traces carries every
+// span of every tracer behind an Agent. Decoding it straight into pdata
+// skips the pb structs, whose Meta and Metrics maps cost more than the
+// translation itself. It reads the wire as Datadog's generated decoder
+// (UnmarshalVT) does, quirks included, so it accepts what that accepts and
+// yields the same spans: an equivalence test and fuzz target hold it to
+// DecodeAgent + AgentToTraces. Payloads with v1.0 (idx) tracer payloads,
+// still rare, take that reference path whole.
+
+// TranslateAgent decodes and translates an AgentPayload within bud.
+func TranslateAgent(body []byte, bud *budget.Budget) (ptrace.Traces, error) {
+	if len(body) == 0 {
+		return ptrace.Traces{}, errors.New("empty AgentPayload")
+	}
+	d := agentDecoder{g: newGrouper(bud), interned: map[string]string{}, scratch: ptrace.NewSpan()}
+	td, idx, err := d.payload(body)
+	if idx {
+		ap, err := DecodeAgent(body, bud)
+		if err != nil {
+			return ptrace.Traces{}, err
+		}
+		return AgentToTraces(ap, bud)
+	}
+	if err != nil {
+		if over := bud.Err(); over != nil {
+			return ptrace.Traces{}, over
+		}
+		return ptrace.Traces{}, fmt.Errorf("decoding AgentPayload protobuf: %w", err)
+	}
+	return td, bud.Err()
+}
+
+type agentDecoder struct {
+	g        *grouper
+	agent    Agent
+	interned map[string]string
+	scratch  ptrace.Span
+	chunk    []chunkSpan
+	// The span being read: its map entries and links and events, kept as
+	// wire bytes until its own fields are known, because ToTraces puts
+	// resource.name and span.type before meta, and metrics after it.
+	meta    [][2][]byte
+	metrics []metricEntry
+	links   [][]byte
+	events  [][]byte
+}
+
+var (
+	spanLink  = (&pb.SpanLink{}).ProtoReflect().Descriptor()
+	spanEvent = (&pb.SpanEvent{}).ProtoReflect().Descriptor()
+)
+
+type metricEntry struct {
+	key   []byte
+	value float64
+}
+
+// payload reads the AgentPayload's own fields first (the Agent's host and
+// env fill what tracers leave empty, wherever they sit on the wire), then
+// translates its tracer payloads in order. idx reports v1.0 payloads.
+func (d *agentDecoder) payload(b []byte) (td ptrace.Traces, idx bool, err error) {
+	var tps [][]byte
+	err = pbFields(b, func(num int32, typ, i int) (int, error) {
+		switch num {
+		case 1, 2, 5, 7:
+			v, e, err := pbField(b, i, typ, num)
+			if err != nil {
+				return i, err
+			}
+			switch num {
+			case 1:
+				d.agent.Hostname = string(v)
+			case 2:
+				d.agent.Env = string(v)
+			case 5:
+				tps = append(tps, v)
+			}
+			return e, nil
+		case 6:
+			return pbMapEntry(b, i, typ, num, false, nil)
+		case 8, 9:
+			return pbFixed64(b, i, typ, num)
+		case 10:
+			_, i, err := pbVarintField(b, i, typ, num)
+			return i, err
+		case 11:
+			idx = true
+			return len(b), nil
+		}
+		return i, errSkip
+	})
+	if idx || err != nil {
+		return td, idx, err
+	}
+	for _, tp := range tps {
+		if err := d.tracerPayload(tp); err != nil {
+			return td, false, err
+		}
+	}
+	return d.g.td, false, nil
+}
+
+// tracerPayload reads the payload's own fields, which follow its chunks on
+// the wire, then its chunks.
+func (d *agentDecoder) tracerPayload(b []byte) error {
+	tp := &pb.TracerPayload{}
+	var chunks [][]byte
+	err := pbFields(b, func(num int32, typ, i int) (int, error) {
+		switch num {
+		case 1, 2, 3, 4, 5, 6, 8, 9, 10:
+			v, e, err := pbField(b, i, typ, num)
+			if err != nil {
+				return i, err
+			}
+			switch num {
+			case 1:
+				tp.ContainerID = d.str(v)
+			case 2:
+				tp.LanguageName = d.str(v)
+			case 3:
+				tp.LanguageVersion = d.str(v)
+			case 4:
+				tp.TracerVersion = d.str(v)
+			case 6:
+				chunks = append(chunks, v)
+			case 8:
+				tp.Env = d.str(v)
+			case 9:
+				tp.Hostname = d.str(v)
+			case 10:
+				tp.AppVersion = d.str(v)
+			}
+			return e, nil
+		case 7:
+			return pbMapEntry(b, i, typ, num, false, func(k, v []byte, _ uint64) {
+				// Only these tags become resource attributes (taggedResource).
+				if key := string(k); key == "_dd.tags.container" || key == "_dd.tags.process" {
+					if tp.Tags == nil {
+						tp.Tags = map[string]string{}
+					}
+					tp.Tags[key] = string(v)
+				}
+			})
+		case 11:
+			v, e, err := pbField(b, i, typ, num)
+			if err == nil {
+				err = (&pb.ContainerDebug{}).UnmarshalVT(v)
+			}
+			return e, err
+		}
+		return i, errSkip
+	})
+	if err != nil {
+		return err
+	}
+	d.g.reset()
+	for _, c := range chunks {
+		if err := d.traceChunk(c, tp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *agentDecoder) traceChunk(b []byte, tp *pb.TracerPayload) error {
+	d.chunk = d.chunk[:0]
+	err := pbFields(b, func(num int32, typ, i int) (int, error) {
+		switch num {
+		case 1, 5:
+			_, i, err := pbVarintField(b, i, typ, num)
+			return i, err
+		case 2, 3:
+			v, e, err := pbField(b, i, typ, num)
+			if err == nil && num == 3 {
+				err = d.span(v, tp)
+			}
+			return e, err
+		case 4:
+			return pbMapEntry(b, i, typ, num, false, nil)
+		}
+		return i, errSkip
+	})
+	if err != nil {
+		return err
+	}
+	applyTraceIDHigh(d.chunk)
+	return nil
+}
+
+func (d *agentDecoder) span(b []byte, tp *pb.TracerPayload) error {
+	d.meta, d.metrics, d.links, d.events = d.meta[:0], d.metrics[:0], d.links[:0], d.events[:0]
+	var sc scalars
+	var service string
+	bud := d.g.bud
+	err := pbFields(b, func(num int32, typ, i int) (int, error) {
+		switch num {
+		case 1, 2, 3, 12, 14, 15:
+			v, e, err := pbField(b, i, typ, num)
+			if err != nil {
+				return i, err
+			}
+			switch num {
+			case 1:
+				service = d.str(v)
+			case 2:
+				sc.name = d.str(v)
+			case 3:
+				sc.resource = d.str(v)
+			case 12:
+				sc.typ = d.str(v)
+			case 14:
+				d.links = append(d.links, v)
+			case 15:
+				d.events = append(d.events, v)
+			}
+			if num >= 14 && !bud.Entries(0) { // the link or event
+				return e, bud.Err()
+			}
+			return e, nil
+		case 4, 5, 6, 7, 8, 9:
+			v, i, err := pbVarintField(b, i, typ, num)
+			switch num {
+			case 4:
+				sc.traceID = v
+			case 5:
+				sc.spanID = v
+			case 6:
+				sc.parentID = v
+			case 7:
+				sc.start = int64(v)
+			case 8:
+				sc.duration = int64(v)
+			case 9:
+				sc.error = int32(v)
+			}
+			return i, err
+		case 10, 11:
+			i, err := pbMapEntry(b, i, typ, num, num == 11, func(k, v []byte, bits uint64) {
+				if num == 10 {
+					d.meta = append(d.meta, [2][]byte{k, v})
+				} else {
+					d.metrics = append(d.metrics, metricEntry{k, math.Float64frombits(bits)})
+				}
+			})
+			if err == nil && !bud.Values(1) { // counted as read: empty entries are 2 bytes
+				err = bud.Err()
+			}
+			return i, err
+		case 13: // meta_struct: not mapped, as by ToTraces
+			return pbMapEntry(b, i, typ, num, false, nil)
+		}
+		return i, errSkip
+	})
+	if err != nil {
+		return err
+	}
+	return d.translate(service, sc, tp)
+}
+
+// translate builds the span read, in translateSpan's order, and files it
+// under its resource.
+func (d *agentDecoder) translate(service string, sc scalars, tp *pb.TracerPayload) error {
+	bud := d.g.bud
+	if !bud.Entries(2) { // the span; its entries were counted as read
+		return bud.Err()
+	}
+	out := d.scratch
+	attrs := out.Attributes()
+	attrmap.Reserve(attrs, len(d.meta)+len(d.metrics)+2)
+	tags.PutNonEmpty(attrs, "resource.name", sc.resource)
+	tags.PutNonEmpty(attrs, "span.type", sc.typ)
+	var sp special
+	w := attrmap.NewWriter(attrs)
+	for _, kv := range d.meta {
+		k, v := d.str(kv[0]), d.value(kv[1])
+		sp.note(k, v)
+		if keepMeta(k) {
+			w.PutStr(k, v)
+		}
+	}
+	for _, m := range d.metrics {
+		putMetric(&w, d.str(m.key), m.value)
+	}
+	w.Flush()
+	for _, raw := range d.links {
+		var l pb.SpanLink
+		if err := decodeWithin(bud, spanLink, raw, &l, func() int { return len(l.Attributes) }); err != nil {
+			return err
+		}
+		addLink(out.Links(), l.TraceID, l.TraceIDHigh, l.SpanID, l.Tracestate, l.Flags, l.Attributes)
+	}
+	for _, raw := range d.events {
+		var e pb.SpanEvent
+		if err := decodeWithin(bud, spanEvent, raw, &e, func() int { return len(e.Attributes) }); err != nil {
+			return err
+		}
+		addEvent(out.Events(), &e)
+	}
+	finish(out, &sp, sc, 0, bud)
+
+	spans := d.g.spans(resKey{
+		service: service,
+		env:     first(sp.env, tp.Env, d.agent.Env),
+		version: first(sp.version, tp.AppVersion, d.agent.Version),
+		host:    first(sp.host, tp.Hostname, d.agent.Hostname),
+	}, tp)
+	dst := spans.AppendEmpty()
+	out.MoveTo(dst)
+	d.chunk = append(d.chunk, chunkSpan{span: dst, low: sc.traceID, fullID: isFullTraceID(sp.otelTraceID), tidValue: sp.tid})
+	return nil
+}
+
+// decodeWithin decodes a link or event with Datadog's decoder, taking
+// from bud first what decoding builds, then its attributes in pdata.
+func decodeWithin(bud *budget.Budget, md protoreflect.MessageDescriptor, raw []byte,
+	m interface{ UnmarshalVT([]byte) error }, attrs func() int) error {
+	if err := bud.Proto(md, raw); err != nil {
+		return err
+	}
+	if err := m.UnmarshalVT(raw); err != nil {
+		return err
+	}
+	if !bud.Values(attrs()) {
+		return bud.Err()
+	}
+	return nil
+}
+
+// str returns v as a string allocated once per request: keys, services,
+// names and short values repeat across spans.
+func (d *agentDecoder) str(v []byte) string {
+	if s, ok := d.interned[string(v)]; ok {
+		return s
+	}
+	s := string(v)
+	d.interned[s] = s
+	return s
+}
+
+func (d *agentDecoder) value(v []byte) string {
+	if len(v) <= maxInterned {
+		return d.str(v)
+	}
+	return string(v)
+}
+
+// The wire rules below are those of the generated decoders (vtprotobuf),
+// so that both accept the same bodies: a varint may run to ten bytes with
+// the excess dropped, a known field of the wrong wire type is an error,
+// and a map entry reads its key and value within the enclosing message.
+
+func pbVarint(b []byte, i int) (uint64, int, error) {
+	var v uint64
+	for shift := uint(0); ; shift += 7 {
+		if shift >= 64 {
+			return 0, i, protohelpers.ErrIntOverflow
+		}
+		if i >= len(b) {
+			return 0, i, io.ErrUnexpectedEOF
+		}
+		c := b[i]
+		i++
+		v |= uint64(c&0x7F) << shift
+		if c < 0x80 {
+			return v, i, nil
+		}
+	}
+}
+
+func pbTag(b []byte, i int) (num int32, typ int, next int, err error) {
+	w, next, err := pbVarint(b, i)
+	if err != nil {
+		return 0, 0, next, err
+	}
+	num, typ = int32(w>>3), int(w&7)
+	switch {
+	case typ == 4:
+		err = errors.New("wiretype end group for non-group")
+	case num <= 0:
+		err = fmt.Errorf("illegal tag %d (wire type %d)", num, typ)
+	}
+	return num, typ, next, err
+}
+
+// pbField checks that a known field is length-delimited and returns its
+// value and where it ends.
+func pbField(b []byte, i, typ int, num int32) ([]byte, int, error) {
+	if typ != 2 {
+		return nil, i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
+	}
+	s, e, err := pbLen(b, i)
+	if err != nil {
+		return nil, i, err
+	}
+	return b[s:e], e, nil
+}
+
+func pbLen(b []byte, i int) (start, end int, err error) {
+	n, i, err := pbVarint(b, i)
+	if err != nil {
+		return 0, 0, err
+	}
+	l := int(n)
+	if l < 0 || i+l < 0 {
+		return 0, 0, protohelpers.ErrInvalidLength
+	}
+	if i+l > len(b) {
+		return 0, 0, io.ErrUnexpectedEOF
+	}
+	return i, i + l, nil
+}
+
+func pbVarintField(b []byte, i, typ int, num int32) (uint64, int, error) {
+	if typ != 0 {
+		return 0, i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
+	}
+	return pbVarint(b, i)
+}
+
+func pbFixed64(b []byte, i, typ int, num int32) (int, error) {
+	if typ != 1 {
+		return i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
+	}
+	if i+8 > len(b) {
+		return i, io.ErrUnexpectedEOF
+	}
+	return i + 8, nil
+}
+
+// pbFields calls field for each field of message b with its number, wire
+// type and where its value starts; field returns where the next field
+// starts. Unknown fields are skipped here, where field returns skip.
+func pbFields(b []byte, field func(num int32, typ, i int) (int, error)) error {
+	for i := 0; i < len(b); {
+		num, typ, next, err := pbTag(b, i)
+		if err != nil {
+			return err
+		}
+		if next, err = field(num, typ, next); err == errSkip {
+			next, err = pbSkip(b, i)
+		}
+		if err != nil {
+			return err
+		}
+		i = next
+	}
+	return nil
+}
+
+// errSkip tells pbFields that a field is not one its caller reads.
+var errSkip = errors.New("unknown field")
+
+// pbSkip steps over the unknown field whose key starts at pre.
+func pbSkip(b []byte, pre int) (int, error) {
+	n, err := protohelpers.Skip(b[pre:])
+	if err != nil {
+		return pre, err
+	}
+	if n < 0 || pre+n < 0 {
+		return pre, protohelpers.ErrInvalidLength
+	}
+	if pre+n > len(b) {
+		return pre, io.ErrUnexpectedEOF
+	}
+	return pre + n, nil
+}
+
+// pbMapEntry reads the map entry at i and hands fn (if any) its key and
+// value: bytes, or with fixed the bits of a fixed64. An entry may leave out
+// either; the last of each wins.
+func pbMapEntry(b []byte, i, typ int, num int32, fixed bool, fn func(k, v []byte, bits uint64)) (int, error) {
+	v, end, err := pbField(b, i, typ, num)
+	if err != nil {
+		return i, err
+	}
+	start := end - len(v) // reads go on within b, not v
+	var key, val []byte
+	var bits uint64
+	for i = start; i < end; {
+		pre := i
+		w, next, err := pbVarint(b, i)
+		if err != nil {
+			return i, err
+		}
+		i = next
+		switch int32(w >> 3) {
+		case 1:
+			var s, e int
+			if s, e, err = pbLen(b, i); err != nil {
+				return i, err
+			}
+			key, i = b[s:e], e
+		case 2:
+			if fixed {
+				if i+8 > len(b) {
+					return i, io.ErrUnexpectedEOF
+				}
+				bits, i = binary.LittleEndian.Uint64(b[i:]), i+8
+				break
+			}
+			var s, e int
+			if s, e, err = pbLen(b, i); err != nil {
+				return i, err
+			}
+			val, i = b[s:e], e
+		default:
+			n, err := protohelpers.Skip(b[pre:])
+			if err != nil {
+				return i, err
+			}
+			if n < 0 || pre+n < 0 {
+				return i, protohelpers.ErrInvalidLength
+			}
+			if pre+n > end {
+				return i, io.ErrUnexpectedEOF
+			}
+			i = pre + n
+		}
+	}
+	if fn != nil {
+		fn(key, val, bits)
+	}
+	return end, nil
+}
