@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,6 +61,15 @@ func hostileBodies(t *testing.T) []hostile {
 	}
 	out = append(out, hostile{"AgentPayload empty spans", "/api/v0.2/traces", "application/x-protobuf",
 		encoded(t)((&pb.AgentPayload{TracerPayloads: []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: spans}}}}}).MarshalVT())})
+
+	// One span of empty meta entries, two bytes each on the wire: counted
+	// as they are read, before the span is built.
+	meta := make(map[string]string, n/2)
+	for i := range n / 2 {
+		meta[strconv.Itoa(i)] = ""
+	}
+	out = append(out, hostile{"AgentPayload meta entries", "/api/v0.2/traces", "application/x-protobuf",
+		encoded(t)((&pb.AgentPayload{TracerPayloads: []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: []*pb.Span{{Meta: meta}}}}}}}).MarshalVT())})
 
 	out = append(out, hostile{"v0.4 JSON empty spans", "/v0.4/traces", "application/json",
 		[]byte("[[" + strings.Repeat("{},", n) + "{}]]")})
