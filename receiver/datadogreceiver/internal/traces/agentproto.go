@@ -14,7 +14,6 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
 // The AgentPayload a trace-agent posts to /api/v0.2/traces carries every
@@ -56,8 +55,8 @@ type agentDecoder struct {
 	scratch  ptrace.Span
 	chunk    []chunkSpan
 	// The span being read: its map entries and links and events, kept as
-	// wire bytes until its own fields are known, because ToTraces puts
-	// resource.name and span.type before meta, and metrics after it.
+	// wire bytes until its own fields are known: translateSpan puts meta
+	// first, metrics after it, then resource.name and span.type.
 	meta    [][2][]byte
 	metrics []metricEntry
 	links   [][]byte
@@ -286,8 +285,6 @@ func (d *agentDecoder) translate(service string, sc scalars, tp *pb.TracerPayloa
 	out := d.scratch
 	attrs := out.Attributes()
 	attrmap.Reserve(attrs, len(d.meta)+len(d.metrics)+2)
-	tags.PutNonEmpty(attrs, "resource.name", sc.resource)
-	tags.PutNonEmpty(attrs, "span.type", sc.typ)
 	var sp special
 	w := attrmap.NewWriter(attrs)
 	for _, kv := range d.meta {
@@ -301,6 +298,7 @@ func (d *agentDecoder) translate(service string, sc scalars, tp *pb.TracerPayloa
 		putMetric(&w, d.str(m.key), m.value)
 	}
 	w.Flush()
+	putOwnFields(attrs, sc.resource, sc.typ)
 	for _, raw := range d.links {
 		var l pb.SpanLink
 		if err := decodeWithin(bud, spanLink, raw, &l, func() int { return len(l.Attributes) }); err != nil {

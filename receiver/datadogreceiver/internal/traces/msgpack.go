@@ -15,7 +15,6 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
 // The v0.3/v0.4 msgpack body is what tracers send most; decoding it
@@ -220,8 +219,7 @@ func (d *msgpackDecoder) span(b []byte) ([]byte, error) {
 			return b, fmt.Errorf("field %q: %w", key, err)
 		}
 	}
-	tags.PutNonEmpty(attrs, "resource.name", sc.resource)
-	tags.PutNonEmpty(attrs, "span.type", sc.typ)
+	putOwnFields(attrs, sc.resource, sc.typ)
 	finish(out, &sp, sc, 0, d.g.bud)
 
 	spans := d.g.spans(resKey{service: service, env: sp.env, version: sp.version, host: sp.host}, d.tracer)

@@ -267,8 +267,6 @@ func translateSpan(s *pb.Span, high uint64, out ptrace.Span, bud *budget.Budget)
 	var sp special
 	attrs := out.Attributes()
 	attrmap.Reserve(attrs, len(s.Meta)+len(s.Metrics)+2)
-	tags.PutNonEmpty(attrs, "resource.name", s.Resource)
-	tags.PutNonEmpty(attrs, "span.type", s.Type)
 	w := attrmap.NewWriter(attrs)
 	for k, v := range s.Meta {
 		sp.note(k, v)
@@ -280,6 +278,7 @@ func translateSpan(s *pb.Span, high uint64, out ptrace.Span, bud *budget.Budget)
 		putMetric(&w, k, v)
 	}
 	w.Flush()
+	putOwnFields(attrs, s.Resource, s.Type)
 	for _, l := range s.SpanLinks {
 		if l != nil {
 			addLink(out.Links(), l.TraceID, l.TraceIDHigh, l.SpanID, l.Tracestate, l.Flags, l.Attributes)
@@ -294,6 +293,14 @@ func translateSpan(s *pb.Span, high uint64, out ptrace.Span, bud *budget.Budget)
 		name: s.Name, resource: s.Resource, typ: s.Type, traceID: s.TraceID, spanID: s.SpanID,
 		parentID: s.ParentID, start: s.Start, duration: s.Duration, error: s.Error,
 	}, high, bud)
+}
+
+// putOwnFields sets the attributes of the span's own resource and type
+// fields last, so that a tag of the same name (OTel-bridged tracers send
+// resource.name) does not stand in for what Datadog itself shows.
+func putOwnFields(attrs pcommon.Map, resource, typ string) {
+	tags.PutNonEmpty(attrs, "resource.name", resource)
+	tags.PutNonEmpty(attrs, "span.type", typ)
 }
 
 func putMetric(w *attrmap.Writer, k string, v float64) {

@@ -260,3 +260,38 @@ func toTraces(t testing.TB, tps []*pb.TracerPayload, agent Agent) ptrace.Traces 
 	require.NoError(t, err)
 	return td
 }
+
+// TestOwnFieldsWinOverTags: a span's resource and type are what Datadog
+// shows; OTel-bridged tracers also send resource.name as a tag, which must
+// not replace them, whichever path decodes the span.
+func TestOwnFieldsWinOverTags(t *testing.T) {
+	tr := pb.Traces{{{Service: "s", Name: "n", Resource: "GET /x", Type: "web", TraceID: 1, SpanID: 1,
+		Meta: map[string]string{"resource.name": "from-tag", "span.type": "tag-type"}}}}
+	v04, err := tr.MarshalMsg(nil)
+	require.NoError(t, err)
+	v04JSON, err := json.Marshal(tr)
+	require.NoError(t, err)
+	agent, err := (&pb.AgentPayload{TracerPayloads: []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: tr[0]}}}}}).MarshalVT()
+	require.NoError(t, err)
+	paths := map[string]func() (ptrace.Traces, error){
+		"v0.4 msgpack": func() (ptrace.Traces, error) {
+			return TranslateTracer("v0.4", "application/msgpack", v04, goTracer, nil)
+		},
+		"v0.4 JSON": func() (ptrace.Traces, error) {
+			return TranslateTracer("v0.4", "application/json", v04JSON, goTracer, nil)
+		},
+		"v0.5": func() (ptrace.Traces, error) {
+			return TranslateTracer("v0.5", "application/msgpack", encodeV05(tr), goTracer, nil)
+		},
+		"AgentPayload": func() (ptrace.Traces, error) { return TranslateAgent(agent, nil) },
+	}
+	for name, translate := range paths {
+		td, err := translate()
+		require.NoError(t, err, name)
+		attrs := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes()
+		rn, _ := attrs.Get("resource.name")
+		st, _ := attrs.Get("span.type")
+		assert.Equal(t, "GET /x", rn.Str(), name)
+		assert.Equal(t, "web", st.Str(), name)
+	}
+}

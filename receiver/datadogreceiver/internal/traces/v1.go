@@ -170,9 +170,6 @@ func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64,
 	var sp special
 	attrs := out.Attributes()
 	attrmap.Reserve(attrs, len(s.Attributes())+3)
-	tags.PutNonEmpty(attrs, "resource.name", s.Resource())
-	tags.PutNonEmpty(attrs, "span.type", s.Type())
-	tags.PutNonEmpty(attrs, "component", s.Component())
 	w := attrmap.NewWriter(attrs)
 	for ref, v := range s.Attributes() {
 		k := st.Get(ref)
@@ -193,6 +190,8 @@ func translateV1Span(st *idx.StringTable, s *idx.InternalSpan, high, low uint64,
 		}
 	}
 	w.Flush()
+	putOwnFields(attrs, s.Resource(), s.Type())
+	tags.PutNonEmpty(attrs, "component", s.Component())
 	for _, l := range s.Links() {
 		if l == nil {
 			continue
