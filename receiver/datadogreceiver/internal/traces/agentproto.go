@@ -1,19 +1,17 @@
 package traces
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
-	"github.com/planetscale/vtprotobuf/protohelpers"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/pbwire"
 )
 
 // The AgentPayload a trace-agent posts to /api/v0.2/traces carries every
@@ -78,10 +76,10 @@ type metricEntry struct {
 // translates its tracer payloads in order. idx reports v1.0 payloads.
 func (d *agentDecoder) payload(b []byte) (td ptrace.Traces, idx bool, err error) {
 	var tps [][]byte
-	err = pbFields(b, func(num int32, typ, i int) (int, error) {
+	err = pbwire.Fields(b, func(num int32, typ, i int) (int, error) {
 		switch num {
 		case 1, 2, 5, 7:
-			v, e, err := pbField(b, i, typ, num)
+			v, e, err := pbwire.Field(b, i, typ, num)
 			if err != nil {
 				return i, err
 			}
@@ -95,17 +93,18 @@ func (d *agentDecoder) payload(b []byte) (td ptrace.Traces, idx bool, err error)
 			}
 			return e, nil
 		case 6:
-			return pbMapEntry(b, i, typ, num, false, nil)
+			return pbwire.MapEntry(b, i, typ, num, false, nil)
 		case 8, 9:
-			return pbFixed64(b, i, typ, num)
+			_, i, err := pbwire.Fixed64(b, i, typ, num)
+			return i, err
 		case 10:
-			_, i, err := pbVarintField(b, i, typ, num)
+			_, i, err := pbwire.VarintField(b, i, typ, num)
 			return i, err
 		case 11:
 			idx = true
 			return len(b), nil
 		}
-		return i, errSkip
+		return i, pbwire.ErrSkip
 	})
 	if idx || err != nil {
 		return td, idx, err
@@ -123,10 +122,10 @@ func (d *agentDecoder) payload(b []byte) (td ptrace.Traces, idx bool, err error)
 func (d *agentDecoder) tracerPayload(b []byte) error {
 	tp := &pb.TracerPayload{}
 	var chunks [][]byte
-	err := pbFields(b, func(num int32, typ, i int) (int, error) {
+	err := pbwire.Fields(b, func(num int32, typ, i int) (int, error) {
 		switch num {
 		case 1, 2, 3, 4, 5, 6, 8, 9, 10:
-			v, e, err := pbField(b, i, typ, num)
+			v, e, err := pbwire.Field(b, i, typ, num)
 			if err != nil {
 				return i, err
 			}
@@ -150,7 +149,7 @@ func (d *agentDecoder) tracerPayload(b []byte) error {
 			}
 			return e, nil
 		case 7:
-			return pbMapEntry(b, i, typ, num, false, func(k, v []byte, _ uint64) {
+			return pbwire.MapEntry(b, i, typ, num, false, func(k, v []byte, _ uint64) {
 				// Only these tags become resource attributes (taggedResource).
 				if key := string(k); key == "_dd.tags.container" || key == "_dd.tags.process" {
 					if tp.Tags == nil {
@@ -160,13 +159,13 @@ func (d *agentDecoder) tracerPayload(b []byte) error {
 				}
 			})
 		case 11:
-			v, e, err := pbField(b, i, typ, num)
+			v, e, err := pbwire.Field(b, i, typ, num)
 			if err == nil {
 				err = (&pb.ContainerDebug{}).UnmarshalVT(v)
 			}
 			return e, err
 		}
-		return i, errSkip
+		return i, pbwire.ErrSkip
 	})
 	if err != nil {
 		return err
@@ -182,21 +181,21 @@ func (d *agentDecoder) tracerPayload(b []byte) error {
 
 func (d *agentDecoder) traceChunk(b []byte, tp *pb.TracerPayload) error {
 	d.chunk = d.chunk[:0]
-	err := pbFields(b, func(num int32, typ, i int) (int, error) {
+	err := pbwire.Fields(b, func(num int32, typ, i int) (int, error) {
 		switch num {
 		case 1, 5:
-			_, i, err := pbVarintField(b, i, typ, num)
+			_, i, err := pbwire.VarintField(b, i, typ, num)
 			return i, err
 		case 2, 3:
-			v, e, err := pbField(b, i, typ, num)
+			v, e, err := pbwire.Field(b, i, typ, num)
 			if err == nil && num == 3 {
 				err = d.span(v, tp)
 			}
 			return e, err
 		case 4:
-			return pbMapEntry(b, i, typ, num, false, nil)
+			return pbwire.MapEntry(b, i, typ, num, false, nil)
 		}
-		return i, errSkip
+		return i, pbwire.ErrSkip
 	})
 	if err != nil {
 		return err
@@ -210,10 +209,10 @@ func (d *agentDecoder) span(b []byte, tp *pb.TracerPayload) error {
 	var sc scalars
 	var service string
 	bud := d.g.bud
-	err := pbFields(b, func(num int32, typ, i int) (int, error) {
+	err := pbwire.Fields(b, func(num int32, typ, i int) (int, error) {
 		switch num {
 		case 1, 2, 3, 12, 14, 15:
-			v, e, err := pbField(b, i, typ, num)
+			v, e, err := pbwire.Field(b, i, typ, num)
 			if err != nil {
 				return i, err
 			}
@@ -236,7 +235,7 @@ func (d *agentDecoder) span(b []byte, tp *pb.TracerPayload) error {
 			}
 			return e, nil
 		case 4, 5, 6, 7, 8, 9:
-			v, i, err := pbVarintField(b, i, typ, num)
+			v, i, err := pbwire.VarintField(b, i, typ, num)
 			switch num {
 			case 4:
 				sc.traceID = v
@@ -253,7 +252,7 @@ func (d *agentDecoder) span(b []byte, tp *pb.TracerPayload) error {
 			}
 			return i, err
 		case 10, 11:
-			i, err := pbMapEntry(b, i, typ, num, num == 11, func(k, v []byte, bits uint64) {
+			i, err := pbwire.MapEntry(b, i, typ, num, num == 11, func(k, v []byte, bits uint64) {
 				if num == 10 {
 					d.meta = append(d.meta, [2][]byte{k, v})
 				} else {
@@ -265,9 +264,9 @@ func (d *agentDecoder) span(b []byte, tp *pb.TracerPayload) error {
 			}
 			return i, err
 		case 13: // meta_struct: not mapped, as by ToTraces
-			return pbMapEntry(b, i, typ, num, false, nil)
+			return pbwire.MapEntry(b, i, typ, num, false, nil)
 		}
-		return i, errSkip
+		return i, pbwire.ErrSkip
 	})
 	if err != nil {
 		return err
@@ -359,183 +358,4 @@ func (d *agentDecoder) value(v []byte) string {
 		return d.str(v)
 	}
 	return string(v)
-}
-
-// The wire rules below are those of the generated decoders (vtprotobuf),
-// so that both accept the same bodies: a varint may run to ten bytes with
-// the excess dropped, a known field of the wrong wire type is an error,
-// and a map entry reads its key and value within the enclosing message.
-
-func pbVarint(b []byte, i int) (uint64, int, error) {
-	var v uint64
-	for shift := uint(0); ; shift += 7 {
-		if shift >= 64 {
-			return 0, i, protohelpers.ErrIntOverflow
-		}
-		if i >= len(b) {
-			return 0, i, io.ErrUnexpectedEOF
-		}
-		c := b[i]
-		i++
-		v |= uint64(c&0x7F) << shift
-		if c < 0x80 {
-			return v, i, nil
-		}
-	}
-}
-
-func pbTag(b []byte, i int) (num int32, typ int, next int, err error) {
-	w, next, err := pbVarint(b, i)
-	if err != nil {
-		return 0, 0, next, err
-	}
-	num, typ = int32(w>>3), int(w&7)
-	switch {
-	case typ == 4:
-		err = errors.New("wiretype end group for non-group")
-	case num <= 0:
-		err = fmt.Errorf("illegal tag %d (wire type %d)", num, typ)
-	}
-	return num, typ, next, err
-}
-
-// pbField checks that a known field is length-delimited and returns its
-// value and where it ends.
-func pbField(b []byte, i, typ int, num int32) ([]byte, int, error) {
-	if typ != 2 {
-		return nil, i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
-	}
-	s, e, err := pbLen(b, i)
-	if err != nil {
-		return nil, i, err
-	}
-	return b[s:e], e, nil
-}
-
-func pbLen(b []byte, i int) (start, end int, err error) {
-	n, i, err := pbVarint(b, i)
-	if err != nil {
-		return 0, 0, err
-	}
-	l := int(n)
-	if l < 0 || i+l < 0 {
-		return 0, 0, protohelpers.ErrInvalidLength
-	}
-	if i+l > len(b) {
-		return 0, 0, io.ErrUnexpectedEOF
-	}
-	return i, i + l, nil
-}
-
-func pbVarintField(b []byte, i, typ int, num int32) (uint64, int, error) {
-	if typ != 0 {
-		return 0, i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
-	}
-	return pbVarint(b, i)
-}
-
-func pbFixed64(b []byte, i, typ int, num int32) (int, error) {
-	if typ != 1 {
-		return i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
-	}
-	if i+8 > len(b) {
-		return i, io.ErrUnexpectedEOF
-	}
-	return i + 8, nil
-}
-
-// pbFields calls field for each field of message b with its number, wire
-// type and where its value starts; field returns where the next field
-// starts. Unknown fields are skipped here, where field returns skip.
-func pbFields(b []byte, field func(num int32, typ, i int) (int, error)) error {
-	for i := 0; i < len(b); {
-		num, typ, next, err := pbTag(b, i)
-		if err != nil {
-			return err
-		}
-		if next, err = field(num, typ, next); err == errSkip {
-			next, err = pbSkip(b, i)
-		}
-		if err != nil {
-			return err
-		}
-		i = next
-	}
-	return nil
-}
-
-// errSkip tells pbFields that a field is not one its caller reads.
-var errSkip = errors.New("unknown field")
-
-// pbSkip steps over the unknown field whose key starts at pre.
-func pbSkip(b []byte, pre int) (int, error) {
-	n, err := protohelpers.Skip(b[pre:])
-	if err != nil {
-		return pre, err
-	}
-	if n < 0 || pre+n < 0 {
-		return pre, protohelpers.ErrInvalidLength
-	}
-	if pre+n > len(b) {
-		return pre, io.ErrUnexpectedEOF
-	}
-	return pre + n, nil
-}
-
-// pbMapEntry reads the map entry at i and hands fn (if any) its key and
-// value: bytes, or with fixed the bits of a fixed64. An entry may leave out
-// either; the last of each wins.
-func pbMapEntry(b []byte, i, typ int, num int32, fixed bool, fn func(k, v []byte, bits uint64)) (int, error) {
-	v, end, err := pbField(b, i, typ, num)
-	if err != nil {
-		return i, err
-	}
-	start := end - len(v) // reads go on within b, not v
-	var key, val []byte
-	var bits uint64
-	for i = start; i < end; {
-		pre := i
-		w, next, err := pbVarint(b, i)
-		if err != nil {
-			return i, err
-		}
-		i = next
-		switch int32(w >> 3) {
-		case 1:
-			var s, e int
-			if s, e, err = pbLen(b, i); err != nil {
-				return i, err
-			}
-			key, i = b[s:e], e
-		case 2:
-			if fixed {
-				if i+8 > len(b) {
-					return i, io.ErrUnexpectedEOF
-				}
-				bits, i = binary.LittleEndian.Uint64(b[i:]), i+8
-				break
-			}
-			var s, e int
-			if s, e, err = pbLen(b, i); err != nil {
-				return i, err
-			}
-			val, i = b[s:e], e
-		default:
-			n, err := protohelpers.Skip(b[pre:])
-			if err != nil {
-				return i, err
-			}
-			if n < 0 || pre+n < 0 {
-				return i, protohelpers.ErrInvalidLength
-			}
-			if pre+n > end {
-				return i, io.ErrUnexpectedEOF
-			}
-			i = pre + n
-		}
-	}
-	if fn != nil {
-		fn(key, val, bits)
-	}
-	return end, nil
 }

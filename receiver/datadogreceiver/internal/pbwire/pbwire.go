@@ -1,0 +1,197 @@
+// Package pbwire reads protobuf messages field by field, by the rules of
+// the decoders that gogo/protobuf and vtprotobuf generate (Datadog's
+// payload types use both), so that a decoder built on it accepts exactly
+// the bodies those accept: a varint may run to ten bytes with the excess
+// dropped, a known field of the wrong wire type is an error, unknown
+// fields are skipped (groups included), and a map entry reads its key and
+// value within the enclosing message. Decoders that translate Datadog
+// payloads straight into pdata use it in place of the generated structs.
+package pbwire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/planetscale/vtprotobuf/protohelpers"
+)
+
+// Varint reads the varint at b[i:] and returns it and where it ends.
+func Varint(b []byte, i int) (uint64, int, error) {
+	var v uint64
+	for shift := uint(0); ; shift += 7 {
+		if shift >= 64 {
+			return 0, i, protohelpers.ErrIntOverflow
+		}
+		if i >= len(b) {
+			return 0, i, io.ErrUnexpectedEOF
+		}
+		c := b[i]
+		i++
+		v |= uint64(c&0x7F) << shift
+		if c < 0x80 {
+			return v, i, nil
+		}
+	}
+}
+
+// Tag reads a field's key: its number and wire type.
+func Tag(b []byte, i int) (num int32, typ int, next int, err error) {
+	w, next, err := Varint(b, i)
+	if err != nil {
+		return 0, 0, next, err
+	}
+	num, typ = int32(w>>3), int(w&7)
+	switch {
+	case typ == 4:
+		err = errors.New("wiretype end group for non-group")
+	case num <= 0:
+		err = fmt.Errorf("illegal tag %d (wire type %d)", num, typ)
+	}
+	return num, typ, next, err
+}
+
+// Field checks that a known field is length-delimited and returns its
+// value and where it ends.
+func Field(b []byte, i, typ int, num int32) ([]byte, int, error) {
+	if typ != 2 {
+		return nil, i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
+	}
+	s, e, err := Len(b, i)
+	if err != nil {
+		return nil, i, err
+	}
+	return b[s:e], e, nil
+}
+
+// Len reads a length prefix and returns the bounds of the value it heads.
+func Len(b []byte, i int) (start, end int, err error) {
+	n, i, err := Varint(b, i)
+	if err != nil {
+		return 0, 0, err
+	}
+	l := int(n)
+	if l < 0 || i+l < 0 {
+		return 0, 0, protohelpers.ErrInvalidLength
+	}
+	if i+l > len(b) {
+		return 0, 0, io.ErrUnexpectedEOF
+	}
+	return i, i + l, nil
+}
+
+// VarintField checks that a known field is a varint and reads it.
+func VarintField(b []byte, i, typ int, num int32) (uint64, int, error) {
+	if typ != 0 {
+		return 0, i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
+	}
+	return Varint(b, i)
+}
+
+// Fixed64 checks that a known field is a fixed64 and reads its bits.
+func Fixed64(b []byte, i, typ int, num int32) (uint64, int, error) {
+	if typ != 1 {
+		return 0, i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
+	}
+	if i+8 > len(b) {
+		return 0, i, io.ErrUnexpectedEOF
+	}
+	return binary.LittleEndian.Uint64(b[i:]), i + 8, nil
+}
+
+// Fields calls field for each field of message b with its number, wire
+// type and where its value starts; field returns where the next field
+// starts. Unknown fields are skipped here, where field returns skip.
+func Fields(b []byte, field func(num int32, typ, i int) (int, error)) error {
+	for i := 0; i < len(b); {
+		num, typ, next, err := Tag(b, i)
+		if err != nil {
+			return err
+		}
+		if next, err = field(num, typ, next); err == ErrSkip {
+			next, err = Skip(b, i)
+		}
+		if err != nil {
+			return err
+		}
+		i = next
+	}
+	return nil
+}
+
+// ErrSkip tells Fields that a field is not one its caller reads.
+var ErrSkip = errors.New("unknown field")
+
+// Skip steps over the unknown field whose key starts at pre.
+func Skip(b []byte, pre int) (int, error) {
+	n, err := protohelpers.Skip(b[pre:])
+	if err != nil {
+		return pre, err
+	}
+	if n < 0 || pre+n < 0 {
+		return pre, protohelpers.ErrInvalidLength
+	}
+	if pre+n > len(b) {
+		return pre, io.ErrUnexpectedEOF
+	}
+	return pre + n, nil
+}
+
+// MapEntry reads the map entry at i and hands fn (if any) its key and
+// value: bytes, or with fixed the bits of a fixed64. An entry may leave out
+// either; the last of each wins.
+func MapEntry(b []byte, i, typ int, num int32, fixed bool, fn func(k, v []byte, bits uint64)) (int, error) {
+	v, end, err := Field(b, i, typ, num)
+	if err != nil {
+		return i, err
+	}
+	start := end - len(v) // reads go on within b, not v
+	var key, val []byte
+	var bits uint64
+	for i = start; i < end; {
+		pre := i
+		w, next, err := Varint(b, i)
+		if err != nil {
+			return i, err
+		}
+		i = next
+		switch int32(w >> 3) {
+		case 1:
+			var s, e int
+			if s, e, err = Len(b, i); err != nil {
+				return i, err
+			}
+			key, i = b[s:e], e
+		case 2:
+			if fixed {
+				if i+8 > len(b) {
+					return i, io.ErrUnexpectedEOF
+				}
+				bits, i = binary.LittleEndian.Uint64(b[i:]), i+8
+				break
+			}
+			var s, e int
+			if s, e, err = Len(b, i); err != nil {
+				return i, err
+			}
+			val, i = b[s:e], e
+		default:
+			n, err := protohelpers.Skip(b[pre:])
+			if err != nil {
+				return i, err
+			}
+			if n < 0 || pre+n < 0 {
+				return i, protohelpers.ErrInvalidLength
+			}
+			if pre+n > end {
+				return i, io.ErrUnexpectedEOF
+			}
+			i = pre + n
+		}
+	}
+	if fn != nil {
+		fn(key, val, bits)
+	}
+	return end, nil
+}
