@@ -65,6 +65,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz=FuzzMsgpackPath -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
 	$(GO) test -run='^$$' -fuzz=FuzzAgentPath -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
 	$(GO) test -run='^$$' -fuzz=FuzzMetricsDecoders -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/metrics
+	$(GO) test -run='^$$' -fuzz=FuzzSeriesV2 -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/metrics
 	$(GO) test -run='^$$' -fuzz=FuzzCounters -fuzztime=$(FUZZTIME) ./internal/budget
 	$(GO) test -run='^$$' -fuzz=FuzzCheckSQLWhere -fuzztime=$(FUZZTIME) ./extension/observabilityapiextension/internal/charts
 	$(GO) test -run='^$$' -fuzz=FuzzRender -fuzztime=$(FUZZTIME) ./extension/observabilityapiextension/internal/alerttemplate

@@ -2,55 +2,190 @@ package metrics
 
 import (
 	"fmt"
+	"math"
 
-	"github.com/DataDog/agent-payload/v5/gogen"
 	"github.com/valyala/fastjson"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/intern"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/pbwire"
 )
 
 // SeriesV2 translates the /api/v2/series MetricPayload protobuf that
-// Agents and the contrib datadogexporter send.
+// Agents and the contrib datadogexporter send. It reads the wire straight
+// into the builder, by the generated decoder's rules (pbwire), instead of
+// building gogo's series, point and resource structs first: it accepts and
+// refuses what gogen.MetricPayload.Unmarshal does and yields what that
+// then translated to (an equivalence test and fuzz target hold it).
 func SeriesV2(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 	if err := bud.Proto(payloadDescriptor("MetricPayload"), body); err != nil {
 		return pmetric.Metrics{}, err
 	}
-	var mp gogen.MetricPayload
-	if err := mp.Unmarshal(body); err != nil {
+	d := seriesDecoder{b: newBuilder(bud), interned: intern.Table{}}
+	n := 0
+	err := pbwire.Fields(body, func(num int32, typ, i int) (int, error) {
+		if num != 1 {
+			return i, pbwire.ErrSkip
+		}
+		v, end, err := pbwire.Field(body, i, typ, num)
+		if err == nil {
+			err = d.series(n, v)
+			n++
+		}
+		return end, err
+	})
+	if err != nil { // before a missing name, as the generated decoder reads first
 		return pmetric.Metrics{}, fmt.Errorf("decoding MetricPayload protobuf: %w", err)
 	}
-	b := newBuilder(bud)
-	var s series
-	for i, ps := range mp.Series {
-		if !b.more() {
-			break
-		}
-		if ps == nil {
-			continue
-		}
-		if ps.Metric == "" {
-			return pmetric.Metrics{}, fmt.Errorf("series %d has no metric name", i)
-		}
-		s = series{name: ps.Metric, unit: ps.Unit, typ: Type(ps.Type), interval: ps.Interval,
-			sourceType: ps.SourceTypeName, tags: ps.Tags, resources: s.resources[:0]}
-		for _, r := range ps.Resources {
-			if r != nil {
-				s.resources = append(s.resources, [2]string{r.Type, r.Name})
-			}
-		}
-		if o := ps.Metadata.GetOrigin(); o != nil {
-			s.origin = &origin{product: o.OriginProduct, category: o.OriginCategory, service: o.OriginService}
-		}
-		m := b.metric(&s)
-		for _, pt := range ps.Points {
-			if pt != nil {
-				b.point(m, &s, pt.Timestamp, pt.Value)
-			}
-		}
+	if d.invalid != nil {
+		return pmetric.Metrics{}, d.invalid
 	}
-	return b.result()
+	return d.b.result()
 }
+
+type seriesDecoder struct {
+	b        *builder
+	s        series
+	points   []point
+	interned intern.Table
+	// invalid is why the first invalid series is (no name, a type Datadog
+	// does not define): the whole payload is still read, as the generated
+	// decoder would, before it is refused.
+	invalid error
+}
+
+type point struct {
+	ts int64
+	v  float64
+}
+
+// series reads series i and, while the budget lasts and every series so
+// far had a name, builds it.
+func (d *seriesDecoder) series(i int, b []byte) error {
+	s := &d.s
+	*s = series{resources: s.resources[:0], tags: s.tags[:0]}
+	d.points = d.points[:0]
+	var o origin
+	hasOrigin := false
+	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
+		switch num {
+		case 1, 2, 3, 4, 6, 7, 9:
+			v, end, err := pbwire.Field(b, at, typ, num)
+			if err != nil {
+				return at, err
+			}
+			switch num {
+			case 1:
+				err = d.resource(v)
+			case 2:
+				s.name = d.str(v)
+			case 3:
+				s.tags = append(s.tags, d.str(v))
+			case 4:
+				err = d.point(v)
+			case 6:
+				s.unit = d.str(v)
+			case 7:
+				s.sourceType = d.str(v)
+			case 9:
+				err = metadata(v, &o, &hasOrigin)
+			}
+			return end, err
+		case 5, 8:
+			v, end, err := pbwire.VarintField(b, at, typ, num)
+			if num == 5 {
+				s.typ = Type(int32(v))
+			} else {
+				s.interval = int64(v)
+			}
+			return end, err
+		}
+		return at, pbwire.ErrSkip
+	})
+	if err != nil || d.invalid != nil || !d.b.more() {
+		return err
+	}
+	if d.invalid = s.check(i); d.invalid != nil {
+		return nil
+	}
+	if hasOrigin {
+		s.origin = &o
+	}
+	m := d.b.metric(s)
+	for _, p := range d.points {
+		d.b.point(m, s, p.ts, p.v)
+	}
+	return nil
+}
+
+// resource reads a Resource {type, name}.
+func (d *seriesDecoder) resource(b []byte) error {
+	var r [2]string
+	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
+		if num != 1 && num != 2 {
+			return at, pbwire.ErrSkip
+		}
+		v, end, err := pbwire.Field(b, at, typ, num)
+		r[num-1] = d.str(v)
+		return end, err
+	})
+	d.s.resources = append(d.s.resources, r)
+	return err
+}
+
+// point reads a MetricPoint {value, timestamp}.
+func (d *seriesDecoder) point(b []byte) error {
+	var p point
+	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
+		switch num {
+		case 1:
+			bits, end, err := pbwire.Fixed64(b, at, typ, num)
+			p.v = math.Float64frombits(bits)
+			return end, err
+		case 2:
+			v, end, err := pbwire.VarintField(b, at, typ, num)
+			p.ts = int64(v)
+			return end, err
+		}
+		return at, pbwire.ErrSkip
+	})
+	d.points = append(d.points, p)
+	return err
+}
+
+// metadata reads Metadata {origin {product, category, service}}; repeated
+// messages merge, as the generated decoder merges them.
+func metadata(b []byte, o *origin, has *bool) error {
+	return pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
+		if num != 1 {
+			return at, pbwire.ErrSkip
+		}
+		v, end, err := pbwire.Field(b, at, typ, num)
+		if err != nil {
+			return at, err
+		}
+		*has = true
+		return end, pbwire.Fields(v, func(num int32, typ, at int) (int, error) {
+			if num < 4 || num > 6 {
+				return at, pbwire.ErrSkip
+			}
+			x, end, err := pbwire.VarintField(v, at, typ, num)
+			switch num {
+			case 4:
+				o.product = uint32(x)
+			case 5:
+				o.category = uint32(x)
+			case 6:
+				o.service = uint32(x)
+			}
+			return end, err
+		})
+	})
+}
+
+// str returns v as a string copied once per request.
+func (d *seriesDecoder) str(v []byte) string { return d.interned.String(v) }
 
 // SeriesV2JSON translates the JSON form of /api/v2/series that the
 // Datadog API clients send: types are 0 unspecified, 1 count, 2 rate,
@@ -78,11 +213,8 @@ func SeriesV2JSON(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 			typ: Type(sv.GetInt("type")), interval: sv.GetInt64("interval"),
 			sourceType: string(sv.GetStringBytes("source_type_name")),
 		}
-		if s.name == "" {
-			return pmetric.Metrics{}, fmt.Errorf("series %d has no metric name", i)
-		}
-		if s.typ < Unspecified || s.typ > Gauge {
-			return pmetric.Metrics{}, fmt.Errorf("series %d (%s) has unknown type %d", i, s.name, s.typ)
+		if err := s.check(i); err != nil {
+			return pmetric.Metrics{}, err
 		}
 		for _, t := range sv.GetArray("tags") {
 			if tb := t.GetStringBytes(); len(tb) > 0 {
@@ -106,4 +238,17 @@ func SeriesV2JSON(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 		}
 	}
 	return b.result()
+}
+
+// check refuses series i of a v2 payload without a name, or of a type
+// other than v2's unspecified, count, rate and gauge (a protobuf enum
+// takes any number).
+func (s *series) check(i int) error {
+	if s.name == "" {
+		return fmt.Errorf("series %d has no metric name", i)
+	}
+	if s.typ < Unspecified || s.typ > Gauge {
+		return fmt.Errorf("series %d (%s) has unknown type %d", i, s.name, s.typ)
+	}
+	return nil
 }

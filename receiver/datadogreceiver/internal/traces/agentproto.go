@@ -11,6 +11,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/intern"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/pbwire"
 )
 
@@ -28,7 +29,7 @@ func TranslateAgent(body []byte, bud *budget.Budget) (ptrace.Traces, error) {
 	if len(body) == 0 {
 		return ptrace.Traces{}, errors.New("empty AgentPayload")
 	}
-	d := agentDecoder{g: newGrouper(bud), interned: map[string]string{}, scratch: ptrace.NewSpan()}
+	d := agentDecoder{g: newGrouper(bud), interned: intern.Table{}, scratch: ptrace.NewSpan()}
 	td, idx, err := d.payload(body)
 	if idx {
 		ap, err := DecodeAgent(body, bud)
@@ -49,7 +50,7 @@ func TranslateAgent(body []byte, bud *budget.Budget) (ptrace.Traces, error) {
 type agentDecoder struct {
 	g        *grouper
 	agent    Agent
-	interned map[string]string
+	interned intern.Table
 	scratch  ptrace.Span
 	chunk    []chunkSpan
 	// The span being read: its map entries and links and events, kept as
@@ -342,16 +343,8 @@ func decodeWithin(bud *budget.Budget, md protoreflect.MessageDescriptor, raw []b
 	return nil
 }
 
-// str returns v as a string allocated once per request: keys, services,
-// names and short values repeat across spans.
-func (d *agentDecoder) str(v []byte) string {
-	if s, ok := d.interned[string(v)]; ok {
-		return s
-	}
-	s := string(v)
-	d.interned[s] = s
-	return s
-}
+// str returns v as a string copied once per request.
+func (d *agentDecoder) str(v []byte) string { return d.interned.String(v) }
 
 func (d *agentDecoder) value(v []byte) string {
 	if len(v) <= maxInterned {

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/mutate"
 )
 
 // agentReference is the path TranslateAgent is held to: Datadog's
@@ -157,7 +158,7 @@ func TestAgentPathRejects(t *testing.T) {
 // TestAgentPathMatchesOnMutations holds the direct path to Datadog's
 // decoder on corrupted, truncated payloads (fixed seed, fixed count).
 func TestAgentPathMatchesOnMutations(t *testing.T) {
-	eachMutation(agentFixture(t), 3, func(b []byte) { assertSameAgent(t, b) })
+	mutate.Each(agentFixture(t), 3, func(b []byte) { assertSameAgent(t, b) })
 }
 
 // TestAgentPathStaysInBudget: what the direct path builds is counted, so

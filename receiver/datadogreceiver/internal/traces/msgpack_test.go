@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
@@ -15,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/mutate"
 )
 
 // viaDatadog is the reference: Datadog's own decoder, then ToTraces.
@@ -108,26 +108,7 @@ func TestMsgpackPathRejects(t *testing.T) {
 func TestMsgpackPathMatchesOnMutations(t *testing.T) {
 	body, err := fixture().MarshalMsg(nil)
 	require.NoError(t, err)
-	eachMutation(body, 1, func(b []byte) { assertSame(t, b) })
-}
-
-// eachMutation calls check with 20,000 copies of body, each with a few
-// bytes overwritten and a third of them cut short (none empty); seed
-// fixes them.
-func eachMutation(body []byte, seed uint64, check func([]byte)) {
-	r := rand.New(rand.NewPCG(seed, seed+1))
-	for i := 0; i < 20000; i++ {
-		b := append([]byte(nil), body...)
-		for k := 0; k < 1+r.IntN(4); k++ {
-			b[r.IntN(len(b))] = byte(r.IntN(256))
-		}
-		if r.IntN(3) == 0 {
-			b = b[:r.IntN(len(b))]
-		}
-		if len(b) > 0 {
-			check(b)
-		}
-	}
+	mutate.Each(body, 1, func(b []byte) { assertSame(t, b) })
 }
 
 func FuzzMsgpackPath(f *testing.F) {

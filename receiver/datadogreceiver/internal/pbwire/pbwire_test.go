@@ -1,0 +1,95 @@
+package pbwire
+
+import (
+	"io"
+	"testing"
+
+	"github.com/planetscale/vtprotobuf/protohelpers"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestVarint(t *testing.T) {
+	for _, c := range []struct {
+		in   []byte
+		want uint64
+		err  error
+	}{
+		{[]byte{0x01}, 1, nil},
+		{[]byte{0xac, 0x02}, 300, nil},
+		// The tenth byte's excess bits are dropped, not refused.
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, 1<<64 - 1, nil},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 0, protohelpers.ErrIntOverflow},
+		{[]byte{0x80}, 0, io.ErrUnexpectedEOF},
+	} {
+		v, _, err := Varint(c.in, 0)
+		assert.Equal(t, c.err, err, "%x", c.in)
+		if c.err == nil {
+			assert.Equal(t, c.want, v, "%x", c.in)
+		}
+	}
+}
+
+func TestTag(t *testing.T) {
+	num, typ, next, err := Tag([]byte{0x2a}, 0)
+	require.NoError(t, err)
+	assert.Equal(t, []int{5, 2, 1}, []int{int(num), typ, next})
+	_, _, _, err = Tag([]byte{0x0c}, 0)
+	assert.EqualError(t, err, "wiretype end group for non-group")
+	_, _, _, err = Tag([]byte{0x02}, 0)
+	assert.EqualError(t, err, "illegal tag 0 (wire type 2)")
+}
+
+func TestFields(t *testing.T) {
+	// field 1 varint 7, unknown field 3 (a group holding a varint), field 2
+	// bytes "hi".
+	msg := []byte{0x08, 0x07, 0x1b, 0x08, 0x01, 0x1c, 0x12, 0x02, 'h', 'i'}
+	var got []string
+	err := Fields(msg, func(num int32, typ, i int) (int, error) {
+		switch num {
+		case 1:
+			v, end, err := VarintField(msg, i, typ, num)
+			got = append(got, string(rune('0'+v)))
+			return end, err
+		case 2:
+			v, end, err := Field(msg, i, typ, num)
+			got = append(got, string(v))
+			return end, err
+		}
+		return i, ErrSkip
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"7", "hi"}, got, "the group was skipped")
+
+	err = Fields([]byte{0x0d, 0, 0, 0, 0}, func(num int32, typ, i int) (int, error) {
+		_, end, err := Field(msg, i, typ, num)
+		return end, err
+	})
+	assert.EqualError(t, err, "wrong wireType = 5 for field 1")
+}
+
+func TestMapEntry(t *testing.T) {
+	// A map field (number 10) of two entries, the second with its value
+	// first and an unknown field between.
+	msg := []byte{0x52, 0x06, 0x0a, 0x01, 'k', 0x12, 0x01, 'v',
+		0x52, 0x08, 0x12, 0x01, 'w', 0x18, 0x05, 0x0a, 0x01, 'j'}
+	var got [][2]string
+	i := 0
+	for i < len(msg) {
+		num, typ, next, err := Tag(msg, i)
+		require.NoError(t, err)
+		i, err = MapEntry(msg, next, typ, num, false, func(k, v []byte, _ uint64) {
+			got = append(got, [2]string{string(k), string(v)})
+		})
+		require.NoError(t, err)
+	}
+	assert.Equal(t, [][2]string{{"k", "v"}, {"j", "w"}}, got)
+
+	// A key whose length runs past its entry, within the message, is read
+	// as the generated decoders read it; past the message it is refused.
+	overrun := []byte{0x52, 0x02, 0x0a, 0x03, 'a', 'b', 'c'}
+	_, err := MapEntry(overrun, 1, 2, 10, false, func(k, _ []byte, _ uint64) { assert.Equal(t, "abc", string(k)) })
+	require.NoError(t, err)
+	_, err = MapEntry(overrun[:5], 1, 2, 10, false, nil)
+	assert.Error(t, err)
+}
