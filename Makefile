@@ -57,18 +57,21 @@ test-race: build libchdb
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./receiver/...
 
-# Short coverage-guided runs of every fuzz target.
+# Short coverage-guided runs of every fuzz target. Minimising each new
+# input is capped: the default minute per input, on the traces
+# equivalence targets, took whole runs.
 FUZZTIME ?= 20s
+FUZZ = $(GO) test -run='^$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s
 fuzz:
-	$(GO) test -run='^$$' -fuzz=FuzzTranslateLogs -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/logs
-	$(GO) test -run='^$$' -fuzz=FuzzDecodeTracer -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
-	$(GO) test -run='^$$' -fuzz=FuzzMsgpackPath -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
-	$(GO) test -run='^$$' -fuzz=FuzzAgentPath -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/traces
-	$(GO) test -run='^$$' -fuzz=FuzzMetricsDecoders -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/metrics
-	$(GO) test -run='^$$' -fuzz=FuzzSeriesV2 -fuzztime=$(FUZZTIME) ./receiver/datadogreceiver/internal/metrics
-	$(GO) test -run='^$$' -fuzz=FuzzCounters -fuzztime=$(FUZZTIME) ./internal/budget
-	$(GO) test -run='^$$' -fuzz=FuzzCheckSQLWhere -fuzztime=$(FUZZTIME) ./extension/observabilityapiextension/internal/charts
-	$(GO) test -run='^$$' -fuzz=FuzzRender -fuzztime=$(FUZZTIME) ./extension/observabilityapiextension/internal/alerttemplate
+	$(FUZZ) -fuzz=FuzzTranslateLogs ./receiver/datadogreceiver/internal/logs
+	$(FUZZ) -fuzz=FuzzDecodeTracer ./receiver/datadogreceiver/internal/traces
+	$(FUZZ) -fuzz=FuzzMsgpackPath ./receiver/datadogreceiver/internal/traces
+	$(FUZZ) -fuzz=FuzzAgentPath ./receiver/datadogreceiver/internal/traces
+	$(FUZZ) -fuzz=FuzzMetricsDecoders ./receiver/datadogreceiver/internal/metrics
+	$(FUZZ) -fuzz=FuzzSeriesV2 ./receiver/datadogreceiver/internal/metrics
+	$(FUZZ) -fuzz=FuzzCounters ./internal/budget
+	$(FUZZ) -fuzz=FuzzCheckSQLWhere ./extension/observabilityapiextension/internal/charts
+	$(FUZZ) -fuzz=FuzzRender ./extension/observabilityapiextension/internal/alerttemplate
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
