@@ -3,11 +3,13 @@ package traces
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
 	"github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace/idx"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
@@ -62,10 +64,14 @@ func AgentToTraces(ap *pb.AgentPayload, bud *budget.Budget) (ptrace.Traces, erro
 	}
 	if len(ap.IdxTracerPayloads) > 0 {
 		tps := make([]*idx.InternalTracerPayload, 0, len(ap.IdxTracerPayloads))
-		for _, p := range ap.IdxTracerPayloads {
-			if p != nil {
-				tps = append(tps, idx.FromProto(p))
+		for i, p := range ap.IdxTracerPayloads {
+			if p == nil {
+				continue
 			}
+			if err := checkRefs(p.ProtoReflect(), uint32(len(p.Strings))); err != nil {
+				return ptrace.Traces{}, fmt.Errorf("v1.0 tracer payload %d: %w", i, err)
+			}
+			tps = append(tps, idx.FromProto(p))
 		}
 		v1, err := V1ToTraces(tps, agent, bud)
 		if err != nil {
@@ -74,6 +80,47 @@ func AgentToTraces(ap *pb.AgentPayload, bud *budget.Budget) (ptrace.Traces, erro
 		v1.ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
 	}
 	return td, nil
+}
+
+// checkRefs refuses a v1.0 protobuf payload with a string reference past
+// its table: idx.FromProto does not check, and the table's Get indexes
+// without a bound, so one would panic. References are the uint32 fields
+// named *Ref, the keys of attribute maps and a KeyValue's key.
+func checkRefs(m protoreflect.Message, n uint32) error {
+	var err error
+	check := func(ref uint32, what protoreflect.Name) bool {
+		if ref >= n {
+			err = fmt.Errorf("%s refers to string %d of a table of %d", what, ref, n)
+		}
+		return err == nil
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsMap():
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				if fd.MapKey().Kind() == protoreflect.Uint32Kind && !check(uint32(k.Uint()), fd.Name()) {
+					return false
+				}
+				if fd.MapValue().Message() != nil {
+					err = checkRefs(mv.Message(), n)
+				}
+				return err == nil
+			})
+		case fd.IsList() && fd.Message() != nil:
+			for i := 0; i < v.List().Len() && err == nil; i++ {
+				err = checkRefs(v.List().Get(i).Message(), n)
+			}
+		case fd.Message() != nil:
+			err = checkRefs(v.Message(), n)
+		case fd.Kind() == protoreflect.Uint32Kind:
+			name := string(fd.Name())
+			if strings.HasSuffix(name, "Ref") || name == "key" && m.Descriptor().Name() == "KeyValue" {
+				check(uint32(v.Uint()), fd.Name())
+			}
+		}
+		return err == nil
+	})
+	return err
 }
 
 // V1ToTraces translates v1.0 payloads with the same rules as ToTraces.

@@ -117,3 +117,40 @@ func TestV1Malformed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, td.SpanCount())
 }
+
+// TestV1RefsAreChecked: a v1.0 payload inside an AgentPayload whose string
+// references run past its table is refused; idx.FromProto would have
+// panicked on the first one read.
+func TestV1RefsAreChecked(t *testing.T) {
+	good := func() *idx.TracerPayload {
+		return &idx.TracerPayload{Strings: []string{"", "svc", "k"}, LanguageNameRef: 1, Chunks: []*idx.TraceChunk{{
+			Spans: []*idx.Span{{ServiceRef: 1, NameRef: 1, Attributes: map[uint32]*idx.AnyValue{
+				2: {Value: &idx.AnyValue_KeyValueList{KeyValueList: &idx.KeyValueList{KeyValues: []*idx.KeyValue{
+					{Key: 2, Value: &idx.AnyValue{Value: &idx.AnyValue_StringValueRef{StringValueRef: 1}}}}}}},
+			}}},
+		}}}
+	}
+	for name, spoil := range map[string]func(*idx.TracerPayload){
+		"none":          func(*idx.TracerPayload) {},
+		"payload field": func(p *idx.TracerPayload) { p.LanguageNameRef = 3 },
+		"empty table":   func(p *idx.TracerPayload) { p.Strings = nil },
+		"span field":    func(p *idx.TracerPayload) { p.Chunks[0].Spans[0].NameRef = 9 },
+		"attribute key": func(p *idx.TracerPayload) { p.Chunks[0].Spans[0].Attributes[7] = &idx.AnyValue{} },
+		"nested key":    func(p *idx.TracerPayload) { p.Chunks[0].Spans[0].Attributes[2].GetKeyValueList().KeyValues[0].Key = 5 },
+		"nested string value": func(p *idx.TracerPayload) {
+			p.Chunks[0].Spans[0].Attributes[2].GetKeyValueList().KeyValues[0].Value = &idx.AnyValue{Value: &idx.AnyValue_StringValueRef{StringValueRef: 3}}
+		},
+	} {
+		p := good()
+		spoil(p)
+		body, err := (&pb.AgentPayload{IdxTracerPayloads: []*idx.TracerPayload{p}}).MarshalVT()
+		require.NoError(t, err)
+		td, err := TranslateAgent(body, nil)
+		if name == "none" {
+			require.NoError(t, err)
+			assert.Equal(t, 1, td.SpanCount())
+			continue
+		}
+		assert.ErrorContains(t, err, "refers to string", name)
+	}
+}
