@@ -47,7 +47,7 @@ func SeriesV2(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 type seriesDecoder struct {
 	b        *builder
 	s        series
-	points   []point
+	points   []wirePoint
 	interned intern.Table
 	// invalid is why the first invalid series is (no name, a type Datadog
 	// does not define): the whole payload is still read, as the generated
@@ -55,13 +55,14 @@ type seriesDecoder struct {
 	invalid error
 }
 
-type point struct {
+// wirePoint is a MetricPoint as read, kept until its series is built.
+type wirePoint struct {
 	ts int64
 	v  float64
 }
 
 // series reads series i and, while the budget lasts and every series so
-// far had a name, builds it.
+// far was valid, builds it.
 func (d *seriesDecoder) series(i int, b []byte) error {
 	s := &d.s
 	*s = series{resources: s.resources[:0], tags: s.tags[:0]}
@@ -77,13 +78,13 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 			}
 			switch num {
 			case 1:
-				err = d.resource(v)
+				err = d.readResource(v)
 			case 2:
 				s.name = d.str(v)
 			case 3:
 				s.tags = append(s.tags, d.str(v))
 			case 4:
-				err = d.point(v)
+				err = d.readPoint(v)
 			case 6:
 				s.unit = d.str(v)
 			case 7:
@@ -119,8 +120,8 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 	return nil
 }
 
-// resource reads a Resource {type, name}.
-func (d *seriesDecoder) resource(b []byte) error {
+// readResource reads a Resource {type, name}.
+func (d *seriesDecoder) readResource(b []byte) error {
 	var r [2]string
 	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
 		if num != 1 && num != 2 {
@@ -134,9 +135,9 @@ func (d *seriesDecoder) resource(b []byte) error {
 	return err
 }
 
-// point reads a MetricPoint {value, timestamp}.
-func (d *seriesDecoder) point(b []byte) error {
-	var p point
+// readPoint reads a MetricPoint {value, timestamp}.
+func (d *seriesDecoder) readPoint(b []byte) error {
+	var p wirePoint
 	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
 		switch num {
 		case 1:
