@@ -315,12 +315,7 @@ func (d *agentDecoder) translate(service string, sc scalars, tp *pb.TracerPayloa
 	}
 	finish(out, &sp, sc, 0, bud)
 
-	spans := d.g.spans(resKey{
-		service: service,
-		env:     first(sp.env, tp.Env, d.agent.Env),
-		version: first(sp.version, tp.AppVersion, d.agent.Version),
-		host:    first(sp.host, tp.Hostname, d.agent.Hostname),
-	}, tp)
+	spans := d.g.spans(resourceKey(service, sp.env, sp.version, sp.host, tp, d.agent), tp)
 	dst := spans.AppendEmpty()
 	out.MoveTo(dst)
 	d.chunk = append(d.chunk, chunkSpan{span: dst, low: sc.traceID, fullID: isFullTraceID(sp.otelTraceID), tidValue: sp.tid})

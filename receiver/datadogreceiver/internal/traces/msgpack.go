@@ -3,7 +3,6 @@ package traces
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -34,13 +33,6 @@ type msgpackDecoder struct {
 	interned map[string]string
 	scratch  ptrace.Span
 	chunk    []chunkSpan
-}
-
-type chunkSpan struct {
-	span     ptrace.Span
-	low      uint64
-	fullID   bool
-	tidValue string
 }
 
 // TranslateTracer decodes and translates what a tracer posts to
@@ -125,41 +117,6 @@ func (d *msgpackDecoder) traces(b []byte) error {
 	return nil // trailing bytes are ignored, as by Datadog's decoder
 }
 
-// applyTraceIDHigh gives every span of a chunk that shares the carrier's
-// low id the upper half found in `_dd.p.tid`, as ToTraces does, for the
-// paths that translate a span before they have seen its whole chunk.
-func applyTraceIDHigh(chunk []chunkSpan) {
-	for _, c := range chunk {
-		if c.tidValue == "" {
-			continue
-		}
-		high, err := strconv.ParseUint(c.tidValue, 16, 64)
-		if err != nil {
-			continue
-		}
-		for _, o := range chunk {
-			if o.low == c.low && !o.fullID {
-				o.span.SetTraceID(traceID(high, o.low))
-			}
-		}
-		return
-	}
-}
-
-// isFullTraceID reports whether finish takes a span's trace id whole from
-// its otel.trace_id tag: 32 hex digits.
-func isFullTraceID(v string) bool {
-	if len(v) != 32 {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
 func (d *msgpackDecoder) span(b []byte) ([]byte, error) {
 	if msgp.IsNil(b) {
 		return msgp.ReadNilBytes(b)
@@ -222,7 +179,7 @@ func (d *msgpackDecoder) span(b []byte) ([]byte, error) {
 	putOwnFields(attrs, sc.resource, sc.typ)
 	finish(out, &sp, sc, 0, d.g.bud)
 
-	spans := d.g.spans(resKey{service: service, env: sp.env, version: sp.version, host: sp.host}, d.tracer)
+	spans := d.g.spans(resourceKey(service, sp.env, sp.version, sp.host, d.tracer, Agent{}), d.tracer)
 	dst := spans.AppendEmpty()
 	out.MoveTo(dst)
 	d.chunk = append(d.chunk, chunkSpan{span: dst, low: sc.traceID, fullID: isFullTraceID(sp.otelTraceID), tidValue: sp.tid})

@@ -88,12 +88,7 @@ func ToTraces(tps []*pb.TracerPayload, agent Agent, bud *budget.Budget) (ptrace.
 				if s == nil {
 					continue
 				}
-				spans := g.spans(resKey{
-					service: s.Service,
-					env:     first(s.Meta["env"], tp.Env, agent.Env),
-					version: first(s.Meta["version"], tp.AppVersion, agent.Version),
-					host:    first(s.Meta["_dd.hostname"], tp.Hostname, agent.Hostname),
-				}, tp)
+				spans := g.spans(resourceKey(s.Service, s.Meta["env"], s.Meta["version"], s.Meta["_dd.hostname"], tp, agent), tp)
 				var h uint64
 				if s.TraceID == highOf {
 					h = high
@@ -123,6 +118,17 @@ func spanValues(s *pb.Span) int {
 		}
 	}
 	return n
+}
+
+// resourceKey is the resource a span goes to: its own env, version and
+// host, else its tracer payload's, else the Agent's.
+func resourceKey(service, env, version, host string, tp *pb.TracerPayload, agent Agent) resKey {
+	return resKey{
+		service: service,
+		env:     first(env, tp.Env, agent.Env),
+		version: first(version, tp.AppVersion, agent.Version),
+		host:    first(host, tp.Hostname, agent.Hostname),
+	}
 }
 
 func first(vs ...string) string {
@@ -170,6 +176,50 @@ func taggedResource(tp *pb.TracerPayload, dst [][2]string) [][2]string {
 		})
 	}
 	return dst
+}
+
+// chunkSpan is a span a decoder has translated before seeing its whole
+// chunk, kept until the chunk's `_dd.p.tid` is known.
+type chunkSpan struct {
+	span     ptrace.Span
+	low      uint64
+	fullID   bool
+	tidValue string
+}
+
+// applyTraceIDHigh gives every span of a chunk that shares the carrier's
+// low id the upper half found in `_dd.p.tid`, as ToTraces does, for the
+// paths that translate a span before they have seen its whole chunk.
+func applyTraceIDHigh(chunk []chunkSpan) {
+	for _, c := range chunk {
+		if c.tidValue == "" {
+			continue
+		}
+		high, err := strconv.ParseUint(c.tidValue, 16, 64)
+		if err != nil {
+			continue
+		}
+		for _, o := range chunk {
+			if o.low == c.low && !o.fullID {
+				o.span.SetTraceID(traceID(high, o.low))
+			}
+		}
+		return
+	}
+}
+
+// isFullTraceID reports whether finish takes a span's trace id whole from
+// its otel.trace_id tag: 32 hex digits.
+func isFullTraceID(v string) bool {
+	if len(v) != 32 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // chunkTraceIDHigh finds the upper 64 bits of a chunk's 128-bit trace id:
