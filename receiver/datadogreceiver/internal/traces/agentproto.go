@@ -30,7 +30,7 @@ func TranslateAgent(body []byte, bud *budget.Budget) (ptrace.Traces, error) {
 		return ptrace.Traces{}, errors.New("empty AgentPayload")
 	}
 	d := agentDecoder{g: newGrouper(bud), interned: intern.Table{}, scratch: ptrace.NewSpan()}
-	td, idx, err := d.payload(body)
+	idx, err := d.payload(body)
 	if idx {
 		ap, err := DecodeAgent(body, bud)
 		if err != nil {
@@ -44,7 +44,7 @@ func TranslateAgent(body []byte, bud *budget.Budget) (ptrace.Traces, error) {
 		}
 		return ptrace.Traces{}, fmt.Errorf("decoding AgentPayload protobuf: %w", err)
 	}
-	return td, bud.Err()
+	return d.g.td, bud.Err()
 }
 
 type agentDecoder struct {
@@ -74,8 +74,9 @@ type metricEntry struct {
 
 // payload reads the AgentPayload's own fields first (the Agent's host and
 // env fill what tracers leave empty, wherever they sit on the wire), then
-// translates its tracer payloads in order. idx reports v1.0 payloads.
-func (d *agentDecoder) payload(b []byte) (td ptrace.Traces, idx bool, err error) {
+// translates its tracer payloads in order, into d.g.td. idx reports v1.0
+// payloads.
+func (d *agentDecoder) payload(b []byte) (idx bool, err error) {
 	var tps [][]byte
 	err = pbwire.Fields(b, func(num int32, typ, i int) (int, error) {
 		switch num {
@@ -108,14 +109,14 @@ func (d *agentDecoder) payload(b []byte) (td ptrace.Traces, idx bool, err error)
 		return i, pbwire.ErrSkip
 	})
 	if idx || err != nil {
-		return td, idx, err
+		return idx, err
 	}
 	for _, tp := range tps {
 		if err := d.tracerPayload(tp); err != nil {
-			return td, false, err
+			return false, err
 		}
 	}
-	return d.g.td, false, nil
+	return false, nil
 }
 
 // tracerPayload reads the payload's own fields, which follow its chunks on
