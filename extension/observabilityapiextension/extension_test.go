@@ -3,12 +3,14 @@ package observabilityapiextension
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,10 +38,27 @@ func freeAddr(t *testing.T) string {
 // shared engine stopped.
 func runTests(m *testing.M) int { return chtest.Main(m) }
 
+// startOnFreeAddr starts the extension on a free loopback port. A port
+// found free may be taken (by another test process's client) before the
+// extension binds it: then it tries another.
+func startOnFreeAddr(t *testing.T, cfg *Config) (string, component.Component) {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		cfg.NetAddr.Endpoint = freeAddr(t)
+		ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
+		require.NoError(t, err)
+		err = ext.Start(context.Background(), componenttest.NewNopHost())
+		if err != nil && errors.Is(err, syscall.EADDRINUSE) && attempt < 10 {
+			_ = ext.Shutdown(context.Background())
+			continue
+		}
+		require.NoError(t, err)
+		return cfg.NetAddr.Endpoint, ext
+	}
+}
+
 func startAPI(t *testing.T, dataDir string, database ...string) (string, component.Component) {
-	addr := freeAddr(t)
 	cfg := createDefaultConfig().(*Config)
-	cfg.NetAddr.Endpoint = addr
 	cfg.ClickHouse.Endpoint = "http://" + chtest.Endpoint(t)
 	cfg.ClickHouse.Database = "api_ext_test"
 	if len(database) > 0 {
@@ -48,9 +67,7 @@ func startAPI(t *testing.T, dataDir string, database ...string) (string, compone
 	cfg.DataDir = dataDir
 	cfg.Managed = ManagedConfig{OrganizationID: "o", ServiceID: "s", Keys: []ManagedKey{{ID: "id", Secret: "secret"}}}
 	require.NoError(t, cfg.Validate())
-	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
-	require.NoError(t, err)
-	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()))
+	addr, ext := startOnFreeAddr(t, cfg)
 	t.Cleanup(func() { _ = ext.Shutdown(context.Background()) })
 	require.Eventually(t, func() bool { return ext.(*apiExtension).ready.Load() != nil }, 30*time.Second, 20*time.Millisecond)
 	return "http://" + addr, ext
@@ -125,14 +142,10 @@ func TestFirstStartRestartAndTwoInstances(t *testing.T) {
 }
 
 func TestServesUnavailableUntilStorageIsReachable(t *testing.T) {
-	addr := freeAddr(t)
 	cfg := createDefaultConfig().(*Config)
-	cfg.NetAddr.Endpoint = addr
 	cfg.ClickHouse.Endpoint = "http://127.0.0.1:1" // nothing there
 	cfg.DataDir = t.TempDir()
-	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
-	require.NoError(t, err)
-	require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()), "the collector starts anyway")
+	addr, ext := startOnFreeAddr(t, cfg) // the collector starts anyway
 	resp, err := http.Get("http://" + addr + "/api/v2/dashboards")
 	require.NoError(t, err)
 	resp.Body.Close()

@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -29,6 +31,7 @@ import (
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
+	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.opentelemetry.io/otel/attribute"
@@ -108,24 +111,37 @@ func startReceiver(t testing.TB, cfg *Config, maxBody int64, next consumer.Logs,
 		require.NoError(t, e.Start(context.Background(), nil))
 	}
 
-	f := otlpreceiver.NewFactory()
-	rcfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	addr := freeAddr(t)
-	srv := &rcfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig
-	srv.NetAddr.Endpoint = addr
-	srv.MaxRequestBodySize = maxBody
-	srv.Middlewares = []configmiddleware.Config{{ID: budgetID}}
-	grpcAddr = freeAddr(t)
-	gs := rcfg.Protocols.GRPC.GetOrInsertDefault()
-	gs.NetAddr.Endpoint = grpcAddr
-	gs.Middlewares = []configmiddleware.Config{{ID: budgetID}}
-	if token != nil {
-		srv.Auth = configoptional.Some(confighttp.AuthConfig{Config: configauth.Config{AuthenticatorID: authID}})
-		gs.Auth = configoptional.Some(configauth.Config{AuthenticatorID: authID})
+	// A port found free may be taken (by another test process's client)
+	// before the receiver binds it: then the receiver tries other ports.
+	var rcv receiver.Logs
+	var addr string
+	for attempt := 0; ; attempt++ {
+		f := otlpreceiver.NewFactory()
+		rcfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+		addr = freeAddr(t)
+		srv := &rcfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig
+		srv.NetAddr.Endpoint = addr
+		srv.MaxRequestBodySize = maxBody
+		srv.Middlewares = []configmiddleware.Config{{ID: budgetID}}
+		grpcAddr = freeAddr(t)
+		gs := rcfg.Protocols.GRPC.GetOrInsertDefault()
+		gs.NetAddr.Endpoint = grpcAddr
+		gs.Middlewares = []configmiddleware.Config{{ID: budgetID}}
+		if token != nil {
+			srv.Auth = configoptional.Some(confighttp.AuthConfig{Config: configauth.Config{AuthenticatorID: authID}})
+			gs.Auth = configoptional.Some(configauth.Config{AuthenticatorID: authID})
+		}
+		var err error
+		rcv, err = f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), rcfg, next)
+		require.NoError(t, err)
+		err = rcv.Start(context.Background(), host{exts})
+		if err != nil && errors.Is(err, syscall.EADDRINUSE) && attempt < 10 {
+			require.NoError(t, rcv.Shutdown(context.Background()))
+			continue
+		}
+		require.NoError(t, err)
+		break
 	}
-	rcv, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), rcfg, next)
-	require.NoError(t, err)
-	require.NoError(t, rcv.Start(context.Background(), host{exts}))
 	t.Cleanup(func() {
 		require.NoError(t, rcv.Shutdown(context.Background()))
 		for _, e := range exts {
