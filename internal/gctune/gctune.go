@@ -15,6 +15,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -29,16 +31,47 @@ const heapMinimum = 4 << 20
 
 // FromEnv starts a tuner with DefaultFloor unless GOGC is set, which says
 // the user has chosen a pace. With a memory limit (GOMEMLIMIT), the floor
-// is at most half of it.
+// is at most half of it; in a container with a memory limit and no
+// GOMEMLIMIT, at most a quarter of the container's, so a small container
+// does not run out of memory for want of a collection.
 func FromEnv() {
 	if os.Getenv("GOGC") != "" {
 		return
 	}
+	Start(Floor(uint64(debug.SetMemoryLimit(-1)), containerLimit(cgroupFiles)))
+}
+
+// Floor is DefaultFloor under a Go memory limit and a container's limit
+// (each math.MaxInt64 or more when there is none).
+func Floor(goLimit, containerLimit uint64) uint64 {
 	floor := uint64(DefaultFloor)
-	if limit := debug.SetMemoryLimit(-1); limit < math.MaxInt64 {
-		floor = min(floor, uint64(limit)/2)
+	if goLimit < math.MaxInt64 {
+		return min(floor, goLimit/2)
 	}
-	Start(floor)
+	if containerLimit < math.MaxInt64 {
+		floor = min(floor, containerLimit/4)
+	}
+	return floor
+}
+
+// cgroupFiles hold the process's memory limit in cgroup v2 and v1, as a
+// container sees them.
+var cgroupFiles = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
+
+// containerLimit is the first limit found in files, or math.MaxUint64.
+func containerLimit(files []string) uint64 {
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// v2 says "max" for none; v1 a number near 2^63.
+		if n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			return n
+		}
+		return math.MaxUint64
+	}
+	return math.MaxUint64
 }
 
 // Tuner adjusts GOGC after each garbage collection.
