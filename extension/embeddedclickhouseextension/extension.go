@@ -30,7 +30,18 @@ func newEmbedded(set extension.Settings, cfg *Config) *embedded {
 
 // Start opens the engine and serves it. Extensions start before the
 // pipelines, so the exporter finds it up.
-func (e *embedded) Start(ctx context.Context, host component.Host) error {
+func (e *embedded) Start(ctx context.Context, host component.Host) (err error) {
+	// The port first: a second instance on the same port (a second
+	// `make run`) stops here, before it opens the first one's data.
+	ln, err := e.cfg.ToListener(ctx)
+	if err != nil {
+		return fmt.Errorf("embedded ClickHouse listening on %s: %w", e.cfg.NetAddr.Endpoint, err)
+	}
+	defer func() {
+		if err != nil {
+			_ = ln.Close()
+		}
+	}()
 	lib, err := chdb.Load(e.cfg.LibraryPath)
 	if err != nil {
 		return err
@@ -68,14 +79,8 @@ func (e *embedded) Start(ctx context.Context, host component.Host) error {
 		closeAll()
 		return fmt.Errorf("embedded ClickHouse %w", err)
 	}
-	ln, err := e.cfg.ToListener(ctx)
-	if err != nil {
-		e.api.Close()
-		return fmt.Errorf("embedded ClickHouse listening on %s: %w", e.cfg.NetAddr.Endpoint, err)
-	}
 	srv, err := e.cfg.ToServer(ctx, host.GetExtensions(), e.set.TelemetrySettings, e.api)
 	if err != nil {
-		_ = ln.Close()
 		e.api.Close()
 		return err
 	}

@@ -2,6 +2,7 @@ package embeddedclickhouseextension
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/clickhouseexporter"
@@ -21,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/exportertest"
+	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 	"go.opentelemetry.io/collector/pdata/testdata"
 
@@ -58,20 +61,30 @@ func need(t *testing.T) {
 		t.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
 	}
 	startOnce.Do(func() {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			startErr = err
-			return
-		}
-		addr := l.Addr().String()
-		_ = l.Close()
 		dir := filepath.Join(os.TempDir(), fmt.Sprintf("otelhouse-embedded-test-%d", os.Getpid()))
-		cfg := createDefaultConfig().(*Config)
-		cfg.NetAddr.Endpoint = addr
-		cfg.LibraryPath, cfg.DataDir, cfg.Username, cfg.Password = lib, dir, "otel", "pw"
-		ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
-		if err == nil {
-			err = ext.Start(context.Background(), componenttest.NewNopHost())
+		var (
+			addr string
+			ext  extension.Extension
+			err  error
+		)
+		// A port found free may be taken before the engine binds it; the
+		// engine binds first, so it can try another.
+		for attempt := 0; attempt < 10; attempt++ {
+			var l net.Listener
+			if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+				break
+			}
+			addr = l.Addr().String()
+			_ = l.Close()
+			cfg := createDefaultConfig().(*Config)
+			cfg.NetAddr.Endpoint = addr
+			cfg.LibraryPath, cfg.DataDir, cfg.Username, cfg.Password = lib, dir, "otel", "pw"
+			if ext, err = NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg); err != nil {
+				break
+			}
+			if err = ext.Start(context.Background(), componenttest.NewNopHost()); !errors.Is(err, syscall.EADDRINUSE) {
+				break
+			}
 		}
 		startErr, endpoint, engine, engineDir = err, addr, ext, dir
 	})
@@ -156,6 +169,24 @@ func TestPersistsAcrossRestartOfTheHTTPLayer(t *testing.T) {
 	sql(t, "CREATE TABLE default.keep (x UInt8) ENGINE = MergeTree ORDER BY x")
 	sql(t, "INSERT INTO default.keep VALUES (1), (2)")
 	assert.Equal(t, "2", sql(t, "SELECT count() FROM default.keep"))
+}
+
+// A second instance on a taken port fails on the port, before it loads the
+// engine or opens the data directory the first instance holds.
+func TestTakenPortFailsBeforeTheData(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	cfg := createDefaultConfig().(*Config)
+	cfg.NetAddr.Endpoint = l.Addr().String()
+	cfg.LibraryPath = filepath.Join(t.TempDir(), "no-libchdb.so")
+	cfg.DataDir = filepath.Join(t.TempDir(), "data")
+	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
+	require.NoError(t, err)
+	err = ext.Start(context.Background(), componenttest.NewNopHost())
+	require.ErrorContains(t, err, "embedded ClickHouse listening on "+cfg.NetAddr.Endpoint)
+	assert.NoDirExists(t, cfg.DataDir)
+	require.NoError(t, ext.Shutdown(context.Background()))
 }
 
 func TestConfigValidate(t *testing.T) {
