@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
 // DefaultFloor is the heap size below which a process started with
@@ -76,10 +75,11 @@ func containerLimit(files []string) uint64 {
 
 // Tuner adjusts GOGC after each garbage collection.
 type Tuner struct {
-	floor   uint64
-	stopped atomic.Bool
-	prev    int // GOGC before Start
+	floor uint64
+	prev  int // GOGC before Start
+	// mu orders an adjustment after a collection with Stop.
 	mu      sync.Mutex
+	stopped bool
 	sample  []metrics.Sample
 }
 
@@ -99,9 +99,10 @@ func Start(floor uint64) *Tuner {
 
 // Stop restores the GOGC the process had before Start.
 func (t *Tuner) Stop() {
-	if t.stopped.CompareAndSwap(false, true) {
-		t.mu.Lock()
-		defer t.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.stopped {
+		t.stopped = true
 		debug.SetGCPercent(t.prev)
 	}
 }
@@ -113,7 +114,7 @@ func (t *Tuner) arm() {
 func (t *Tuner) adjust() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.stopped.Load() {
+	if t.stopped {
 		return
 	}
 	debug.SetGCPercent(t.percent())
