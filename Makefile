@@ -64,6 +64,7 @@ FUZZTIME ?= 20s
 FUZZ = $(GO) test -run='^$$' -fuzztime=$(FUZZTIME) -fuzzminimizetime=5s
 fuzz:
 	$(FUZZ) -fuzz=FuzzTranslateLogs ./receiver/datadogreceiver/internal/logs
+	$(FUZZ) -fuzz=FuzzLiftedMessage ./receiver/datadogreceiver/internal/logs
 	$(FUZZ) -fuzz=FuzzDecodeTracer ./receiver/datadogreceiver/internal/traces
 	$(FUZZ) -fuzz=FuzzMsgpackPath ./receiver/datadogreceiver/internal/traces
 	$(FUZZ) -fuzz=FuzzAgentPath ./receiver/datadogreceiver/internal/traces

@@ -58,12 +58,12 @@ func BenchmarkScan(b *testing.B) {
 	var fields, inner []field
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		s := &scanner{buf: body, tmp: &tmp}
+		s := &scanner{buf: body, tmp: &tmp, lift: &inner}
 		s.array(func(int) {
 			tmp = tmp[:0]
 			fields = s.object(fields[:0])
 			for _, f := range fields {
-				if string(f.key) == "message" && len(f.raw) > 0 && f.raw[0] == '{' {
+				if string(f.key) == "message" && !f.lifted && len(f.raw) > 0 && f.raw[0] == '{' {
 					in := scanner{buf: f.raw, tmp: &tmp}
 					inner = in.object(inner[:0])
 				}

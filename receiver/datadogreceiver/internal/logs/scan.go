@@ -3,6 +3,7 @@ package logs
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 	"strconv"
@@ -43,7 +44,13 @@ const maxDepth = 128
 type field struct {
 	key  []byte
 	kind kind
-	raw  []byte
+	// esc: raw is text read in place from inside a string, its quotes
+	// still written \" (see scanner.esc).
+	esc bool
+	// lifted: raw is a "message" string read as the JSON object it
+	// holds, still escaped; the object's members are in the scanner's lift.
+	lifted bool
+	raw    []byte
 }
 
 // scanner reads JSON text. The first error sticks: every later call returns
@@ -56,7 +63,17 @@ type scanner struct {
 	// only grows until its owner resets it, so every slice handed out stays
 	// valid until then.
 	tmp *[]byte
+	// esc: buf is JSON text inside a JSON string, read without unescaping
+	// it first: its quotes are written \" and it may hold no other escape
+	// (the scanner fails on one, and its caller unescapes and reads again).
+	esc bool
+	// lift, when set, receives the members of an object's first "message"
+	// string that holds a JSON object, read in place (see liftMessage).
+	lift *[]field
 }
+
+// errEscape fails a scanner in esc mode on what only unescaping can read.
+var errEscape = errors.New("escape inside escaped JSON")
 
 func (s *scanner) fail(format string, args ...any) {
 	if s.err == nil {
@@ -85,6 +102,15 @@ func (s *scanner) peek() byte {
 	return s.buf[s.pos]
 }
 
+// quote is the byte that opens a string: '"', or in esc mode the
+// backslash of \" (str checks the quote that follows it).
+func (s *scanner) quote() byte {
+	if s.esc {
+		return '\\'
+	}
+	return '"'
+}
+
 // atEnd reports whether only blanks are left.
 func (s *scanner) atEnd() bool {
 	s.ws()
@@ -94,7 +120,7 @@ func (s *scanner) atEnd() bool {
 // kindAt names the value starting at the next byte.
 func (s *scanner) kindAt() kind {
 	switch c := s.peek(); {
-	case c == '"':
+	case c == s.quote():
 		return kindString
 	case c == '{':
 		return kindObject
@@ -123,8 +149,9 @@ func (s *scanner) object(dst []field) []field {
 		s.pos++
 		return dst
 	}
+	tried := false // only the first "message": lift holds one object
 	for s.err == nil {
-		if s.peek() != '"' {
+		if s.peek() != s.quote() {
 			s.fail("expected a member name")
 			break
 		}
@@ -134,19 +161,38 @@ func (s *scanner) object(dst []field) []field {
 			break
 		}
 		s.pos++
+		if s.lift != nil && !tried && string(key) == "message" {
+			tried = true
+			if raw, ok := s.liftMessage(); ok {
+				dst = append(dst, field{key: key, kind: kindString, lifted: true, raw: raw})
+				if s.next() {
+					continue
+				}
+				return dst
+			}
+		}
 		k, raw := s.value(1)
-		dst = append(dst, field{key: key, kind: k, raw: raw})
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
+		dst = append(dst, field{key: key, kind: k, esc: s.esc, raw: raw})
+		if !s.next() {
 			return dst
-		default:
-			s.fail("expected ',' or '}' in an object")
 		}
 	}
 	return dst
+}
+
+// next steps over the comma after an object's member and reports whether
+// another follows; false at the closing brace or an error.
+func (s *scanner) next() bool {
+	switch s.peek() {
+	case ',':
+		s.pos++
+		return true
+	case '}':
+		s.pos++
+		return false
+	}
+	s.fail("expected ',' or '}' in an object")
+	return false
 }
 
 // array calls fn for each element of the array at pos, positioned at the
@@ -229,7 +275,7 @@ func (s *scanner) skip(depth int) {
 	}
 	for s.err == nil {
 		if close == '}' {
-			if s.peek() != '"' {
+			if s.peek() != s.quote() {
 				s.fail("expected a member name")
 				return
 			}
@@ -313,6 +359,9 @@ func digits(b []byte, i int) int {
 // str reads the string at pos and returns its content: a slice of the
 // input when it has no escapes, else of tmp.
 func (s *scanner) str() []byte {
+	if s.esc {
+		return s.escStr()
+	}
 	start := s.pos + 1
 	j := special(s.buf, start)
 	if j < len(s.buf) && s.buf[j] == '"' {
@@ -421,6 +470,10 @@ func special(b []byte, i int) int {
 
 // skipStr validates the string at pos and steps over it.
 func (s *scanner) skipStr() {
+	if s.esc {
+		s.escStr()
+		return
+	}
 	b := s.buf
 	j := special(b, s.pos+1)
 	for {
@@ -448,6 +501,56 @@ func (s *scanner) skipStr() {
 			s.fail("invalid escape \\%c", b[j+1])
 			return
 		}
+	}
+}
+
+// escStr reads a string in esc mode, from its \" to the next: the content
+// in between, which may hold no escape of its own.
+func (s *scanner) escStr() []byte {
+	start := s.pos + 2
+	if start <= len(s.buf) && s.buf[start-1] == '"' {
+		j := special(s.buf, start)
+		if j+1 < len(s.buf) && s.buf[j] == '\\' && s.buf[j+1] == '"' {
+			s.pos = j + 2
+			return s.buf[start:j]
+		}
+	}
+	if s.err == nil {
+		s.err = errEscape
+	}
+	return nil
+}
+
+// liftMessage reads the string value at pos, when it holds a JSON object,
+// as that object, in place: its members go to lift and it returns the
+// object's text, still escaped. A log agent's JSON message escapes every
+// quote it holds, so unescaping it and then reading the copy, as
+// decodeJSONMessage does, stops at each of them twice. It reports false,
+// having moved nothing, when the string is not exactly such an object.
+func (s *scanner) liftMessage() ([]byte, bool) {
+	if s.esc || s.peek() != '"' || s.pos+1 >= len(s.buf) || s.buf[s.pos+1] != '{' {
+		return nil, false
+	}
+	in := scanner{buf: s.buf, pos: s.pos + 1, tmp: s.tmp, esc: true}
+	*s.lift = in.object((*s.lift)[:0])
+	in.ws()
+	if in.err != nil || in.pos >= len(s.buf) || s.buf[in.pos] != '"' {
+		return nil, false
+	}
+	raw := s.buf[s.pos+1 : in.pos]
+	s.pos = in.pos + 1
+	return raw, true
+}
+
+// unquote is text read in esc mode, unescaped: its only escapes are \".
+func unquote(dst, text []byte) []byte {
+	for {
+		i := bytes.IndexByte(text, '\\')
+		if i < 0 {
+			return append(dst, text...)
+		}
+		dst = append(append(dst, text[:i]...), '"')
+		text = text[i+2:]
 	}
 }
 

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
 )
 
 // TestScannerAcceptsWhatEncodingJSONAccepts mutates a payload many times
@@ -132,4 +134,172 @@ func TestNumbersReadLikeStrconv(t *testing.T) {
 			t.Fatalf("float(%q) = %v (%#x), strconv says %v (%#x)", n, got, math.Float64bits(got), want, math.Float64bits(want))
 		}
 	}
+}
+
+// randomJSON writes a random JSON value: Datadog's reserved names among
+// the keys, nesting, every scalar kind, raw blanks between tokens and, now
+// and then, a string that needs escaping.
+func randomJSON(r *rand.Rand, sb *strings.Builder, depth int) {
+	blank := func() {
+		if r.IntN(6) == 0 {
+			sb.WriteString([]string{" ", "  ", "\t"}[r.IntN(3)])
+		}
+	}
+	str := func() {
+		pieces := []string{"info", "warn", "error", "svc", "host-1", "dd", "a b", "é", "1700000000", "12",
+			"ab12cd34ef56ab78", "u-519129", `\"`, `\\`, `\n`, `\u00e9`, `\/`}
+		sb.WriteByte('"')
+		for k := r.IntN(3); k >= 0; k-- {
+			p := pieces[r.IntN(len(pieces))]
+			if strings.HasPrefix(p, `\`) && r.IntN(4) > 0 {
+				continue // escapes are the rarer case
+			}
+			sb.WriteString(p)
+		}
+		sb.WriteByte('"')
+	}
+	blank()
+	switch n := r.IntN(10); {
+	case depth < 3 && n < 3:
+		keys := []string{"message", "msg", "log", "level", "status", "timestamp", "ts", "host", "service",
+			"dd", "ddtags", "ddsource", "dd.trace_id", "trace_id", "span_id", "dd.service", "k", "nested"}
+		sb.WriteByte('{')
+		for k := r.IntN(6); k > 0; k-- {
+			blank()
+			sb.WriteString(`"` + keys[r.IntN(len(keys))] + `"`)
+			blank()
+			sb.WriteByte(':')
+			randomJSON(r, sb, depth+1)
+			if k > 1 {
+				sb.WriteByte(',')
+			}
+		}
+		blank()
+		sb.WriteByte('}')
+	case depth < 3 && n == 3:
+		sb.WriteByte('[')
+		for k := r.IntN(4); k > 0; k-- {
+			randomJSON(r, sb, depth+1)
+			if k > 1 {
+				sb.WriteByte(',')
+			}
+		}
+		sb.WriteByte(']')
+	case n < 7:
+		str()
+	case n == 7:
+		sb.WriteString([]string{"200", "-3.25", "1700000000123", "1e3", "0", "4"}[r.IntN(6)])
+	default:
+		sb.WriteString([]string{"true", "false", "null"}[r.IntN(3)])
+	}
+	blank()
+}
+
+// translateBoth translates body with JSON messages lifted in place and
+// with them unescaped first.
+func translateBoth(body []byte) (lifted, twoStep plog.Logs, liftErr, twoStepErr error) {
+	lifted, liftErr = on.Translate(body, Defaults{}, now, nil)
+	liftMessages = false
+	defer func() { liftMessages = true }()
+	twoStep, twoStepErr = on.Translate(body, Defaults{}, now, nil)
+	return
+}
+
+// TestLiftedMessagesMatchTwoStep: a JSON message read in place must give
+// exactly what unescaping it and reading the copy gives, for random
+// messages (objects, other values, escapes inside, a second "message")
+// and for random corruptions of them.
+func TestLiftedMessagesMatchTwoStep(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	lifted := 0
+	for i := 0; i < 20000; i++ {
+		var sb strings.Builder
+		randomJSON(r, &sb, 0)
+		msg := sb.String()
+		if r.IntN(3) > 0 {
+			// Mostly objects, as structured loggers write them.
+			sb.Reset()
+			sb.WriteByte('{')
+			randomJSON(r, &sb, 2)
+			msg = `{"msg":` + sb.String()[1:] + `,"level":"warn","dd":{"trace_id":"12","span_id":"34","service":"s","x":[1,{"y":null}]},"n":{"a":[true]}}`
+		}
+		enc, err := json.Marshal(msg)
+		require.NoError(t, err)
+		body := `[{"status":"info","message":` + string(enc) + `,"service":"web"}]`
+		if r.IntN(5) == 0 {
+			body = `[{"message":` + string(enc) + `,"message":"{\"level\":\"error\"}"}]`
+		}
+		b := []byte(body)
+		switch r.IntN(6) {
+		case 0, 1:
+			alphabet := []byte(`{}[]":,\ 0a`)
+			b[r.IntN(len(b))] = alphabet[r.IntN(len(alphabet))]
+		case 2:
+			n := r.IntN(len(b))
+			b = b[:n:n] // truncated, with nothing readable past the end
+		}
+		got, want, gotErr, wantErr := translateBoth(b)
+		if wantErr != nil {
+			assert.EqualError(t, gotErr, wantErr.Error(), "%s", b)
+			continue
+		}
+		require.NoError(t, gotErr, "%s", b)
+		require.NoError(t, plogtest.CompareLogs(want, got), "%s", b)
+		if strings.Contains(body, `"message":"{`) && !strings.Contains(msg, `\`) {
+			lifted++
+		}
+	}
+	assert.Greater(t, lifted, 5000, "most messages are read in place")
+}
+
+// TestLiftedMessageInPlace checks what the scanner reads in place and what
+// it leaves to unescaping.
+func TestLiftedMessageInPlace(t *testing.T) {
+	for msg, ok := range map[string]bool{
+		`{"a":"b","c":{"d":[1,"e"]}}`: true,
+		` {"a":1}`:                    false, // not an object from its first byte
+		`{"a":1} `:                    true,
+		`{"a":"x\"y"}`:                false, // an escape inside: unescaped first
+		"{\n\"a\":1}":                 false,
+		`{"a":1}x`:                    false,
+		`{"a":1`:                      false,
+		`{}`:                          true,
+		`{"a":{"b":`:                  false,
+	} {
+		enc, err := json.Marshal(msg)
+		require.NoError(t, err)
+		var tmp []byte
+		var members []field
+		s := scanner{buf: enc, tmp: &tmp, lift: &members}
+		raw, lifted := s.liftMessage()
+		require.Equal(t, ok, lifted, msg)
+		if ok {
+			assert.Equal(t, len(enc), s.pos, "after the string")
+			assert.Equal(t, strings.TrimSpace(msg), strings.TrimSpace(string(unquote(nil, raw))))
+		} else {
+			assert.Equal(t, 0, s.pos, "nothing read")
+		}
+	}
+}
+
+// FuzzLiftedMessage holds the in-place reading of JSON messages equal to
+// unescaping them first, on any body.
+func FuzzLiftedMessage(f *testing.F) {
+	f.Add([]byte(`[{"message":"{\"dd\":{\"trace_id\":\"1\"},\"msg\":\"m\",\"k\":[1,{\"a\":null}]}"}]`))
+	f.Add([]byte(`{"message":"{\"a\":\"x\\\"y\"}","message":"{}"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, want, gotErr, wantErr := translateBoth(body)
+		if wantErr != nil {
+			if gotErr == nil || gotErr.Error() != wantErr.Error() {
+				t.Fatalf("two-step: %v, lifted: %v", wantErr, gotErr)
+			}
+			return
+		}
+		if gotErr != nil {
+			t.Fatalf("two-step accepts, lifted: %v", gotErr)
+		}
+		if err := plogtest.CompareLogs(want, got); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

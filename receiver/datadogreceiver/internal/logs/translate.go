@@ -48,6 +48,10 @@ var batches = freelist.New(4*runtime.GOMAXPROCS(0), func() *batch {
 		last: map[*parsedTags]lastGroup{}, interned: map[string]string{}}
 })
 
+// liftMessages reads JSON messages in place; tests turn it off to compare
+// with unescaping them first.
+var liftMessages = true
+
 // Translate decodes a JSON array of log objects (or one object) and returns
 // one ResourceLogs per distinct host, service and resource tags. now stamps
 // the observed time, and the time of records that carry none. It stops
@@ -59,6 +63,9 @@ func (t Translator) Translate(body []byte, d Defaults, now time.Time, bud *budge
 	b.t, b.ld, b.now, b.bud = t, ld, pcommon.NewTimestampFromTime(now), bud
 	b.def = defaults{tags: []byte(d.Tags), source: []byte(d.Source), service: []byte(d.Service), host: []byte(d.Hostname)}
 	s := &scanner{buf: body, tmp: &b.tmp}
+	if t.DecodeJSONMessage && liftMessages {
+		s.lift = &b.inner
+	}
 	switch s.peek() {
 	case '[':
 		s.array(func(i int) {
@@ -125,6 +132,7 @@ type lastGroup struct {
 type attr struct {
 	key  string
 	kind kind
+	esc  bool
 	raw  []byte
 }
 
@@ -247,7 +255,7 @@ func idBytes(f *field) []byte {
 }
 
 // text is the message of a non-string "message": its JSON text.
-func text(f *field) []byte {
+func (b *batch) text(f *field) []byte {
 	switch f.kind {
 	case kindTrue:
 		return litTrue
@@ -256,7 +264,17 @@ func text(f *field) []byte {
 	case kindNull:
 		return litNull
 	}
+	if f.esc {
+		return b.unquote(f.raw)
+	}
 	return f.raw
+}
+
+// unquote unescapes text read in esc mode into tmp.
+func (b *batch) unquote(text []byte) []byte {
+	mark := len(b.tmp)
+	b.tmp = unquote(b.tmp, text)
+	return b.tmp[mark:]
 }
 
 // add places one log object's record; it reports false, having built
@@ -295,7 +313,7 @@ func (b *batch) add(fs []field) bool {
 		w := attrmap.NewWriter(attrs)
 		for i := range b.attrs {
 			a := &b.attrs[i]
-			b.setValue(w.Put(a.key), a.kind, a.raw)
+			b.setValue(w.Put(a.key), a.kind, a.raw, a.esc)
 		}
 		for _, a := range pt.attrs {
 			w.AddTag(a.k, a.v)
@@ -399,7 +417,7 @@ func (b *batch) tagsOf(list []byte) *parsedTags {
 func (b *batch) classify(fs []field, r *record, inner bool) {
 	for i := range fs {
 		if f := &fs[i]; !b.reserved(f, r, inner) {
-			b.attrs = append(b.attrs, attr{key: b.intern(f.key), kind: f.kind, raw: f.raw})
+			b.attrs = append(b.attrs, attr{key: b.intern(f.key), kind: f.kind, esc: f.esc, raw: f.raw})
 		}
 	}
 }
@@ -413,10 +431,10 @@ func (b *batch) reserved(f *field, r *record, inner bool) bool {
 			return false
 		}
 		if f.kind != kindString {
-			r.message, r.hasBody = text(f), true
+			r.message, r.hasBody = b.text(f), true
 			return true
 		}
-		if !inner && b.t.DecodeJSONMessage && b.decodeJSONMessage(f.raw, r) {
+		if !inner && b.t.DecodeJSONMessage && b.decodeJSONMessage(f, r) {
 			return true
 		}
 		r.message, r.hasBody = f.raw, true
@@ -500,7 +518,7 @@ func (b *batch) reserved(f *field, r *record, inner bool) bool {
 		if f.kind != kindObject {
 			return false
 		}
-		b.ddObject(f.raw, r)
+		b.ddObject(f, r)
 		return true
 	}
 	return false
@@ -516,8 +534,8 @@ func (b *batch) joinTags(list, more []byte) []byte {
 	return b.tmp[mark:]
 }
 
-func (b *batch) ddObject(raw []byte, r *record) {
-	s := scanner{buf: raw, tmp: &b.tmp}
+func (b *batch) ddObject(f *field, r *record) {
+	s := scanner{buf: f.raw, tmp: &b.tmp, esc: f.esc}
 	b.dd = s.object(b.dd[:0])
 	for i := range b.dd {
 		f := &b.dd[i]
@@ -543,27 +561,34 @@ func (b *batch) ddObject(raw []byte, r *record) {
 			continue
 		}
 		b.key = append(append(b.key[:0], "dd."...), f.key...)
-		b.attrs = append(b.attrs, attr{key: b.intern(b.key), kind: f.kind, raw: f.raw})
+		b.attrs = append(b.attrs, attr{key: b.intern(b.key), kind: f.kind, esc: f.esc, raw: f.raw})
 	}
 }
 
 // decodeJSONMessage lifts the fields of a message that is a JSON object;
-// it reports false (message kept as is) when the message is not one.
-func (b *batch) decodeJSONMessage(msg []byte, r *record) bool {
-	if len(msg) < 2 || msg[0] != '{' {
-		return false
-	}
-	s := scanner{buf: msg, tmp: &b.tmp}
-	b.inner = s.object(b.inner[:0])
-	if s.err != nil || !s.atEnd() {
-		return false
+// it reports false (message kept as is) when the message is not one. A
+// message the scanner lifted already has its members in inner.
+func (b *batch) decodeJSONMessage(f *field, r *record) bool {
+	msg := f.raw
+	if !f.lifted {
+		if len(msg) < 2 || msg[0] != '{' {
+			return false
+		}
+		s := scanner{buf: msg, tmp: &b.tmp}
+		b.inner = s.object(b.inner[:0])
+		if s.err != nil || !s.atEnd() {
+			return false
+		}
 	}
 	b.innerRec = record{}
 	inner := &b.innerRec
 	b.classify(b.inner, inner, true)
-	if inner.hasBody {
+	switch {
+	case inner.hasBody:
 		r.message, r.hasBody = inner.message, true
-	} else {
+	case f.lifted:
+		r.message, r.hasBody = b.unquote(msg), true
+	default:
 		r.message, r.hasBody = msg, true
 	}
 	if len(inner.status) > 0 {
@@ -624,7 +649,7 @@ func parseTimestamp(f *field) (pcommon.Timestamp, bool) {
 
 // setValue stores a JSON value with its type: integers as Int, other
 // numbers as Double, objects as Map, arrays as Slice, null as empty.
-func (b *batch) setValue(dst pcommon.Value, k kind, raw []byte) {
+func (b *batch) setValue(dst pcommon.Value, k kind, raw []byte, esc bool) {
 	switch k {
 	case kindString:
 		dst.SetStr(b.strs.string(raw))
@@ -635,7 +660,7 @@ func (b *batch) setValue(dst pcommon.Value, k kind, raw []byte) {
 	case kindFalse:
 		dst.SetBool(false)
 	case kindObject, kindArray:
-		s := scanner{buf: raw, tmp: &b.tmp}
+		s := scanner{buf: raw, tmp: &b.tmp, esc: esc}
 		b.build(dst, &s)
 	}
 }
@@ -656,7 +681,7 @@ func (b *batch) build(dst pcommon.Value, s *scanner) {
 			s.pos++
 			return
 		}
-		for s.err == nil && s.peek() == '"' {
+		for s.err == nil && s.peek() == s.quote() {
 			key := s.str()
 			if s.peek() != ':' {
 				s.fail("expected ':'")
@@ -675,7 +700,7 @@ func (b *batch) build(dst pcommon.Value, s *scanner) {
 		s.array(func(int) { b.build(sl.AppendEmpty(), s) })
 	default:
 		_, raw := s.value(maxDepth)
-		b.setValue(dst, k, raw)
+		b.setValue(dst, k, raw, s.esc)
 	}
 }
 
