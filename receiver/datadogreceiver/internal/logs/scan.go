@@ -534,7 +534,8 @@ func (s *scanner) escStr() []byte {
 // object's text, still escaped. A log agent's JSON message escapes every
 // quote it holds, so unescaping it and then reading the copy, as
 // decodeJSONMessage does, stops at each of them twice. It reports false,
-// having moved nothing, when the string is not exactly such an object.
+// having stepped over blanks at most, when the string is not exactly such
+// an object.
 func (s *scanner) liftMessage() ([]byte, bool) {
 	if s.esc || s.peek() != '"' || s.pos+1 >= len(s.buf) || s.buf[s.pos+1] != '{' {
 		return nil, false
