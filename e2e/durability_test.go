@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -87,22 +89,23 @@ func sendLogs(t *testing.T, c *collector, batch string, n int) int {
 	return acked
 }
 
-func TestNothingAcknowledgedIsLost(t *testing.T) {
-	dataDir := t.TempDir()
-	env := []string{"ENABLE_DATADOG_RECEIVER=true", "OTELHOUSE_DATA_DIR=" + dataDir}
+// proxied returns how to start the shipped collector with its exporter
+// reaching the embedded ClickHouse through a proxy the test can cut; the
+// engine keeps its port across restarts, so the proxy stays valid.
+func proxied(t *testing.T, env []string) (func() *collector, *outage) {
 	chPort := freePort(t)
-	var proxy *outage
-	start := func() *collector {
-		extra := []string{"--set", fmt.Sprintf("extensions::embedded_clickhouse::endpoint=127.0.0.1:%d", chPort)}
-		if proxy != nil {
-			extra = append(extra, "--set", "exporters::clickhouse::endpoint=http://"+proxy.addr)
-		}
-		c := runWith(t, env, shippedConfig(t), chPort, extra...)
+	proxy := newOutage(t, fmt.Sprintf("127.0.0.1:%d", chPort))
+	return func() *collector {
+		c := runWith(t, env, shippedConfig(t), chPort,
+			"--set", fmt.Sprintf("extensions::embedded_clickhouse::endpoint=127.0.0.1:%d", chPort),
+			"--set", "exporters::clickhouse::endpoint=http://"+proxy.addr)
 		c.waitHealthy(t)
 		return c
-	}
-	// The proxy needs the engine's port before the collector starts.
-	proxy = newOutage(t, fmt.Sprintf("127.0.0.1:%d", chPort))
+	}, proxy
+}
+
+func TestNothingAcknowledgedIsLost(t *testing.T) {
+	start, proxy := proxied(t, []string{"ENABLE_DATADOG_RECEIVER=true", "OTELHOUSE_DATA_DIR=" + t.TempDir()})
 	c := start()
 	count := func(batch string) int {
 		n, _ := strconv.Atoi(c.sql(t, fmt.Sprintf("SELECT count() FROM otel.otel_logs WHERE LogAttributes['batch'] = '%s'", batch)))
@@ -139,6 +142,61 @@ func TestNothingAcknowledgedIsLost(t *testing.T) {
 		assert.GreaterOrEqual(t, got, 40, b)
 		t.Logf("batch %s: 40 acknowledged, %d stored, %d duplicates", b, got, got-40)
 	}
+}
+
+// TestQueueFileShrinksAfterBacklog: while ClickHouse is away, the queue
+// file grows past the shipped compaction threshold (100 MiB); once the
+// backlog is stored, the file is compacted back, which also returns the
+// memory it was mapped into.
+func TestQueueFileShrinksAfterBacklog(t *testing.T) {
+	dataDir := t.TempDir()
+	start, proxy := proxied(t, []string{"ENABLE_DATADOG_RECEIVER=true", "OTELHOUSE_DATA_DIR=" + dataDir})
+	c := start()
+	queue := filepath.Join(dataDir, "queue")
+	url := fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", c.datadog)
+
+	var sb strings.Builder
+	sb.WriteByte('[')
+	const perRequest = 2000
+	for i := range perRequest {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"message":"backlog record %d: GET /api/v1/orders/%d took %d ms for user u-%06d","service":"backlog","ddtags":"batch:backlog,pod_name:web-%d"}`,
+			i, i*31, i%500, i*13, i%20)
+	}
+	sb.WriteByte(']')
+	body := sb.String()
+
+	proxy.down()
+	acked := 0
+	for dirSize(t, queue) < 120<<20 {
+		require.Less(t, acked, 5_000_000, "the queue file should have grown past 120 MiB by now")
+		require.Equal(t, http.StatusAccepted, post(t, url, "application/json", body))
+		acked += perRequest
+	}
+	grown := dirSize(t, queue)
+	proxy.up(t)
+	require.Eventually(t, func() bool {
+		n, _ := strconv.Atoi(c.sql(t, "SELECT count() FROM otel.otel_logs WHERE LogAttributes['batch'] = 'backlog'"))
+		return n >= acked
+	}, 3*time.Minute, time.Second, "the backlog of %d records is stored", acked)
+	assert.Eventually(t, func() bool { return dirSize(t, queue) < 10<<20 }, time.Minute, time.Second,
+		"the queue file, %d MiB with the backlog, is compacted once it drained", grown>>20)
+}
+
+// dirSize is the size of the files in dir.
+func dirSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var n int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() {
+			n += info.Size()
+		}
+	}
+	return n
 }
 
 // otlpBackend is another OTLP/HTTP backend, as a second collector or a
