@@ -34,13 +34,18 @@ for round in $(seq "${ROUNDS:-1}"); do for config in $CONFIG; do for kind in ${K
   until sql "SELECT 1" >/dev/null 2>&1 && [[ "$(sql "EXISTS TABLE otel.$table")" == 1 ]]; do sleep 0.5; done
   [[ -z "${SETUP_SQL:-}" ]] || sql "$SETUP_SQL"
   t0=$(date +%s.%N)
-  # RSS every 5 s while loading, to show whether memory stays flat.
-  (while kill -0 "$pid" 2>/dev/null; do awk '/VmRSS/ {printf "%d ", $2/1024}' "/proc/$pid/status" 2>/dev/null; sleep 5; done) \
-    >"$OTELHOUSE_DATA_DIR/rss.txt" &
+  # RSS every 5 s while loading, to show whether memory stays flat, with
+  # its anonymous part: the rest is mapped files, mostly libchdb and the
+  # queue file, which grows with a backlog until it drains and is compacted.
+  (while kill -0 "$pid" 2>/dev/null; do
+     awk '/VmRSS/ {r = $2} /RssAnon/ {a = $2} END {printf "%d/%d ", r/1024, a/1024}' "/proc/$pid/status" 2>/dev/null; sleep 5
+   done) >"$OTELHOUSE_DATA_DIR/rss.txt" &
   sampler=$!
   "$LOADGEN" run --target http://127.0.0.1:18126 --corpus "$PERFH/corpus" --kind "$kind" --duration "$DURATION" \
     --warmup 0s --concurrency 4 --pid "$pid" --label store | grep -E '^RESULT' | tee "$OTELHOUSE_DATA_DIR/result.txt"
   sent=$(grep -o 'items=[0-9]*' "$OTELHOUSE_DATA_DIR/result.txt" | cut -d= -f2)
+  # The backlog the engine has yet to store, on disk.
+  queue_mb=$(du -sm "$OTELHOUSE_DATA_DIR/queue" | cut -f1)
   # Rows keep landing after the load stops while the queue drains.
   prev=-1; rows=0
   while :; do rows=$(sql "SELECT count() FROM otel.$table"); [[ "$rows" == "$prev" ]] && break; prev=$rows; sleep 2; done
@@ -49,8 +54,8 @@ for round in $(seq "${ROUNDS:-1}"); do for config in $CONFIG; do for kind in ${K
   hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$pid/status")
   kill -TERM "$pid"; wait "$pid" || true
   wait "$sampler" 2>/dev/null || true
-  echo "RSS_MB kind=$kind every_5s: $(cat "$OTELHOUSE_DATA_DIR/rss.txt")"
-  awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" -v p="$parts" -v c="$config" -v n="$round" \
-    'BEGIN { printf "STORED config=%s round=%d kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f peak_rss_mb=%d active_parts=%d\n", c, n, k, s, r, b-a, r/(b-a), m, p }'
+  echo "RSS_MB kind=$kind every_5s (total/anonymous): $(cat "$OTELHOUSE_DATA_DIR/rss.txt")"
+  awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" -v p="$parts" -v c="$config" -v n="$round" -v q="$queue_mb" \
+    'BEGIN { printf "STORED config=%s round=%d kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f peak_rss_mb=%d active_parts=%d queue_mb_when_load_ended=%d\n", c, n, k, s, r, b-a, r/(b-a), m, p, q }'
   rm -rf "$OTELHOUSE_DATA_DIR"
 done; done; done
