@@ -113,14 +113,19 @@ func runWith(t *testing.T, env []string, config string, chPort int, extra ...str
 	require.NoError(t, c.cmd.Start())
 	go func() { c.done <- c.cmd.Wait() }()
 	t.Cleanup(func() {
-		if c.cmd.ProcessState != nil {
-			return
+		if c.cmd.ProcessState == nil {
+			_ = c.cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-c.done:
+			case <-time.After(10 * time.Second):
+				_ = c.cmd.Process.Kill()
+			}
 		}
-		_ = c.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-c.done:
-		case <-time.After(10 * time.Second):
-			_ = c.cmd.Process.Kill()
+		// A failed assertion is explained by what the collector said
+		// around it, which the test cannot otherwise show.
+		if t.Failed() {
+			out := c.out.String()
+			t.Logf("collector log (last 16 KiB of %d B):\n%s", len(out), out[max(0, len(out)-16<<10):])
 		}
 	})
 	return c
