@@ -39,16 +39,16 @@ var (
 )
 
 // runTests is the package's TestMain (metadata.yaml): the tests, then the
-// engine stopped and its data removed. A race-detector build exits through
-// libc's exit, which runs libchdb's static destructors; with the engine
-// still serving they crash the binary after its tests have passed.
-func runTests(m *testing.M) int {
+// engine stopped and its data removed, then syscall.Exit, not os.Exit: a
+// race build's os.Exit(0) runs libchdb's static destructors under the
+// engine's still running threads (chtest.Exit says more).
+func runTests(m *testing.M) {
 	code := m.Run()
 	if engine != nil {
 		_ = engine.Shutdown(context.Background())
 		_ = os.RemoveAll(engineDir)
 	}
-	return code
+	syscall.Exit(code)
 }
 
 // need starts one embedded engine for the package's tests, as the

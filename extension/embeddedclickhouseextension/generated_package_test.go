@@ -8,7 +8,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
+	runTests(m)
 	// skipping goleak test as per metadata.yml configuration
 	os.Exit(m.Run())
 }

@@ -36,7 +36,7 @@ func freeAddr(t *testing.T) string {
 
 // runTests is the package's TestMain (metadata.yaml): the tests, then the
 // shared engine stopped.
-func runTests(m *testing.M) int { return chtest.Main(m) }
+func runTests(m *testing.M) { chtest.Main(m) }
 
 // startOnFreeAddr starts the extension on a free loopback port. A port
 // found free may be taken (by another test process's client) before the

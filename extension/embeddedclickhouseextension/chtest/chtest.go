@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -30,18 +31,24 @@ var (
 	stop func()
 )
 
-// Main runs a package's tests, then stops the engine if one was started,
-// and returns the exit code for TestMain: os.Exit(chtest.Main(m)). A
-// race-detector build exits through libc's exit, which runs libchdb's
-// static destructors; with the engine still serving they crash the test
-// binary after its tests have passed.
-func Main(m *testing.M) int {
+// Main is a package's TestMain: it runs the tests, stops the engine if one
+// was started, and ends the process with Exit.
+func Main(m *testing.M) {
 	code := m.Run()
 	if stop != nil {
 		stop()
 	}
-	return code
+	Exit(code)
 }
+
+// Exit ends a test process that loaded libchdb. In a race build,
+// os.Exit(0) runs ThreadSanitizer's finalizer, which calls libc's exit,
+// which runs libchdb's static destructors while the engine's background
+// threads still run; they never all stop (chdb_shutdown declines once
+// MergeTree tables were written), and the binary crashed after PASS.
+// syscall.Exit ends the process as a build without cgo always does; a
+// test that raced has already failed.
+func Exit(code int) { syscall.Exit(code) }
 
 // Endpoint returns host:port of the process's embedded ClickHouse, starting
 // it on first use; its data lives under the OS temp dir until the process

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,13 +32,15 @@ var (
 )
 
 // TestMain removes the shared directory once every test has closed its
-// sessions.
+// sessions. It ends with syscall.Exit, not os.Exit: a race build's
+// os.Exit(0) runs libchdb's static destructors under the engine's still
+// running threads (chtest.Exit says more).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if dataDir != "" {
 		_ = os.RemoveAll(dataDir)
 	}
-	os.Exit(code)
+	syscall.Exit(code)
 }
 
 func connect(t *testing.T) *Conn {

@@ -1,10 +1,9 @@
 package api
 
 import (
-	"os"
 	"testing"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(chtest.Main(m)) }
+func TestMain(m *testing.M) { chtest.Main(m) }
