@@ -275,7 +275,9 @@ func (r *datadogReceiver) readBody(w http.ResponseWriter, req *http.Request) (*b
 	buf := bodyPool.Get()
 	buf.Reset()
 	if req.ContentLength > 0 && req.ContentLength <= r.cfg.MaxRequestBodySize {
-		buf.Grow(int(req.ContentLength))
+		// MinRead more: ReadFrom doubles a buffer that has less free
+		// before its last read, the one that meets EOF.
+		buf.Grow(int(req.ContentLength) + bytes.MinRead)
 	}
 	if _, err := buf.ReadFrom(req.Body); err != nil {
 		releaseBody(buf)
