@@ -558,73 +558,60 @@ func TestInFlightRoomIsGivenBackWhenAuthRefuses(t *testing.T) {
 // TestBodiesBeingReadAreBounded: a body is in memory while it is read,
 // before it can be weighed, so bodies arriving at once count against
 // max_decoded_in_flight: a chunked one as it is read, one with a
-// Content-Length from its headers. One sender holds most of the bound with
-// a chunked body it has not finished; a second, declared, is answered 429
-// before its body is read, and the first, once complete, passes.
+// Content-Length from its headers, before a byte of it has come. One
+// sender holds most of the bound with a body it has not finished; a
+// second is answered 429 before its body is read, and the first, once
+// complete, passes.
 func TestBodiesBeingReadAreBounded(t *testing.T) {
 	body, err := realLogs(t, 5000).MarshalProto()
 	require.NoError(t, err)
-	cfg := createDefaultConfig().(*Config)
-	cfg.MaxDecodedSize, cfg.MaxDecodedInFlight = 0, int64(len(body))*3/2
-	sink := &consumertest.LogsSink{}
-	url, _, tt, ext := startReceiver(t, cfg, 20<<20, sink, nil)
-
-	conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/v1/logs"))
-	require.NoError(t, err)
-	defer conn.Close()
 	cut := len(body) * 9 / 10
-	_, err = fmt.Fprintf(conn, "POST /v1/logs HTTP/1.1\r\nHost: otlp\r\nContent-Type: application/x-protobuf\r\n"+
-		"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", cut, body[:cut])
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { return ext.admission.Waiting() == int64(cut) }, 10*time.Second, time.Millisecond,
-		"the slow body is counted as it is read")
+	for _, tc := range []struct {
+		name        string
+		first, rest string
+		held        int
+	}{{
+		name:  "chunked, counted as read",
+		first: fmt.Sprintf("Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n", cut, body[:cut]),
+		rest:  fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(body)-cut, body[cut:]),
+		held:  cut,
+	}, {
+		name:  "declared, counted from its headers",
+		first: fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body)),
+		rest:  string(body),
+		held:  len(body),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := createDefaultConfig().(*Config)
+			cfg.MaxDecodedSize, cfg.MaxDecodedInFlight = 0, int64(len(body))*3/2
+			sink := &consumertest.LogsSink{}
+			url, _, tt, ext := startReceiver(t, cfg, 20<<20, sink, nil)
 
-	second := await(t, postAsync(url, body))
-	assert.Equal(t, http.StatusTooManyRequests, second.status, second.body)
-	assert.Equal(t, "1", second.retryAfter)
-	assert.Contains(t, second.body, "the requests waiting or being read hold")
-	assertRefused(t, tt, "max_decoded_in_flight", "http")
-	assert.Equal(t, int64(cut), ext.admission.Waiting(), "the refused body took no room")
+			conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/v1/logs"))
+			require.NoError(t, err)
+			defer conn.Close()
+			_, err = io.WriteString(conn, "POST /v1/logs HTTP/1.1\r\nHost: otlp\r\nContent-Type: application/x-protobuf\r\n"+tc.first)
+			require.NoError(t, err)
+			require.Eventually(t, func() bool { return ext.admission.Waiting() == int64(tc.held) }, 10*time.Second, time.Millisecond,
+				"the slow body is counted")
 
-	_, err = fmt.Fprintf(conn, "%x\r\n%s\r\n0\r\n\r\n", len(body)-cut, body[cut:])
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	assert.Equal(t, 5000, sink.LogRecordCount())
-	assert.Zero(t, ext.admission.Waiting(), "nothing held once answered")
-}
+			second := await(t, postAsync(url, body))
+			assert.Equal(t, http.StatusTooManyRequests, second.status, second.body)
+			assert.Equal(t, "1", second.retryAfter)
+			assert.Contains(t, second.body, "the requests waiting or being read hold")
+			assertRefused(t, tt, "max_decoded_in_flight", "http")
+			assert.Equal(t, int64(tc.held), ext.admission.Waiting(), "the refused body holds no room")
 
-// TestDeclaredBodyTakesItsRoomFirst: a body with a Content-Length holds
-// its room from its headers, before a byte of it has come.
-func TestDeclaredBodyTakesItsRoomFirst(t *testing.T) {
-	body, err := realLogs(t, 5000).MarshalProto()
-	require.NoError(t, err)
-	cfg := createDefaultConfig().(*Config)
-	cfg.MaxDecodedSize, cfg.MaxDecodedInFlight = 0, int64(len(body))*3/2
-	sink := &consumertest.LogsSink{}
-	url, _, _, ext := startReceiver(t, cfg, 20<<20, sink, nil)
-
-	conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/v1/logs"))
-	require.NoError(t, err)
-	defer conn.Close()
-	_, err = fmt.Fprintf(conn, "POST /v1/logs HTTP/1.1\r\nHost: otlp\r\nContent-Type: application/x-protobuf\r\n"+
-		"Content-Length: %d\r\n\r\n", len(body))
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { return ext.admission.Waiting() == int64(len(body)) }, 10*time.Second, time.Millisecond,
-		"the declared body holds its room before it is read")
-	second := await(t, postAsync(url, body))
-	assert.Equal(t, http.StatusTooManyRequests, second.status, second.body)
-
-	_, err = conn.Write(body)
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	assert.Equal(t, 5000, sink.LogRecordCount())
-	assert.Zero(t, ext.admission.Waiting(), "nothing held once answered")
+			_, err = io.WriteString(conn, tc.rest)
+			require.NoError(t, err)
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			require.NoError(t, err)
+			resp.Body.Close()
+			assert.Equal(t, http.StatusOK, resp.StatusCode)
+			assert.Equal(t, 5000, sink.LogRecordCount())
+			assert.Zero(t, ext.admission.Waiting(), "nothing held once answered")
+		})
+	}
 }
 
 func TestBusySaysWhichWayTheBoundWasMet(t *testing.T) {
