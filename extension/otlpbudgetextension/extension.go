@@ -106,7 +106,7 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 		// senders of 7 MB bodies, most of them refused, took the collector
 		// to 0.8 GB when each first had its 7 MB buffer.
 		if err := reading.take(n); err != nil {
-			e.tooBusy(w, req, 0, err)
+			e.tooBusy(w, req, int(n), err) // declared, not read
 			return
 		}
 		if n <= maxPooled {
