@@ -41,7 +41,7 @@ var (
 // runTests is the package's TestMain (metadata.yaml): the tests, then the
 // engine stopped and its data removed, then syscall.Exit, not os.Exit: a
 // race build's os.Exit(0) runs libchdb's static destructors under the
-// engine's still running threads (chtest.Exit says more).
+// engine's still running threads (chtest.Main says more).
 func runTests(m *testing.M) {
 	code := m.Run()
 	if engine != nil {

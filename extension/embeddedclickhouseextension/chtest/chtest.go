@@ -32,23 +32,20 @@ var (
 )
 
 // Main is a package's TestMain: it runs the tests, stops the engine if one
-// was started, and ends the process with Exit.
+// was started, and ends the process with syscall.Exit, not os.Exit. In a
+// race build, os.Exit(0) runs ThreadSanitizer's finalizer, which calls
+// libc's exit, which runs libchdb's static destructors while the engine's
+// background threads still run; they never all stop (chdb_shutdown
+// declines once MergeTree tables were written), and the binary crashed
+// after PASS. syscall.Exit ends the process as a build without cgo always
+// does; a test that raced has already failed.
 func Main(m *testing.M) {
 	code := m.Run()
 	if stop != nil {
 		stop()
 	}
-	Exit(code)
+	syscall.Exit(code)
 }
-
-// Exit ends a test process that loaded libchdb. In a race build,
-// os.Exit(0) runs ThreadSanitizer's finalizer, which calls libc's exit,
-// which runs libchdb's static destructors while the engine's background
-// threads still run; they never all stop (chdb_shutdown declines once
-// MergeTree tables were written), and the binary crashed after PASS.
-// syscall.Exit ends the process as a build without cgo always does; a
-// test that raced has already failed.
-func Exit(code int) { syscall.Exit(code) }
 
 // Endpoint returns host:port of the process's embedded ClickHouse, starting
 // it on first use; its data lives under the OS temp dir until the process

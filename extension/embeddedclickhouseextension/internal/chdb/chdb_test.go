@@ -34,7 +34,7 @@ var (
 // TestMain removes the shared directory once every test has closed its
 // sessions. It ends with syscall.Exit, not os.Exit: a race build's
 // os.Exit(0) runs libchdb's static destructors under the engine's still
-// running threads (chtest.Exit says more).
+// running threads (chtest.Main says more).
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if dataDir != "" {

@@ -69,7 +69,7 @@ func TestMain(m *testing.M) {
 	_ = os.RemoveAll(dir)
 	// Not os.Exit: a race build's os.Exit(0) runs libchdb's static
 	// destructors under the engine's still running threads, which crashed
-	// the binary after PASS (chtest.Exit says more).
+	// the binary after PASS (chtest.Main says more).
 	syscall.Exit(code)
 }
 
