@@ -184,8 +184,8 @@ func TestQueueFileShrinksAfterBacklog(t *testing.T) {
 	// The 5 s check may find the data anywhere under the 10 MiB trigger,
 	// even before the last batches are deleted; bbolt then writes the
 	// compacted file in steps up to 16 MiB, and it stays so (its total is
-	// now under the 100 MiB that calls for another compaction).
-	// The file is replaced before the compaction is logged.
+	// now under the 100 MiB that calls for another compaction). The log
+	// line is awaited too: the file is replaced before it is written.
 	assert.Eventually(t, func() bool {
 		return dirSize(t, queue) <= 17<<20 && strings.Contains(c.out.String(), "finished compaction")
 	}, time.Minute, time.Second, "the queue file, %d MiB with the backlog, is compacted once it drained", grown>>20)
