@@ -3,7 +3,10 @@ package datadogreceiver
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -106,6 +109,45 @@ func BenchmarkHTTPLogsGzip(b *testing.B) {
 
 func BenchmarkHTTPLogsZstd(b *testing.B) {
 	benchHTTP(b, "/api/v2/logs", compressTB(b, "zstd", corpusLogs()), 1000, "Content-Encoding", "zstd", "Content-Type", "application/json")
+}
+
+// BenchmarkDecompressLogs is the receiver's own decoders alone on logs
+// payloads of 1000 records: the part of BenchmarkHTTPLogs* that no
+// translation work can take back. The synthetic corpus compresses far
+// better than real logs; PERF_CORPUS=/tmp/otelhouse-perf/corpus (what
+// ../shared/perf generates) measures its logs_gzip and logs_zstd payloads.
+func BenchmarkDecompressLogs(b *testing.B) {
+	for _, c := range []struct {
+		enc string
+		dec func(io.ReadCloser) (io.ReadCloser, error)
+	}{{"gzip", gzipDecoder}, {"zstd", zstdDecoder}} {
+		b.Run(c.enc, func(b *testing.B) {
+			bodies := [][]byte{compressTB(b, c.enc, corpusLogs())}
+			if dir := os.Getenv("PERF_CORPUS"); dir != "" {
+				files, err := filepath.Glob(filepath.Join(dir, "logs_"+c.enc, "*.bin"))
+				require.NoError(b, err)
+				require.NotEmpty(b, files, "no logs_%s payloads under %s", c.enc, dir)
+				bodies = bodies[:0]
+				for _, f := range files {
+					body, err := os.ReadFile(f)
+					require.NoError(b, err)
+					bodies = append(bodies, body)
+				}
+			}
+			var out bytes.Buffer
+			i := 0
+			for b.Loop() {
+				r, err := c.dec(io.NopCloser(bytes.NewReader(bodies[i%len(bodies)])))
+				require.NoError(b, err)
+				i++
+				out.Reset()
+				_, err = out.ReadFrom(r)
+				require.NoError(b, err)
+				_ = r.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/record")
+		})
+	}
 }
 
 func benchSeriesV2() []byte {
