@@ -122,17 +122,18 @@ func BenchmarkDecompressLogs(b *testing.B) {
 		dec func(io.ReadCloser) (io.ReadCloser, error)
 	}{{"gzip", gzipDecoder}, {"zstd", zstdDecoder}} {
 		b.Run(c.enc, func(b *testing.B) {
-			bodies := [][]byte{compressTB(b, c.enc, corpusLogs())}
+			var bodies [][]byte
 			if dir := os.Getenv("PERF_CORPUS"); dir != "" {
 				files, err := filepath.Glob(filepath.Join(dir, "logs_"+c.enc, "*.bin"))
 				require.NoError(b, err)
 				require.NotEmpty(b, files, "no logs_%s payloads under %s", c.enc, dir)
-				bodies = bodies[:0]
 				for _, f := range files {
 					body, err := os.ReadFile(f)
 					require.NoError(b, err)
 					bodies = append(bodies, body)
 				}
+			} else {
+				bodies = [][]byte{compressTB(b, c.enc, corpusLogs())}
 			}
 			var out bytes.Buffer
 			i := 0
