@@ -18,12 +18,32 @@ CHDB_DIR     := $(CURDIR)/.cache/chdb/$(CHDB_VERSION)
 LIBCHDB      := $(CHDB_DIR)/libchdb.so
 export OTELHOUSE_LIBCHDB := $(LIBCHDB)
 
-.PHONY: all build run test test-race unit e2e bench fuzz lint generate check-manifest clean libchdb
+.PHONY: all build run test test-race unit e2e bench fuzz lint generate check-manifest clean libchdb web chromium
 
 all: build
 
-build:
-	$(GO) build -trimpath -ldflags='-s -w' -o $(BIN) ./distribution
+# The binary embeds the web UI's frontend (build tag builtinassets); a
+# plain `go build` serves a page saying how to build it instead.
+build: web
+	$(GO) build -tags builtinassets -trimpath -ldflags='-s -w' -o $(BIN) ./distribution
+
+# The web UI's frontend: npm ci from the committed lockfile (packages cached
+# under .cache/npm), then TypeScript, Vite and precompression into
+# web/dist, rebuilt when a source changes.
+WEB       := extension/webuiextension/web
+WEB_SRC   := $(shell find $(WEB)/src $(WEB)/scripts -type f 2>/dev/null) $(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
+web: $(WEB)/dist/index.html
+
+$(WEB)/node_modules/.installed: $(WEB)/package-lock.json $(WEB)/package.json
+	cd $(WEB) && npm ci --cache $(CURDIR)/.cache/npm --prefer-offline --no-audit --no-fund --loglevel=error
+	@touch $@
+
+$(WEB)/dist/index.html: $(WEB)/node_modules/.installed $(WEB_SRC)
+	cd $(WEB) && npm run --silent build
+
+# Browser tests drive Debian's chromium (never a downloaded browser).
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
 run: build libchdb
 	./$(BIN) --config $(CONFIG)
@@ -43,7 +63,7 @@ $(LIBCHDB):
 # the race run then repeats the same packages under the race detector. The
 # test modules run read-only, so a go.sum that lags the root module's
 # imports fails here instead of being patched in the clone.
-test: check-manifest lint build libchdb
+test: check-manifest lint build libchdb chromium
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(PKGS)
 	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) GOFLAGS=-mod=readonly $(GO) test -count=1 ./...) || exit 1; done
 	@$(MAKE) --no-print-directory test-race
@@ -71,7 +91,7 @@ fuzz:
 	$(FUZZ) -fuzz=FuzzMetricsDecoders ./receiver/datadogreceiver/internal/metrics
 	$(FUZZ) -fuzz=FuzzSeriesV2 ./receiver/datadogreceiver/internal/metrics
 	$(FUZZ) -fuzz=FuzzCounters ./internal/budget
-	$(FUZZ) -fuzz=FuzzCheckSQLWhere ./extension/observabilityapiextension/internal/charts
+	$(FUZZ) -fuzz=FuzzCheckSQLWhere ./internal/charts
 	$(FUZZ) -fuzz=FuzzRender ./extension/observabilityapiextension/internal/alerttemplate
 
 lint:
@@ -97,4 +117,4 @@ check-manifest:
 	done; exit $$fail
 
 clean:
-	rm -rf bin
+	rm -rf bin $(WEB)/dist

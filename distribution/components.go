@@ -11,6 +11,7 @@ import (
 	embeddedclickhouseextension "github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension"
 	observabilityapiextension "github.com/otelhouse/otelhouse/extension/observabilityapiextension"
 	otlpbudgetextension "github.com/otelhouse/otelhouse/extension/otlpbudgetextension"
+	webuiextension "github.com/otelhouse/otelhouse/extension/webuiextension"
 	datadogreceiver "github.com/otelhouse/otelhouse/receiver/datadogreceiver"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/connector"
@@ -56,6 +57,7 @@ func components() (otelcol.Factories, error) {
 		embeddedclickhouseextension.NewFactory(),
 		observabilityapiextension.NewFactory(),
 		otlpbudgetextension.NewFactory(),
+		webuiextension.NewFactory(),
 	)
 	if err != nil {
 		return otelcol.Factories{}, err
@@ -67,6 +69,7 @@ func components() (otelcol.Factories, error) {
 		embeddedclickhouseextension.NewFactory().Type(): "github.com/otelhouse/otelhouse v0.0.0",
 		observabilityapiextension.NewFactory().Type():   "github.com/otelhouse/otelhouse v0.0.0",
 		otlpbudgetextension.NewFactory().Type():         "github.com/otelhouse/otelhouse v0.0.0",
+		webuiextension.NewFactory().Type():              "github.com/otelhouse/otelhouse v0.0.0",
 	})
 
 	factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](

@@ -76,6 +76,7 @@ type collector struct {
 	out                         *syncBuffer
 	datadog, health, clickhouse int
 	otlpHTTP, otlpGRPC, api     int
+	ui                          int
 	done                        chan error
 }
 
@@ -93,7 +94,7 @@ func runWith(t *testing.T, env []string, config string, chPort int, extra ...str
 		chPort = freePort(t)
 	}
 	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: chPort, otlpHTTP: freePort(t), otlpGRPC: freePort(t),
-		api: freePort(t), done: make(chan error, 1)}
+		api: freePort(t), ui: freePort(t), done: make(chan error, 1)}
 	args := []string{"--config", config,
 		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", c.otlpGRPC),
 		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", c.otlpHTTP),
@@ -103,6 +104,7 @@ func runWith(t *testing.T, env []string, config string, chPort int, extra ...str
 		"--set", fmt.Sprintf("exporters::clickhouse::endpoint=http://127.0.0.1:%d", c.clickhouse),
 		"--set", fmt.Sprintf("extensions::observability_api::clickhouse::endpoint=http://127.0.0.1:%d", c.clickhouse),
 		"--set", fmt.Sprintf("extensions::observability_api::endpoint=127.0.0.1:%d", c.api),
+		"--set", fmt.Sprintf("extensions::webui::endpoint=127.0.0.1:%d", c.ui),
 		// Several collectors run at once here: no fixed :8888 telemetry port.
 		"--set", "service::telemetry::metrics::level=none",
 	}

@@ -7,7 +7,7 @@ import (
 
 	"go.opentelemetry.io/collector/extension/extensionauth"
 
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/keys"
+	"github.com/otelhouse/otelhouse/internal/keys"
 )
 
 // The API's ingestion keys are what receivers accept: the extension is a

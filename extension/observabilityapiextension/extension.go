@@ -20,9 +20,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/keys"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
+	"github.com/otelhouse/otelhouse/internal/apistate"
+	"github.com/otelhouse/otelhouse/internal/keys"
+	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 // DefaultTeam owns everything until teams can be created through the API.
@@ -42,7 +44,14 @@ type apiExtension struct {
 	ready    atomic.Pointer[api.Server]
 	// ingestion holds every team's ingestion keys once the store is open.
 	ingestion atomic.Pointer[store.KeyCache]
+	// state is what the web UI shares, once the store is open.
+	state atomic.Pointer[apistate.State]
 }
+
+var _ apistate.Provider = (*apiExtension)(nil)
+
+// APIState answers the shared state, nil until the store is reachable.
+func (e *apiExtension) APIState() *apistate.State { return e.state.Load() }
 
 // Start serves at once and connects to its state in the background: the
 // storage may start after this extension (the collector orders extensions
@@ -83,6 +92,12 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 	defer close(e.initDone)
 	delay := 250 * time.Millisecond
 	for attempt := 1; ; attempt++ {
+		sealer, err := keys.LoadSealer(filepath.Join(e.cfg.DataDir, keys.SecretFile))
+		if err != nil {
+			// The data directory is the operator's to fix; retrying cannot.
+			e.set.Logger.Error("observability API cannot load its key sealing secret", zap.Error(err))
+			return
+		}
 		st, err := store.Open(ctx, e.db, e.cfg.ClickHouse.Database)
 		if err == nil {
 			err = st.KeepHistory(ctx, e.cfg.Alerts.HistoryRetention)
@@ -95,8 +110,10 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				AlertWorkers:    e.cfg.Alerts.Workers,
 				TeamLimits:      e.cfg.TeamLimits,
 				DB:              e.db, QueryTimeout: e.cfg.QueryTimeout})
-			if err = e.bootstrap(ctx, st, srv); err == nil {
+			if err = e.bootstrap(ctx, st, srv, sealer); err == nil {
 				e.ingestion.Store(st.KeyCache(keys.Ingestion))
+				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam,
+					Sources: &sources.Catalog{Store: st, Readable: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...)}})
 				e.ready.Store(srv)
 				e.evaluateAlerts(ctx, srv)
 				return
@@ -163,16 +180,17 @@ func (e *apiExtension) managedKeys() []api.ManagedKey {
 }
 
 // bootstrap creates the first team on first start, with a personal and an
-// ingestion key whose plaintext is written once to a 0600 file (there is no
-// UI to show them); only hashes are stored. Configured keys are added on
-// every start.
-func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.Server) error {
+// ingestion key, written to a 0600 file for a headless first start and
+// stored as a hash and sealed (the web UI shows them to the owner; the
+// first account takes the personal key). Configured keys are added on
+// every start, as hashes only: configuration owns them.
+func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.Server, sealer *keys.Sealer) error {
 	n, err := st.TeamCount(ctx)
 	if err != nil {
 		return err
 	}
-	put := func(key, kind string) error {
-		return st.PutKey(ctx, store.Key{Hash: keys.Hash(key), TeamID: DefaultTeam, Kind: kind, KeyID: keys.Hash(key)[:12]})
+	put := func(key, kind string, sealed string) error {
+		return st.PutKey(ctx, store.Key{Hash: keys.Hash(key), TeamID: DefaultTeam, Kind: kind, KeyID: keys.Hash(key)[:12], Sealed: sealed})
 	}
 	if n == 0 {
 		if err := st.CreateTeam(ctx, DefaultTeam, "Default team"); err != nil {
@@ -182,15 +200,15 @@ func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.
 			return err
 		}
 		personal := keys.New("ohp_")
-		lines := fmt.Sprintf("# otelhouse API keys, generated %s. Shown once; only their hashes are stored.\n",
+		lines := fmt.Sprintf("# otelhouse API keys, generated %s. The web UI shows them too (Team Settings -> API Keys).\n",
 			time.Now().UTC().Format(time.RFC3339))
 		lines += "personal_api_access_key=" + personal + "\n"
-		if err := put(personal, keys.Personal); err != nil {
+		if err := put(personal, keys.Personal, sealer.Seal(personal)); err != nil {
 			return err
 		}
 		if len(nonEmpty(e.cfg.IngestionKeys)) == 0 {
 			ingestion := keys.New("ohi_")
-			if err := put(ingestion, keys.Ingestion); err != nil {
+			if err := put(ingestion, keys.Ingestion, sealer.Seal(ingestion)); err != nil {
 				return err
 			}
 			lines += "ingestion_api_key=" + ingestion + "\n"
@@ -205,12 +223,12 @@ func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.
 		e.set.Logger.Info("first start: created the default team and its API keys", zap.String("keys_file", path))
 	}
 	for _, k := range nonEmpty(e.cfg.PersonalKeys) {
-		if err := put(k, keys.Personal); err != nil {
+		if err := put(k, keys.Personal, ""); err != nil {
 			return err
 		}
 	}
 	for _, k := range nonEmpty(e.cfg.IngestionKeys) {
-		if err := put(k, keys.Ingestion); err != nil {
+		if err := put(k, keys.Ingestion, ""); err != nil {
 			return err
 		}
 	}

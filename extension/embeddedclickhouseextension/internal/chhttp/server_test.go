@@ -360,6 +360,14 @@ func TestClickHouseGoOverHTTP(t *testing.T) {
 		assert.Equal(t, now, ts.UTC())
 		assert.Equal(t, "span", name)
 		assert.Equal(t, uint64(50), nulls)
+		// Whole rows, as search reads them: maps with LowCardinality keys
+		// and arrays of them (span events) re-encode for the client too.
+		var attrs map[string]string
+		var events []map[string]string
+		require.NoError(t, db.QueryRowContext(ctx, `SELECT attrs, CAST([map('event.key', 'v')] AS Array(Map(LowCardinality(String), String)))
+			FROM chgo ORDER BY ts LIMIT 1`).Scan(&attrs, &events))
+		assert.Equal(t, map[string]string{"k": "v", "i": ""}, attrs)
+		assert.Equal(t, []map[string]string{{"event.key": "v"}}, events)
 		require.NoError(t, db.Close())
 	}
 }

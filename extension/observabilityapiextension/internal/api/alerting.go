@@ -13,9 +13,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/charts"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
+	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 // Alert states. NO_DATA: the window had nothing to measure (a null

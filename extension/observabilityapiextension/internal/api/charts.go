@@ -2,15 +2,15 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/charts"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
+	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 // chartRequest is POST /api/v2/charts/series.
@@ -115,23 +115,15 @@ func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Reque
 
 // seriesFor makes a chart series of a team's source.
 func (s *Server) seriesFor(ctx context.Context, team string, sr chartSeries) (charts.Series, error) {
-	res, err := s.opts.Store.Get(ctx, team, kindSource, sr.SourceID)
+	src, err := s.sources.Get(ctx, team, sr.SourceID)
+	if errors.Is(err, sources.ErrUnreadable) {
+		return charts.Series{}, validationError{err}
+	}
 	if err != nil {
 		return charts.Series{}, err
 	}
-	var src Source
-	if err := json.Unmarshal(res.Doc, &src); err != nil {
-		return charts.Series{}, err
-	}
-	// Checked again on use: a source stored before the operator narrowed
-	// source_databases must not keep reading.
-	if err := readableDatabase(src.Database, s.opts.SourceDatabases); err != nil {
-		return charts.Series{}, validationError{fmt.Errorf("source %s: %w", sr.SourceID, err)}
-	}
 	return charts.Series{
-		Source: charts.Source{Database: src.Database, Table: src.Table, TimestampColumn: src.TimestampColumn, BodyColumn: src.BodyColumn,
-			ServiceColumn: src.ServiceColumn, SeverityColumn: src.SeverityColumn, Duration: src.DurationColumn,
-			AttributesMap: src.AttributesMap, ResourceMap: src.ResourceMap, MetricType: src.MetricType},
-		AggFn: sr.AggFn, Field: sr.Field, Level: sr.Level, Where: sr.Where, WhereLanguage: sr.WhereLanguage, GroupBy: sr.GroupBy,
+		Source: src.Chart(),
+		AggFn:  sr.AggFn, Field: sr.Field, Level: sr.Level, Where: sr.Where, WhereLanguage: sr.WhereLanguage, GroupBy: sr.GroupBy,
 	}, nil
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/charts"
 )
 
 const benchRows = 3_000_000

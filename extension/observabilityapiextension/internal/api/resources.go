@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
+	"github.com/otelhouse/otelhouse/internal/sources"
 )
 
 // Resource kinds, as stored.
@@ -80,24 +81,9 @@ type Channel struct {
 	WebhookID string `json:"webhookId"`
 }
 
-// Source describes a telemetry table a chart can query.
-type Source struct {
-	ID              string `json:"id"`
-	Name            string `json:"name"`
-	Kind            string `json:"kind"`
-	Database        string `json:"database"`
-	Table           string `json:"table"`
-	TimestampColumn string `json:"timestampColumn"`
-	BodyColumn      string `json:"bodyColumn,omitempty"`
-	ServiceColumn   string `json:"serviceColumn,omitempty"`
-	SeverityColumn  string `json:"severityColumn,omitempty"`
-	DurationColumn  string `json:"durationColumn,omitempty"`
-	AttributesMap   string `json:"attributesMap,omitempty"`
-	ResourceMap     string `json:"resourceMap,omitempty"`
-	// MetricType (metric sources): gauge, sum (cumulative series chart as
-	// increases) or histogram (quantiles from the buckets).
-	MetricType string `json:"metricType,omitempty"`
-}
+// Source describes a telemetry table a chart can query (shared with the
+// web UI).
+type Source = sources.Source
 
 // Webhook is an alert delivery target. Headers are write-only: they may
 // carry credentials and are never returned.
@@ -120,8 +106,6 @@ var (
 	displayTypes   = []string{"line", "stacked_bar", "number", "table", "search"}
 	intervals      = []string{"1m", "5m", "15m", "30m", "1h", "6h", "12h", "1d"}
 	thresholdTypes = []string{"above", "below"}
-	sourceKinds    = []string{"log", "trace", "metric"}
-	metricTypes    = []string{"gauge", "sum", "histogram"}
 	webhookTypes   = []string{"generic", "slack", "incidentio", "pagerduty"}
 )
 
@@ -236,32 +220,6 @@ func (a *Alert) validate(ctx context.Context, lookup lookups) error {
 	return nil
 }
 
-func (s *Source) validate(telemetry string, readable []string) error {
-	var p problems
-	if strings.TrimSpace(s.Name) == "" {
-		p.add("name is required")
-	}
-	p.oneOf("kind", s.Kind, sourceKinds)
-	if s.Table == "" || s.TimestampColumn == "" {
-		p.add("table and timestampColumn are required")
-	}
-	if s.Database == "" {
-		s.Database = telemetry
-	}
-	if err := readableDatabase(s.Database, readable); err != nil {
-		p.add("%v", err)
-	}
-	if s.Kind == "metric" {
-		if s.MetricType == "" {
-			s.MetricType = "gauge"
-		}
-		p.oneOf("metricType", s.MetricType, metricTypes)
-	} else if s.MetricType != "" {
-		p.add("metricType is only for metric sources")
-	}
-	return p.err()
-}
-
 func (wh *Webhook) validate() error {
 	var p problems
 	if strings.TrimSpace(wh.Name) == "" {
@@ -297,34 +255,12 @@ func (wh *Webhook) validate() error {
 var deliveryHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Proxy-Connection",
 	"Te", "Trailer", "Upgrade", "Idempotency-Key"}
 
-// SystemDatabase reports whether db is one of the server's own databases,
-// which no source may read.
-func SystemDatabase(db string) bool {
-	return strings.EqualFold(db, "system") || strings.EqualFold(db, "information_schema")
-}
+// SystemDatabase reports whether db is one of the server's own databases.
+func SystemDatabase(db string) bool { return sources.SystemDatabase(db) }
 
-// readableDatabase refuses a source outside the databases the operator
-// opened to sources: chart queries run with the API's credentials, which
-// also read the API's state (every team's documents, webhook headers, key
-// hashes) and the server's system tables.
-func readableDatabase(db string, readable []string) error {
-	if !SystemDatabase(db) && slices.Contains(readable, db) {
-		return nil
-	}
-	return fmt.Errorf("database %q is not open to sources (it must be the telemetry database or listed in source_databases: %s)", db, strings.Join(readable, ", "))
-}
+func readableDatabase(db string, readable []string) error { return sources.Readable(db, readable) }
 
-// defaultSources are the exporter's tables, present from the first start.
-func defaultSources(database string) []Source {
-	return []Source{
-		{ID: "logs", Name: "Logs", Kind: "log", Database: database, Table: "otel_logs", TimestampColumn: "Timestamp",
-			BodyColumn: "Body", ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"},
-		{ID: "traces", Name: "Traces", Kind: "trace", Database: database, Table: "otel_traces", TimestampColumn: "Timestamp",
-			BodyColumn: "SpanName", ServiceColumn: "ServiceName", DurationColumn: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes"},
-		{ID: "metrics", Name: "Metrics", Kind: "metric", Database: database, Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix",
-			ServiceColumn: "ServiceName", AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "gauge"},
-	}
-}
+func defaultSources(database string) []Source { return sources.Defaults(database) }
 
 type validationError struct{ error }
 

@@ -18,8 +18,9 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/time/rate"
 
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/keys"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
+	"github.com/otelhouse/otelhouse/internal/keys"
+	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 // MaxBody bounds a request body: a dashboard or a chart query. An alert,
@@ -76,6 +77,7 @@ type Server struct {
 	creating keyedLocks
 	// personal answers the Bearer keys of the self-hosted form.
 	personal *store.KeyCache
+	sources  *sources.Catalog
 }
 
 // New builds the handler with every route of both forms.
@@ -84,7 +86,8 @@ func New(opts Options) *Server {
 		opts.AlertWorkers = 8
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}},
-		runs: alertRuns{running: map[string]bool{}, slots: make(chan struct{}, opts.AlertWorkers)}, personal: opts.Store.KeyCache(keys.Personal)}
+		runs: alertRuns{running: map[string]bool{}, slots: make(chan struct{}, opts.AlertWorkers)}, personal: opts.Store.KeyCache(keys.Personal),
+		sources: &sources.Catalog{Store: opts.Store, Readable: opts.SourceDatabases}}
 	self := "/api/v2"
 	mgd := "/v1/organizations/{org}/services/{svc}/observability"
 	for _, r := range []struct {
@@ -253,7 +256,7 @@ func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, i
 		if err := decodeStrict(body, &src); err != nil {
 			return nil, validationError{err}
 		}
-		if err := src.validate(s.opts.Database, s.opts.SourceDatabases); err != nil {
+		if err := src.Validate(s.opts.Database, s.opts.SourceDatabases); err != nil {
 			return nil, validationError{err}
 		}
 		src.ID = id

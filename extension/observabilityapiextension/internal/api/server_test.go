@@ -22,8 +22,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/keys"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/store"
+	"github.com/otelhouse/otelhouse/internal/keys"
+	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 var dbSeq atomic.Int64

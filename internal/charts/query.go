@@ -143,23 +143,28 @@ func (f fields) Body() string {
 }
 
 func where(ctx context.Context, db *sql.DB, s Series, f fields, p *Params) (string, error) {
-	switch s.WhereLanguage {
+	return condition(ctx, db, s.WhereLanguage, s.Where, f, p)
+}
+
+// condition compiles a where in its language against the source's fields.
+func condition(ctx context.Context, db *sql.DB, language, text string, f fields, p *Params) (string, error) {
+	switch language {
 	case "", "lucene":
-		return Lucene(s.Where, f, p)
+		return Lucene(text, f, p)
 	case "sql":
-		if strings.TrimSpace(s.Where) == "" {
+		if strings.TrimSpace(text) == "" {
 			return "1", nil
 		}
 		fns, err := catalogOf(ctx, db)
 		if err != nil {
 			return "", err
 		}
-		if err := CheckSQLWhere(s.Where, f.cols, fns); err != nil {
+		if err := CheckSQLWhere(text, f.cols, fns); err != nil {
 			return "", fmt.Errorf("sql where: %w", err)
 		}
-		return "(" + s.Where + ")", nil
+		return "(" + text + ")", nil
 	}
-	return "", fmt.Errorf("whereLanguage must be lucene or sql, got %q", s.WhereLanguage)
+	return "", fmt.Errorf("whereLanguage must be lucene or sql, got %q", language)
 }
 
 func aggregate(s Series, f fields, p *Params, ts string) (string, error) {

@@ -10,7 +10,14 @@ INSERT INTO {db}.api_teams (id, name, version, created_at) VALUES (?, ?, ?, now6
 SELECT count() FROM {db}.api_teams FINAL WHERE deleted = 0
 
 -- name: insert_key
-INSERT INTO {db}.api_keys (hash, team_id, kind, key_id, version, created_at) VALUES (?, ?, ?, ?, ?, now64(3))
+INSERT INTO {db}.api_keys (hash, team_id, kind, key_id, user_id, sealed, version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, now64(3))
+
+-- name: delete_key
+INSERT INTO {db}.api_keys (hash, team_id, kind, key_id, version, deleted, created_at) VALUES (?, ?, ?, ?, ?, 1, now64(3))
+
+-- name: team_keys
+SELECT hash, team_id, kind, key_id, user_id, sealed, created_at FROM {db}.api_keys FINAL
+WHERE team_id = ? AND kind = ? AND deleted = 0 ORDER BY created_at, hash
 
 -- name: keys_of_kind
 SELECT hash, team_id, kind, key_id FROM {db}.api_keys FINAL WHERE kind = ? AND deleted = 0
@@ -75,3 +82,39 @@ ALTER TABLE {db}.api_alert_history REMOVE TTL
 
 -- name: history_table
 SHOW CREATE TABLE {db}.api_alert_history
+
+-- name: insert_user
+INSERT INTO {db}.api_users (id, team_id, email, password_hash, role, version, deleted, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'))
+
+-- name: count_users
+SELECT count() FROM {db}.api_users FINAL WHERE deleted = 0
+
+-- name: user_by_email
+SELECT id, team_id, email, password_hash, role, created_at FROM {db}.api_users FINAL WHERE email = ? AND deleted = 0
+
+-- name: user_by_id
+SELECT id, team_id, email, password_hash, role, created_at FROM {db}.api_users FINAL WHERE id = ? AND deleted = 0
+
+-- name: team_users
+SELECT id, team_id, email, password_hash, role, created_at FROM {db}.api_users FINAL
+WHERE team_id = ? AND deleted = 0 ORDER BY created_at, id
+
+-- name: insert_session
+INSERT INTO {db}.api_sessions (hash, user_id, team_id, created_at, seen_at, expires_at, version, deleted)
+VALUES (?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'), ?, ?)
+
+-- name: get_session
+SELECT user_id, team_id, created_at, seen_at, expires_at FROM {db}.api_sessions FINAL WHERE hash = ? AND deleted = 0
+
+-- name: insert_invitation
+INSERT INTO {db}.api_invitations (hash, id, team_id, email, created_by, created_at, expires_at, version, deleted)
+VALUES (?, ?, ?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'), ?, ?)
+
+-- name: invitation_by_hash
+SELECT hash, id, team_id, email, created_by, created_at, expires_at FROM {db}.api_invitations FINAL
+WHERE hash = ? AND deleted = 0
+
+-- name: team_invitations
+SELECT hash, id, team_id, email, created_by, created_at, expires_at FROM {db}.api_invitations FINAL
+WHERE team_id = ? AND deleted = 0 ORDER BY created_at, id

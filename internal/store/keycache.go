@@ -9,7 +9,8 @@ import (
 // How long a cached key list serves, and how often at most a hash that is
 // not in it reloads the list.
 var (
-	keysRefreshEvery = 30 * time.Second
+	// A key rotated on another replica stops working here within this.
+	keysRefreshEvery = 5 * time.Second
 	keysMissReload   = time.Second
 )
 
@@ -26,9 +27,32 @@ type KeyCache struct {
 	tried   time.Time // the last load, failed or not
 }
 
-// KeyCache returns a cache of the live keys of a kind.
+// KeyCache returns the store's cache of the live keys of a kind.
 func (s *Store) KeyCache(kind string) *KeyCache {
-	return &KeyCache{load: func(ctx context.Context) ([]Key, error) { return s.KeysOfKind(ctx, kind) }}
+	s.cachesMu.Lock()
+	defer s.cachesMu.Unlock()
+	c := s.caches[kind]
+	if c == nil {
+		c = &KeyCache{load: func(ctx context.Context) ([]Key, error) { return s.KeysOfKind(ctx, kind) }}
+		s.caches[kind] = c
+	}
+	return c
+}
+
+// keysChanged makes the kind's cache reload at its next lookup.
+func (s *Store) keysChanged(kind string) {
+	s.cachesMu.Lock()
+	c := s.caches[kind]
+	s.cachesMu.Unlock()
+	if c != nil {
+		c.invalidate()
+	}
+}
+
+func (c *KeyCache) invalidate() {
+	c.mu.Lock()
+	c.fetched, c.tried = time.Time{}, time.Time{}
+	c.mu.Unlock()
 }
 
 // Lookup finds a key by its hash. It fails only while no list has ever

@@ -54,3 +54,51 @@ CREATE TABLE IF NOT EXISTS {db}.api_alert_history (
     idempotency_key String,
     evaluated_at DateTime64(3, 'UTC')
 ) ENGINE = MergeTree ORDER BY (team_id, alert_id, window_start);
+
+-- Keys the UI shows their owner (HyperDX shows them at any time): the key
+-- sealed with the data directory's secret (AES-GCM); user_id names the
+-- account a personal key belongs to ('' for the bootstrap key until the
+-- first account takes it). Keys from configuration have no seal.
+ALTER TABLE {db}.api_keys ADD COLUMN IF NOT EXISTS user_id String DEFAULT '';
+ALTER TABLE {db}.api_keys ADD COLUMN IF NOT EXISTS sealed String DEFAULT '';
+
+-- Accounts of the web UI. The first one owns the default team; the others
+-- join through an invitation.
+CREATE TABLE IF NOT EXISTS {db}.api_users (
+    id String,
+    team_id String,
+    email String,           -- lower-cased
+    password_hash String,   -- argon2id, PHC string form
+    role LowCardinality(String), -- owner | member
+    version UInt64,
+    deleted UInt8 DEFAULT 0,
+    created_at DateTime64(3, 'UTC')
+) ENGINE = ReplacingMergeTree(version) ORDER BY id;
+
+-- Server-side sessions, shared by every replica. Only the cookie's hash is
+-- stored; seen_at is rewritten at most once a minute for the idle timeout.
+CREATE TABLE IF NOT EXISTS {db}.api_sessions (
+    hash String,
+    user_id String,
+    team_id String,
+    created_at DateTime64(3, 'UTC'),
+    seen_at DateTime64(3, 'UTC'),
+    expires_at DateTime64(3, 'UTC'),
+    version UInt64,
+    deleted UInt8 DEFAULT 0
+) ENGINE = ReplacingMergeTree(version) ORDER BY hash
+TTL toDateTime(expires_at) + INTERVAL 1 DAY;
+
+-- Invitation links: the token's hash; id is the public handle a member
+-- revokes it by.
+CREATE TABLE IF NOT EXISTS {db}.api_invitations (
+    hash String,
+    id String,
+    team_id String,
+    email String,
+    created_by String,
+    created_at DateTime64(3, 'UTC'),
+    expires_at DateTime64(3, 'UTC'),
+    version UInt64,
+    deleted UInt8 DEFAULT 0
+) ENGINE = ReplacingMergeTree(version) ORDER BY hash;

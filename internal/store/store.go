@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -31,6 +32,10 @@ var ErrNotFound = errors.New("not found")
 type Store struct {
 	db *sql.DB
 	q  map[string]string
+	// caches are the key caches of each kind, one per store, so that a key
+	// revoked through any door stops working in every one at once.
+	cachesMu sync.Mutex
+	caches   map[string]*KeyCache
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -55,7 +60,7 @@ func Open(ctx context.Context, db *sql.DB, database string) (*Store, error) {
 	for name, stmt := range queries {
 		q[name] = strings.ReplaceAll(stmt, "{db}", database)
 	}
-	return &Store{db: db, q: q}, nil
+	return &Store{db: db, q: q, caches: map[string]*KeyCache{}}, nil
 }
 
 // parseQueries splits a file of statements that each start with a
@@ -112,9 +117,13 @@ func stripComments(s string) string {
 // version orders writes; nanoseconds keep concurrent replicas apart.
 func version() uint64 { return uint64(time.Now().UnixNano()) }
 
-// Key is a stored API key (its hash, never the key).
+// Key is a stored API key: its hash, and the key itself only sealed.
 type Key struct {
 	Hash, TeamID, Kind, KeyID string
+	// UserID owns a personal key ('' for the bootstrap key no account has
+	// taken yet); Sealed is the key encrypted for display to its owner.
+	UserID, Sealed string
+	CreatedAt      time.Time
 }
 
 // CreateTeam records a team.
@@ -134,8 +143,35 @@ func (s *Store) TeamCount(ctx context.Context) (int, error) {
 // PutKey records a key hash for a team.
 func (s *Store) PutKey(ctx context.Context, k Key) error {
 	_, err := s.db.ExecContext(ctx, s.sql("insert_key"),
-		k.Hash, k.TeamID, k.Kind, k.KeyID, version())
+		k.Hash, k.TeamID, k.Kind, k.KeyID, k.UserID, k.Sealed, version())
+	s.keysChanged(k.Kind)
 	return err
+}
+
+// DeleteKey revokes a key; this replica stops accepting it at once, the
+// others within a key-cache refresh.
+func (s *Store) DeleteKey(ctx context.Context, k Key) error {
+	_, err := s.db.ExecContext(ctx, s.sql("delete_key"), k.Hash, k.TeamID, k.Kind, k.KeyID, version())
+	s.keysChanged(k.Kind)
+	return err
+}
+
+// TeamKeys lists the team's live keys of a kind, oldest first.
+func (s *Store) TeamKeys(ctx context.Context, team, kind string) ([]Key, error) {
+	rows, err := s.db.QueryContext(ctx, s.sql("team_keys"), team, kind)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Key
+	for rows.Next() {
+		var k Key
+		if err := rows.Scan(&k.Hash, &k.TeamID, &k.Kind, &k.KeyID, &k.UserID, &k.Sealed, &k.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
 }
 
 // KeysOfKind lists the live keys of a kind (what a KeyCache holds).

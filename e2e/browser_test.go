@@ -1,0 +1,338 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// browser is a headless Debian chromium with a fresh profile, driven over
+// the DevTools protocol; a failed test leaves a screenshot of every page
+// it opened under test-output/ (gitignored).
+type browser struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+}
+
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p != "" {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	t.Skip("Debian's chromium is not installed: `make test` installs it (apt-get install chromium)")
+	return ""
+}
+
+func newBrowser(t *testing.T, base, name string) *browser {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-default-browser-check", true), chromedp.Flag("disable-extensions", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	require.NoError(t, chromedp.Do(ctx), "starting chromium")
+	b := &browser{t: t, ctx: ctx, base: base}
+	t.Cleanup(func() {
+		if t.Failed() {
+			b.screenshot("FAILED-" + name)
+		}
+		cancel()
+		cancelAlloc()
+	})
+	return b
+}
+
+// screenshot saves the page as test-output/<test>-<name>.png.
+func (b *browser) screenshot(name string) {
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	dir := filepath.Join("..", "test-output")
+	_ = os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, strings.ReplaceAll(b.t.Name(), "/", "_")+"-"+name+".png")
+	if err := os.WriteFile(path, png, 0o644); err == nil {
+		b.t.Logf("screenshot: %s", path)
+	}
+}
+
+// run runs actions with a deadline, failing the test with what failed.
+func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	require.NoError(b.t, chromedp.Do(ctx, actions...), what)
+}
+
+// value runs one action that answers a value.
+func value[T any](b *browser, what string, a chromedp.Action[T]) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	require.NoError(b.t, err, what)
+	return v
+}
+
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	b.run("waiting for "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
+	return strings.TrimSpace(value(b, "reading "+sel, chromedp.Text(chromedp.CSS(sel))))
+}
+
+// eval runs JavaScript in the page, awaiting a promise it returns.
+func eval[T any](b *browser, what, js string) T {
+	b.t.Helper()
+	return value(b, what, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+}
+
+// fill types into an input, replacing what it holds (typed over the
+// selection, so the page sees input events as from a person).
+func fill(sel, v string) chromedp.Action[chromedp.Void] {
+	sel2 := fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.focus(); e.select(); return true; })()`, sel)
+	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)), poll(sel2), chromedp.SendKeys(chromedp.CSS(sel), v))
+}
+
+// poll waits until a JavaScript condition holds.
+func poll(js string) chromedp.Action[chromedp.Void] {
+	p := chromedp.Poll[bool](js, chromedp.WithPollingInterval(100*time.Millisecond))
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := p(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+// waitText waits until the element's text contains want.
+func waitText(sel, want string) chromedp.Action[chromedp.Void] {
+	return poll(fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.innerText.includes(%q); })()`, sel, want))
+}
+
+func (b *browser) signUp(path, email, password string) {
+	b.t.Helper()
+	b.run("creating the account",
+		chromedp.Navigate(b.base+path),
+		fill(`input[name=email]`, email), fill(`input[name=password]`, password), fill(`input[name=confirm]`, password),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`nav.nav`)))
+}
+
+// sessionStatus asks /api/me from inside the page: the browser's own
+// cookie, as the app sends it.
+func (b *browser) sessionStatus() int {
+	b.t.Helper()
+	return eval[int](b, "asking /api/me", `fetch('/api/me').then(r => r.status)`)
+}
+
+func apiStatus(t *testing.T, method, url, bearer string) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func postWithKey(t *testing.T, url, header, key, ctype, body string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", ctype)
+	req.Header.Set(header, key)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// The issue's flow, in a real browser against the shipped configuration
+// with ingestion keys required: create the account, read both keys in
+// Team Settings, use them, find the data in search, open the log's trace,
+// rotate the personal key.
+func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t),
+		"--set", "receivers::datadog::ingestion_key_authenticator=observability_api",
+		"--set", "receivers::otlp::protocols::http::auth::authenticator=observability_api")
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	api := fmt.Sprintf("http://127.0.0.1:%d", c.api)
+	b := newBrowser(t, ui, "owner")
+
+	// A new install offers "Create account"; the first account signs in.
+	b.run("opening the UI", chromedp.Navigate(ui+"/"), waitText(`h1`, "Create account"))
+	b.signUp("/", "owner@example.com", "correct horse battery")
+	b.screenshot("after-signup")
+
+	// Team Settings → API Keys shows both keys.
+	b.run("opening Team Settings", chromedp.Click(chromedp.CSS(`a[href="/team"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=personal-key] code[data-key]`)))
+	personal := b.text(`[data-testid=personal-key] code[data-key]`)
+	ingestion := b.text(`[data-testid=ingestion-key] code[data-key]`)
+	b.screenshot("team-settings")
+	require.True(t, strings.HasPrefix(personal, "ohp_"), personal)
+	require.True(t, strings.HasPrefix(ingestion, "ohi_"), ingestion)
+	assert.Equal(t, http.StatusOK, apiStatus(t, http.MethodGet, api+"/api/v2/sources", personal))
+
+	// The same key file the headless start writes holds the owner's key.
+	// A Datadog log and an OTLP span of one trace, sent with the key.
+	const ddTraceID = 7315942260781924395
+	traceHex := fmt.Sprintf("%032x", uint64(ddTraceID))
+	now := time.Now()
+	dd := fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", c.datadog)
+	logBody := fmt.Sprintf(`[{"message":"payment declined for order 4711","service":"checkout","status":"error","ddsource":"go","hostname":"web-1","dd.trace_id":"%d","dd.span_id":"42"}]`, uint64(ddTraceID))
+	assert.Equal(t, http.StatusForbidden, postWithKey(t, dd, "DD-API-KEY", "ohi_wrong", "application/json", logBody), "a wrong key is refused")
+	require.Equal(t, http.StatusAccepted, postWithKey(t, dd, "DD-API-KEY", ingestion, "application/json", logBody))
+	spans := fmt.Sprintf(`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"checkout"}}]},
+	 "scopeSpans":[{"spans":[
+	  {"traceId":"%[1]s","spanId":"000000000000002a","name":"POST /checkout","kind":2,"startTimeUnixNano":"%[2]d","endTimeUnixNano":"%[3]d","status":{"code":2,"message":"card declined"},
+	   "attributes":[{"key":"http.route","value":{"stringValue":"/checkout"}}]},
+	  {"traceId":"%[1]s","spanId":"000000000000002b","parentSpanId":"000000000000002a","name":"charge card","kind":3,"startTimeUnixNano":"%[4]d","endTimeUnixNano":"%[5]d"}
+	 ]}]}]}`, traceHex, now.Add(-300*time.Millisecond).UnixNano(), now.UnixNano(), now.Add(-250*time.Millisecond).UnixNano(), now.Add(-50*time.Millisecond).UnixNano())
+	otlp := fmt.Sprintf("http://127.0.0.1:%d/v1/traces", c.otlpHTTP)
+	assert.Equal(t, http.StatusUnauthorized, postWithKey(t, otlp, "Authorization", "Bearer nope", "application/json", spans))
+	require.Equal(t, http.StatusOK, postWithKey(t, otlp, "Authorization", "Bearer "+ingestion, "application/json", spans))
+	require.Eventually(t, func() bool {
+		return c.sql(t, "SELECT count() FROM otel.otel_logs WHERE TraceId = '"+traceHex+"'") == "1" &&
+			c.sql(t, "SELECT count() FROM otel.otel_traces WHERE TraceId = '"+traceHex+"'") == "2"
+	}, 30*time.Second, 200*time.Millisecond, "stored")
+
+	// Log search finds the log; its panel opens its trace; the waterfall
+	// nests the child span under its parent.
+	b.run("searching logs",
+		chromedp.Navigate(ui+"/search/logs?q="+"service%3Acheckout+declined"),
+		waitText(`[data-testid=results] tbody`, "payment declined for order 4711"))
+	b.screenshot("log-search")
+	b.run("opening the log", chromedp.Click(chromedp.CSS(`[data-testid=results] tbody tr`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=event-panel]`)))
+	assert.Contains(t, b.text(`[data-testid=event-panel]`), traceHex)
+	b.run("opening its trace", chromedp.Click(chromedp.CSS(`[data-testid=open-trace]`)),
+		waitText(`[data-testid=waterfall]`, "charge card"))
+	wf := b.text(`[data-testid=waterfall]`)
+	assert.Contains(t, wf, "POST /checkout")
+	assert.Contains(t, wf, "error", "the failed span is marked")
+	assert.Contains(t, b.text(`[data-testid=trace-logs]`), "payment declined", "the trace's logs")
+	depth := value(b, "reading nesting", chromedp.AttributeValue(chromedp.CSS(`[data-span-id="000000000000002b"] .wf-label`), "style"))
+	assert.Contains(t, depth.Value, "22px", "the child is indented one level under its parent")
+	b.run("opening the span", chromedp.Click(chromedp.CSS(`[data-span-id="000000000000002a"]`)), waitText(`[data-testid=span-panel]`, "card declined"))
+	assert.Contains(t, b.text(`[data-testid=span-panel]`), "http.route")
+	b.screenshot("trace")
+
+	// Trace search finds the spans too.
+	b.run("searching traces", chromedp.Navigate(ui+"/search/traces?q=TraceId%3A"+traceHex), waitText(`[data-testid=results] tbody`, "charge card"))
+
+	// A bad where shows the translator's message.
+	b.run("searching with a bad where", chromedp.Navigate(ui+"/search/logs?q=nosuchfield%3Ax+AND"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=search-error]`)))
+	assert.NotEmpty(t, b.text(`[data-testid=search-error]`))
+
+	// Rotating the personal key: the old one is refused at once.
+	b.run("rotating the personal key",
+		chromedp.Navigate(ui+"/team"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=personal-key] code[data-key]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=personal-key] button[data-action=rotate]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=personal-key] button.danger`)),
+		poll(fmt.Sprintf(`document.querySelector('[data-testid=personal-key] code[data-key]').innerText !== %q`, personal)))
+	rotated := b.text(`[data-testid=personal-key] code[data-key]`)
+	assert.Equal(t, http.StatusUnauthorized, apiStatus(t, http.MethodGet, api+"/api/v2/sources", personal), "the old key stops working")
+	assert.Equal(t, http.StatusOK, apiStatus(t, http.MethodGet, api+"/api/v2/sources", rotated))
+
+	// A second browser, no invitation: sign-in only, and registering is refused.
+	other := newBrowser(t, ui, "stranger")
+	other.run("opening the UI", chromedp.Navigate(ui+"/"), waitText(`h1`, "Sign in"))
+	status := eval[int](other, "registering without an invitation", `fetch('/api/register', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({email: 'stranger@example.com', password: 'long enough password'})}).then(r => r.status)`)
+	assert.Equal(t, http.StatusForbidden, status)
+
+	// A wrong password shows an error and opens no session.
+	other.run("signing in with a wrong password", fill(`input[name=email]`, "owner@example.com"), fill(`input[name=password]`, "wrong password"),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS(`.error`)))
+	assert.Contains(t, other.text(`.error`), "wrong email or password")
+	assert.Equal(t, http.StatusUnauthorized, other.sessionStatus())
+
+	// An invitation link lets a colleague in, into the same team.
+	b.run("inviting", chromedp.Navigate(ui+"/team"), fill(`form.inline input`, "colleague@example.com"),
+		chromedp.Click(chromedp.CSS(`form.inline button`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=invite-link]`)))
+	link := b.text(`[data-testid=invite-link]`)
+	require.Contains(t, link, "/join#inv_")
+	other.signUp(strings.TrimPrefix(link, ui), "colleague@example.com", "another long password")
+	other.run("the colleague searches the team's logs", chromedp.Navigate(ui+"/search/logs?q=declined"),
+		waitText(`[data-testid=results] tbody`, "payment declined"))
+
+	// Signing out ends the session; a page then sends to sign-in and back.
+	other.run("signing out", chromedp.Click(chromedp.CSS(`nav button.link`)), waitText(`h1`, "Sign in"))
+	assert.Equal(t, http.StatusUnauthorized, other.sessionStatus())
+	other.run("an expired session goes to sign-in", chromedp.Navigate(ui+"/team"), waitText(`h1`, "Sign in"))
+	other.run("and back after it", fill(`input[name=email]`, "colleague@example.com"), fill(`input[name=password]`, "another long password"),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)), waitText(`h1`, "Team Settings"))
+}
+
+// One team never sees another's events: a second team (made the way an
+// operator would, in the state tables) whose sources read another
+// database finds nothing of the first team's, by search or by trace id.
+func TestBrowserTeamsAreIsolated(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t),
+		"--set", "extensions::observability_api::source_databases=[otel_b]")
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	a := newBrowser(t, ui, "team-a")
+	a.signUp("/", "a@example.com", "team a password")
+	dd := fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", c.datadog)
+	require.Equal(t, http.StatusAccepted, postWithKey(t, dd, "DD-API-KEY", "x", "application/json",
+		`[{"message":"team a secret","service":"a-svc","dd.trace_id":"99"}]`))
+	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_logs WHERE Body = 'team a secret'") == "1" },
+		30*time.Second, 200*time.Millisecond)
+	a.run("team a finds its log", chromedp.Navigate(ui+"/search/logs?q=secret"), waitText(`[data-testid=results] tbody`, "team a secret"))
+
+	// Team b: a team, its sources over database otel_b, an invitation.
+	token := "inv_teamb_test_token"
+	sum := c.sql(t, "SELECT lower(hex(SHA256('"+token+"')))")
+	for _, q := range []string{
+		"CREATE DATABASE IF NOT EXISTS otel_b",
+		"CREATE TABLE otel_b.otel_logs AS otel.otel_logs",
+		"INSERT INTO otelhouse.api_teams (id, name, version, created_at) VALUES ('team-b', 'B', 1, now64(3))",
+		`INSERT INTO otelhouse.api_resources (team_id, kind, id, doc, version, created_at, updated_at) VALUES ('team-b', 'source', 'logs',
+		  '{"id":"logs","name":"Logs","kind":"log","database":"otel_b","table":"otel_logs","timestampColumn":"Timestamp","bodyColumn":"Body","serviceColumn":"ServiceName","severityColumn":"SeverityText","attributesMap":"LogAttributes","resourceMap":"ResourceAttributes"}',
+		  1, now64(3), now64(3))`,
+		"INSERT INTO otelhouse.api_invitations (hash, id, team_id, email, created_by, created_at, expires_at, version) VALUES ('" + sum +
+			"', 'b1', 'team-b', '', 'operator', now64(3), now64(3) + INTERVAL 1 DAY, 1)",
+	} {
+		require.Empty(t, c.sql(t, q), q)
+	}
+	b := newBrowser(t, ui, "team-b")
+	b.signUp("/join#"+token, "b@example.com", "team b password")
+	b.run("team b searches", chromedp.Navigate(ui+"/search/logs?q=secret&range=24h"), waitText(`.results-head`, "No matching events"))
+	body := eval[string](b, "team b asks for team a's log by trace id", `fetch('/api/traces/63').then(r => r.text())`)
+	assert.NotContains(t, body, "team a secret")
+	sources := eval[string](b, "team b's sources", `fetch('/api/sources').then(r => r.text())`)
+	var got struct{ Data []map[string]any }
+	require.NoError(t, json.Unmarshal([]byte(sources), &got))
+	require.Len(t, got.Data, 1)
+	assert.Equal(t, "otel_b", got.Data[0]["database"])
+	keys := eval[string](b, "team b's keys", `fetch('/api/keys').then(r => r.text())`)
+	assert.NotContains(t, keys, "ohi_", "team a's ingestion key is not shown to team b")
+}

@@ -1,0 +1,162 @@
+package webuiextension
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/otelhouse/otelhouse/internal/accounts"
+)
+
+// status tells the app what to show first: "Create account" on an
+// install with no account, else sign-in (or the app when signed in).
+func (u *webUI) status(r *http.Request, c *call) (any, error) {
+	needs, err := c.accounts.NeedsOwner(r.Context())
+	if err != nil {
+		return nil, err
+	}
+	signedIn := false
+	if ck, err := r.Cookie(sessionCookie); err == nil {
+		_, err := c.accounts.Session(r.Context(), ck.Value)
+		signedIn = err == nil
+	}
+	return map[string]any{"needsOwner": needs, "signedIn": signedIn}, nil
+}
+
+type credentials struct {
+	Email      string `json:"email"`
+	Password   string `json:"password"`
+	Invitation string `json:"invitation,omitempty"`
+}
+
+// register creates an account and signs it in.
+func (u *webUI) register(r *http.Request, c *call) (any, error) {
+	var in credentials
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	if _, err := c.accounts.Register(r.Context(), in.Email, in.Password, in.Invitation); err != nil {
+		return nil, err
+	}
+	return u.signIn(r, c, in)
+}
+
+func (u *webUI) login(r *http.Request, c *call) (any, error) {
+	var in credentials
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	return u.signIn(r, c, in)
+}
+
+func (u *webUI) signIn(r *http.Request, c *call, in credentials) (any, error) {
+	token, a, err := c.accounts.Login(r.Context(), in.Email, in.Password, clientAddr(r))
+	outcome := "ok"
+	var throttled accounts.ThrottledError
+	switch {
+	case errors.As(err, &throttled):
+		outcome = "throttled"
+	case errors.Is(err, accounts.ErrBadCredentials):
+		outcome = "wrong_credentials"
+	case err != nil:
+		outcome = "error"
+	}
+	u.telemetry.WebuiSignIns.Add(context.Background(), 1, metric.WithAttributes(attribute.String("outcome", outcome)))
+	if err != nil {
+		return nil, err
+	}
+	return reply{cookie: u.cookie(token, u.cfg.SessionLifetime), data: a}, nil
+}
+
+// cookie is the session cookie (maxAge < 0 deletes it).
+func (u *webUI) cookie(token string, maxAge time.Duration) *http.Cookie {
+	ck := &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: u.cfg.ServerConfig.TLS.HasValue(), MaxAge: int(maxAge.Seconds())}
+	if maxAge < 0 {
+		ck.MaxAge = -1
+	}
+	return ck
+}
+
+func (u *webUI) logout(r *http.Request, c *call) (any, error) {
+	if ck, err := r.Cookie(sessionCookie); err == nil {
+		if err := c.accounts.Logout(r.Context(), ck.Value); err != nil {
+			return nil, err
+		}
+	}
+	return reply{cookie: u.cookie("", -1), data: map[string]any{"signedOut": true}}, nil
+}
+
+func (u *webUI) me(_ *http.Request, c *call) (any, error) { return c.account, nil }
+
+func (u *webUI) changePassword(r *http.Request, c *call) (any, error) {
+	var in struct {
+		Current  string `json:"current"`
+		Password string `json:"password"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	if err := c.accounts.ChangePassword(r.Context(), c.account, in.Current, in.Password); err != nil {
+		return nil, err
+	}
+	return map[string]any{"changed": true}, nil
+}
+
+func (u *webUI) team(r *http.Request, c *call) (any, error) {
+	members, err := c.accounts.Members(r.Context(), c.account.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	invitations, err := c.accounts.Invitations(r.Context(), c.account.TeamID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"id": c.account.TeamID, "members": members, "invitations": invitations}, nil
+}
+
+// invite answers the invitation and its link; the token rides in the
+// link's fragment, which browsers never send to a server.
+func (u *webUI) invite(r *http.Request, c *call) (any, error) {
+	var in struct {
+		Email string `json:"email"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	token, inv, err := c.accounts.Invite(r.Context(), c.account, in.Email)
+	if err != nil {
+		return nil, err
+	}
+	return reply{status: http.StatusCreated, data: map[string]any{"invitation": inv, "path": "/join#" + token}}, nil
+}
+
+func (u *webUI) revokeInvitation(r *http.Request, c *call) (any, error) {
+	if err := c.accounts.RevokeInvitation(r.Context(), c.account.TeamID, r.PathValue("id")); err != nil {
+		return nil, err
+	}
+	return map[string]any{"revoked": true}, nil
+}
+
+func (u *webUI) removeMember(r *http.Request, c *call) (any, error) {
+	if err := c.accounts.RemoveMember(r.Context(), c.account, r.PathValue("id")); err != nil {
+		return nil, err
+	}
+	return map[string]any{"removed": true}, nil
+}
+
+func (u *webUI) keys(r *http.Request, c *call) (any, error) {
+	return c.accounts.Keys(r.Context(), c.account)
+}
+
+func (u *webUI) rotatePersonal(r *http.Request, c *call) (any, error) {
+	return c.accounts.RotatePersonal(r.Context(), c.account)
+}
+
+func (u *webUI) rotateIngestion(r *http.Request, c *call) (any, error) {
+	return c.accounts.RotateIngestion(r.Context(), c.account)
+}

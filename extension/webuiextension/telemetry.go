@@ -1,0 +1,242 @@
+package webuiextension
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/otelhouse/otelhouse/internal/apistate"
+	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/search"
+	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/store"
+)
+
+// scopeCache keeps a source's resolved columns for a while: resolving
+// them is a query of its own, which every search page and every live-tail
+// tick would otherwise repeat.
+type scopeCache struct {
+	mu sync.Mutex
+	m  map[string]cachedScope
+}
+
+type cachedScope struct {
+	scope *charts.Scope
+	at    time.Time
+}
+
+const scopeCacheFor = 30 * time.Second
+
+func newScopeCache() scopeCache { return scopeCache{m: map[string]cachedScope{}} }
+
+func (u *webUI) scope(ctx context.Context, st *apistate.State, src sources.Source) (*charts.Scope, error) {
+	cs := src.Chart()
+	key := strings.Join([]string{cs.Database, cs.Table, cs.TimestampColumn, cs.BodyColumn, cs.ServiceColumn, cs.SeverityColumn,
+		cs.Duration, cs.AttributesMap, cs.ResourceMap}, "\x00")
+	u.scopes.mu.Lock()
+	c, ok := u.scopes.m[key]
+	u.scopes.mu.Unlock()
+	if ok && time.Since(c.at) < scopeCacheFor {
+		return c.scope, nil
+	}
+	sc, err := charts.OpenScope(ctx, st.DB, cs)
+	if err != nil {
+		return nil, charts.Mistake(err)
+	}
+	u.scopes.mu.Lock()
+	u.scopes.m[key] = cachedScope{scope: sc, at: time.Now()}
+	u.scopes.mu.Unlock()
+	return sc, nil
+}
+
+// source reads one of the caller's team's sources.
+func (u *webUI) source(ctx context.Context, c *call, id string) (sources.Source, error) {
+	if id == "" {
+		return sources.Source{}, badRequest("sourceId is required")
+	}
+	src, err := c.st.Sources.Get(ctx, c.account.TeamID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return src, httpError{http.StatusNotFound, "source " + id + " not found"}
+	}
+	if errors.Is(err, sources.ErrUnreadable) {
+		return src, badRequest("%v", err)
+	}
+	return src, err
+}
+
+func (u *webUI) sources(r *http.Request, c *call) (any, error) {
+	return c.st.Sources.List(r.Context(), c.account.TeamID)
+}
+
+// fields lists what a column picker offers: the table's columns and the
+// attribute keys seen in its recent rows.
+func (u *webUI) fields(r *http.Request, c *call) (any, error) {
+	src, err := u.source(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withTimeout(r, c.st)
+	defer cancel()
+	sc, err := u.scope(ctx, c.st, src)
+	if err != nil {
+		return nil, err
+	}
+	return search.Fields(ctx, c.st.DB, sc, c.st.QueryTimeout)
+}
+
+// window is a time range and a where, as the search page sends them.
+type window struct {
+	SourceID      string `json:"sourceId"`
+	StartTime     int64  `json:"startTime"` // epoch ms
+	EndTime       int64  `json:"endTime"`
+	Where         string `json:"where"`
+	WhereLanguage string `json:"whereLanguage"`
+}
+
+func (w window) check() error {
+	if w.StartTime <= 0 || w.EndTime <= w.StartTime {
+		return badRequest("startTime and endTime are epoch milliseconds with startTime < endTime")
+	}
+	return nil
+}
+
+func (u *webUI) search(r *http.Request, c *call) (any, error) {
+	var in struct {
+		window
+		Limit  int    `json:"limit"`
+		Cursor string `json:"cursor"`
+	}
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	src, err := u.source(r.Context(), c, in.SourceID)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withTimeout(r, c.st)
+	defer cancel()
+	sc, err := u.scope(ctx, c.st, src)
+	if err != nil {
+		return nil, err
+	}
+	return search.Search(ctx, c.st.DB, sc, search.Request{Start: time.UnixMilli(in.StartTime), End: time.UnixMilli(in.EndTime),
+		Where: in.Where, WhereLanguage: in.WhereLanguage, Limit: in.Limit, Cursor: in.Cursor}, c.st.QueryTimeout)
+}
+
+// histogram counts the matching events per bucket (at most 120 buckets),
+// through the chart engine: the same query an alert or a tile would run.
+func (u *webUI) histogram(r *http.Request, c *call) (any, error) {
+	var in window
+	if err := decode(r, &in); err != nil {
+		return nil, err
+	}
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	src, err := u.source(r.Context(), c, in.SourceID)
+	if err != nil {
+		return nil, err
+	}
+	start, end := time.UnixMilli(in.StartTime).UTC(), time.UnixMilli(in.EndTime).UTC()
+	step, err := charts.Bucket("auto", start, end)
+	if err != nil {
+		return nil, badRequest("%v", err)
+	}
+	ctx, cancel := withTimeout(r, c.st)
+	defer cancel()
+	points, err := charts.Run(ctx, c.st.DB, []charts.Series{{Source: src.Chart(), AggFn: "count", Where: in.Where, WhereLanguage: in.WhereLanguage}},
+		start, end, step, c.st.QueryTimeout)
+	if err != nil {
+		return nil, err
+	}
+	buckets := make([][2]float64, 0, len(points))
+	for _, p := range points {
+		v := 0.0
+		if p.Values[0] != nil {
+			v = *p.Values[0]
+		}
+		buckets = append(buckets, [2]float64{float64(p.Bucket), v})
+	}
+	return map[string]any{"stepMs": step.Milliseconds(), "buckets": buckets}, nil
+}
+
+// trace answers every span of a trace in a trace source and the logs of a
+// log source carrying its id (?source=…&logs=…; the defaults' ids when
+// omitted).
+func (u *webUI) trace(r *http.Request, c *call) (any, error) {
+	q := r.URL.Query()
+	spansID, logsID := q.Get("source"), q.Get("logs")
+	if spansID == "" {
+		spansID = "traces"
+	}
+	if logsID == "" {
+		logsID = "logs"
+	}
+	src, err := u.source(r.Context(), c, spansID)
+	if err != nil {
+		return nil, err
+	}
+	if src.Kind != "trace" {
+		return nil, badRequest("source %s is not a trace source", src.ID)
+	}
+	ctx, cancel := withTimeout(r, c.st)
+	defer cancel()
+	sc, err := u.scope(ctx, c.st, src)
+	if err != nil {
+		return nil, err
+	}
+	req := search.TraceRequest{TraceID: r.PathValue("id"), TraceColumn: sources.Column(src.TraceIDColumn, "TraceId")}
+	if logs, err := u.source(ctx, c, logsID); err == nil && logs.Kind == "log" {
+		if req.Logs, err = u.scope(ctx, c.st, logs); err != nil {
+			req.Logs = nil // a log table not created yet: the trace alone
+		}
+		req.LogTraceColumn = sources.Column(logs.TraceIDColumn, "TraceId")
+	}
+	t, err := search.GetTrace(ctx, c.st.DB, sc, req, c.st.QueryTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"source": src, "spans": t.Spans, "logs": t.Logs, "truncated": t.Truncated}, nil
+}
+
+// services summarises each service of a trace source over a range:
+// requests, errors and latency quantiles.
+func (u *webUI) services(r *http.Request, c *call) (any, error) {
+	q := r.URL.Query()
+	id := q.Get("source")
+	if id == "" {
+		id = "traces"
+	}
+	var w window
+	var err error
+	if w.StartTime, err = parseMs(q.Get("startTime")); err != nil {
+		return nil, err
+	}
+	if w.EndTime, err = parseMs(q.Get("endTime")); err != nil {
+		return nil, err
+	}
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	src, err := u.source(r.Context(), c, id)
+	if err != nil {
+		return nil, err
+	}
+	if src.Kind != "trace" {
+		return nil, badRequest("source %s is not a trace source", src.ID)
+	}
+	ctx, cancel := withTimeout(r, c.st)
+	defer cancel()
+	sc, err := u.scope(ctx, c.st, src)
+	if err != nil {
+		return nil, err
+	}
+	return search.Services(ctx, c.st.DB, sc, search.ServiceColumns{Service: src.ServiceColumn, Duration: src.DurationColumn,
+		Status: sources.Column(src.StatusCodeColumn, "StatusCode")}, time.UnixMilli(w.StartTime), time.UnixMilli(w.EndTime), c.st.QueryTimeout)
+}

@@ -1,0 +1,64 @@
+import { Row, Source } from '../api';
+import { show } from '../fields';
+import { onLink } from '../router';
+import { fmtDuration } from '../time';
+
+// EventPanel shows a whole event: its main fields, then every attribute
+// and resource attribute, then the other columns.
+export function EventPanel({ row, src, onClose }: { row: Row; src: Source; onClose: () => void }) {
+  const traceCol = src.traceIdColumn || 'TraceId';
+  const spanCol = src.spanIdColumn || 'SpanId';
+  const traceId = row[traceCol];
+  const shown = new Set(['__ts_ns', src.attributesMap, src.resourceMap, src.bodyColumn, src.timestampColumn, traceCol, spanCol]);
+  const attrs = (src.attributesMap && row[src.attributesMap]) || {};
+  const res = (src.resourceMap && row[src.resourceMap]) || {};
+  return (
+    <aside class="panel" data-testid="event-panel">
+      <div class="panel-head">
+        <strong>{src.kind === 'trace' ? 'Span' : 'Log event'}</strong>
+        <button class="link" onClick={onClose} aria-label="Close">✕</button>
+      </div>
+      <dl class="kv">
+        <dt>Timestamp</dt><dd>{row[src.timestampColumn]}</dd>
+        {src.serviceColumn && <><dt>Service</dt><dd>{show(row[src.serviceColumn])}</dd></>}
+        {src.severityColumn && <><dt>Severity</dt><dd>{show(row[src.severityColumn])}</dd></>}
+        {src.durationColumn && row[src.durationColumn] !== undefined && <><dt>Duration</dt><dd>{fmtDuration(Number(row[src.durationColumn]))}</dd></>}
+        <dt>Trace ID</dt>
+        <dd>
+          {traceId ? (
+            <a href={`/traces/${traceId}`} data-testid="open-trace" onClick={(e) => onLink(e, `/traces/${traceId}`)}>{traceId} → open trace</a>
+          ) : <span class="muted">none</span>}
+        </dd>
+        <dt>Span ID</dt><dd>{show(row[spanCol]) || <span class="muted">none</span>}</dd>
+      </dl>
+      {src.bodyColumn && (
+        <>
+          <h3>{src.kind === 'trace' ? 'Name' : 'Body'}</h3>
+          <pre class="body">{show(row[src.bodyColumn])}</pre>
+        </>
+      )}
+      <h3>Attributes</h3>
+      <AttrTable m={attrs} />
+      <h3>Resource</h3>
+      <AttrTable m={res} />
+      <h3>Other fields</h3>
+      <dl class="kv">
+        {Object.keys(row).filter((k) => !shown.has(k)).sort().map((k) => (
+          <><dt>{k}</dt><dd>{show(row[k])}</dd></>
+        ))}
+      </dl>
+    </aside>
+  );
+}
+
+export function AttrTable({ m }: { m: Record<string, any> }) {
+  const keys = Object.keys(m).sort();
+  if (keys.length === 0) return <p class="muted small">none</p>;
+  return (
+    <dl class="kv">
+      {keys.map((k) => (
+        <><dt>{k}</dt><dd>{show(m[k])}</dd></>
+      ))}
+    </dl>
+  );
+}

@@ -1,0 +1,208 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { Fields, get, Histogram as HistData, Page, post, Row, Source } from '../api';
+import { Histogram } from '../components/histogram';
+import { TimePicker } from '../components/timepicker';
+import { EventPanel } from '../components/eventpanel';
+import { defaultColumns, severityClass, show, valueOf } from '../fields';
+import { navigate, useLocation } from '../router';
+import { fmtDuration, fmtTs, resolveRange } from '../time';
+
+const PAGE = 100;
+const TAIL_EVERY_MS = 3000;
+
+// SearchPage is one search per kind of source: the where box (Lucene or
+// SQL), the range, the histogram, the results newest first with more on
+// scroll (keyset pages), the event panel and live tail. Its state is the
+// URL's query string.
+export function SearchPage({ kind }: { kind: 'log' | 'trace' }) {
+  const loc = useLocation();
+  const params = loc.searchParams;
+  const [sources, setSources] = useState<Source[] | null>(null);
+  const [error, setError] = useState('');
+
+  useEffect(() => {
+    get<Source[]>('/api/sources').then(setSources).catch((e) => setError(e.message));
+  }, []);
+
+  const ofKind = (sources ?? []).filter((s) => s.kind === kind);
+  const src = ofKind.find((s) => s.id === params.get('source')) ?? ofKind[0];
+  if (error) return <div class="page"><p class="error">{error}</p></div>;
+  if (!sources) return <div class="page muted">Loading sources…</div>;
+  if (!src) return <div class="page"><h1>No {kind} source</h1><p>Add one through the REST API (<code>POST /api/v2/sources</code>).</p></div>;
+  return <Search key={src.id + kind} kind={kind} src={src} sources={ofKind} params={params} />;
+}
+
+function setParams(update: Record<string, string | null>) {
+  const u = new URL(location.href);
+  for (const [k, v] of Object.entries(update)) {
+    if (v === null || v === '') u.searchParams.delete(k);
+    else u.searchParams.set(k, v);
+  }
+  navigate(u.pathname + u.search);
+}
+
+function Search({ kind, src, sources, params }: { kind: string; src: Source; sources: Source[]; params: URLSearchParams }) {
+  const where = params.get('q') ?? '';
+  const lang = params.get('lang') === 'sql' ? 'sql' : 'lucene';
+  const live = params.get('live') === '1';
+  const cols = params.get('cols')?.split(',').filter(Boolean) ?? defaultColumns(src);
+  const rangeKey = [params.get('range'), params.get('from'), params.get('to')].join('|');
+  const [refreshTick, setRefreshTick] = useState(0);
+  const range = useMemo(() => resolveRange(params), [rangeKey, refreshTick]);
+
+  const [draft, setDraft] = useState(where);
+  useEffect(() => setDraft(where), [where]);
+
+  const [rows, setRows] = useState<Row[]>([]);
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [hist, setHist] = useState<HistData | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState('');
+  const [selected, setSelected] = useState<Row | null>(null);
+  const [picker, setPicker] = useState(false);
+  const body = { sourceId: src.id, startTime: range.from, endTime: range.to, where, whereLanguage: lang };
+
+  // A new search: histogram and the first page, the older ones cancelled.
+  useEffect(() => {
+    const ac = new AbortController();
+    setLoading(true);
+    setError('');
+    setRows([]);
+    setCursor(undefined);
+    setHist(null);
+    post<Page>('/api/search', { ...body, limit: PAGE }, ac.signal)
+      .then((p) => { setRows(p.rows); setCursor(p.nextCursor); })
+      .catch((e) => { if (e.name !== 'AbortError') setError(e.message); })
+      .finally(() => setLoading(false));
+    post<HistData>('/api/histogram', body, ac.signal).then(setHist).catch(() => {});
+    return () => ac.abort();
+  }, [src.id, where, lang, range.from, range.to]);
+
+  const more = async () => {
+    if (!cursor || loading) return;
+    setLoading(true);
+    try {
+      const p = await post<Page>('/api/search', { ...body, limit: PAGE, cursor });
+      setRows((r) => r.concat(p.rows));
+      setCursor(p.nextCursor);
+    } catch (e: any) {
+      setError(e.message);
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  // More rows when the end of the table scrolls into view.
+  const sentinel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = sentinel.current;
+    if (!el) return;
+    const io = new IntersectionObserver((es) => es.some((e) => e.isIntersecting) && more());
+    io.observe(el);
+    return () => io.disconnect();
+  });
+
+  // Live tail: the range follows now, and rows newer than the newest shown
+  // go on top.
+  const newest = useRef<string>('0');
+  newest.current = rows.length ? rows[0].__ts_ns : newest.current;
+  useEffect(() => {
+    if (!live) return;
+    const t = setInterval(async () => {
+      const now = Date.now();
+      const from = rows.length ? Math.floor(Number(BigInt(newest.current) / 1000000n)) : now - 60e3;
+      try {
+        const p = await post<Page>('/api/search', { ...body, startTime: from, endTime: now + 1, limit: 500 });
+        const fresh = p.rows.filter((r) => BigInt(r.__ts_ns) > BigInt(newest.current));
+        if (fresh.length) setRows((rs) => fresh.concat(rs));
+        post<HistData>('/api/histogram', { ...body, startTime: now - (range.to - range.from), endTime: now }).then(setHist).catch(() => {});
+      } catch { /* the next tick tries again */ }
+    }, TAIL_EVERY_MS);
+    return () => clearInterval(t);
+  }, [live, src.id, where, lang, rows.length === 0]);
+
+  const submit = (e: Event) => { e.preventDefault(); setParams({ q: draft }); setRefreshTick((n) => n + 1); };
+
+  return (
+    <div class={selected ? 'search with-panel' : 'search'}>
+      <div class="searchbar">
+        {sources.length > 1 && (
+          <select value={src.id} onChange={(e) => setParams({ source: e.currentTarget.value, cols: null })}>
+            {sources.map((s) => <option value={s.id}>{s.name}</option>)}
+          </select>
+        )}
+        <form class="where" onSubmit={submit}>
+          <select class="lang" value={lang} onChange={(e) => setParams({ lang: e.currentTarget.value === 'sql' ? 'sql' : null })} title="Query language">
+            <option value="lucene">Lucene</option>
+            <option value="sql">SQL</option>
+          </select>
+          <input name="where" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} spellcheck={false}
+            placeholder={lang === 'sql' ? "SQL condition, e.g. SeverityText = 'error'" : 'Search, e.g. service:checkout level:error "timed out"'} />
+          <button class="primary" type="submit">Search</button>
+        </form>
+        <TimePicker range={range} onChange={(r) => r.relative ? setParams({ range: r.relative, from: null, to: null }) : setParams({ range: null, from: String(r.from), to: String(r.to) })} />
+        <label class="toggle" title="New events appear on top every few seconds">
+          <input type="checkbox" checked={live} onChange={(e) => setParams({ live: e.currentTarget.checked ? '1' : null, range: e.currentTarget.checked ? (range.relative ?? '15m') : params.get('range'), ...(e.currentTarget.checked ? { from: null, to: null } : {}) })} />
+          Live
+        </label>
+      </div>
+      {error && <p class="error" role="alert" data-testid="search-error">{error}</p>}
+      <Histogram data={hist} onZoom={(from, to) => setParams({ range: null, from: String(from), to: String(to), live: null })} />
+      <div class="results-head">
+        <span class="muted small">{rows.length ? `${rows.length.toLocaleString()} shown${cursor ? ', more on scroll' : ''}` : loading ? 'Searching…' : 'No matching events in this range'}</span>
+        <button class="ghost small" onClick={() => setPicker(!picker)}>Columns</button>
+      </div>
+      {picker && <ColumnPicker src={src} cols={cols} onChange={(c) => setParams({ cols: c.join(',') })} />}
+      <div class="results">
+        <table class="rows" data-testid="results">
+          <thead>
+            <tr>{cols.map((c) => <th>{c}<button class="link x" title="Remove column" onClick={() => setParams({ cols: cols.filter((x) => x !== c).join(',') })}>×</button></th>)}</tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr class={selected === r ? 'sel' : ''} onClick={() => setSelected(r)}>
+                {cols.map((c) => <td class={c === src.bodyColumn ? 'body' : ''}><Cell row={r} col={c} src={src} /></td>)}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <div ref={sentinel} class="sentinel">{loading && rows.length > 0 ? 'Loading more…' : ''}</div>
+      </div>
+      {selected && <EventPanel row={selected} src={src} onClose={() => setSelected(null)} />}
+      <span hidden data-kind={kind} />
+    </div>
+  );
+}
+
+function Cell({ row, col, src }: { row: Row; col: string; src: Source }) {
+  const v = valueOf(row, col, src);
+  if (col === src.timestampColumn) return <span class="ts">{fmtTs(v)}</span>;
+  if (col === src.severityColumn) return <span class={severityClass(v)}>{show(v)}</span>;
+  if (col === src.durationColumn && v !== undefined) return <span>{fmtDuration(Number(v))}</span>;
+  if (col === (src.statusCodeColumn || 'StatusCode') && String(v).toLowerCase().includes('error')) return <span class="sev err">{show(v)}</span>;
+  return <span>{show(v)}</span>;
+}
+
+function ColumnPicker({ src, cols, onChange }: { src: Source; cols: string[]; onChange: (c: string[]) => void }) {
+  const [fields, setFields] = useState<Fields | null>(null);
+  const [filter, setFilter] = useState('');
+  useEffect(() => { get<Fields>(`/api/sources/${encodeURIComponent(src.id)}/fields`).then(setFields).catch(() => {}); }, [src.id]);
+  if (!fields) return <div class="picker muted small">Loading fields…</div>;
+  const all = [
+    ...fields.columns.map((c) => c.name).filter((n) => n !== src.attributesMap && n !== src.resourceMap),
+    ...fields.attributes,
+    ...fields.resource.map((k) => 'Resource.' + k),
+  ].filter((n) => n.toLowerCase().includes(filter.toLowerCase()));
+  return (
+    <div class="picker">
+      <input placeholder="Filter fields" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+      <div class="picker-list">
+        {all.map((n) => (
+          <label class="small">
+            <input type="checkbox" checked={cols.includes(n)} onChange={(e) => onChange(e.currentTarget.checked ? cols.concat(n) : cols.filter((c) => c !== n))} /> {n}
+          </label>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,179 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { get, Row, Source } from '../api';
+import { AttrTable, EventPanel } from '../components/eventpanel';
+import { severityClass, show } from '../fields';
+import { fmtDuration, fmtTs } from '../time';
+
+interface TraceData {
+  source: Source;
+  spans: Row[];
+  logs: Row[];
+  truncated: boolean;
+}
+
+const palette = ['#4f6df5', '#16a085', '#e67e22', '#8e44ad', '#2c82c9', '#c0392b', '#27ae60', '#d35400', '#7f8c8d', '#b7950b'];
+
+interface Node {
+  span: Row;
+  depth: number;
+  start: bigint; // ns
+  dur: bigint;
+}
+
+// TracePage is a trace's waterfall (spans nested under their parents on
+// one time axis, a colour per service, errors marked), a span's details,
+// and the logs that carry the trace id.
+export function TracePage({ traceId }: { traceId: string }) {
+  const [data, setData] = useState<TraceData | null>(null);
+  const [error, setError] = useState('');
+  const [sel, setSel] = useState<Row | null>(null);
+  const [logSel, setLogSel] = useState<Row | null>(null);
+  const [logSrc, setLogSrc] = useState<Source | null>(null);
+
+  useEffect(() => {
+    setData(null);
+    setError('');
+    get<TraceData>(`/api/traces/${encodeURIComponent(traceId)}`).then(setData).catch((e) => setError(e.message));
+    get<Source[]>('/api/sources').then((s) => setLogSrc(s.find((x) => x.id === 'logs') ?? s.find((x) => x.kind === 'log') ?? null)).catch(() => {});
+  }, [traceId]);
+
+  const view = useMemo(() => (data ? layout(data) : null), [data]);
+  if (error) return <div class="page"><h1>Trace {traceId}</h1><p class="error" role="alert">{error}</p></div>;
+  if (!data || !view) return <div class="page muted">Loading trace…</div>;
+  const src = data.source;
+  const svcCol = src.serviceColumn || 'ServiceName';
+  const nameCol = src.bodyColumn || 'SpanName';
+  const statusCol = src.statusCodeColumn || 'StatusCode';
+  const spanCol = src.spanIdColumn || 'SpanId';
+  const total = view.end - view.start || 1n;
+  const pct = (ns: bigint) => Number((ns * 100000n) / total) / 1000;
+
+  return (
+    <div class={sel ? 'trace with-panel' : 'trace'}>
+      <div class="trace-head">
+        <h1>Trace <code>{traceId}</code></h1>
+        <div class="muted small">
+          {data.spans.length} spans · {view.services.size} services · {fmtDuration(Number(total))}
+          {data.truncated && ' · only the first 10,000 spans are shown'}
+        </div>
+        <div class="legend">
+          {[...view.services.entries()].map(([s, c]) => <span class="chip"><i style={{ background: c }} />{s}</span>)}
+        </div>
+      </div>
+      <div class="waterfall" data-testid="waterfall">
+        <div class="wf-row wf-axis">
+          <div class="wf-label muted small">Span</div>
+          <div class="wf-track">{[0, 25, 50, 75, 100].map((p) => <span class="tick" style={{ left: p + '%' }}>{fmtDuration(Number((total * BigInt(p)) / 100n))}</span>)}</div>
+        </div>
+        {view.nodes.map((n) => {
+          const err = String(n.span[statusCol] ?? '').toLowerCase().includes('error');
+          return (
+            <div class={'wf-row' + (sel === n.span ? ' sel' : '') + (err ? ' err' : '')} onClick={() => setSel(n.span)} data-span-id={n.span[spanCol]}>
+              <div class="wf-label" style={{ paddingLeft: 8 + n.depth * 14 + 'px' }} title={n.span[nameCol]}>
+                <i class="dot" style={{ background: view.services.get(n.span[svcCol]) }} />
+                <span class="svc">{n.span[svcCol]}</span> {n.span[nameCol]}
+                {err && <span class="sev err">error</span>}
+              </div>
+              <div class="wf-track">
+                <div class="bar" style={{ left: pct(n.start - view.start) + '%', width: Math.max(pct(n.dur), 0.2) + '%', background: view.services.get(n.span[svcCol]) }} />
+                {pct(n.start - view.start) + pct(n.dur) > 85
+                  ? <span class="bar-label small inside" style={{ right: 100 - pct(n.start - view.start) - pct(n.dur) + '%' }}>{fmtDuration(Number(n.dur))}</span>
+                  : <span class="bar-label small" style={{ left: pct(n.start - view.start) + pct(n.dur) + '%' }}>{fmtDuration(Number(n.dur))}</span>}
+              </div>
+            </div>
+          );
+        })}
+      </div>
+      <h2>Logs of this trace</h2>
+      {data.logs.length === 0 ? <p class="muted small">No log carries this trace id.</p> : (
+        <table class="rows" data-testid="trace-logs">
+          <tbody>
+            {data.logs.map((l) => (
+              <tr onClick={() => setLogSel(l)}>
+                <td class="ts">{fmtTs(l.Timestamp)}</td>
+                <td>{l.ServiceName}</td>
+                <td><span class={severityClass(l.SeverityText)}>{l.SeverityText}</span></td>
+                <td class="body">{show(l.Body)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {sel && <SpanPanel span={sel} src={src} onClose={() => setSel(null)} />}
+      {logSel && logSrc && !sel && <EventPanel row={logSel} src={logSrc} onClose={() => setLogSel(null)} />}
+    </div>
+  );
+}
+
+function layout(d: TraceData) {
+  const src = d.source;
+  const spanCol = src.spanIdColumn || 'SpanId';
+  const parentCol = src.parentSpanIdColumn || 'ParentSpanId';
+  const svcCol = src.serviceColumn || 'ServiceName';
+  const durCol = src.durationColumn || 'Duration';
+  const ids = new Set(d.spans.map((s) => s[spanCol]));
+  const children = new Map<string, Row[]>();
+  const roots: Row[] = [];
+  for (const s of d.spans) {
+    const p = s[parentCol];
+    if (p && ids.has(p) && p !== s[spanCol]) {
+      if (!children.has(p)) children.set(p, []);
+      children.get(p)!.push(s);
+    } else roots.push(s);
+  }
+  const nodes: Node[] = [];
+  const seen = new Set<Row>();
+  const walk = (s: Row, depth: number) => {
+    if (seen.has(s)) return;
+    seen.add(s);
+    nodes.push({ span: s, depth, start: BigInt(s.__ts_ns), dur: BigInt(Math.max(0, Number(s[durCol] ?? 0))) });
+    for (const c of children.get(s[spanCol]) ?? []) walk(c, depth + 1);
+  };
+  roots.forEach((r) => walk(r, 0));
+  let start = nodes.length ? nodes[0].start : 0n;
+  let end = 0n;
+  for (const n of nodes) {
+    if (n.start < start) start = n.start;
+    if (n.start + n.dur > end) end = n.start + n.dur;
+  }
+  const services = new Map<string, string>();
+  for (const n of nodes) {
+    const s = n.span[svcCol];
+    if (!services.has(s)) services.set(s, palette[services.size % palette.length]);
+  }
+  return { nodes, start, end, services };
+}
+
+function SpanPanel({ span, src, onClose }: { span: Row; src: Source; onClose: () => void }) {
+  const names: string[] = span['Events.Name'] ?? [];
+  const evTimes: string[] = span['Events.Timestamp'] ?? [];
+  const evAttrs: Record<string, string>[] = span['Events.Attributes'] ?? [];
+  const linkTraces: string[] = span['Links.TraceId'] ?? [];
+  const linkSpans: string[] = span['Links.SpanId'] ?? [];
+  return (
+    <aside class="panel" data-testid="span-panel">
+      <div class="panel-head"><strong>{span[src.bodyColumn || 'SpanName']}</strong><button class="link" onClick={onClose} aria-label="Close">✕</button></div>
+      <dl class="kv">
+        <dt>Service</dt><dd>{span[src.serviceColumn || 'ServiceName']}</dd>
+        <dt>Start</dt><dd>{span[src.timestampColumn]}</dd>
+        <dt>Duration</dt><dd>{fmtDuration(Number(span[src.durationColumn || 'Duration'] ?? 0))}</dd>
+        <dt>Status</dt><dd>{show(span[src.statusCodeColumn || 'StatusCode'])} {show(span.StatusMessage)}</dd>
+        <dt>Kind</dt><dd>{show(span.SpanKind)}</dd>
+        <dt>Span ID</dt><dd>{show(span[src.spanIdColumn || 'SpanId'])}</dd>
+        <dt>Parent</dt><dd>{show(span[src.parentSpanIdColumn || 'ParentSpanId']) || <span class="muted">root</span>}</dd>
+      </dl>
+      <h3>Attributes</h3>
+      <AttrTable m={(src.attributesMap && span[src.attributesMap]) || {}} />
+      <h3>Resource</h3>
+      <AttrTable m={(src.resourceMap && span[src.resourceMap]) || {}} />
+      <h3>Events</h3>
+      {names.length === 0 ? <p class="muted small">none</p> : names.map((n, i) => (
+        <div class="event"><div><strong>{n}</strong> <span class="muted small">{evTimes[i] ? fmtTs(evTimes[i]) : ''}</span></div><AttrTable m={evAttrs[i] ?? {}} /></div>
+      ))}
+      <h3>Links</h3>
+      {linkTraces.length === 0 ? <p class="muted small">none</p> : (
+        <dl class="kv">{linkTraces.map((t, i) => <><dt>trace {t}</dt><dd>span {linkSpans[i]}</dd></>)}</dl>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,35 @@
+// Package apistate is what the REST API extension shares with the other
+// doors into the same rooms (the web UI) within one collector: the one
+// store, source catalog, key sealer and query connection. The web UI finds
+// the API extension through the collector host, as receivers find their
+// authenticator, and reads everything through it: there is no second
+// copy of the state and no second query builder.
+package apistate
+
+import (
+	"database/sql"
+	"time"
+
+	"github.com/otelhouse/otelhouse/internal/keys"
+	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/store"
+)
+
+// State is the API's live state once its storage is reachable.
+type State struct {
+	Store   *store.Store
+	Sources *sources.Catalog
+	Sealer  *keys.Sealer
+	// DB runs telemetry queries (charts, search, traces), with QueryTimeout
+	// bounding each.
+	DB           *sql.DB
+	QueryTimeout time.Duration
+	// Team is the default team, owned by the first account.
+	Team string
+}
+
+// Provider is implemented by the API extension; State is nil until the
+// API has reached its storage.
+type Provider interface {
+	APIState() *State
+}

@@ -1,0 +1,86 @@
+package charts
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+)
+
+// Scope is a source's table resolved against its real columns. Search and
+// the trace view filter and select through it, so a where means the same
+// in a chart, a search and an alert, and no second translator exists.
+type Scope struct {
+	f fields
+	// Timestamp is the quoted timestamp column.
+	Timestamp string
+	// From is the quoted database.table.
+	From string
+}
+
+// OpenScope reads the source table's columns and checks its names.
+func OpenScope(ctx context.Context, db *sql.DB, src Source) (*Scope, error) {
+	for _, id := range []string{src.Database, src.Table, src.TimestampColumn} {
+		if !ident.MatchString(id) {
+			return nil, fmt.Errorf("source names %q, not a plain identifier", id)
+		}
+	}
+	cols, err := columns(ctx, db, src)
+	if err != nil {
+		return nil, err
+	}
+	f := fields{s: src, cols: cols}
+	ts, _, ok := f.column(src.TimestampColumn)
+	if !ok {
+		return nil, fmt.Errorf("timestamp column %s is not in %s.%s", src.TimestampColumn, src.Database, src.Table)
+	}
+	return &Scope{f: f, Timestamp: ts, From: fmt.Sprintf("`%s`.`%s`", src.Database, src.Table)}, nil
+}
+
+// Where compiles a where (lucene or sql) into a condition with bound
+// values in p; a mistake in it is a QueryError.
+func (s *Scope) Where(ctx context.Context, db *sql.DB, language, text string, p *Params) (string, error) {
+	c, err := condition(ctx, db, language, text, s.f, p)
+	if err != nil {
+		if _, isQuery := err.(QueryError); !isQuery && ctx.Err() == nil {
+			err = QueryError{err}
+		}
+	}
+	return c, err
+}
+
+// Field resolves a user's field name as a where would (a column, a role
+// alias, or a map key, the key bound in p).
+func (s *Scope) Field(name string, p *Params) (string, error) {
+	e, _, err := s.f.Resolve(name, p)
+	if err != nil {
+		return "", QueryError{err}
+	}
+	return e, nil
+}
+
+// Column is a real column of the table, quoted, if it has one by that name.
+func (s *Scope) Column(name string) (string, bool) {
+	e, _, ok := s.f.column(name)
+	return e, ok
+}
+
+// Columns lists the table's columns in name order, with their types.
+func (s *Scope) Columns() [][2]string {
+	out := make([][2]string, 0, len(s.f.cols))
+	for n, t := range s.f.cols {
+		out = append(out, [2]string{n, t})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// Source is the source the scope was opened on.
+func (s *Scope) Source() Source { return s.f.s }
+
+// EngineError classifies an engine error as charts do: a timeout, the
+// caller's query mistake (QueryError), or a server fault.
+func EngineError(err error) error { return engineError(err) }
+
+// Mistake marks err as the caller's to fix (a QueryError).
+func Mistake(err error) error { return QueryError{err} }

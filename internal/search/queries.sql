@@ -1,0 +1,50 @@
+-- The statements of search and the trace view. Each starts at its
+-- `-- name:` line and is a text/template over the source's quoted names
+-- ({{.From}}, {{.TS}}, …) and conditions compiled by the charts where
+-- translator; every value is a bound {pN:Type} parameter.
+
+-- name: rows
+-- A page of events, newest first. Keyset paging: a later page starts at
+-- the last timestamp seen ({{.Before}}) and skips the rows of that
+-- timestamp already sent, never an OFFSET over the whole result.
+SELECT *, toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9)) AS `__ts_ns`
+FROM {{.From}}
+WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}})
+  {{- if .Before}} AND {{.TS}} <= fromUnixTimestamp64Nano({{.Before}}){{end}}
+  AND {{.Where}}
+ORDER BY {{.TS}} DESC
+LIMIT {{.Limit}}{{if .Skip}} OFFSET {{.Skip}}{{end}}
+
+-- name: trace_bounds
+-- When a trace started and ended, from the exporter's lookup table (one
+-- row per trace and part), so the spans are read from those days only.
+SELECT min(Start), max(End), count() FROM {{.Lookup}} WHERE TraceId = {{.TraceID}}
+
+-- name: trace_spans
+SELECT *, toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9)) AS `__ts_ns`
+FROM {{.From}}
+WHERE {{.TraceCol}} = {{.TraceID}}
+  {{- if .Start}} AND {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} <= fromUnixTimestamp64Nano({{.End}}){{end}}
+ORDER BY {{.TS}}
+LIMIT {{.Limit}}
+
+-- name: lookup_exists
+SELECT count() FROM system.tables WHERE database = {db:String} AND name = {t:String}
+
+-- name: map_keys
+-- The keys of a map column in the newest rows (what a column picker
+-- offers): bounded by the rows read and the keys kept.
+SELECT groupUniqArray(500)(k) FROM (
+  SELECT arrayJoin(mapKeys(m)) AS k FROM (SELECT {{.Map}} AS m FROM {{.From}} ORDER BY {{.TS}} DESC LIMIT 10000))
+
+-- name: services
+-- Each service of a trace source over a range: requests, errors and
+-- latency (Duration in nanoseconds, as the exporter stores it).
+SELECT toString({{.Service}}) AS service, count() AS requests,
+  countIf(lower(toString({{.Status}})) IN ('error', 'status_code_error')) AS errors,
+  {{if .Duration}}quantile(0.5)({{.Duration}}) AS p50, quantile(0.95)({{.Duration}}) AS p95, quantile(0.99)({{.Duration}}) AS p99
+  {{- else}}nan AS p50, nan AS p95, nan AS p99{{end}}
+FROM {{.From}}
+WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}})
+GROUP BY service ORDER BY requests DESC
+LIMIT 500

@@ -1,0 +1,177 @@
+// Package sources describes the telemetry tables a team reads (a source),
+// the defaults over the exporter's tables, and the catalog both the REST
+// API and the web UI read them through, scoped to a team.
+package sources
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/store"
+)
+
+// Kind is what a stored source document is filed under.
+const Kind = "source"
+
+// Source describes a telemetry table a chart or a search can query.
+type Source struct {
+	ID              string `json:"id"`
+	Name            string `json:"name"`
+	Kind            string `json:"kind"`
+	Database        string `json:"database"`
+	Table           string `json:"table"`
+	TimestampColumn string `json:"timestampColumn"`
+	BodyColumn      string `json:"bodyColumn,omitempty"`
+	ServiceColumn   string `json:"serviceColumn,omitempty"`
+	SeverityColumn  string `json:"severityColumn,omitempty"`
+	DurationColumn  string `json:"durationColumn,omitempty"`
+	AttributesMap   string `json:"attributesMap,omitempty"`
+	ResourceMap     string `json:"resourceMap,omitempty"`
+	// MetricType (metric sources): gauge, sum (cumulative series chart as
+	// increases) or histogram (quantiles from the buckets).
+	MetricType string `json:"metricType,omitempty"`
+	// The correlation columns (log and trace sources): a log's trace opens
+	// from TraceIDColumn, and the waterfall nests spans by SpanIDColumn
+	// and ParentSpanIDColumn. Empty: the exporter's column names.
+	TraceIDColumn      string `json:"traceIdColumn,omitempty"`
+	SpanIDColumn       string `json:"spanIdColumn,omitempty"`
+	ParentSpanIDColumn string `json:"parentSpanIdColumn,omitempty"`
+	StatusCodeColumn   string `json:"statusCodeColumn,omitempty"`
+}
+
+// Value sets of a source's fields.
+var (
+	Kinds       = []string{"log", "trace", "metric"}
+	MetricTypes = []string{"gauge", "sum", "histogram"}
+)
+
+// Defaults are the exporter's tables, present from the first start.
+func Defaults(database string) []Source {
+	return []Source{
+		{ID: "logs", Name: "Logs", Kind: "log", Database: database, Table: "otel_logs", TimestampColumn: "Timestamp",
+			BodyColumn: "Body", ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes",
+			TraceIDColumn: "TraceId", SpanIDColumn: "SpanId"},
+		{ID: "traces", Name: "Traces", Kind: "trace", Database: database, Table: "otel_traces", TimestampColumn: "Timestamp",
+			BodyColumn: "SpanName", ServiceColumn: "ServiceName", DurationColumn: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes",
+			TraceIDColumn: "TraceId", SpanIDColumn: "SpanId", ParentSpanIDColumn: "ParentSpanId", StatusCodeColumn: "StatusCode"},
+		{ID: "metrics", Name: "Metrics", Kind: "metric", Database: database, Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix",
+			ServiceColumn: "ServiceName", AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "gauge"},
+	}
+}
+
+// Chart is the source as the chart and search builders read it.
+func (s Source) Chart() charts.Source {
+	return charts.Source{Database: s.Database, Table: s.Table, TimestampColumn: s.TimestampColumn, BodyColumn: s.BodyColumn,
+		ServiceColumn: s.ServiceColumn, SeverityColumn: s.SeverityColumn, Duration: s.DurationColumn,
+		AttributesMap: s.AttributesMap, ResourceMap: s.ResourceMap, MetricType: s.MetricType}
+}
+
+// Column returns the configured column, or def where none is set.
+func Column(configured, def string) string {
+	if configured != "" {
+		return configured
+	}
+	return def
+}
+
+// Validate checks a source a team writes and fills its defaults.
+func (s *Source) Validate(telemetry string, readable []string) error {
+	var p []string
+	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
+	if strings.TrimSpace(s.Name) == "" {
+		add("name is required")
+	}
+	if !slices.Contains(Kinds, s.Kind) {
+		add("kind must be one of %s, got %q", strings.Join(Kinds, ", "), s.Kind)
+	}
+	if s.Table == "" || s.TimestampColumn == "" {
+		add("table and timestampColumn are required")
+	}
+	if s.Database == "" {
+		s.Database = telemetry
+	}
+	if err := Readable(s.Database, readable); err != nil {
+		add("%v", err)
+	}
+	if s.Kind == "metric" {
+		if s.MetricType == "" {
+			s.MetricType = "gauge"
+		}
+		if !slices.Contains(MetricTypes, s.MetricType) {
+			add("metricType must be one of %s, got %q", strings.Join(MetricTypes, ", "), s.MetricType)
+		}
+	} else if s.MetricType != "" {
+		add("metricType is only for metric sources")
+	}
+	if len(p) > 0 {
+		return errors.New(strings.Join(p, "; "))
+	}
+	return nil
+}
+
+// SystemDatabase reports whether db is one of the server's own databases,
+// which no source may read.
+func SystemDatabase(db string) bool {
+	return strings.EqualFold(db, "system") || strings.EqualFold(db, "information_schema")
+}
+
+// Readable refuses a source outside the databases the operator opened to
+// sources: queries run with the API's credentials, which also read the
+// API's state (every team's documents, webhook headers, key hashes) and
+// the server's system tables.
+func Readable(db string, readable []string) error {
+	if !SystemDatabase(db) && slices.Contains(readable, db) {
+		return nil
+	}
+	return fmt.Errorf("database %q is not open to sources (it must be the telemetry database or listed in source_databases: %s)", db, strings.Join(readable, ", "))
+}
+
+// ErrUnreadable wraps a stored source whose database the operator has
+// since closed to sources.
+var ErrUnreadable = errors.New("source not readable")
+
+// Catalog reads a team's sources from the store.
+type Catalog struct {
+	Store *store.Store
+	// Readable are the databases a source may read.
+	Readable []string
+}
+
+// Get reads one of the team's sources (store.ErrNotFound if it has none
+// by that id). It is checked again on use: a source stored before the
+// operator narrowed source_databases must not keep reading.
+func (c *Catalog) Get(ctx context.Context, team, id string) (Source, error) {
+	res, err := c.Store.Get(ctx, team, Kind, id)
+	if err != nil {
+		return Source{}, err
+	}
+	var src Source
+	if err := json.Unmarshal(res.Doc, &src); err != nil {
+		return Source{}, err
+	}
+	if err := Readable(src.Database, c.Readable); err != nil {
+		return Source{}, fmt.Errorf("%w: source %s: %v", ErrUnreadable, id, err)
+	}
+	return src, nil
+}
+
+// List reads every source of the team, oldest first.
+func (c *Catalog) List(ctx context.Context, team string) ([]Source, error) {
+	items, err := c.Store.OfTeam(ctx, team, Kind)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Source, 0, len(items))
+	for _, it := range items {
+		var src Source
+		if json.Unmarshal(it.Doc, &src) == nil {
+			out = append(out, src)
+		}
+	}
+	return out, nil
+}
