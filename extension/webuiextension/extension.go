@@ -28,7 +28,6 @@ type webUI struct {
 	// accounts is made once the API's state is there.
 	accountsOnce sync.Once
 	accounts     *accounts.Service
-	scopes       scopeCache
 	assets       *assets
 }
 
@@ -50,7 +49,6 @@ func (u *webUI) Start(ctx context.Context, host component.Host) error {
 		return err
 	}
 	u.assets = a
-	u.scopes = newScopeCache()
 	ln, err := u.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
 		return fmt.Errorf("web UI listening on %s: %w", u.cfg.ServerConfig.NetAddr.Endpoint, err)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/otelhouse/otelhouse/internal/apistate"
@@ -15,41 +13,13 @@ import (
 	"github.com/otelhouse/otelhouse/internal/store"
 )
 
-// scopeCache keeps a source's resolved columns for a while: resolving
-// them is a query of its own, which every search page and every live-tail
-// tick would otherwise repeat.
-type scopeCache struct {
-	mu sync.Mutex
-	m  map[string]cachedScope
-}
-
-type cachedScope struct {
-	scope *charts.Scope
-	at    time.Time
-}
-
-const scopeCacheFor = 30 * time.Second
-
-func newScopeCache() scopeCache { return scopeCache{m: map[string]cachedScope{}} }
-
-func (u *webUI) scope(ctx context.Context, st *apistate.State, src sources.Source) (*charts.Scope, error) {
-	cs := src.Chart()
-	key := strings.Join([]string{cs.Database, cs.Table, cs.TimestampColumn, cs.BodyColumn, cs.ServiceColumn, cs.SeverityColumn,
-		cs.Duration, cs.AttributesMap, cs.ResourceMap}, "\x00")
-	u.scopes.mu.Lock()
-	c, ok := u.scopes.m[key]
-	u.scopes.mu.Unlock()
-	if ok && time.Since(c.at) < scopeCacheFor {
-		return c.scope, nil
-	}
-	sc, err := charts.OpenScope(ctx, st.DB, cs)
-	if err != nil {
+// scope resolves a source's table (its columns are cached by charts).
+func scope(ctx context.Context, st *apistate.State, src sources.Source) (*charts.Scope, error) {
+	sc, err := charts.OpenScope(ctx, st.DB, src.Chart())
+	if err != nil && ctx.Err() == nil {
 		return nil, charts.Mistake(err)
 	}
-	u.scopes.mu.Lock()
-	u.scopes.m[key] = cachedScope{scope: sc, at: time.Now()}
-	u.scopes.mu.Unlock()
-	return sc, nil
+	return sc, err
 }
 
 // source reads one of the caller's team's sources.
@@ -80,7 +50,7 @@ func (u *webUI) fields(r *http.Request, c *call) (any, error) {
 	}
 	ctx, cancel := withTimeout(r, c.st)
 	defer cancel()
-	sc, err := u.scope(ctx, c.st, src)
+	sc, err := scope(ctx, c.st, src)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +91,7 @@ func (u *webUI) search(r *http.Request, c *call) (any, error) {
 	}
 	ctx, cancel := withTimeout(r, c.st)
 	defer cancel()
-	sc, err := u.scope(ctx, c.st, src)
+	sc, err := scope(ctx, c.st, src)
 	if err != nil {
 		return nil, err
 	}
@@ -187,13 +157,13 @@ func (u *webUI) trace(r *http.Request, c *call) (any, error) {
 	}
 	ctx, cancel := withTimeout(r, c.st)
 	defer cancel()
-	sc, err := u.scope(ctx, c.st, src)
+	sc, err := scope(ctx, c.st, src)
 	if err != nil {
 		return nil, err
 	}
 	req := search.TraceRequest{TraceID: r.PathValue("id"), TraceColumn: sources.Column(src.TraceIDColumn, "TraceId")}
 	if logs, err := u.source(ctx, c, logsID); err == nil && logs.Kind == "log" {
-		if req.Logs, err = u.scope(ctx, c.st, logs); err != nil {
+		if req.Logs, err = scope(ctx, c.st, logs); err != nil {
 			req.Logs = nil // a log table not created yet: the trace alone
 		}
 		req.LogTraceColumn = sources.Column(logs.TraceIDColumn, "TraceId")
@@ -233,7 +203,7 @@ func (u *webUI) services(r *http.Request, c *call) (any, error) {
 	}
 	ctx, cancel := withTimeout(r, c.st)
 	defer cancel()
-	sc, err := u.scope(ctx, c.st, src)
+	sc, err := scope(ctx, c.st, src)
 	if err != nil {
 		return nil, err
 	}

@@ -118,31 +118,14 @@ func parseCursor(s string) (cursor, error) {
 
 // Search answers a page of the source's events matching the request.
 func Search(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request, timeout time.Duration) (Page, error) {
-	if !req.Start.Before(req.End) {
-		return Page{}, charts.Mistake(errors.New("the start of the range must be before its end"))
+	q, p, err := Build(ctx, db, scope, req)
+	if err != nil {
+		return Page{}, err
 	}
 	if req.Limit == 0 {
 		req.Limit = 100
 	}
-	if req.Limit < 1 || req.Limit > MaxRows {
-		return Page{}, charts.Mistake(fmt.Errorf("limit must be from 1 to %d", MaxRows))
-	}
-	var p charts.Params
-	cond, err := scope.Where(ctx, db, req.WhereLanguage, req.Where, &p)
-	if err != nil {
-		return Page{}, err
-	}
-	data := map[string]any{"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Limit": req.Limit,
-		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
-	var cur cursor
-	if req.Cursor != "" {
-		if cur, err = parseCursor(req.Cursor); err != nil {
-			return Page{}, err
-		}
-		data["Before"] = p.Add(strconv.FormatInt(cur.ns, 10), "Int64")
-		data["Skip"] = cur.skip
-	}
-	rows, err := query(ctx, db, render("rows", data), p, timeout)
+	rows, err := query(ctx, db, q, p, timeout)
 	if err != nil {
 		return Page{}, err
 	}
@@ -151,7 +134,7 @@ func Search(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request, t
 		last := rows[len(rows)-1]["__ts_ns"].(string)
 		ns, _ := strconv.ParseInt(last, 10, 64)
 		next := cursor{ns: ns}
-		if req.Cursor != "" && cur.ns == ns {
+		if cur, _ := parseCursor(req.Cursor); req.Cursor != "" && cur.ns == ns {
 			next.skip = cur.skip
 		}
 		for _, r := range rows {
@@ -162,6 +145,36 @@ func Search(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request, t
 		page.NextCursor = next.String()
 	}
 	return page, nil
+}
+
+// Build writes the SQL of a search page and its bound values (what Search
+// runs, and what a benchmark sends straight to the engine to compare).
+func Build(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request) (string, charts.Params, error) {
+	var p charts.Params
+	if !req.Start.Before(req.End) {
+		return "", p, charts.Mistake(errors.New("the start of the range must be before its end"))
+	}
+	if req.Limit == 0 {
+		req.Limit = 100
+	}
+	if req.Limit < 1 || req.Limit > MaxRows {
+		return "", p, charts.Mistake(fmt.Errorf("limit must be from 1 to %d", MaxRows))
+	}
+	cond, err := scope.Where(ctx, db, req.WhereLanguage, req.Where, &p)
+	if err != nil {
+		return "", p, err
+	}
+	data := map[string]any{"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Limit": req.Limit,
+		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
+	if req.Cursor != "" {
+		cur, err := parseCursor(req.Cursor)
+		if err != nil {
+			return "", p, err
+		}
+		data["Before"] = p.Add(strconv.FormatInt(cur.ns, 10), "Int64")
+		data["Skip"] = cur.skip
+	}
+	return render("rows", data), p, nil
 }
 
 // query runs a statement and reads every row as a map of its columns.

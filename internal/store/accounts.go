@@ -38,17 +38,17 @@ func (s *Store) UserCount(ctx context.Context) (int, error) {
 
 // UserByEmail finds an account by its lower-cased email.
 func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
-	return s.oneUser(ctx, "user_by_email", email)
+	return s.oneUser(ctx, s.sql("user_by_email"), email)
 }
 
 // UserByID finds an account.
 func (s *Store) UserByID(ctx context.Context, id string) (User, error) {
-	return s.oneUser(ctx, "user_by_id", id)
+	return s.oneUser(ctx, s.sql("user_by_id"), id)
 }
 
-func (s *Store) oneUser(ctx context.Context, query, arg string) (User, error) {
+func (s *Store) oneUser(ctx context.Context, stmt, arg string) (User, error) {
 	var u User
-	err := s.db.QueryRowContext(ctx, s.sql(query), arg).Scan(&u.ID, &u.TeamID, &u.Email, &u.PasswordHash, &u.Role, &u.CreatedAt)
+	err := s.db.QueryRowContext(ctx, stmt, arg).Scan(&u.ID, &u.TeamID, &u.Email, &u.PasswordHash, &u.Role, &u.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, ErrNotFound
 	}

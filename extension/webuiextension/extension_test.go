@@ -1,0 +1,170 @@
+package webuiextension
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/extension/extensiontest"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/extension/webuiextension/internal/metadata"
+	"github.com/otelhouse/otelhouse/internal/apistate"
+	"github.com/otelhouse/otelhouse/internal/keys"
+	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/store"
+)
+
+func runTests(m *testing.M) { chtest.Main(m) }
+
+// provider stands in for the API extension: the state it would share.
+type provider struct{ st *apistate.State }
+
+func (p provider) APIState() *apistate.State { return p.st }
+
+func newUI(t testing.TB, st *apistate.State, assetsDir string) http.Handler {
+	t.Helper()
+	cfg := createDefaultConfig().(*Config)
+	cfg.AssetsDir = assetsDir
+	ext, err := create(context.Background(), extensiontest.NewNopSettings(metadata.Type), cfg)
+	require.NoError(t, err)
+	u := ext.(*webUI)
+	u.provider = provider{st}
+	u.assets, err = loadAssets(assetsDir)
+	require.NoError(t, err)
+	return u.routes()
+}
+
+func realState(t *testing.T) *apistate.State { return realStateIn(t, "webui_test") }
+
+// realStateIn is the API's state in a fresh database, as its first start
+// leaves it (the default team).
+func realStateIn(t testing.TB, database string) *apistate.State {
+	t.Helper()
+	chtest.FreshDatabase(t, database)
+	db := chtest.DB(t)
+	st, err := store.Open(context.Background(), db, database)
+	require.NoError(t, err)
+	require.NoError(t, st.CreateTeam(context.Background(), "default", "Default"))
+	sealer, err := keys.LoadSealer(filepath.Join(t.TempDir(), keys.SecretFile))
+	require.NoError(t, err)
+	return &apistate.State{Store: st, Sealer: sealer, DB: db, Team: "default", Sources: &sources.Catalog{Store: st, Readable: []string{"otel"}}}
+}
+
+func do(t testing.TB, h http.Handler, method, path, body string, hdr ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+func TestStartNeedsTheAPIExtension(t *testing.T) {
+	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(metadata.Type), createDefaultConfig())
+	require.NoError(t, err)
+	err = ext.Start(context.Background(), componenttest.NewNopHost())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"observability_api" is not configured`)
+}
+
+func TestStartingAnswers503WithRetryAfter(t *testing.T) {
+	h := newUI(t, nil, "")
+	w := do(t, h, http.MethodGet, "/api/status", "")
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	assert.Equal(t, "1", w.Header().Get("Retry-After"))
+	assert.Contains(t, w.Body.String(), "starting")
+	// The app itself is served meanwhile.
+	assert.Equal(t, http.StatusOK, do(t, h, http.MethodGet, "/search/logs", "").Code)
+}
+
+func TestWritesNeedTheCSRFHeaderAndTheSameOrigin(t *testing.T) {
+	h := newUI(t, realState(t), "")
+	body := `{"email":"a@example.com","password":"long enough password"}`
+	w := do(t, h, http.MethodPost, "/api/register", body)
+	assert.Equal(t, http.StatusForbidden, w.Code, "no CSRF header")
+	w = do(t, h, http.MethodPost, "/api/register", body, csrfHeader, "1", "Origin", "https://evil.example")
+	assert.Equal(t, http.StatusForbidden, w.Code, "another origin")
+	w = do(t, h, http.MethodPost, "/api/register", "email=a", csrfHeader, "1", "Content-Type", "application/x-www-form-urlencoded")
+	assert.Equal(t, http.StatusUnsupportedMediaType, w.Code, "a form post")
+
+	w = do(t, h, http.MethodPost, "/api/register", body, csrfHeader, "1", "Origin", "http://example.com")
+	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+	ck := w.Result().Cookies()
+	require.Len(t, ck, 1)
+	assert.Equal(t, sessionCookie, ck[0].Name)
+	assert.True(t, ck[0].HttpOnly)
+	assert.Equal(t, http.SameSiteStrictMode, ck[0].SameSite)
+	assert.False(t, ck[0].Secure, "no TLS configured")
+
+	me := do(t, h, http.MethodGet, "/api/me", "", "Cookie", sessionCookie+"="+ck[0].Value)
+	assert.Equal(t, http.StatusOK, me.Code)
+	assert.Contains(t, me.Body.String(), `"email":"a@example.com"`)
+	assert.Equal(t, http.StatusUnauthorized, do(t, h, http.MethodGet, "/api/me", "").Code)
+	assert.Equal(t, http.StatusUnauthorized, do(t, h, http.MethodGet, "/api/keys", "", "Cookie", sessionCookie+"=forged").Code)
+
+	// Bad input is a 4xx with a message.
+	w = do(t, h, http.MethodPost, "/api/login", `{"email":"a@example.com","password":"x","extra":1}`, csrfHeader, "1")
+	assert.Equal(t, http.StatusBadRequest, w.Code)
+	w = do(t, h, http.MethodPost, "/api/login", strings.Repeat(" ", maxBody+1), csrfHeader, "1")
+	assert.Equal(t, http.StatusRequestEntityTooLarge, w.Code)
+	w = do(t, h, http.MethodPost, "/api/login", `{"email":"a@example.com","password":"wrong"}`, csrfHeader, "1")
+	assert.Equal(t, http.StatusUnauthorized, w.Code)
+	var msg struct{ Message string }
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &msg))
+	assert.Equal(t, "wrong email or password", msg.Message)
+}
+
+func TestUnknownPathsAndSecurityHeaders(t *testing.T) {
+	h := newUI(t, realState(t), "")
+	w := do(t, h, http.MethodGet, "/api/nope", "")
+	assert.Equal(t, http.StatusNotFound, w.Code)
+	assert.Equal(t, "application/json", w.Header().Get("Content-Type"))
+	w = do(t, h, http.MethodGet, "/assets/missing.js", "")
+	assert.Equal(t, http.StatusNotFound, w.Code, "a missing script fails rather than turning into a page")
+	w = do(t, h, http.MethodGet, "/traces/abc", "")
+	assert.Equal(t, http.StatusOK, w.Code, "an app route is the app")
+	assert.Contains(t, w.Body.String(), "<html")
+	assert.Contains(t, w.Header().Get("Content-Security-Policy"), "default-src 'self'")
+	assert.Equal(t, "DENY", w.Header().Get("X-Frame-Options"))
+	assert.Equal(t, "no-referrer", w.Header().Get("Referrer-Policy"))
+	assert.Equal(t, http.StatusMethodNotAllowed, do(t, h, http.MethodPost, "/search", "x").Code)
+}
+
+func TestAssetsArePrecompressedAndCached(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
+	for name, body := range map[string]string{"index.html": "<html>plain</html>", "index.html.br": "BR", "index.html.gz": "GZ",
+		"assets/app-1a2b.js": "js", "assets/app-1a2b.js.gz": "JSGZ"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	h := newUI(t, nil, dir)
+	for _, tc := range []struct{ path, accept, enc, body, cache string }{
+		{"/", "gzip, deflate, br", "br", "BR", "no-cache"},
+		{"/search/logs", "gzip", "gzip", "GZ", "no-cache"},
+		{"/", "br;q=0, gzip", "gzip", "GZ", "no-cache"},
+		{"/", "", "", "<html>plain</html>", "no-cache"},
+		{"/assets/app-1a2b.js", "br, gzip", "gzip", "JSGZ", "public, max-age=31536000, immutable"},
+		{"/index.html.br", "", "", "<html>plain</html>", "no-cache"},
+	} {
+		w := do(t, h, http.MethodGet, tc.path, "", "Accept-Encoding", tc.accept)
+		assert.Equal(t, http.StatusOK, w.Code, tc.path)
+		assert.Equal(t, tc.enc, w.Header().Get("Content-Encoding"), "%s %q", tc.path, tc.accept)
+		assert.Equal(t, tc.body, w.Body.String(), tc.path)
+		assert.Equal(t, tc.cache, w.Header().Get("Cache-Control"), tc.path)
+	}
+	assert.Equal(t, "text/javascript; charset=utf-8", do(t, h, http.MethodGet, "/assets/app-1a2b.js", "").Header().Get("Content-Type"))
+}
