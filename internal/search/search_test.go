@@ -122,8 +122,8 @@ func TestTraceAndItsLogs(t *testing.T) {
 		Timestamp DateTime64(9), TraceId String, SpanId String, ParentSpanId String, SpanName LowCardinality(String),
 		ServiceName LowCardinality(String), Duration UInt64, StatusCode LowCardinality(String),
 		SpanAttributes Map(LowCardinality(String), String), ResourceAttributes Map(LowCardinality(String), String),
-		` + "`Events.Timestamp`" + ` Array(DateTime64(9)), ` + "`Events.Name`" + ` Array(LowCardinality(String)),
-		` + "`Events.Attributes`" + ` Array(Map(LowCardinality(String), String)))
+		`+"`Events.Timestamp`"+` Array(DateTime64(9)), `+"`Events.Name`"+` Array(LowCardinality(String)),
+		`+"`Events.Attributes`"+` Array(Map(LowCardinality(String), String)))
 		ENGINE = MergeTree ORDER BY (ServiceName, Timestamp)`)
 	require.NoError(t, err)
 	_, err = db.ExecContext(ctx, `CREATE TABLE search_test.otel_traces_trace_id_ts (TraceId String, Start DateTime, End DateTime)
