@@ -247,6 +247,15 @@ func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
 	// Trace search finds the spans too.
 	b.run("searching traces", chromedp.Navigate(ui+"/search/traces?q=TraceId%3A"+traceHex), waitText(`[data-testid=results] tbody`, "charge card"))
 
+	// Columns come from the URL, attributes and resource attributes too.
+	b.run("adding a resource column", chromedp.Navigate(ui+"/search/logs?q=declined&cols=Timestamp,Resource.host.name,Body"),
+		waitText(`[data-testid=results] thead`, "Resource.host.name"), waitText(`[data-testid=results] tbody`, "web-1"))
+
+	// Live tail: a log sent while the page is open appears on top.
+	b.run("tailing", chromedp.Navigate(ui+"/search/logs?q=livetail&live=1"), waitText(`.results-head`, "No matching events"))
+	require.Equal(t, http.StatusAccepted, postWithKey(t, dd, "DD-API-KEY", ingestion, "application/json", `[{"message":"livetail marker","service":"checkout"}]`))
+	b.run("the new log appears", waitText(`[data-testid=results] tbody`, "livetail marker"))
+
 	// A bad where shows the translator's message.
 	b.run("searching with a bad where", chromedp.Navigate(ui+"/search/logs?q=nosuchfield%3Ax+AND"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=search-error]`)))
 	assert.NotEmpty(t, b.text(`[data-testid=search-error]`))

@@ -2,10 +2,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { Account, get, post, whenSignedOut } from './api';
 import { navigate, onLink, useLocation } from './router';
 import { AuthPage } from './pages/auth';
-import { SearchPage } from './pages/search';
-import { TracePage } from './pages/trace';
-import { TeamPage } from './pages/team';
-import { ServicesPage } from './pages/services';
+import { lazy } from './lazy';
+
+// Each page is its own chunk: signing in loads neither uPlot nor the
+// search page, and each page loads only what it shows.
+const SearchPage = lazy(() => import('./pages/search').then((m) => m.SearchPage));
+const TracePage = lazy(() => import('./pages/trace').then((m) => m.TracePage));
+const TeamPage = lazy(() => import('./pages/team').then((m) => m.TeamPage));
+const ServicesPage = lazy(() => import('./pages/services').then((m) => m.ServicesPage));
 
 interface Status {
   needsOwner: boolean;
