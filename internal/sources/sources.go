@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/otelhouse/otelhouse/internal/charts"
 	"github.com/otelhouse/otelhouse/internal/store"
@@ -140,19 +142,45 @@ type Catalog struct {
 	Store *store.Store
 	// Readable are the databases a source may read.
 	Readable []string
+
+	mu     sync.Mutex
+	recent map[[2]string]cachedSource
+}
+
+// A source read is kept this long: a search page asks for its source
+// twice at once (rows and histogram), and every live-tail tick again; the
+// read was a third of the page's server time. A source changed through
+// the API is seen within this.
+const cacheFor = 2 * time.Second
+
+type cachedSource struct {
+	src Source
+	at  time.Time
 }
 
 // Get reads one of the team's sources (store.ErrNotFound if it has none
 // by that id). It is checked again on use: a source stored before the
 // operator narrowed source_databases must not keep reading.
 func (c *Catalog) Get(ctx context.Context, team, id string) (Source, error) {
-	res, err := c.Store.Get(ctx, team, Kind, id)
-	if err != nil {
-		return Source{}, err
-	}
-	var src Source
-	if err := json.Unmarshal(res.Doc, &src); err != nil {
-		return Source{}, err
+	key := [2]string{team, id}
+	c.mu.Lock()
+	hit, ok := c.recent[key]
+	c.mu.Unlock()
+	src := hit.src
+	if !ok || time.Since(hit.at) >= cacheFor {
+		res, err := c.Store.Get(ctx, team, Kind, id)
+		if err != nil {
+			return Source{}, err
+		}
+		if err := json.Unmarshal(res.Doc, &src); err != nil {
+			return Source{}, err
+		}
+		c.mu.Lock()
+		if c.recent == nil || len(c.recent) > 10_000 {
+			c.recent = map[[2]string]cachedSource{}
+		}
+		c.recent[key] = cachedSource{src: src, at: time.Now()}
+		c.mu.Unlock()
 	}
 	if err := Readable(src.Database, c.Readable); err != nil {
 		return Source{}, fmt.Errorf("%w: source %s: %v", ErrUnreadable, id, err)

@@ -1,0 +1,48 @@
+package sources
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestValidate(t *testing.T) {
+	readable := []string{"otel", "more"}
+	for _, tc := range []struct {
+		name string
+		src  Source
+		want string // a part of the error; "" is valid
+	}{
+		{"a log source", Source{Name: "L", Kind: "log", Table: "t", TimestampColumn: "ts"}, ""},
+		{"a metric source gets gauge", Source{Name: "M", Kind: "metric", Table: "t", TimestampColumn: "ts"}, ""},
+		{"no name", Source{Kind: "log", Table: "t", TimestampColumn: "ts"}, "name is required"},
+		{"unknown kind", Source{Name: "x", Kind: "event", Table: "t", TimestampColumn: "ts"}, "kind must be one of log, trace, metric"},
+		{"no table", Source{Name: "x", Kind: "log"}, "table and timestampColumn are required"},
+		{"closed database", Source{Name: "x", Kind: "log", Database: "otelhouse", Table: "t", TimestampColumn: "ts"}, `database "otelhouse" is not open`},
+		{"system", Source{Name: "x", Kind: "log", Database: "SYSTEM", Table: "t", TimestampColumn: "ts"}, "not open to sources"},
+		{"metric type on logs", Source{Name: "x", Kind: "log", Table: "t", TimestampColumn: "ts", MetricType: "sum"}, "metricType is only for metric sources"},
+		{"unknown metric type", Source{Name: "x", Kind: "metric", Table: "t", TimestampColumn: "ts", MetricType: "exp"}, "metricType must be one of"},
+	} {
+		err := tc.src.Validate("otel", readable)
+		if tc.want == "" {
+			assert.NoError(t, err, tc.name)
+			assert.Equal(t, "otel", tc.src.Database, "%s: the telemetry database by default", tc.name)
+			continue
+		}
+		assert.ErrorContains(t, err, tc.want, tc.name)
+	}
+	m := Source{Name: "M", Kind: "metric", Table: "t", TimestampColumn: "ts"}
+	assert.NoError(t, m.Validate("otel", readable))
+	assert.Equal(t, "gauge", m.MetricType)
+}
+
+func TestDefaultsMatchTheExporter(t *testing.T) {
+	d := Defaults("otel")
+	assert.Equal(t, []string{"logs", "traces", "metrics"}, []string{d[0].ID, d[1].ID, d[2].ID})
+	for _, s := range d {
+		assert.NoError(t, s.Validate("otel", []string{"otel"}), s.ID)
+	}
+	assert.Equal(t, "ParentSpanId", d[1].ParentSpanIDColumn)
+	assert.Equal(t, "TraceId", Column(d[0].TraceIDColumn, "x"))
+	assert.Equal(t, "x", Column("", "x"))
+}
