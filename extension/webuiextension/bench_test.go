@@ -153,6 +153,9 @@ func BenchmarkSearchPage(b *testing.B) {
 	body := fmt.Sprintf(`{"sourceId":"logs","startTime":%d,"endTime":%d,"where":%q,"whereLanguage":"lucene"`, start.UnixMilli(), end.UnixMilli(), where)
 
 	b.Run("ui", func(b *testing.B) {
+		plain := do(b, h, http.MethodPost, "/api/search", body+`,"limit":100}`, csrfHeader, "1", "Cookie", cookie)
+		zipped := do(b, h, http.MethodPost, "/api/search", body+`,"limit":100}`, csrfHeader, "1", "Cookie", cookie, "Accept-Encoding", "gzip")
+		b.Logf("100 rows: %d B of JSON, %d B gzip-compressed", plain.Body.Len(), zipped.Body.Len())
 		timed(b, func() {
 			var wg sync.WaitGroup
 			wg.Go(func() {

@@ -2,6 +2,7 @@ package webuiextension
 
 import (
 	"context"
+	"compress/gzip"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,6 +56,10 @@ func realStateIn(t testing.TB, database string) *apistate.State {
 	st, err := store.Open(context.Background(), db, database)
 	require.NoError(t, err)
 	require.NoError(t, st.CreateTeam(context.Background(), "default", "Default"))
+	for _, src := range sources.Defaults("otel") {
+		doc, _ := json.Marshal(src)
+		require.NoError(t, st.Put(context.Background(), "default", sources.Kind, src.ID, doc, time.Now(), time.Now()))
+	}
 	sealer, err := keys.LoadSealer(filepath.Join(t.TempDir(), keys.SecretFile))
 	require.NoError(t, err)
 	return &apistate.State{Store: st, Sealer: sealer, DB: db, Team: "default", Sources: &sources.Catalog{Store: st, Readable: []string{"otel"}}}
@@ -167,4 +173,21 @@ func TestAssetsArePrecompressedAndCached(t *testing.T) {
 		assert.Equal(t, tc.cache, w.Header().Get("Cache-Control"), tc.path)
 	}
 	assert.Equal(t, "text/javascript; charset=utf-8", do(t, h, http.MethodGet, "/assets/app-1a2b.js", "").Header().Get("Content-Type"))
+}
+
+func TestLargeAnswersAreCompressed(t *testing.T) {
+	h := newUI(t, realState(t), "")
+	w := do(t, h, http.MethodPost, "/api/register", `{"email":"a@example.com","password":"long enough password"}`, csrfHeader, "1")
+	require.Equal(t, http.StatusOK, w.Code)
+	cookie := sessionCookie + "=" + w.Result().Cookies()[0].Value
+	w = do(t, h, http.MethodGet, "/api/sources", "", "Cookie", cookie, "Accept-Encoding", "gzip")
+	require.Equal(t, http.StatusOK, w.Code)
+	assert.Equal(t, "gzip", w.Header().Get("Content-Encoding"), "three sources are over 512 B: %d B", w.Body.Len())
+	zr, err := gzip.NewReader(w.Body)
+	require.NoError(t, err)
+	var got struct{ Data []map[string]any }
+	require.NoError(t, json.NewDecoder(zr).Decode(&got))
+	assert.NotEmpty(t, got.Data)
+	w = do(t, h, http.MethodGet, "/api/me", "", "Cookie", cookie, "Accept-Encoding", "gzip")
+	assert.Empty(t, w.Header().Get("Content-Encoding"), "small answers go as they are")
 }
