@@ -162,6 +162,22 @@ func apiStatus(t *testing.T, method, url, bearer string) int {
 	return resp.StatusCode
 }
 
+// apiPost creates a resource through the REST API with a personal key.
+func apiPost(t *testing.T, url, bearer, body string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusCreated, resp.StatusCode, string(b))
+	var out struct{ Data map[string]any }
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out.Data
+}
+
 func postWithKey(t *testing.T, url, header, key, ctype, body string) int {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
@@ -269,6 +285,21 @@ func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
 	rotated := b.text(`[data-testid=personal-key] code[data-key]`)
 	assert.Equal(t, http.StatusUnauthorized, apiStatus(t, http.MethodGet, api+"/api/v2/sources", personal), "the old key stops working")
 	assert.Equal(t, http.StatusOK, apiStatus(t, http.MethodGet, api+"/api/v2/sources", rotated))
+
+	// A dashboard and an alert made through the REST API show in the UI.
+	dash := apiPost(t, api+"/api/v2/dashboards", rotated, `{"name":"Checkout health","tiles":[
+		{"name":"Logs by service","x":0,"y":0,"w":16,"h":3,"config":{"source":"logs","aggFn":"count","where":"","groupBy":["ServiceName"],"displayType":"line"}},
+		{"name":"Errors","x":16,"y":0,"w":8,"h":3,"config":{"source":"logs","aggFn":"count","where":"level:error","groupBy":[],"displayType":"number"}}]}`)
+	hook := apiPost(t, api+"/api/v2/webhooks", rotated, `{"name":"ops","url":"https://hooks.example.com/ops"}`)
+	apiPost(t, api+"/api/v2/alerts", rotated, fmt.Sprintf(`{"name":"Too many errors","dashboardId":%q,"tileId":%q,"threshold":100,"interval":"5m",
+		"source":"tile","thresholdType":"above","channel":{"type":"webhook","webhookId":%q},"message":"errors"}`,
+		dash["id"], dash["tiles"].([]any)[1].(map[string]any)["id"], hook["id"]))
+	b.run("opening the dashboard", chromedp.Navigate(ui+"/dashboards"), waitText(`[data-testid=dashboards]`, "Checkout health"),
+		chromedp.Click(chromedp.CSS(`[data-testid=dashboards] tbody tr a`)),
+		waitText(`[data-testid=dashboard-grid]`, "Logs by service"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=dashboard-grid] canvas`)),
+		poll(`(() => { const n = document.querySelector('.big-number'); return !!n && Number(n.innerText) >= 1; })()`))
+	b.screenshot("dashboard")
+	b.run("opening alerts", chromedp.Navigate(ui+"/alerts"), waitText(`[data-testid=alerts]`, "Too many errors"))
 
 	// A second browser, no invitation: sign-in only, and registering is refused.
 	other := newBrowser(t, ui, "stranger")

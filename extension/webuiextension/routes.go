@@ -30,6 +30,11 @@ func (u *webUI) routes() http.Handler {
 		{"POST /api/histogram", true, u.histogram},
 		{"GET /api/traces/{id}", true, u.trace},
 		{"GET /api/services", true, u.services},
+		{"GET /api/dashboards", true, u.dashboards},
+		{"GET /api/dashboards/{id}", true, u.dashboard},
+		{"POST /api/series", true, u.series},
+		{"GET /api/alerts", true, u.alerts},
+		{"GET /api/alerts/{id}/history", true, u.alertHistory},
 	} {
 		mux.Handle(rt.pattern, u.serve(rt.signedIn, rt.ep))
 	}

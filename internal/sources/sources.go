@@ -18,7 +18,7 @@ import (
 )
 
 // Kind is what a stored source document is filed under.
-const Kind = "source"
+const Kind = store.KindSource
 
 // Source describes a telemetry table a chart or a search can query.
 type Source struct {

@@ -25,6 +25,14 @@ var queriesSQL string
 // queries are the statements of queries.sql by name, {db} not yet bound.
 var queries = parseQueries(queriesSQL)
 
+// Kinds of resources, as stored.
+const (
+	KindDashboard = "dashboard"
+	KindAlert     = "alert"
+	KindSource    = "source"
+	KindWebhook   = "webhook"
+)
+
 // ErrNotFound: no such resource in the caller's team.
 var ErrNotFound = errors.New("not found")
 

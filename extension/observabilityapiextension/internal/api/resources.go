@@ -15,14 +15,15 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
 	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 // Resource kinds, as stored.
 const (
-	kindDashboard = "dashboard"
-	kindAlert     = "alert"
-	kindSource    = "source"
-	kindWebhook   = "webhook"
+	kindDashboard = store.KindDashboard
+	kindAlert     = store.KindAlert
+	kindSource    = store.KindSource
+	kindWebhook   = store.KindWebhook
 )
 
 // Dashboard is a named set of chart tiles.

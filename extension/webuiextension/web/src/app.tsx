@@ -10,6 +10,9 @@ const SearchPage = lazy(() => import('./pages/search').then((m) => m.SearchPage)
 const TracePage = lazy(() => import('./pages/trace').then((m) => m.TracePage));
 const TeamPage = lazy(() => import('./pages/team').then((m) => m.TeamPage));
 const ServicesPage = lazy(() => import('./pages/services').then((m) => m.ServicesPage));
+const DashboardsPage = lazy(() => import('./pages/dashboards').then((m) => m.DashboardsPage));
+const DashboardPage = lazy(() => import('./pages/dashboards').then((m) => m.DashboardPage));
+const AlertsPage = lazy(() => import('./pages/alerts').then((m) => m.AlertsPage));
 
 interface Status {
   needsOwner: boolean;
@@ -80,6 +83,9 @@ function route(path: string, me: Account) {
   if (path === '/search/traces') return <SearchPage kind="trace" />;
   if (path.startsWith('/traces/')) return <TracePage traceId={decodeURIComponent(path.slice(8))} />;
   if (path === '/services') return <ServicesPage />;
+  if (path === '/dashboards') return <DashboardsPage />;
+  if (path.startsWith('/dashboards/')) return <DashboardPage id={decodeURIComponent(path.slice(12))} />;
+  if (path === '/alerts') return <AlertsPage />;
   if (path === '/team') return <TeamPage me={me} />;
   return (
     <div class="page">
@@ -108,6 +114,8 @@ function Nav({ me, path, onSignOut }: { me: Account; path: string; onSignOut: ()
       {item('/search/logs', 'Logs')}
       {item('/search/traces', 'Traces')}
       {item('/services', 'Services')}
+      {item('/dashboards', 'Dashboards')}
+      {item('/alerts', 'Alerts')}
       <div class="grow" />
       {item('/team', 'Team Settings')}
       <div class="who" title={me.email}>{me.email}</div>

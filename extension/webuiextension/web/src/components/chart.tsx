@@ -1,0 +1,57 @@
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+export interface Line {
+  group: string[];
+  points: [number, number | null][];
+}
+
+const palette = ['#4f6df5', '#16a085', '#e67e22', '#8e44ad', '#c0392b', '#2c82c9', '#27ae60', '#d35400', '#7f8c8d', '#b7950b'];
+
+// Chart draws a tile's lines (one per group) on a shared time axis, as
+// lines or stacked bars.
+export function Chart({ lines, stepMs, bars, height = 180 }: { lines: Line[]; stepMs: number; bars?: boolean; height?: number }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current!;
+    const xs = (lines[0]?.points ?? []).map((p) => p[0] / 1000);
+    let ys = lines.map((l) => l.points.map((p) => p[1]));
+    if (bars) {
+      // Stacked: each series is drawn as the sum of itself and those below.
+      const acc = xs.map(() => 0);
+      ys = ys.map((s) => s.map((v, i) => (acc[i] += v ?? 0)));
+    }
+    const series: uPlot.Series[] = [{}];
+    lines.forEach((l, i) => {
+      const c = palette[i % palette.length];
+      series.push({
+        label: l.group.length ? l.group.join(' · ') : 'value',
+        stroke: c,
+        width: bars ? 0 : 1.5,
+        fill: bars ? c + 'cc' : undefined,
+        paths: bars ? uPlot.paths.bars!({ size: [0.8, 40], align: 1 }) : undefined,
+        points: { show: false },
+        spanGaps: false,
+      });
+    });
+    const opts: uPlot.Options = {
+      width: el.clientWidth || 400,
+      height,
+      legend: { show: lines.length <= 12 && (lines.length > 1 || (lines[0]?.group.length ?? 0) > 0), live: false },
+      cursor: { points: { show: false } },
+      scales: { x: { time: true, range: (_u, min, max) => [min, max + stepMs / 1000] } },
+      axes: [
+        { stroke: '#667', grid: { show: false }, font: '11px system-ui' },
+        { stroke: '#667', size: 48, grid: { stroke: '#eef0f4' }, font: '11px system-ui' },
+      ],
+      series: bars ? [series[0], ...series.slice(1).reverse()] : series,
+    };
+    const data = [xs, ...(bars ? ys.slice().reverse() : ys)] as uPlot.AlignedData;
+    const plot = new uPlot(opts, data, el);
+    const ro = new ResizeObserver(() => plot.setSize({ width: el.clientWidth, height }));
+    ro.observe(el);
+    return () => { ro.disconnect(); plot.destroy(); };
+  }, [lines, stepMs, bars, height]);
+  return <div ref={box} class="chart" />;
+}
