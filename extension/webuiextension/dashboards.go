@@ -71,18 +71,12 @@ func (u *webUI) series(r *http.Request, c *call) (any, error) {
 		GroupBy     []string `json:"groupBy"`
 		Granularity string   `json:"granularity"`
 	}
-	if err := decode(r, &in); err != nil {
-		return nil, err
-	}
-	if err := in.check(); err != nil {
+	src, err := u.readWindow(r, c, &in)
+	if err != nil {
 		return nil, err
 	}
 	if len(in.GroupBy) > 5 {
 		return nil, badRequest("groupBy takes at most 5 fields")
-	}
-	src, err := u.source(r.Context(), c, in.SourceID)
-	if err != nil {
-		return nil, err
 	}
 	start, end := time.UnixMilli(in.StartTime).UTC(), time.UnixMilli(in.EndTime).UTC()
 	step, err := charts.Bucket(in.Granularity, start, end)

@@ -1,8 +1,8 @@
 package webuiextension
 
 import (
-	"context"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"

@@ -37,6 +37,23 @@ func (u *webUI) source(ctx context.Context, c *call, id string) (sources.Source,
 	return src, err
 }
 
+// sourceOfKind reads one of the team's sources of a kind (by id, or the
+// default's id when none is given) and resolves its table.
+func (u *webUI) sourceOfKind(ctx context.Context, c *call, id, def, kind string) (sources.Source, *charts.Scope, error) {
+	if id == "" {
+		id = def
+	}
+	src, err := u.source(ctx, c, id)
+	if err != nil {
+		return src, nil, err
+	}
+	if src.Kind != kind {
+		return src, nil, badRequest("source %s is not a %s source", src.ID, kind)
+	}
+	sc, err := scope(ctx, c.st, src)
+	return src, sc, err
+}
+
 func (u *webUI) sources(r *http.Request, c *call) (any, error) {
 	return c.st.Sources.List(r.Context(), c.account.TeamID)
 }
@@ -66,6 +83,20 @@ type window struct {
 	WhereLanguage string `json:"whereLanguage"`
 }
 
+func (w *window) win() *window { return w }
+
+// readWindow decodes a request that names a source, a range and a where
+// (a struct embedding window), checks the range and reads the source.
+func (u *webUI) readWindow(r *http.Request, c *call, in interface{ win() *window }) (sources.Source, error) {
+	if err := decode(r, in); err != nil {
+		return sources.Source{}, err
+	}
+	if err := in.win().check(); err != nil {
+		return sources.Source{}, err
+	}
+	return u.source(r.Context(), c, in.win().SourceID)
+}
+
 func (w window) check() error {
 	if w.StartTime <= 0 || w.EndTime <= w.StartTime {
 		return badRequest("startTime and endTime are epoch milliseconds with startTime < endTime")
@@ -79,13 +110,7 @@ func (u *webUI) search(r *http.Request, c *call) (any, error) {
 		Limit  int    `json:"limit"`
 		Cursor string `json:"cursor"`
 	}
-	if err := decode(r, &in); err != nil {
-		return nil, err
-	}
-	if err := in.check(); err != nil {
-		return nil, err
-	}
-	src, err := u.source(r.Context(), c, in.SourceID)
+	src, err := u.readWindow(r, c, &in)
 	if err != nil {
 		return nil, err
 	}
@@ -103,13 +128,7 @@ func (u *webUI) search(r *http.Request, c *call) (any, error) {
 // through the chart engine: the same query an alert or a tile would run.
 func (u *webUI) histogram(r *http.Request, c *call) (any, error) {
 	var in window
-	if err := decode(r, &in); err != nil {
-		return nil, err
-	}
-	if err := in.check(); err != nil {
-		return nil, err
-	}
-	src, err := u.source(r.Context(), c, in.SourceID)
+	src, err := u.readWindow(r, c, &in)
 	if err != nil {
 		return nil, err
 	}
@@ -140,33 +159,17 @@ func (u *webUI) histogram(r *http.Request, c *call) (any, error) {
 // log source carrying its id (?source=…&logs=…; the defaults' ids when
 // omitted).
 func (u *webUI) trace(r *http.Request, c *call) (any, error) {
-	q := r.URL.Query()
-	spansID, logsID := q.Get("source"), q.Get("logs")
-	if spansID == "" {
-		spansID = "traces"
-	}
-	if logsID == "" {
-		logsID = "logs"
-	}
-	src, err := u.source(r.Context(), c, spansID)
-	if err != nil {
-		return nil, err
-	}
-	if src.Kind != "trace" {
-		return nil, badRequest("source %s is not a trace source", src.ID)
-	}
 	ctx, cancel := withTimeout(r, c.st)
 	defer cancel()
-	sc, err := scope(ctx, c.st, src)
+	q := r.URL.Query()
+	src, sc, err := u.sourceOfKind(ctx, c, q.Get("source"), "traces", "trace")
 	if err != nil {
 		return nil, err
 	}
 	req := search.TraceRequest{TraceID: r.PathValue("id"), TraceColumn: sources.Column(src.TraceIDColumn, "TraceId")}
-	if logs, err := u.source(ctx, c, logsID); err == nil && logs.Kind == "log" {
-		if req.Logs, err = scope(ctx, c.st, logs); err != nil {
-			req.Logs = nil // a log table not created yet: the trace alone
-		}
-		req.LogTraceColumn = sources.Column(logs.TraceIDColumn, "TraceId")
+	// Without a log source (or its table, not created yet): the trace alone.
+	if logs, lsc, err := u.sourceOfKind(ctx, c, q.Get("logs"), "logs", "log"); err == nil {
+		req.Logs, req.LogTraceColumn = lsc, sources.Column(logs.TraceIDColumn, "TraceId")
 	}
 	t, err := search.GetTrace(ctx, c.st.DB, sc, req, c.st.QueryTimeout)
 	if err != nil {
@@ -179,10 +182,6 @@ func (u *webUI) trace(r *http.Request, c *call) (any, error) {
 // requests, errors and latency quantiles.
 func (u *webUI) services(r *http.Request, c *call) (any, error) {
 	q := r.URL.Query()
-	id := q.Get("source")
-	if id == "" {
-		id = "traces"
-	}
 	var w window
 	var err error
 	if w.StartTime, err = parseMs(q.Get("startTime")); err != nil {
@@ -194,16 +193,9 @@ func (u *webUI) services(r *http.Request, c *call) (any, error) {
 	if err := w.check(); err != nil {
 		return nil, err
 	}
-	src, err := u.source(r.Context(), c, id)
-	if err != nil {
-		return nil, err
-	}
-	if src.Kind != "trace" {
-		return nil, badRequest("source %s is not a trace source", src.ID)
-	}
 	ctx, cancel := withTimeout(r, c.st)
 	defer cancel()
-	sc, err := scope(ctx, c.st, src)
+	src, sc, err := u.sourceOfKind(ctx, c, q.Get("source"), "traces", "trace")
 	if err != nil {
 		return nil, err
 	}

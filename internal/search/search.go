@@ -23,6 +23,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/sqlfile"
 )
 
 //go:embed queries.sql
@@ -30,32 +31,12 @@ var queriesSQL string
 
 var statements = parse(queriesSQL)
 
-// parse splits the file at its `-- name:` lines into templates.
+// parse makes a template of each statement.
 func parse(text string) map[string]*template.Template {
 	out := map[string]*template.Template{}
-	name := ""
-	var body []string
-	flush := func() {
-		if name != "" {
-			var kept []string
-			for _, l := range body {
-				if !strings.HasPrefix(strings.TrimSpace(l), "--") {
-					kept = append(kept, l)
-				}
-			}
-			out[name] = template.Must(template.New(name).Parse(strings.TrimSpace(strings.Join(kept, "\n"))))
-		}
-		body = body[:0]
+	for name, stmt := range sqlfile.Parse("search/queries.sql", text) {
+		out[name] = template.Must(template.New(name).Parse(stmt))
 	}
-	for _, l := range strings.Split(text, "\n") {
-		if n, ok := strings.CutPrefix(l, "-- name: "); ok {
-			flush()
-			name = strings.TrimSpace(n)
-			continue
-		}
-		body = append(body, l)
-	}
-	flush()
 	return out
 }
 

@@ -20,7 +20,7 @@ SELECT hash, team_id, kind, key_id, user_id, sealed, created_at FROM {db}.api_ke
 WHERE team_id = ? AND kind = ? AND deleted = 0 ORDER BY created_at, hash
 
 -- name: keys_of_kind
-SELECT hash, team_id, kind, key_id FROM {db}.api_keys FINAL WHERE kind = ? AND deleted = 0
+SELECT hash, team_id, kind, key_id, user_id, sealed, created_at FROM {db}.api_keys FINAL WHERE kind = ? AND deleted = 0
 
 -- name: insert_resource
 INSERT INTO {db}.api_resources (team_id, kind, id, doc, version, created_at, updated_at)

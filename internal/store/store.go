@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/otelhouse/otelhouse/internal/sqlfile"
 )
 
 //go:embed schema.sql
@@ -23,7 +25,7 @@ var schemaSQL string
 var queriesSQL string
 
 // queries are the statements of queries.sql by name, {db} not yet bound.
-var queries = parseQueries(queriesSQL)
+var queries = sqlfile.Parse("queries.sql", queriesSQL)
 
 // Kinds of resources, as stored.
 const (
@@ -56,7 +58,7 @@ func Open(ctx context.Context, db *sql.DB, database string) (*Store, error) {
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+database); err != nil {
 		return nil, fmt.Errorf("creating database %s: %w", database, err)
 	}
-	for _, stmt := range strings.Split(stripComments(schemaSQL), ";") {
+	for _, stmt := range strings.Split(sqlfile.StripComments(schemaSQL), ";") {
 		if strings.TrimSpace(stmt) == "" {
 			continue
 		}
@@ -71,34 +73,6 @@ func Open(ctx context.Context, db *sql.DB, database string) (*Store, error) {
 	return &Store{db: db, q: q, caches: map[string]*KeyCache{}}, nil
 }
 
-// parseQueries splits a file of statements that each start with a
-// `-- name: <name>` line.
-func parseQueries(text string) map[string]string {
-	out := map[string]string{}
-	name := ""
-	var body []string
-	flush := func() {
-		if name != "" {
-			stmt := strings.TrimSpace(stripComments(strings.Join(body, "\n")))
-			if stmt == "" {
-				panic("queries.sql: statement " + name + " is empty")
-			}
-			out[name] = stmt
-		}
-		body = body[:0]
-	}
-	for _, l := range strings.Split(text, "\n") {
-		if n, ok := strings.CutPrefix(l, "-- name: "); ok {
-			flush()
-			name = strings.TrimSpace(n)
-			continue
-		}
-		body = append(body, l)
-	}
-	flush()
-	return out
-}
-
 // sql is a statement of queries.sql; a name it lacks is a bug that every
 // store test would hit.
 func (s *Store) sql(name string) string {
@@ -107,19 +81,6 @@ func (s *Store) sql(name string) string {
 		panic("queries.sql has no statement " + name)
 	}
 	return q
-}
-
-// stripComments drops `--` comments (whole lines and line ends); the
-// schema has no string literals containing "--".
-func stripComments(s string) string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if i := strings.Index(l, "--"); i >= 0 {
-			l = l[:i]
-		}
-		out = append(out, l)
-	}
-	return strings.Join(out, "\n")
 }
 
 // version orders writes; nanoseconds keep concurrent replicas apart.
@@ -164,9 +125,18 @@ func (s *Store) DeleteKey(ctx context.Context, k Key) error {
 	return err
 }
 
+// KeysOfKind lists the live keys of a kind (what a KeyCache holds).
+func (s *Store) KeysOfKind(ctx context.Context, kind string) ([]Key, error) {
+	return s.keys(ctx, s.sql("keys_of_kind"), kind)
+}
+
 // TeamKeys lists the team's live keys of a kind, oldest first.
 func (s *Store) TeamKeys(ctx context.Context, team, kind string) ([]Key, error) {
-	rows, err := s.db.QueryContext(ctx, s.sql("team_keys"), team, kind)
+	return s.keys(ctx, s.sql("team_keys"), team, kind)
+}
+
+func (s *Store) keys(ctx context.Context, stmt string, args ...any) ([]Key, error) {
+	rows, err := s.db.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -175,24 +145,6 @@ func (s *Store) TeamKeys(ctx context.Context, team, kind string) ([]Key, error) 
 	for rows.Next() {
 		var k Key
 		if err := rows.Scan(&k.Hash, &k.TeamID, &k.Kind, &k.KeyID, &k.UserID, &k.Sealed, &k.CreatedAt); err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
-}
-
-// KeysOfKind lists the live keys of a kind (what a KeyCache holds).
-func (s *Store) KeysOfKind(ctx context.Context, kind string) ([]Key, error) {
-	rows, err := s.db.QueryContext(ctx, s.sql("keys_of_kind"), kind)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Key
-	for rows.Next() {
-		var k Key
-		if err := rows.Scan(&k.Hash, &k.TeamID, &k.Kind, &k.KeyID); err != nil {
 			return nil, err
 		}
 		out = append(out, k)
