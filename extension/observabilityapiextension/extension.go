@@ -107,9 +107,9 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
 				RateLimit:       api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
 				SourceDatabases: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...),
-				AlertWorkers:    e.cfg.Alerts.Workers,
-				TeamLimits:      e.cfg.TeamLimits,
-				DB:              e.db, QueryTimeout: e.cfg.QueryTimeout})
+				AlertWorkers:    e.cfg.Alerts.Workers, AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks,
+				TeamLimits: e.cfg.TeamLimits,
+				DB:         e.db, QueryTimeout: e.cfg.QueryTimeout})
 			if err = e.bootstrap(ctx, st, srv, sealer); err == nil {
 				e.ingestion.Store(st.KeyCache(keys.Ingestion))
 				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam,

@@ -75,9 +75,30 @@ var (
 
 func (e *budgetExtension) GetHTTPHandler(context.Context) (extensionmiddleware.WrapHTTPHandlerFunc, error) {
 	return func(_ context.Context, next http.Handler) (http.Handler, error) {
-		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) { e.serve(w, req, next) }), nil
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			e.serve(&retryAfterWriter{ResponseWriter: w, seconds: strconv.Itoa(e.cfg.RetryAfterSeconds)}, req, next)
+		}), nil
 	}, nil
 }
+
+// retryAfterWriter adds Retry-After to every 429 and 503 the receiver
+// answers without one (the memory limiter's refusals, a full sending
+// queue), so every retryable refusal on OTLP/HTTP tells the sender when
+// to come back, as the Datadog receiver's do.
+type retryAfterWriter struct {
+	http.ResponseWriter
+	seconds string
+}
+
+func (w *retryAfterWriter) WriteHeader(status int) {
+	if (status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable) && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", w.seconds)
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *retryAfterWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // serve counts an export body before the receiver decodes it. The body is
 // already decompressed and capped by max_request_body_size (middlewares

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"syscall"
@@ -620,4 +621,37 @@ func TestBusySaysWhichWayTheBoundWasMet(t *testing.T) {
 		"the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later")
 	assert.EqualError(t, e.busy(admission.ErrWaitersFull), "the requests waiting or being read hold 100 MiB, "+
 		"the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later")
+}
+
+// Every 429 and 503 the receiver answers (the memory limiter's, a full
+// queue's) leaves with Retry-After; other answers are left alone, and a
+// Retry-After the receiver set is kept.
+func TestRetryAfterOnEveryRetryableRefusal(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	ext, err := NewFactory().Create(context.Background(), extensiontest.NewNopSettings(NewFactory().Type()), cfg)
+	require.NoError(t, err)
+	wrap, err := ext.(*budgetExtension).GetHTTPHandler(context.Background())
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		status      int
+		set, expect string
+	}{
+		{http.StatusServiceUnavailable, "", "1"},
+		{http.StatusTooManyRequests, "", "1"},
+		{http.StatusServiceUnavailable, "7", "7"},
+		{http.StatusBadRequest, "", ""},
+		{http.StatusOK, "", ""},
+	} {
+		h, err := wrap(context.Background(), http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			if tc.set != "" {
+				w.Header().Set("Retry-After", tc.set)
+			}
+			w.WriteHeader(tc.status)
+		}))
+		require.NoError(t, err)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/traces", strings.NewReader("")))
+		assert.Equal(t, tc.status, rec.Code)
+		assert.Equal(t, tc.expect, rec.Header().Get("Retry-After"), "%d", tc.status)
+	}
 }

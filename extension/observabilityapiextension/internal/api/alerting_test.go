@@ -50,7 +50,7 @@ func (rc *receiver) notifications() []Notification {
 }
 
 func TestAlertFiresResolvesAndRetries(t *testing.T) {
-	fx := setup(t)
+	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true }) // the receiver is on loopback
 	db := chtest.DB(t)
 	ctx := context.Background()
 	for _, q := range []string{
@@ -143,7 +143,7 @@ func TestAlertFiresResolvesAndRetries(t *testing.T) {
 // minute as shipped) delayed every team's alerts and made them skip
 // windows.
 func TestSlowWebhookHoldsUpOnlyItsAlert(t *testing.T) {
-	fx := setup(t)
+	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true })
 	db := chtest.DB(t)
 	ctx := context.Background()
 	m0 := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)

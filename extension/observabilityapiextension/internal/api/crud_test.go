@@ -128,3 +128,22 @@ func TestRemovingATileRemovesItsAlerts(t *testing.T) {
 	require.Equal(t, float64(1), l.body["total"], "the alert on the removed tile went with it")
 	assert.Equal(t, "t1", l.body["data"].([]any)[0].(map[string]any)["tileId"])
 }
+
+// A webhook URL that reaches this host or its network is refused when it
+// is stored, with the reason, not first at delivery.
+func TestPrivateWebhookTargetsAreRefused(t *testing.T) {
+	fx := setup(t)
+	for _, u := range []string{"http://127.0.0.1:8123/?query=SELECT%201", "http://[::1]/", "http://2130706433/", "http://169.254.169.254/latest/meta-data/"} {
+		r := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "h", "url": u})
+		assert.Equal(t, http.StatusBadRequest, r.status, u)
+		assert.Contains(t, r.body["message"], "private, loopback or link-local", u)
+		assert.Contains(t, r.body["message"], "allow_private_webhooks", u)
+	}
+	ok := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "h", "url": "https://hooks.example/h"}))
+	r := call(t, http.MethodPut, fx.url+"/api/v2/webhooks/"+ok["id"].(string), bearer(fx.keyA), map[string]any{"name": "h", "url": "http://10.0.0.1/"})
+	assert.Equal(t, http.StatusBadRequest, r.status, "an update is checked too")
+
+	open := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true })
+	r = call(t, http.MethodPost, open.url+"/api/v2/webhooks", bearer(open.keyA), map[string]any{"name": "h", "url": "http://10.0.0.1/"})
+	assert.Equal(t, http.StatusCreated, r.status)
+}

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/time/rate"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/keys"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
@@ -64,7 +65,10 @@ type Options struct {
 	// 0 means 8.
 	AlertWorkers int
 	TeamLimits   TeamLimits
-	Logger       *zap.Logger
+	// AllowPrivateWebhooks stores webhooks whose URL is a loopback,
+	// private or link-local address (on-prem receivers, tests).
+	AllowPrivateWebhooks bool
+	Logger               *zap.Logger
 }
 
 // Server is the REST API's handler.
@@ -268,6 +272,11 @@ func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, i
 		}
 		if err := wh.validate(); err != nil {
 			return nil, validationError{err}
+		}
+		if !s.opts.AllowPrivateWebhooks {
+			if err := webhook.CheckTarget(ctx, wh.URL); err != nil {
+				return nil, validationError{fmt.Errorf("url: %w (set alerts.allow_private_webhooks to allow it)", err)}
+			}
 		}
 		wh.ID, wh.CreatedAt, wh.UpdatedAt = id, created, now
 		return &wh, nil

@@ -52,8 +52,11 @@ func New(o Options) *Sender {
 				return err
 			}
 			ip := net.ParseIP(host)
-			if ip == nil || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() {
+			if ip == nil {
 				return ErrForbiddenTarget
+			}
+			if why := forbidden(ip); why != "" {
+				return fmt.Errorf("%w: %s is %s", ErrForbiddenTarget, ip, why)
 			}
 			return nil
 		}
