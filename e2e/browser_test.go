@@ -191,13 +191,11 @@ func postWithKey(t *testing.T, url, header, key, ctype, body string) int {
 }
 
 // The issue's flow, in a real browser against the shipped configuration
-// with ingestion keys required: create the account, read both keys in
+// (ingestion keys required, by default): create the account, read both keys in
 // Team Settings, use them, find the data in search, open the log's trace,
 // rotate the personal key.
 func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
-	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t),
-		"--set", "receivers::datadog::ingestion_key_authenticator=observability_api",
-		"--set", "receivers::otlp::protocols::http::auth::authenticator=observability_api")
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true", "OTLP_AUTH_TOKEN="}, shippedConfig(t))
 	c.waitHealthy(t)
 	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
 	api := fmt.Sprintf("http://127.0.0.1:%d", c.api)
@@ -342,7 +340,7 @@ func TestBrowserTeamsAreIsolated(t *testing.T) {
 	a := newBrowser(t, ui, "team-a")
 	a.signUp("/", "a@example.com", "team a password")
 	dd := fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", c.datadog)
-	require.Equal(t, http.StatusAccepted, postWithKey(t, dd, "DD-API-KEY", "x", "application/json",
+	require.Equal(t, http.StatusAccepted, postWithKey(t, dd, "DD-API-KEY", ingestKey, "application/json",
 		`[{"message":"team a secret","service":"a-svc","dd.trace_id":"99"}]`))
 	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_logs WHERE Body = 'team a secret'") == "1" },
 		30*time.Second, 200*time.Millisecond)

@@ -124,6 +124,7 @@ func TestConcurrentBombsStayBounded(t *testing.T) {
 		if err == nil {
 			req.Header.Set("Content-Encoding", "zstd")
 			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("DD-API-KEY", ingestKey)
 		}
 		return req, err
 	})

@@ -22,11 +22,15 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// post sends a body with the e2e ingestion key (as the Datadog Agent's
+// DD-API-KEY and as OTLP's bearer token) unless headers carry their own.
 func post(t *testing.T, url, contentType, body string, headers ...string) int {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("DD-API-KEY", ingestKey)
+	req.Header.Set("Authorization", "Bearer "+ingestKey)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
@@ -172,14 +176,13 @@ func TestAPIFromTheShippedConfig(t *testing.T) {
 	assert.NotContains(t, c.out.String(), key, "keys are never logged")
 }
 
-// TestIngestionKeyThroughTheAPI points the Datadog receiver and OTLP at the
-// observability_api authenticator: the generated ingestion key works for
-// both, with no key copied into their configuration.
+// TestIngestionKeyThroughTheAPI: with no OTLP_AUTH_TOKEN, the shipped
+// configuration still requires a key on the Datadog receiver and OTLP,
+// checked by the observability_api authenticator: the generated ingestion
+// key works for both, with no key copied into their configuration.
 func TestIngestionKeyThroughTheAPI(t *testing.T) {
 	dataDir := t.TempDir()
-	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true", "OTELHOUSE_DATA_DIR=" + dataDir}, shippedConfig(t),
-		"--set", "receivers::datadog::ingestion_key_authenticator=observability_api",
-		"--set", "receivers::otlp::protocols::http::auth::authenticator=observability_api")
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true", "OTELHOUSE_DATA_DIR=" + dataDir, "OTLP_AUTH_TOKEN="}, shippedConfig(t))
 	c.waitHealthy(t)
 	var key string
 	require.Eventually(t, func() bool {

@@ -80,6 +80,11 @@ type collector struct {
 	done                        chan error
 }
 
+// ingestKey is the ingestion key every collector a test starts accepts
+// (as OTLP_AUTH_TOKEN; a test's env may set another): ingestion requires
+// a key by default.
+const ingestKey = "e2e-ingestion-key"
+
 // run starts the binary with the shipped config, every port moved to a free
 // one so the test never clashes with a running instance.
 func run(t *testing.T, env []string, config string, extra ...string) *collector {
@@ -110,7 +115,7 @@ func runWith(t *testing.T, env []string, config string, chPort int, extra ...str
 	}
 	c.cmd = exec.Command(binary(t), append(args, extra...)...)
 	// Each collector owns its engine data and queue (env may override).
-	c.cmd.Env = append(os.Environ(), append([]string{"OTELHOUSE_DATA_DIR=" + t.TempDir()}, env...)...)
+	c.cmd.Env = append(os.Environ(), append([]string{"OTELHOUSE_DATA_DIR=" + t.TempDir(), "OTLP_AUTH_TOKEN=" + ingestKey}, env...)...)
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	require.NoError(t, c.cmd.Start())
 	go func() { c.done <- c.cmd.Wait() }()
@@ -182,10 +187,9 @@ func TestShippedConfigWithReceiverOn(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	resp, err = http.Post(base+"/api/v2/logs", "application/json", strings.NewReader(`[{"message":"hello","service":"e2e"}]`))
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusAccepted, resp.StatusCode)
+	assert.Equal(t, http.StatusForbidden, postWithKey(t, base+"/api/v2/logs", "X-No-Key", "", "application/json", `[{"message":"hello","service":"e2e"}]`),
+		"an agent path needs the ingestion key")
+	assert.Equal(t, http.StatusAccepted, post(t, base+"/api/v2/logs", "application/json", `[{"message":"hello","service":"e2e"}]`))
 
 	// The shipped pipelines store in the embedded ClickHouse.
 	assert.Eventually(t, func() bool {
@@ -328,4 +332,20 @@ func TestEngineRefusesWebPages(t *testing.T) {
 	}
 	assert.Equal(t, http.StatusForbidden, read(fmt.Sprintf("rebound.example:%d", c.clickhouse)))
 	assert.Equal(t, http.StatusOK, read(fmt.Sprintf("localhost:%d", c.clickhouse)))
+}
+
+// Opening ingestion takes OTELHOUSE_OPEN_INGESTION=true, and every start
+// says so.
+func TestOpenIngestionIsExplicitAndWarned(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true", "OTLP_AUTH_TOKEN=", "OTELHOUSE_OPEN_INGESTION=true"}, shippedConfig(t))
+	c.waitHealthy(t)
+	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", c.datadog), "application/json", strings.NewReader(`[{"message":"open"}]`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusAccepted, resp.StatusCode)
+	resp, err = http.Post(fmt.Sprintf("http://127.0.0.1:%d/v1/logs", c.otlpHTTP), "application/json", strings.NewReader(`{"resourceLogs":[]}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Eventually(t, func() bool { return strings.Contains(c.out.String(), "ingestion is open") }, 10*time.Second, 100*time.Millisecond)
 }

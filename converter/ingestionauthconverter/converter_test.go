@@ -25,11 +25,16 @@ func shipped(withAPI bool) map[string]any {
 	return m
 }
 
-func convert(t *testing.T, token string, raw map[string]any) *confmap.Conf {
+func convert(t *testing.T, token string, raw map[string]any, env ...string) *confmap.Conf {
 	conf := confmap.NewFromStringMap(raw)
 	c := converter{getenv: func(k string) string {
 		if k == TokenEnvVar {
 			return token
+		}
+		for i := 0; i+1 < len(env); i += 2 {
+			if env[i] == k {
+				return env[i+1]
+			}
 		}
 		return ""
 	}}
@@ -56,8 +61,43 @@ func TestFallbackWithoutTheAPI(t *testing.T) {
 	assert.Equal(t, []any{"s3cret"}, conf.Get("receivers::datadog::api_keys"))
 }
 
-func TestNoTokenLeavesIngestionOpen(t *testing.T) {
+// Without OTLP_AUTH_TOKEN the API's keys (the generated Ingestion API
+// Key) are required all the same: ingestion is closed by default.
+func TestKeysAreRequiredByDefault(t *testing.T) {
 	for _, v := range []string{"", " "} {
-		assert.Equal(t, shipped(true), convert(t, v, shipped(true)).ToStringMap())
+		conf := convert(t, v, shipped(true))
+		assert.Equal(t, "observability_api", conf.Get("receivers::otlp::protocols::http::auth::authenticator"))
+		assert.Equal(t, "observability_api", conf.Get("receivers::datadog::ingestion_key_authenticator"))
 	}
+}
+
+// Opening ingestion takes one explicit setting: the environment variable
+// or the API's open_ingestion key.
+func TestOpenIngestionIsExplicit(t *testing.T) {
+	conf := convert(t, "", shipped(true), OpenEnvVar, "true")
+	assert.False(t, conf.IsSet("receivers::otlp::protocols::http::auth"))
+	assert.False(t, conf.IsSet("receivers::datadog::ingestion_key_authenticator"))
+	assert.Equal(t, true, conf.Get(openKey), "the API learns it is open, to warn")
+
+	raw := shipped(true)
+	raw["extensions"].(map[string]any)["observability_api"] = map[string]any{"open_ingestion": "true"}
+	conf = convert(t, "s3cret", raw)
+	assert.False(t, conf.IsSet("receivers::otlp::protocols::grpc::auth"))
+
+	for _, v := range []string{"false", "1", "yes", ""} {
+		conf = convert(t, "", shipped(true), OpenEnvVar, v)
+		assert.Equal(t, "observability_api", conf.Get("receivers::otlp::protocols::grpc::auth::authenticator"), v)
+	}
+}
+
+func TestNoKeySourceLeavesIngestionOpen(t *testing.T) {
+	assert.Equal(t, shipped(false), convert(t, "", shipped(false)).ToStringMap())
+}
+
+// An authenticator the operator chose is kept.
+func TestOwnAuthenticatorIsKept(t *testing.T) {
+	raw := shipped(true)
+	raw["receivers"].(map[string]any)["otlp/2"] = map[string]any{"protocols": map[string]any{"http": map[string]any{"auth": map[string]any{"authenticator": "oidc"}}}}
+	conf := convert(t, "", raw)
+	assert.Equal(t, "oidc", conf.Get("receivers::otlp/2::protocols::http::auth::authenticator"))
 }

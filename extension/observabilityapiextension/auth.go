@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/extension/extensionauth"
 
 	"github.com/otelhouse/otelhouse/internal/keys"
@@ -26,7 +27,9 @@ var (
 // `DD-API-KEY: <key>` (Datadog agents; header names arrive lower-cased
 // from gRPC and as sent from HTTP).
 func (e *apiExtension) Authenticate(ctx context.Context, sources map[string][]string) (context.Context, error) {
-	key := ""
+	// A request may carry both; the bearer token decides, whatever order
+	// the map is walked in.
+	bearer, agent := "", ""
 	for name, vs := range sources {
 		if len(vs) == 0 {
 			continue
@@ -34,13 +37,18 @@ func (e *apiExtension) Authenticate(ctx context.Context, sources map[string][]st
 		switch strings.ToLower(name) {
 		case "authorization":
 			if k, ok := strings.CutPrefix(vs[0], "Bearer "); ok {
-				key = k
+				bearer = k
 			}
 		case "dd-api-key":
-			key = vs[0]
+			agent = vs[0]
 		}
 	}
+	key := bearer
 	if key == "" {
+		key = agent
+	}
+	if key == "" {
+		e.authFailed(ctx, "ingestion", clientHost(peer(ctx)), errNoKey.Error())
 		return ctx, errNoKey
 	}
 	// Configured keys (OTLP_AUTH_TOKEN among them) work before the store is
@@ -57,6 +65,7 @@ func (e *apiExtension) Authenticate(ctx context.Context, sources map[string][]st
 		return ctx, err
 	}
 	if !ok {
+		e.authFailed(ctx, "ingestion", clientHost(peer(ctx)), errBadKey.Error())
 		return ctx, errBadKey
 	}
 	return ctx, nil
@@ -72,4 +81,12 @@ func (e *apiExtension) validIngestionKey(ctx context.Context, hash string) (bool
 	}
 	_, ok, err := c.Lookup(ctx, hash)
 	return ok, err
+}
+
+// peer is the sender's address as the receiver's server saw it.
+func peer(ctx context.Context) string {
+	if a := client.FromContext(ctx).Addr; a != nil {
+		return a.String()
+	}
+	return "unknown"
 }

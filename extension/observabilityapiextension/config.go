@@ -36,7 +36,11 @@ type Settings struct {
 	// entries are ignored (so `${env:OTLP_AUTH_TOKEN:-}` can be listed).
 	PersonalKeys  []configopaque.String `mapstructure:"personal_keys"`
 	IngestionKeys []configopaque.String `mapstructure:"ingestion_keys"`
-	Managed       ManagedConfig         `mapstructure:"managed"`
+	// OpenIngestion leaves OTLP and the Datadog receiver without a key
+	// check (the ingestionauth converter reads it; OTELHOUSE_OPEN_INGESTION
+	// sets it too), for local experiments; every start warns while set.
+	OpenIngestion bool          `mapstructure:"open_ingestion"`
+	Managed       ManagedConfig `mapstructure:"managed"`
 	// QueryTimeout cancels a chart query that runs longer (generous by
 	// default); a client that disconnects cancels its query too.
 	QueryTimeout time.Duration `mapstructure:"query_timeout"`

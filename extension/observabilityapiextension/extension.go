@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,11 +18,15 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/extension"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/apistate"
+	"github.com/otelhouse/otelhouse/internal/authfail"
 	"github.com/otelhouse/otelhouse/internal/keys"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
@@ -46,6 +51,16 @@ type apiExtension struct {
 	ingestion atomic.Pointer[store.KeyCache]
 	// state is what the web UI shares, once the store is open.
 	state atomic.Pointer[apistate.State]
+	// telemetry counts refused credentials; authLog logs them, at most
+	// once a minute per client address.
+	telemetry *metadata.TelemetryBuilder
+	authLog   *authfail.Log
+}
+
+// authFailed counts and (rate-limited) logs a refused credential.
+func (e *apiExtension) authFailed(ctx context.Context, door, addr, reason string) {
+	e.telemetry.ObservabilityAPIAuthFailures.Add(ctx, 1, metric.WithAttributes(attribute.String("door", door)))
+	e.authLog.Failed(door, addr, reason)
 }
 
 var _ apistate.Provider = (*apiExtension)(nil)
@@ -83,6 +98,10 @@ func (e *apiExtension) Start(ctx context.Context, host component.Host) error {
 		}
 	}()
 	go e.connect(initCtx, u.Host)
+	if e.cfg.OpenIngestion {
+		e.set.Logger.Warn("ingestion is open: OTLP and the Datadog receiver accept telemetry without a key " +
+			"(OTELHOUSE_OPEN_INGESTION / open_ingestion); unset it to require the Ingestion API Key")
+	}
 	e.set.Logger.Info("observability API serving", zap.String("endpoint", ln.Addr().String()))
 	return nil
 }
@@ -261,4 +280,12 @@ func (e *apiExtension) Shutdown(ctx context.Context) error {
 		e.db = nil
 	}
 	return err
+}
+
+// clientHost is an address without its port (one client, many ports).
+func clientHost(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }

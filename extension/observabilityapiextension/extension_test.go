@@ -20,10 +20,14 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/extension/extensiontest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadatatest"
 )
 
 // freeAddr is a loopback address nothing listens on.
@@ -168,9 +172,15 @@ func TestAuthenticatesIngestionKeys(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, ingestion)
+	tt := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tt.Shutdown(context.Background())) })
+	a.telemetry, err = metadata.NewTelemetryBuilder(tt.NewTelemetrySettings())
+	require.NoError(t, err)
 	ctx := context.Background()
 	_, err = a.Authenticate(ctx, map[string][]string{"authorization": {"Bearer " + ingestion}})
 	assert.NoError(t, err, "OTLP style")
+	_, err = a.Authenticate(ctx, map[string][]string{"authorization": {"Bearer " + ingestion}, "dd-api-key": {"stale"}})
+	assert.NoError(t, err, "the bearer token decides, whatever the map's order")
 	_, err = a.Authenticate(ctx, map[string][]string{"DD-API-KEY": {ingestion}})
 	assert.NoError(t, err, "agent style")
 	_, err = a.Authenticate(ctx, map[string][]string{"DD-API-KEY": {"nope"}})
@@ -179,6 +189,8 @@ func TestAuthenticatesIngestionKeys(t *testing.T) {
 	assert.ErrorIs(t, err, errNoKey)
 	_, err = a.Authenticate(ctx, map[string][]string{"DD-API-KEY": {personalKey(t, dir)}})
 	assert.ErrorIs(t, err, errBadKey, "a personal key is not an ingestion key")
+	metadatatest.AssertEqualObservabilityAPIAuthFailures(t, tt, []metricdata.DataPoint[int64]{
+		{Value: 3, Attributes: attribute.NewSet(attribute.String("door", "ingestion"))}}, metricdatatest.IgnoreTimestamp())
 }
 
 func TestConfig(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
+	"github.com/otelhouse/otelhouse/internal/authfail"
 )
 
 // NewFactory returns the factory of the observability_api extension.
@@ -33,5 +34,9 @@ func createDefaultConfig() component.Config {
 }
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {
-	return &apiExtension{cfg: cfg.(*Config), set: set}, nil
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
+	return &apiExtension{cfg: cfg.(*Config), set: set, telemetry: tb, authLog: authfail.New(set.Logger)}, nil
 }

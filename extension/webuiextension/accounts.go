@@ -62,6 +62,7 @@ func (u *webUI) signIn(r *http.Request, c *call, in credentials) (any, error) {
 		outcome = "throttled"
 	case errors.Is(err, accounts.ErrBadCredentials):
 		outcome = "wrong_credentials"
+		u.authLog.Failed("ui", clientAddr(r), "wrong email or password")
 	case err != nil:
 		outcome = "error"
 	}

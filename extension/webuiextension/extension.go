@@ -14,6 +14,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/webuiextension/internal/metadata"
 	"github.com/otelhouse/otelhouse/internal/accounts"
+	"github.com/otelhouse/otelhouse/internal/authfail"
 	"github.com/otelhouse/otelhouse/internal/apistate"
 )
 
@@ -21,6 +22,7 @@ type webUI struct {
 	cfg       *Config
 	set       extension.Settings
 	telemetry *metadata.TelemetryBuilder
+	authLog   *authfail.Log // failed sign-ins, once a minute per address
 	server    *http.Server
 	done      chan struct{}
 

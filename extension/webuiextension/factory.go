@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/otelhouse/otelhouse/extension/webuiextension/internal/metadata"
+	"github.com/otelhouse/otelhouse/internal/authfail"
 )
 
 // NewFactory returns the factory of the webui extension.
@@ -33,5 +34,5 @@ func create(_ context.Context, set extension.Settings, cfg component.Config) (ex
 	if err != nil {
 		return nil, err
 	}
-	return &webUI{cfg: cfg.(*Config), set: set, telemetry: tb}, nil
+	return &webUI{cfg: cfg.(*Config), set: set, telemetry: tb, authLog: authfail.New(set.Logger)}, nil
 }

@@ -66,3 +66,43 @@ func TestIngestionKeyAuthenticatorMustExist(t *testing.T) {
 	require.ErrorContains(t, err, "is not an extension of this collector")
 	require.NoError(t, r.Shutdown(context.Background()))
 }
+
+// Tracer paths take keyless requests from the tracer networks only (the
+// test's client is on loopback); elsewhere, or with
+// require_key_on_tracer_paths, a key is needed there too. Agent paths
+// always need one while keys are checked.
+func TestTracerPathsByClientNetwork(t *testing.T) {
+	trace := []byte(`[[{"service":"s","name":"n","resource":"r","trace_id":1,"span_id":2,"start":1700000000000000000,"duration":10}]]`)
+	for _, tc := range []struct {
+		name     string
+		mutate   func(*Config)
+		keyless  int // a trace without a key
+		withKey  int // a trace with the key
+		agentNoK int // a log without a key
+	}{
+		{"defaults: loopback is a tracer network", func(*Config) {}, 200, 200, 403},
+		{"loopback not listed", func(c *Config) { c.TracerNetworks = []string{"10.0.0.0/8"} }, 403, 200, 403},
+		{"key required on tracer paths", func(c *Config) { c.RequireKeyOnTracerPaths = true }, 403, 200, 403},
+	} {
+		h := startAll(t, func(c *Config) {
+			c.APIKeys = []configopaque.String{"k"}
+			tc.mutate(c)
+		}, new(consumertest.TracesSink), new(consumertest.LogsSink), nil)
+		status, body, _ := h.do(t, http.MethodPost, "/v0.4/traces", trace, "Content-Type", "application/json")
+		assert.Equal(t, tc.keyless, status, "%s: %s", tc.name, body)
+		if status == 403 {
+			assert.Contains(t, body, "API key", tc.name)
+		}
+		status, _, _ = h.do(t, http.MethodPost, "/v0.4/traces", trace, "Content-Type", "application/json", "DD-API-KEY", "k")
+		assert.Equal(t, tc.withKey, status, tc.name)
+		status, _, _ = h.do(t, http.MethodPost, "/api/v2/logs", []byte(logsBody))
+		assert.Equal(t, tc.agentNoK, status, tc.name)
+	}
+}
+
+func TestTracerNetworksAreValidated(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, cfg.Validate())
+	cfg.TracerNetworks = []string{"10.0.0.0/8", "not-a-cidr"}
+	assert.ErrorContains(t, cfg.Validate(), `tracer_networks: "not-a-cidr" is not a CIDR`)
+}

@@ -3,6 +3,8 @@ package datadogreceiver
 import (
 	"errors"
 	"fmt"
+	"net/netip"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -38,6 +40,14 @@ type Settings struct {
 	// /info, telemetry) demand a key too. Tracers never send one, so this is
 	// only for a receiver exposed beyond the host or pod.
 	RequireKeyOnTracerPaths bool `mapstructure:"require_key_on_tracer_paths"`
+
+	// TracerNetworks are the client networks (CIDRs) whose tracers may use
+	// the tracer paths without a key while keys are checked: tracers talk
+	// to a local agent and their protocol carries none. A client elsewhere
+	// must send a key there too. Default: loopback and the private ranges
+	// (10/8, 172.16/12, 192.168/16, fc00::/7), where a host's containers
+	// and a cluster's pods are.
+	TracerNetworks []string `mapstructure:"tracer_networks"`
 
 	// RetryAfterSeconds is the Retry-After hint sent with a 503 when the
 	// pipeline refuses data for a reason that may pass, and with a 429.
@@ -97,7 +107,23 @@ func (c *Config) Validate() error {
 	if c.MaxRequestWait < 0 {
 		errs = append(errs, fmt.Errorf("max_request_wait must not be negative, got %s", c.MaxRequestWait))
 	}
+	if _, err := c.tracerNetworks(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// tracerNetworks parses TracerNetworks.
+func (c *Config) tracerNetworks() ([]netip.Prefix, error) {
+	out := make([]netip.Prefix, 0, len(c.TracerNetworks))
+	for _, n := range c.TracerNetworks {
+		p, err := netip.ParsePrefix(strings.TrimSpace(n))
+		if err != nil {
+			return nil, fmt.Errorf("tracer_networks: %q is not a CIDR (such as 10.0.0.0/8)", n)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // keys returns the configured non-empty ingestion keys.

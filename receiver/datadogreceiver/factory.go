@@ -68,6 +68,7 @@ func createDefaultConfig() component.Config {
 		ServerConfig: srv,
 		Settings: Settings{
 			RetryAfterSeconds:     1,
+			TracerNetworks:        []string{"127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"},
 			MaxConcurrentRequests: defaultMaxConcurrentRequests(),
 			MaxRequestWait:        defaultMaxRequestWait,
 			MaxDecodedSize:        defaultMaxDecodedSize,

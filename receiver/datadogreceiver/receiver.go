@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"strconv"
 	"strings"
@@ -43,6 +44,7 @@ type datadogReceiver struct {
 	set        receiver.Settings
 	obs        *receiverhelper.ObsReport
 	keys       [][]byte
+	tracerNets []netip.Prefix       // clients whose tracers need no key
 	authn      extensionauth.Server // the ingestion_key_authenticator, if any
 	onShutdown func()
 	logs       logs.Translator
@@ -73,8 +75,12 @@ func newReceiver(set receiver.Settings, cfg *Config, onShutdown func()) (*datado
 	if err != nil {
 		return nil, err
 	}
+	nets, err := cfg.tracerNetworks()
+	if err != nil {
+		return nil, err
+	}
 	return &datadogReceiver{
-		cfg: cfg, set: set, obs: obs, keys: cfg.keys(), onShutdown: onShutdown, telemetry: tb,
+		cfg: cfg, set: set, obs: obs, keys: cfg.keys(), tracerNets: nets, onShutdown: onShutdown, telemetry: tb,
 		logs: logs.Translator{DecodeJSONMessage: cfg.Logs.DecodeJSONMessage, TraceIDs: cfg.Logs.TraceIDs},
 	}, nil
 }
@@ -227,23 +233,50 @@ func (r *datadogReceiver) routes() http.Handler {
 	return mux
 }
 
-// authorize demands an ingestion key on agent intake paths (and on tracer
-// paths when configured) whenever keys are configured.
+// authorize demands an ingestion key on agent intake paths whenever keys
+// are checked. Tracer paths (local) take requests without a key from the
+// tracer networks (require_key_on_tracer_paths: from nowhere), and a key
+// from anywhere else.
 func (r *datadogReceiver) authorize(local bool, next http.Handler) http.Handler {
-	if (len(r.keys) == 0 && r.authn == nil) || (local && !r.cfg.RequireKeyOnTracerPaths) {
+	if len(r.keys) == 0 && r.authn == nil {
 		return next
 	}
+	keyless := local && !r.cfg.RequireKeyOnTracerPaths
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if keyless && r.fromTracerNetwork(req) {
+			next.ServeHTTP(w, req)
+			return
+		}
 		key := req.Header.Get("DD-API-KEY")
 		if key == "" {
 			key = req.URL.Query().Get("api_key")
 		}
 		if !r.validKey(req.Context(), key) {
-			r.refuse(w, req, http.StatusForbidden, "missing or invalid API key (DD-API-KEY header or api_key query parameter)")
+			msg := "missing or invalid API key (DD-API-KEY header or api_key query parameter)"
+			if keyless {
+				msg += "; tracer paths take requests without a key only from tracer_networks"
+			}
+			r.refuse(w, req, http.StatusForbidden, msg)
 			return
 		}
 		next.ServeHTTP(w, req)
 	})
+}
+
+// fromTracerNetwork tells whether the peer (never a forwarded-for header,
+// which any client sets) is in tracer_networks.
+func (r *datadogReceiver) fromTracerNetwork(req *http.Request) bool {
+	ap, err := netip.ParseAddrPort(req.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := ap.Addr().Unmap()
+	for _, n := range r.tracerNets {
+		if n.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *datadogReceiver) validKey(ctx context.Context, key string) bool {

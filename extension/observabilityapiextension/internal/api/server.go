@@ -65,6 +65,9 @@ type Options struct {
 	// 0 means 8.
 	AlertWorkers int
 	TeamLimits   TeamLimits
+	// OnAuthFailure hears of every refused key (counted and logged by the
+	// extension); nil ignores them.
+	OnAuthFailure func(r *http.Request, reason string)
 	// AllowPrivateWebhooks stores webhooks whose URL is a loopback,
 	// private or link-local address (on-prem receivers, tests).
 	AllowPrivateWebhooks bool
@@ -181,6 +184,9 @@ func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Reques
 			}
 		}
 		if team == "" {
+			if s.opts.OnAuthFailure != nil {
+				s.opts.OnAuthFailure(r, "missing or invalid API key")
+			}
 			fail(w, f, http.StatusUnauthorized, "missing or invalid API key")
 			return
 		}
