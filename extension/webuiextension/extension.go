@@ -14,8 +14,8 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/webuiextension/internal/metadata"
 	"github.com/otelhouse/otelhouse/internal/accounts"
-	"github.com/otelhouse/otelhouse/internal/authfail"
 	"github.com/otelhouse/otelhouse/internal/apistate"
+	"github.com/otelhouse/otelhouse/internal/authfail"
 )
 
 type webUI struct {
