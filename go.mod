@@ -28,6 +28,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/tinylib/msgp v1.6.5
 	github.com/valyala/fastjson v1.6.10
+	go.opentelemetry.io/collector/client v1.67.0
 	go.opentelemetry.io/collector/component v1.67.0
 	go.opentelemetry.io/collector/component/componentstatus v0.161.0
 	go.opentelemetry.io/collector/component/componenttest v0.161.0
@@ -185,7 +186,6 @@ require (
 	go.etcd.io/bbolt v1.5.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/collector v0.161.0 // indirect
-	go.opentelemetry.io/collector/client v1.67.0 // indirect
 	go.opentelemetry.io/collector/cmd/builder v0.161.0 // indirect
 	go.opentelemetry.io/collector/cmd/mdatagen v0.159.0 // indirect
 	go.opentelemetry.io/collector/config/configcompression v1.67.0 // indirect
