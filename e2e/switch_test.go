@@ -77,6 +77,7 @@ type collector struct {
 	datadog, health, clickhouse int
 	otlpHTTP, otlpGRPC, api     int
 	ui                          int
+	dataDir                     string
 	done                        chan error
 }
 
@@ -115,7 +116,13 @@ func runWith(t *testing.T, env []string, config string, chPort int, extra ...str
 	}
 	c.cmd = exec.Command(binary(t), append(args, extra...)...)
 	// Each collector owns its engine data and queue (env may override).
-	c.cmd.Env = append(os.Environ(), append([]string{"OTELHOUSE_DATA_DIR=" + t.TempDir(), "OTLP_AUTH_TOKEN=" + ingestKey}, env...)...)
+	c.dataDir = t.TempDir()
+	for _, e := range env {
+		if d, ok := strings.CutPrefix(e, "OTELHOUSE_DATA_DIR="); ok {
+			c.dataDir = d
+		}
+	}
+	c.cmd.Env = append(os.Environ(), append([]string{"OTELHOUSE_DATA_DIR=" + c.dataDir, "OTLP_AUTH_TOKEN=" + ingestKey}, env...)...)
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	require.NoError(t, c.cmd.Start())
 	go func() { c.done <- c.cmd.Wait() }()
@@ -198,9 +205,31 @@ func TestShippedConfigWithReceiverOn(t *testing.T) {
 	}, 30*time.Second, 200*time.Millisecond, c.out.String())
 }
 
+// enginePassword is the password the collector generated for its
+// embedded ClickHouse, from its data directory.
+func (c *collector) enginePassword(t *testing.T) string {
+	t.Helper()
+	var pw []byte
+	require.Eventually(t, func() bool {
+		var err error
+		pw, err = os.ReadFile(filepath.Join(c.dataDir, "clickhouse-password"))
+		return err == nil
+	}, 30*time.Second, 50*time.Millisecond, "no generated engine password")
+	return strings.TrimSpace(string(pw))
+}
+
+// engineRequest is a request to the embedded ClickHouse with the
+// generated credentials.
+func (c *collector) engineRequest(t *testing.T, method, query string) *http.Request {
+	req, err := http.NewRequest(method, fmt.Sprintf("http://127.0.0.1:%d/", c.clickhouse), strings.NewReader(query))
+	require.NoError(t, err)
+	req.SetBasicAuth("default", c.enginePassword(t))
+	return req
+}
+
 // sql asks the collector's embedded ClickHouse.
 func (c *collector) sql(t *testing.T, query string) string {
-	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/", c.clickhouse), "text/plain", strings.NewReader(query))
+	resp, err := http.DefaultClient.Do(c.engineRequest(t, http.MethodPost, query))
 	if err != nil {
 		return err.Error()
 	}
@@ -286,7 +315,7 @@ func TestEngineTimeIsUTCWhateverTheHost(t *testing.T) {
 	c := run(t, []string{"TZ=Asia/Kolkata"}, shippedConfig(t))
 	c.waitHealthy(t)
 	assert.Equal(t, "UTC\t1767225600", c.sql(t, q))
-	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/", c.clickhouse), "text/plain", strings.NewReader("SELECT 1"))
+	resp, err := http.DefaultClient.Do(c.engineRequest(t, http.MethodPost, "SELECT 1"))
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, "UTC", resp.Header.Get("X-ClickHouse-Timezone"))
@@ -296,42 +325,42 @@ func TestEngineTimeIsUTCWhateverTheHost(t *testing.T) {
 	assert.Equal(t, "Asia/Kolkata\t1767205800", local.sql(t, q))
 }
 
-// The shipped engine has no password on loopback: what a web page makes
-// the browser send (Origin set) is refused, and a GET only reads, so no
-// page can change the data; clients, which send no Origin, work as before.
-func TestEngineRefusesWebPages(t *testing.T) {
+// The shipped engine answers only the password it generated on first
+// start (0600 in the data directory), which the exporter and the API use
+// without configuration: a neighbour process, or a page in a browser,
+// gets 401, and cannot reach file() and the process's environment.
+func TestEngineAnswersOnlyItsGeneratedPassword(t *testing.T) {
 	c := run(t, nil, shippedConfig(t))
 	c.waitHealthy(t)
+	pw := c.enginePassword(t)
+	fi, err := os.Stat(filepath.Join(c.dataDir, "clickhouse-password"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	assert.NotContains(t, c.out.String(), pw, "never logged")
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d/", c.clickhouse)
-	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader("CREATE TABLE default.from_page (a UInt8) ENGINE = Memory"))
-	req.Header.Set("Origin", "https://example.com")
-	req.Header.Set("Content-Type", "text/plain")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
-
-	resp, err = http.Get(endpoint + "?query=" + url.QueryEscape("CREATE TABLE default.from_link (a UInt8) ENGINE = Memory"))
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
-
-	assert.Equal(t, "0\t0", c.sql(t, "SELECT (SELECT count() FROM system.tables WHERE name = 'from_page'), (SELECT count() FROM system.tables WHERE name = 'from_link')"))
-
-	// DNS rebinding: a page whose name now resolves to 127.0.0.1 is
-	// same-origin with the engine, so its GETs carry no Origin and it
-	// could read the answers (telemetry, and through file() the API's
-	// keys); its requests still name its own host.
-	read := func(host string) int {
-		req, _ := http.NewRequest(http.MethodGet, endpoint+"?query="+url.QueryEscape("SELECT 1"), nil)
-		req.Host = host
+	status := func(method, query string, auth ...string) int {
+		req, _ := http.NewRequest(method, endpoint, strings.NewReader(query))
+		if method == http.MethodGet {
+			req, _ = http.NewRequest(method, endpoint+"?query="+url.QueryEscape(query), nil)
+		}
+		if len(auth) == 2 {
+			req.SetBasicAuth(auth[0], auth[1])
+		}
+		req.Header.Set("Origin", "https://example.com")
 		resp, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	assert.Equal(t, http.StatusForbidden, read(fmt.Sprintf("rebound.example:%d", c.clickhouse)))
-	assert.Equal(t, http.StatusOK, read(fmt.Sprintf("localhost:%d", c.clickhouse)))
+	assert.Equal(t, http.StatusUnauthorized, status(http.MethodPost, "SELECT file('/proc/self/environ', 'RawBLOB')"))
+	assert.Equal(t, http.StatusUnauthorized, status(http.MethodPost, "CREATE TABLE default.from_page (a UInt8) ENGINE = Memory"))
+	assert.Equal(t, http.StatusUnauthorized, status(http.MethodGet, "SELECT 1"))
+	assert.Equal(t, http.StatusUnauthorized, status(http.MethodPost, "SELECT 1", "default", "wrong"))
+	assert.Equal(t, http.StatusOK, status(http.MethodPost, "SELECT 1", "default", pw))
+	assert.Equal(t, "0", c.sql(t, "SELECT count() FROM system.tables WHERE name = 'from_page'"))
+	// The exporter and the API reached the engine with it.
+	assert.Eventually(t, func() bool { return c.sql(t, "EXISTS TABLE otel.otel_logs") == "1" && c.sql(t, "EXISTS TABLE otelhouse.api_keys") == "1" },
+		30*time.Second, 100*time.Millisecond)
 }
 
 // Opening ingestion takes OTELHOUSE_OPEN_INGESTION=true, and every start

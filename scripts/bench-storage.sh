@@ -23,7 +23,7 @@ LOADGEN="$PERFH/loadgen"
 : "${OTELHOUSE_LIBCHDB:=$PWD/.cache/chdb/26.7.3-stable.1/libchdb.so}"
 export OTELHOUSE_LIBCHDB
 
-sql() { curl -s 127.0.0.1:18123/ --data-binary "$1"; }
+sql() { curl -s -u "default:$(cat "$OTELHOUSE_DATA_DIR/clickhouse-password" 2>/dev/null)" 127.0.0.1:18123/ --data-binary "$1"; }
 
 for round in $(seq "${ROUNDS:-1}"); do for config in $CONFIG; do for kind in ${KINDS:-traces_v04 logs_zstd}; do
   table=otel_traces; [[ $kind == logs_* ]] && table=otel_logs

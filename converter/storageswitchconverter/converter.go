@@ -3,6 +3,8 @@
 // it adds every defined `embedded_clickhouse` extension to
 // service::extensions; with it set, the configuration is left as written,
 // so the same binary writes to the external server and opens no engine.
+// An engine without configured credentials gets a generated password
+// (password.go), which its loopback clients are given.
 package storageswitchconverter
 
 import (
@@ -53,5 +55,15 @@ func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 		}
 	}
 	out = append(out, current...)
-	return conf.Merge(confmap.NewFromStringMap(map[string]any{"service::extensions": out}))
+	update := map[string]any{"service::extensions": out}
+	if len(ids) == 1 {
+		more, err := protect(conf, ids[0])
+		if err != nil {
+			return err
+		}
+		for k, v := range more {
+			update[k] = v
+		}
+	}
+	return conf.Merge(confmap.NewFromStringMap(update))
 }

@@ -2,6 +2,8 @@ package storageswitchconverter
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,4 +48,43 @@ func TestAlreadyListedOrUndefined(t *testing.T) {
 	assert.Equal(t, []any{"embedded_clickhouse", "health_check"}, convert(t, "", raw).Get("service::extensions"))
 	none := map[string]any{"extensions": map[string]any{"health_check": nil}, "service": map[string]any{"extensions": []any{"health_check"}}}
 	assert.Equal(t, []any{"health_check"}, convert(t, "", none).Get("service::extensions"))
+}
+
+func withClients(dataDir string) map[string]any {
+	raw := shipped()
+	raw["extensions"].(map[string]any)["embedded_clickhouse"] = map[string]any{"endpoint": "127.0.0.1:8123", "data_dir": dataDir, "username": "", "password": ""}
+	raw["extensions"].(map[string]any)["observability_api"] = map[string]any{"clickhouse": map[string]any{"endpoint": "http://127.0.0.1:8123", "username": "default", "password": ""}}
+	raw["exporters"] = map[string]any{
+		"clickhouse":        map[string]any{"endpoint": "http://127.0.0.1:8123", "username": "default", "password": ""},
+		"clickhouse/remote": map[string]any{"endpoint": "https://ch.example:8443", "password": ""},
+		"clickhouse/own":    map[string]any{"endpoint": "http://localhost:8123", "password": "mine"},
+	}
+	return raw
+}
+
+// With no credentials configured, the engine gets a generated password
+// (0600, kept across starts) and its loopback clients get it too.
+func TestEmbeddedEngineGetsAGeneratedPassword(t *testing.T) {
+	dir := t.TempDir()
+	conf := convert(t, "", withClients(filepath.Join(dir, "clickhouse")))
+	pw, _ := conf.Get("extensions::embedded_clickhouse::password").(string)
+	require.Len(t, pw, 48)
+	assert.Equal(t, "default", conf.Get("extensions::embedded_clickhouse::username"))
+	assert.Equal(t, pw, conf.Get("exporters::clickhouse::password"))
+	assert.Equal(t, pw, conf.Get("extensions::observability_api::clickhouse::password"))
+	assert.Equal(t, "", conf.Get("exporters::clickhouse/remote::password"), "never sent off the host")
+	assert.Equal(t, "mine", conf.Get("exporters::clickhouse/own::password"), "a configured password is kept")
+	fi, err := os.Stat(filepath.Join(dir, PasswordFile))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	again := convert(t, "", withClients(filepath.Join(dir, "clickhouse")))
+	assert.Equal(t, pw, again.Get("extensions::embedded_clickhouse::password"), "the same password on the next start")
+
+	// Credentials from the environment (CLICKHOUSE_USER) are the operator's.
+	raw := withClients(filepath.Join(t.TempDir(), "clickhouse"))
+	raw["extensions"].(map[string]any)["embedded_clickhouse"].(map[string]any)["username"] = "ops"
+	conf = convert(t, "", raw)
+	assert.Equal(t, "", conf.Get("extensions::embedded_clickhouse::password"))
+	assert.Equal(t, "", conf.Get("exporters::clickhouse::password"))
 }
