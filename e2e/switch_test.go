@@ -359,7 +359,9 @@ func TestEngineAnswersOnlyItsGeneratedPassword(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status(http.MethodPost, "SELECT 1", "default", pw))
 	assert.Equal(t, "0", c.sql(t, "SELECT count() FROM system.tables WHERE name = 'from_page'"))
 	// The exporter and the API reached the engine with it.
-	assert.Eventually(t, func() bool { return c.sql(t, "EXISTS TABLE otel.otel_logs") == "1" && c.sql(t, "EXISTS TABLE otelhouse.api_keys") == "1" },
+	assert.Eventually(t, func() bool {
+		return c.sql(t, "EXISTS TABLE otel.otel_logs") == "1" && c.sql(t, "EXISTS TABLE otelhouse.api_keys") == "1"
+	},
 		30*time.Second, 100*time.Millisecond)
 }
 
