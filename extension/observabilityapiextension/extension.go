@@ -122,7 +122,7 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 			err = st.KeepHistory(ctx, e.cfg.Alerts.HistoryRetention)
 		}
 		if err == nil {
-			srv := api.New(api.Options{Store: st, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
+			srv := api.New(api.Options{Store: st, Sealer: sealer, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
 				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
 				RateLimit:       api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
 				SourceDatabases: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...),

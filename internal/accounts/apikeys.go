@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/otelhouse/otelhouse/internal/keys"
@@ -88,17 +89,19 @@ func (s *Service) newKey(ctx context.Context, team, user, kind string) (string, 
 // old ones stop working at once on this replica and within seconds on
 // the others.
 func (s *Service) RotatePersonal(ctx context.Context, a Account) (Key, error) {
-	return s.rotate(ctx, a.TeamID, a.ID, keys.Personal, func(k store.Key) bool { return k.UserID == a.ID })
+	return s.Rotate(ctx, a.TeamID, a.ID, keys.Personal, func(k store.Key) bool { return k.UserID == a.ID })
 }
 
 // RotateIngestion replaces the team's generated ingestion keys with a new
 // one (configured keys such as OTLP_AUTH_TOKEN stay: configuration owns
 // them). Agents must be given the new key.
 func (s *Service) RotateIngestion(ctx context.Context, a Account) (Key, error) {
-	return s.rotate(ctx, a.TeamID, "", keys.Ingestion, func(k store.Key) bool { return k.Sealed != "" })
+	return s.Rotate(ctx, a.TeamID, "", keys.Ingestion, func(k store.Key) bool { return k.Sealed != "" })
 }
 
-func (s *Service) rotate(ctx context.Context, team, user, kind string, old func(store.Key) bool) (Key, error) {
+// Rotate makes a new sealed key of a kind for a team (and user), then
+// revokes the team's keys of that kind that old selects.
+func (s *Service) Rotate(ctx context.Context, team, user, kind string, old func(store.Key) bool) (Key, error) {
 	ks, err := s.opts.Store.TeamKeys(ctx, team, kind)
 	if err != nil {
 		return Key{}, err
@@ -116,4 +119,26 @@ func (s *Service) rotate(ctx context.Context, team, user, kind string, old func(
 	}
 	h := keys.Hash(key)
 	return Key{ID: h[:12], Key: key, Source: "generated", CreatedAt: s.now().UTC()}, nil
+}
+
+// ErrConfiguredKey: a key from configuration, which only configuration
+// can remove.
+var ErrConfiguredKey = errors.New("the key comes from configuration (OTLP_AUTH_TOKEN, ingestion_keys): remove it there")
+
+// RevokeIngestion revokes one of the team's generated ingestion keys by
+// its public id.
+func (s *Service) RevokeIngestion(ctx context.Context, team, id string) error {
+	ks, err := s.opts.Store.TeamKeys(ctx, team, keys.Ingestion)
+	if err != nil {
+		return err
+	}
+	for _, k := range ks {
+		if k.KeyID == id {
+			if k.Sealed == "" {
+				return ErrConfiguredKey
+			}
+			return s.opts.Store.DeleteKey(ctx, k)
+		}
+	}
+	return store.ErrNotFound
 }

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
+	"github.com/otelhouse/otelhouse/internal/accounts"
 	"github.com/otelhouse/otelhouse/internal/keys"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
@@ -65,6 +66,8 @@ type Options struct {
 	// 0 means 8.
 	AlertWorkers int
 	TeamLimits   TeamLimits
+	// Sealer seals the keys rotation makes, so the UI can show them.
+	Sealer *keys.Sealer
 	// OnAuthFailure hears of every refused key (counted and logged by the
 	// extension); nil ignores them.
 	OnAuthFailure func(r *http.Request, reason string)
@@ -85,6 +88,7 @@ type Server struct {
 	// personal answers the Bearer keys of the self-hosted form.
 	personal *store.KeyCache
 	sources  *sources.Catalog
+	accounts *accounts.Service // key rotation, shared with the UI's
 }
 
 // New builds the handler with every route of both forms.
@@ -94,7 +98,7 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}},
 		runs: alertRuns{running: map[string]bool{}, slots: make(chan struct{}, opts.AlertWorkers)}, personal: opts.Store.KeyCache(keys.Personal),
-		sources: &sources.Catalog{Store: opts.Store, Readable: opts.SourceDatabases}}
+		sources: &sources.Catalog{Store: opts.Store, Readable: opts.SourceDatabases}, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer})}
 	self := "/api/v2"
 	mgd := "/v1/organizations/{org}/services/{svc}/observability"
 	for _, r := range []struct {
@@ -131,6 +135,9 @@ func New(opts Options) *Server {
 	}
 	s.mux.Handle("POST "+self+"/charts/series", s.guard(selfHosted, s.chartSeriesHandler))
 	s.mux.Handle("GET "+self+"/alerts/{id}/history", s.guard(selfHosted, s.historyHandler))
+	s.mux.Handle("POST "+self+"/keys/personal/rotate", s.guard(selfHosted, s.rotatePersonal))
+	s.mux.Handle("POST "+self+"/keys/ingestion/rotate", s.guard(selfHosted, s.rotateIngestion))
+	s.mux.Handle("DELETE "+self+"/keys/ingestion/{id}", s.guard(selfHosted, s.revokeIngestion))
 	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return s
 }
@@ -149,6 +156,9 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 }
 
 type teamKey struct{}
+
+// callerKey holds the personal key a self-hosted request came with.
+type callerKey struct{}
 
 func teamOf(ctx context.Context) string { return ctx.Value(teamKey{}).(string) }
 
@@ -180,6 +190,7 @@ func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Reques
 				}
 				if ok {
 					team, identity = k.TeamID, "personal:"+k.Hash
+					r = r.WithContext(context.WithValue(r.Context(), callerKey{}, k))
 				}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -50,7 +51,9 @@ func setupWith(t *testing.T, with func(*Options)) fixture {
 		require.NoError(t, st.CreateTeam(ctx, team, team))
 		require.NoError(t, st.PutKey(ctx, store.Key{Hash: keys.Hash(k), TeamID: team, Kind: keys.Personal, KeyID: team}))
 	}
-	opts := Options{Store: st, Database: "otel", DB: chtest.DB(t), OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
+	sealer, err := keys.LoadSealer(filepath.Join(t.TempDir(), keys.SecretFile))
+	require.NoError(t, err)
+	opts := Options{Store: st, Sealer: sealer, Database: "otel", DB: chtest.DB(t), OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
 		ManagedKeys:     []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}},
 		SourceDatabases: []string{"otel", "api_charts", "api_alerts"}}
 	with(&opts)
