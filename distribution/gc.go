@@ -4,5 +4,5 @@ import "github.com/otelhouse/otelhouse/internal/gctune"
 
 // Not generated (ocb leaves other files alone): before the collector
 // starts, pace the garbage collector for a small live heap that turns
-// over fast; GOGC in the environment overrides it (see the README).
+// over fast; GOGC in the environment overrides it (see docs/performance.md).
 func init() { gctune.FromEnv() }
