@@ -53,7 +53,7 @@ export function TracePage({ traceId }: { traceId: string }) {
       <div class="trace-head">
         <h1>Trace <code>{traceId}</code></h1>
         <div class="muted small">
-          {data.spans.length} spans · {view.services.size} services · {fmtDuration(Number(total))}
+          {plural(data.spans.length, 'span')} · {plural(view.services.size, 'service')} · {fmtDuration(Number(total))}
           {data.truncated && ' · only the first 10,000 spans are shown'}
         </div>
         <div class="legend">
@@ -176,4 +176,8 @@ function SpanPanel({ span, src, onClose }: { span: Row; src: Source; onClose: ()
       )}
     </aside>
   );
+}
+
+function plural(n: number, word: string): string {
+  return `${n.toLocaleString()} ${word}${n === 1 ? '' : 's'}`;
 }
