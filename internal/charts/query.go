@@ -160,6 +160,12 @@ func (f fields) Resolve(name string, p *Params) (string, bool, error) {
 			return e, num, nil
 		}
 	}
+	// <map column>.<key>, as HyperDX writes them (LogAttributes.http.method,
+	// ResourceAttributes.host.name), for every map column of the table.
+	if col, k, ok := strings.Cut(name, "."); ok && k != "" && strings.HasPrefix(f.cols[col], "Map(") {
+		e, _, _ := f.column(col)
+		return e + "[" + p.Add(k, "String") + "]", false, nil
+	}
 	if k, ok := strings.CutPrefix(name, "Resource."); ok && f.s.ResourceMap != "" {
 		if e, _, ok := f.column(f.s.ResourceMap); ok {
 			return e + "[" + p.Add(k, "String") + "]", false, nil
@@ -172,6 +178,15 @@ func (f fields) Resolve(name string, p *Params) (string, bool, error) {
 		}
 	}
 	return "", false, fmt.Errorf("unknown field %q", name)
+}
+
+// Folds makes the severity field match without regard to case.
+func (f fields) Folds(name string) bool {
+	if f.s.SeverityColumn == "" {
+		return false
+	}
+	n := strings.ToLower(name)
+	return n == "level" || n == "severity" || name == f.s.SeverityColumn
 }
 
 func (f fields) Body() string {

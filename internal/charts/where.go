@@ -19,6 +19,12 @@ type Fields interface {
 	Body() string
 }
 
+// Folder is implemented by Fields whose keyword fields match without
+// regard to case (severity: OTel SDKs write ERROR, Datadog writes error).
+type Folder interface {
+	Folds(name string) bool
+}
+
 // Params collects bound values as {pN:Type} placeholders.
 type Params struct{ Values map[string]string }
 
@@ -267,6 +273,9 @@ func (ps *parser) term(t tok) (string, error) {
 		if _, err := strconv.ParseFloat(value, 64); err == nil {
 			return "toFloat64(" + expr + ") = " + ps.p.Add(value, "Float64"), nil
 		}
+	}
+	if fo, ok := ps.f.(Folder); ok && fo.Folds(field) {
+		return "lower(toString(" + expr + ")) = " + ps.p.Add(strings.ToLower(value), "String"), nil
 	}
 	return "toString(" + expr + ") = " + ps.p.Add(value, "String"), nil
 }

@@ -65,6 +65,10 @@ func TestSearchPagesEveryRowOnce(t *testing.T) {
 		{"service:api", "lucene", func(i int) bool { return i%2 == 0 }},
 		{"level:error -service:worker", "lucene", func(i int) bool { return i%3 == 2 && i%2 == 0 }},
 		{"Resource.host.name:h1", "lucene", func(i int) bool { return i%3 == 1 }},
+		// HyperDX's column-dot-key form, and severity without regard to case.
+		{"ResourceAttributes.host.name:h1 LogAttributes.n:31", "lucene", func(i int) bool { return i == 31 }},
+		{"level:ERROR service:api", "lucene", func(i int) bool { return i%3 == 2 && i%2 == 0 }},
+		{"SeverityText:Error", "lucene", func(i int) bool { return i%3 == 2 }},
 		{"LogAttributes['n'] IN ('3', '30', '31')", "sql", func(i int) bool { return i == 3 || i == 30 || i == 31 }},
 	} {
 		var seen []int
