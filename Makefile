@@ -18,7 +18,7 @@ CHDB_DIR     := $(CURDIR)/.cache/chdb/$(CHDB_VERSION)
 LIBCHDB      := $(CHDB_DIR)/libchdb.so
 export OTELHOUSE_LIBCHDB := $(LIBCHDB)
 
-.PHONY: all build run test test-race unit e2e bench fuzz lint generate check-manifest clean libchdb web chromium
+.PHONY: all build run test bench-once test-race unit e2e bench fuzz lint generate check-manifest clean libchdb web chromium
 
 all: build
 
@@ -66,7 +66,14 @@ $(LIBCHDB):
 test: check-manifest lint build libchdb chromium
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(PKGS)
 	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) GOFLAGS=-mod=readonly $(GO) test -count=1 ./...) || exit 1; done
+	@$(MAKE) --no-print-directory bench-once
 	@$(MAKE) --no-print-directory test-race
+
+# Every benchmark once, so one that no longer runs fails CI (figures come
+# from `make bench` and the docs' commands, not from this); the search
+# benchmark on small generated data.
+bench-once: libchdb
+	SEARCH_BENCH_LOGS=20000 SEARCH_BENCH_SPANS=2000 $(GO) test -count=1 -run='^$$' -bench=. -benchtime=1x $(PKGS)
 
 # The race detector needs cgo, so a C compiler: Debian's gcc, installed
 # if the machine lacks one (the binary itself is built without cgo).

@@ -45,11 +45,12 @@ var benchStart = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 // BenchmarkChartThroughAPI: POST /api/v2/charts/series, count of errors per
 // 15 minutes by service over the day.
 func BenchmarkChartThroughAPI(b *testing.B) {
-	fx := setup(&testing.T{})
+	// The bench table's database is opened to sources, as an operator
+	// would list it in source_databases.
+	fx := setupWith(b, func(o *Options) { o.SourceDatabases = append(o.SourceDatabases, "api_bench") })
 	db := chtest.DB(b)
 	benchTable(b, db)
-	t := &testing.T{}
-	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "bench", "kind": "log",
+	src := item(call(b, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "bench", "kind": "log",
 		"database": "api_bench", "table": "logs", "timestampColumn": "Timestamp", "severityColumn": "SeverityText",
 		"serviceColumn": "ServiceName", "bodyColumn": "Body", "attributesMap": "LogAttributes"}))["id"].(string)
 	q := map[string]any{"startTime": benchStart.UnixMilli(), "endTime": benchStart.Add(24 * time.Hour).UnixMilli(), "granularity": "15m",

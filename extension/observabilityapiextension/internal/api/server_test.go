@@ -38,10 +38,10 @@ type fixture struct {
 }
 
 // setup runs the API on its own state database with two teams.
-func setup(t *testing.T) fixture { return setupWith(t, func(*Options) {}) }
+func setup(t testing.TB) fixture { return setupWith(t, func(*Options) {}) }
 
 // setupWith is setup with options changed by with.
-func setupWith(t *testing.T, with func(*Options)) fixture {
+func setupWith(t testing.TB, with func(*Options)) fixture {
 	ctx := context.Background()
 	state := fmt.Sprintf("api_test_%d", dbSeq.Add(1))
 	st, err := store.Open(ctx, chtest.DB(t), state)
@@ -70,7 +70,7 @@ type resp struct {
 	body   map[string]any
 }
 
-func call(t *testing.T, method, url, auth string, body any, headers ...string) resp {
+func call(t testing.TB, method, url, auth string, body any, headers ...string) resp {
 	t.Helper()
 	var r io.Reader
 	switch b := body.(type) {
@@ -110,7 +110,7 @@ var (
 
 // checkContract holds every response of a documented route to the OpenAPI
 // document the API serves.
-func checkContract(t *testing.T, req *http.Request, res *http.Response, body []byte) {
+func checkContract(t testing.TB, req *http.Request, res *http.Response, body []byte) {
 	t.Helper()
 	contractOnce.Do(func() {
 		doc, err := openapi3.NewLoader().LoadFromData(OpenAPI)
