@@ -265,6 +265,22 @@ func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
 	b.run("adding a resource column", chromedp.Navigate(ui+"/search/logs?q=declined&cols=Timestamp,Resource.host.name,Body"),
 		waitText(`[data-testid=results] thead`, "Resource.host.name"), waitText(`[data-testid=results] tbody`, "web-1"))
 
+	// A saved search: saved from the page, shared through the REST API,
+	// opened again.
+	b.run("saving a search", chromedp.Navigate(ui+"/search/logs?q=declined"), waitText(`[data-testid=results] tbody`, "payment declined"),
+		chromedp.Click(chromedp.CSS(`.saved button:nth-child(2)`)), fill(`input[name=saved-name]`, "Declined payments"),
+		chromedp.Click(chromedp.CSS(`.saved-form button[type=submit]`)), waitText(`[data-testid=saved-menu]`, "Saved (1)"))
+	req, _ := http.NewRequest(http.MethodGet, api+"/api/v2/saved-searches", nil)
+	req.Header.Set("Authorization", "Bearer "+personal)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	saved, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(saved), `"name":"Declined payments"`)
+	b.run("opening it", chromedp.Navigate(ui+"/search/logs"), waitText(`[data-testid=saved-menu]`, "Saved (1)"),
+		chromedp.Click(chromedp.CSS(`[data-testid=saved-menu]`)), chromedp.Click(chromedp.CSS(`.saved-item a`)),
+		waitText(`[data-testid=results] tbody`, "payment declined"), poll(`location.search.includes('q=declined')`))
+
 	// Live tail: a log sent while the page is open appears on top.
 	b.run("tailing", chromedp.Navigate(ui+"/search/logs?q=livetail&live=1"), waitText(`.results-head`, "No matching events"))
 	require.Equal(t, http.StatusAccepted, postWithKey(t, dd, "DD-API-KEY", ingestion, "application/json", `[{"message":"livetail marker","service":"checkout"}]`))

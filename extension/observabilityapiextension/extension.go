@@ -131,7 +131,7 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				DB:         e.db, QueryTimeout: e.cfg.QueryTimeout})
 			if err = e.bootstrap(ctx, st, srv, sealer); err == nil {
 				e.ingestion.Store(st.KeyCache(keys.Ingestion))
-				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam,
+				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam, Limit: e.cfg.TeamLimits.Of,
 					Sources: &sources.Catalog{Store: st, Readable: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...)}})
 				e.ready.Store(srv)
 				e.evaluateAlerts(ctx, srv)

@@ -34,6 +34,9 @@ func (u *webUI) routes() http.Handler {
 		{"GET /api/dashboards/{id}", true, u.dashboard},
 		{"POST /api/series", true, u.series},
 		{"GET /api/alerts", true, u.alerts},
+		{"GET /api/saved-searches", true, u.savedSearches},
+		{"POST /api/saved-searches", true, u.saveSearch},
+		{"DELETE /api/saved-searches/{id}", true, u.deleteSavedSearch},
 		{"GET /api/alerts/{id}/history", true, u.alertHistory},
 	} {
 		mux.Handle(rt.pattern, u.serve(rt.signedIn, rt.ep))

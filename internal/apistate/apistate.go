@@ -26,6 +26,9 @@ type State struct {
 	QueryTimeout time.Duration
 	// Team is the default team, owned by the first account.
 	Team string
+	// Limit is how many resources of a kind a team may keep (the API's
+	// team_limits), for what the UI creates.
+	Limit func(kind string) int
 }
 
 // Provider is implemented by the API extension; State is nil until the

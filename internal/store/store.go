@@ -33,6 +33,8 @@ const (
 	KindAlert     = "alert"
 	KindSource    = "source"
 	KindWebhook   = "webhook"
+	// KindSavedSearch: saved searches.
+	KindSavedSearch = "saved_search"
 )
 
 // ErrNotFound: no such resource in the caller's team.

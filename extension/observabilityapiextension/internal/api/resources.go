@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
+	"github.com/otelhouse/otelhouse/internal/savedsearch"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
@@ -24,7 +25,11 @@ const (
 	kindAlert     = store.KindAlert
 	kindSource    = store.KindSource
 	kindWebhook   = store.KindWebhook
+	kindSaved     = store.KindSavedSearch
 )
+
+// SavedSearch is a named search (shared with the web UI).
+type SavedSearch = savedsearch.SavedSearch
 
 // Dashboard is a named set of chart tiles.
 type Dashboard struct {

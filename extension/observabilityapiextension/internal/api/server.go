@@ -13,6 +13,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -21,6 +22,7 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/accounts"
 	"github.com/otelhouse/otelhouse/internal/keys"
+	"github.com/otelhouse/otelhouse/internal/savedsearch"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
@@ -111,6 +113,7 @@ func New(opts Options) *Server {
 		{"alerts", kindAlert, true, true},
 		{"sources", kindSource, true, false},
 		{"webhooks", kindWebhook, false, true},
+		{"saved-searches", kindSaved, false, true},
 	} {
 		forms := []struct {
 			f      form
@@ -283,6 +286,28 @@ func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, i
 		}
 		src.ID = id
 		return &src, nil
+	case kindSaved:
+		var ss SavedSearch
+		if err := decodeStrict(body, &ss); err != nil {
+			return nil, validationError{err}
+		}
+		team := teamOf(ctx)
+		err := ss.Validate(func(id string) (bool, error) {
+			_, err := s.opts.Store.Get(ctx, team, kindSource, id)
+			if errors.Is(err, store.ErrNotFound) {
+				return false, nil
+			}
+			return err == nil, err
+		})
+		var bad savedsearch.Invalid
+		if errors.As(err, &bad) {
+			return nil, validationError{err}
+		}
+		if err != nil {
+			return nil, err
+		}
+		ss.ID, ss.CreatedAt, ss.UpdatedAt = id, created, now
+		return &ss, nil
 	default:
 		var wh Webhook
 		if err := decodeStrict(body, &wh); err != nil {
@@ -332,8 +357,12 @@ func (s *Server) create(kind string) func(form, http.ResponseWriter, *http.Reque
 		if s.writeErr(w, f, kind, err) {
 			return
 		}
-		if n >= s.opts.TeamLimits.of(kind) {
-			fail(w, f, http.StatusForbidden, fmt.Sprintf("the team has %d %ss, its limit (team_limits.%ss); delete some first", n, kind, kind))
+		if n >= s.opts.TeamLimits.Of(kind) {
+			plural := strings.ReplaceAll(kind, "_", " ") + "es"
+			if !strings.HasSuffix(kind, "search") {
+				plural = strings.TrimSuffix(plural, "es") + "s"
+			}
+			fail(w, f, http.StatusForbidden, fmt.Sprintf("the team has %d %s, its limit (team_limits.%s); delete some first", n, plural, strings.ReplaceAll(plural, " ", "_")))
 			return
 		}
 		s.save(w, f, r, kind, doc, now, http.StatusCreated)
@@ -385,6 +414,8 @@ func idOf(doc any) string {
 	case *Source:
 		return d.ID
 	case *Webhook:
+		return d.ID
+	case *SavedSearch:
 		return d.ID
 	}
 	return ""

@@ -10,13 +10,16 @@ type TeamLimits struct {
 	Alerts     int `mapstructure:"alerts"`
 	Sources    int `mapstructure:"sources"`
 	Webhooks   int `mapstructure:"webhooks"`
+	// SavedSearches: HyperDX's saved searches.
+	SavedSearches int `mapstructure:"saved_searches"`
 }
 
 // DefaultTeamLimits are generous for people and scripts alike: a
 // thousand dashboards of the largest size are 1 GiB of state.
-var DefaultTeamLimits = TeamLimits{Dashboards: 1000, Alerts: 1000, Sources: 100, Webhooks: 100}
+var DefaultTeamLimits = TeamLimits{Dashboards: 1000, Alerts: 1000, Sources: 100, Webhooks: 100, SavedSearches: 1000}
 
-func (l TeamLimits) of(kind string) int {
+// Of is the limit of a kind of resource.
+func (l TeamLimits) Of(kind string) int {
 	n, d := 0, 0
 	switch kind {
 	case kindDashboard:
@@ -25,6 +28,8 @@ func (l TeamLimits) of(kind string) int {
 		n, d = l.Alerts, DefaultTeamLimits.Alerts
 	case kindSource:
 		n, d = l.Sources, DefaultTeamLimits.Sources
+	case kindSaved:
+		n, d = l.SavedSearches, DefaultTeamLimits.SavedSearches
 	default:
 		n, d = l.Webhooks, DefaultTeamLimits.Webhooks
 	}

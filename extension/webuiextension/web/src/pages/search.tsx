@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { Fields, get, Histogram as HistData, Page, post, Row, Source } from '../api';
+import { del, Fields, get, Histogram as HistData, Page, post, Row, Source } from '../api';
 import { Histogram } from '../components/histogram';
 import { TimePicker } from '../components/timepicker';
 import { EventPanel } from '../components/eventpanel';
@@ -141,6 +141,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
           <button class="primary" type="submit">Search</button>
         </form>
         <TimePicker range={range} onChange={(r) => r.relative ? setParams({ range: r.relative, from: null, to: null }) : setParams({ range: null, from: String(r.from), to: String(r.to) })} />
+        <SavedMenu kind={kind} src={src} sources={sources} where={where} lang={lang} cols={cols} />
         <label class="toggle" title="New events appear on top every few seconds">
           <input type="checkbox" checked={live} onChange={(e) => setParams({ live: e.currentTarget.checked ? '1' : null, range: e.currentTarget.checked ? (range.relative ?? '15m') : params.get('range'), ...(e.currentTarget.checked ? { from: null, to: null } : {}) })} />
           Live
@@ -203,6 +204,73 @@ function ColumnPicker({ src, cols, onChange }: { src: Source; cols: string[]; on
           </label>
         ))}
       </div>
+    </div>
+  );
+}
+
+interface Saved {
+  id: string;
+  name: string;
+  source: string;
+  where: string;
+  whereLanguage: string;
+  select: string[];
+}
+
+// SavedMenu saves the search as it stands (source, where, columns) under a
+// name, and opens the team's saved searches of this kind of source: the
+// REST API's /api/v2/saved-searches, shared by the whole team.
+function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; src: Source; sources: Source[]; where: string; lang: string; cols: string[] }) {
+  const [list, setList] = useState<Saved[] | null>(null);
+  const [open, setOpen] = useState(false);
+  const [naming, setNaming] = useState(false);
+  const [name, setName] = useState('');
+  const [error, setError] = useState('');
+  const load = () => { get<Saved[]>('/api/saved-searches').then(setList).catch((e) => setError(e.message)); };
+  useEffect(load, []);
+  const mine = (list ?? []).filter((x) => sources.some((y) => y.id === x.source));
+  const save = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await post('/api/saved-searches', { name, source: src.id, where, whereLanguage: lang, select: cols });
+      setNaming(false);
+      setName('');
+      setError('');
+      load();
+    } catch (err: any) {
+      setError(err.message);
+    }
+  };
+  const path = kind === 'log' ? '/search/logs' : '/search/traces';
+  const openSaved = (x: Saved) => {
+    const q = new URLSearchParams({ source: x.source, q: x.where });
+    if (x.whereLanguage === 'sql') q.set('lang', 'sql');
+    if (x.select.length) q.set('cols', x.select.join(','));
+    setOpen(false);
+    navigate(`${path}?${q}`);
+  };
+  return (
+    <div class="saved">
+      <button type="button" class="ghost" onClick={() => setOpen(!open)} data-testid="saved-menu">Saved ({mine.length})</button>
+      <button type="button" class="ghost" onClick={() => setNaming(!naming)}>Save</button>
+      {naming && (
+        <form class="popover saved-form" onSubmit={save}>
+          <label>Name this search<input name="saved-name" value={name} onInput={(e) => setName(e.currentTarget.value)} required /></label>
+          <button class="primary" type="submit">Save for the team</button>
+          {error && <p class="error small">{error}</p>}
+        </form>
+      )}
+      {open && (
+        <div class="popover saved-list">
+          {mine.length === 0 ? <p class="muted small">No saved search yet.</p> : mine.map((x) => (
+            <div class="saved-item">
+              <a href="#" onClick={(e) => { e.preventDefault(); openSaved(x); }}>{x.name}</a>
+              <code class="small">{x.where || '(everything)'}</code>
+              <button class="link" title="Delete" onClick={async () => { await del(`/api/saved-searches/${x.id}`); load(); }}>×</button>
+            </div>
+          ))}
+        </div>
+      )}
     </div>
   );
 }
