@@ -5,7 +5,15 @@ import { fmtDuration } from '../time';
 
 // EventPanel shows a whole event: its main fields, then every attribute
 // and resource attribute, then the other columns.
-export function EventPanel({ row, src, onClose }: { row: Row; src: Source; onClose: () => void }) {
+// filterFor writes field:value for the where box, quoting a value that
+// holds blanks, quotes or Lucene's own characters.
+export function filterFor(field: string, value: any): string {
+  const v = String(value ?? '');
+  const plain = /^[^\s"():\[\]{}*?\\]+$/.test(v);
+  return `${field}:${plain ? v : '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'}`;
+}
+
+export function EventPanel({ row, src, onClose, onFilter }: { row: Row; src: Source; onClose: () => void; onFilter?: (expr: string) => void }) {
   const traceCol = src.traceIdColumn || 'TraceId';
   const spanCol = src.spanIdColumn || 'SpanId';
   const traceId = row[traceCol];
@@ -20,8 +28,8 @@ export function EventPanel({ row, src, onClose }: { row: Row; src: Source; onClo
       </div>
       <dl class="kv">
         <dt>Timestamp</dt><dd>{row[src.timestampColumn]}</dd>
-        {src.serviceColumn && <><dt>Service</dt><dd>{show(row[src.serviceColumn])}</dd></>}
-        {src.severityColumn && <><dt>Severity</dt><dd>{show(row[src.severityColumn])}</dd></>}
+        {src.serviceColumn && <><dt>Service</dt><dd>{show(row[src.serviceColumn])}<Add on={onFilter} expr={filterFor('service', row[src.serviceColumn])} /></dd></>}
+        {src.severityColumn && <><dt>Severity</dt><dd>{show(row[src.severityColumn])}<Add on={onFilter} expr={filterFor('level', row[src.severityColumn])} /></dd></>}
         {src.durationColumn && row[src.durationColumn] !== undefined && <><dt>Duration</dt><dd>{fmtDuration(Number(row[src.durationColumn]))}</dd></>}
         <dt>Trace ID</dt>
         <dd>
@@ -38,9 +46,9 @@ export function EventPanel({ row, src, onClose }: { row: Row; src: Source; onClo
         </>
       )}
       <h3>Attributes</h3>
-      <AttrTable m={attrs} />
+      <AttrTable m={attrs} onFilter={onFilter} />
       <h3>Resource</h3>
-      <AttrTable m={res} />
+      <AttrTable m={res} onFilter={onFilter} prefix="Resource." />
       <h3>Other fields</h3>
       <dl class="kv">
         {Object.keys(row).filter((k) => !shown.has(k)).sort().map((k) => (
@@ -51,14 +59,20 @@ export function EventPanel({ row, src, onClose }: { row: Row; src: Source; onClo
   );
 }
 
-export function AttrTable({ m }: { m: Record<string, any> }) {
+export function AttrTable({ m, onFilter, prefix = '' }: { m: Record<string, any>; onFilter?: (expr: string) => void; prefix?: string }) {
   const keys = Object.keys(m).sort();
   if (keys.length === 0) return <p class="muted small">none</p>;
   return (
     <dl class="kv">
       {keys.map((k) => (
-        <><dt>{k}</dt><dd>{show(m[k])}</dd></>
+        <><dt>{k}</dt><dd>{show(m[k])}<Add on={onFilter} expr={filterFor(prefix + k, m[k])} /></dd></>
       ))}
     </dl>
   );
+}
+
+// Add puts field:value into the search's where (only where there is one).
+function Add({ on, expr }: { on?: (expr: string) => void; expr: string }) {
+  if (!on) return null;
+  return <button class="link add" title={`Filter: ${expr}`} data-filter={expr} onClick={() => on(expr)}>+</button>;
 }

@@ -169,7 +169,8 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
         </table>
         <div ref={sentinel} class="sentinel">{loading && rows.length > 0 ? 'Loading more…' : ''}</div>
       </div>
-      {selected && <EventPanel row={selected} src={src} onClose={() => setSelected(null)} />}
+      {selected && <EventPanel row={selected} src={src} onClose={() => setSelected(null)}
+        onFilter={(expr) => { setSelected(null); setParams({ q: where.trim() ? `${where.trim()} ${expr}` : expr, lang: null }); }} />}
       <span hidden data-kind={kind} />
     </div>
   );
