@@ -129,11 +129,15 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				AlertWorkers:    e.cfg.Alerts.Workers, AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks,
 				TeamLimits: e.cfg.TeamLimits,
 				DB:         e.db, QueryTimeout: e.cfg.QueryTimeout})
-			if err = e.bootstrap(ctx, st, srv, sealer); err == nil {
+			var firstKeys string
+			if firstKeys, err = e.bootstrap(ctx, st, srv, sealer); err == nil {
 				e.ingestion.Store(st.KeyCache(keys.Ingestion))
 				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam, Limit: e.cfg.TeamLimits.Of,
 					Sources: &sources.Catalog{Store: st, Readable: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...)}})
 				e.ready.Store(srv)
+				// Written once the API answers, so whoever reads the file
+				// can use the keys at once.
+				e.writeKeysFile(firstKeys)
 				e.evaluateAlerts(ctx, srv)
 				return
 			}
@@ -199,59 +203,71 @@ func (e *apiExtension) managedKeys() []api.ManagedKey {
 }
 
 // bootstrap creates the first team on first start, with a personal and an
-// ingestion key, written to a 0600 file for a headless first start and
+// ingestion key, answered for a 0600 file for a headless first start and
 // stored as a hash and sealed (the web UI shows them to the owner; the
 // first account takes the personal key). Configured keys are added on
 // every start, as hashes only: configuration owns them.
-func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.Server, sealer *keys.Sealer) error {
+func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.Server, sealer *keys.Sealer) (string, error) {
 	n, err := st.TeamCount(ctx)
 	if err != nil {
-		return err
+		return "", err
 	}
 	put := func(key, kind string, sealed string) error {
 		return st.PutKey(ctx, store.Key{Hash: keys.Hash(key), TeamID: DefaultTeam, Kind: kind, KeyID: keys.Hash(key)[:12], Sealed: sealed})
 	}
+	firstKeys := ""
 	if n == 0 {
 		if err := st.CreateTeam(ctx, DefaultTeam, "Default team"); err != nil {
-			return err
+			return "", err
 		}
 		if err := srv.Bootstrap(ctx, DefaultTeam); err != nil {
-			return err
+			return "", err
 		}
 		personal := keys.New("ohp_")
 		lines := fmt.Sprintf("# otelhouse API keys, generated %s. The web UI shows them too (Team Settings -> API Keys).\n",
 			time.Now().UTC().Format(time.RFC3339))
 		lines += "personal_api_access_key=" + personal + "\n"
 		if err := put(personal, keys.Personal, sealer.Seal(personal)); err != nil {
-			return err
+			return "", err
 		}
 		if len(nonEmpty(e.cfg.IngestionKeys)) == 0 {
 			ingestion := keys.New("ohi_")
 			if err := put(ingestion, keys.Ingestion, sealer.Seal(ingestion)); err != nil {
-				return err
+				return "", err
 			}
 			lines += "ingestion_api_key=" + ingestion + "\n"
 		}
-		if err := os.MkdirAll(e.cfg.DataDir, 0o750); err != nil {
-			return err
-		}
-		path := filepath.Join(e.cfg.DataDir, KeysFile)
-		if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
-			return fmt.Errorf("writing the generated API keys: %w", err)
-		}
-		e.set.Logger.Info("first start: created the default team and its API keys", zap.String("keys_file", path))
+		firstKeys = lines
 	}
 	for _, k := range nonEmpty(e.cfg.PersonalKeys) {
 		if err := put(k, keys.Personal, ""); err != nil {
-			return err
+			return "", err
 		}
 	}
 	for _, k := range nonEmpty(e.cfg.IngestionKeys) {
 		if err := put(k, keys.Ingestion, ""); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	return firstKeys, nil
+}
+
+// writeKeysFile writes the keys a first start made (0600), for a headless
+// install; the UI shows them too.
+func (e *apiExtension) writeKeysFile(lines string) {
+	if lines == "" {
+		return
+	}
+	path := filepath.Join(e.cfg.DataDir, KeysFile)
+	err := os.MkdirAll(e.cfg.DataDir, 0o750)
+	if err == nil {
+		err = os.WriteFile(path, []byte(lines), 0o600)
+	}
+	if err != nil {
+		e.set.Logger.Error("cannot write the generated API keys; Team Settings in the web UI shows them", zap.String("keys_file", path), zap.Error(err))
+		return
+	}
+	e.set.Logger.Info("first start: created the default team and its API keys", zap.String("keys_file", path))
 }
 
 func nonEmpty[T ~string](vs []T) []string {
