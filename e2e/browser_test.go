@@ -248,7 +248,7 @@ func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
 	assert.Contains(t, b.text(`[data-testid=event-panel]`), traceHex)
 	// A value of the event becomes a filter of the search.
 	b.run("filtering by its host", poll(`(() => { const e = document.querySelector('[data-filter="Resource.host.name:web-1"]'); if (e) e.click(); return !!e; })()`),
-		poll(`new URLSearchParams(location.search).get('q') === 'service:checkout declined Resource.host.name:web-1'`),
+		poll(`document.querySelector('[data-testid=results]').dataset.rowsFor === 'service:checkout declined Resource.host.name:web-1'`),
 		waitText(`[data-testid=results] tbody`, "payment declined for order 4711"))
 	b.run("opening the log again", chromedp.Click(chromedp.CSS(`[data-testid=results] tbody tr`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=event-panel]`)))
 	b.run("opening its trace", chromedp.Click(chromedp.CSS(`[data-testid=open-trace]`)),

@@ -54,6 +54,9 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
   useEffect(() => setDraft(where), [where]);
 
   const [rows, setRows] = useState<Row[]>([]);
+  // rowsFor is the where the rows shown answer (tests and people can tell
+  // a finished search from the previous one's rows).
+  const [rowsFor, setRowsFor] = useState<string | null>(null);
   const [cursor, setCursor] = useState<string | undefined>();
   const [hist, setHist] = useState<HistData | null>(null);
   const [loading, setLoading] = useState(false);
@@ -71,7 +74,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     setCursor(undefined);
     setHist(null);
     post<Page>('/api/search', { ...body, limit: PAGE }, ac.signal)
-      .then((p) => { setRows(p.rows); setCursor(p.nextCursor); })
+      .then((p) => { setRows(p.rows); setCursor(p.nextCursor); setRowsFor(where); })
       .catch((e) => { if (e.name !== 'AbortError') setError(e.message); })
       .finally(() => setLoading(false));
     post<HistData>('/api/histogram', body, ac.signal).then(setHist).catch(() => {});
@@ -155,7 +158,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
       </div>
       {picker && <ColumnPicker src={src} cols={cols} onChange={(c) => setParams({ cols: c.join(',') })} />}
       <div class="results">
-        <table class="rows" data-testid="results">
+        <table class="rows" data-testid="results" data-rows-for={rowsFor ?? undefined}>
           <thead>
             <tr>{cols.map((c) => <th>{c}<button class="link x" title="Remove column" onClick={() => setParams({ cols: cols.filter((x) => x !== c).join(',') })}>×</button></th>)}</tr>
           </thead>
