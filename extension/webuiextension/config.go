@@ -6,20 +6,30 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/otelhouse/otelhouse/internal/httpconfig"
 )
 
-// Config configures the web UI's server and its sessions.
+// Config configures the web UI's server and its sessions. The server's
+// settings (endpoint, TLS, …; with TLS the session cookie is Secure) sit
+// beside the UI's own, decoded as the other components do (httpconfig),
+// so a mistyped key is refused rather than ignored.
 type Config struct {
-	// ServerConfig is the UI's HTTP server (endpoint, TLS, …); with TLS
-	// the session cookie is Secure.
-	ServerConfig confighttp.ServerConfig `mapstructure:",squash"`
+	confighttp.ServerConfig `mapstructure:",squash"`
+	Settings                `mapstructure:",squash"`
+}
+
+// Settings are the UI's own settings.
+type Settings struct {
 	// API names the observability_api extension whose state (store, keys,
 	// sources, queries) the UI shares.
 	API component.ID `mapstructure:"api"`
-	// SessionLifetime ends a session this long after sign-in; IdleTimeout
-	// ends it after this long without a request.
-	SessionLifetime time.Duration `mapstructure:"session_lifetime"`
-	IdleTimeout     time.Duration `mapstructure:"idle_timeout"`
+	// SessionLifetime ends a session this long after sign-in;
+	// SessionIdleTimeout ends it after this long without a request (not
+	// idle_timeout: that is the HTTP server's keep-alive setting).
+	SessionLifetime    time.Duration `mapstructure:"session_lifetime"`
+	SessionIdleTimeout time.Duration `mapstructure:"session_idle_timeout"`
 	// InvitationLifetime is how long an invitation link works.
 	InvitationLifetime time.Duration `mapstructure:"invitation_lifetime"`
 	// AssetsDir serves the frontend from a folder instead of the build
@@ -27,13 +37,18 @@ type Config struct {
 	AssetsDir string `mapstructure:"assets_dir"`
 }
 
+// Unmarshal decodes the server and UI settings (see httpconfig).
+func (c *Config) Unmarshal(conf *confmap.Conf) error {
+	return httpconfig.Unmarshal(conf, &c.ServerConfig, &c.Settings)
+}
+
 func (c *Config) Validate() error {
 	var errs []error
-	if c.SessionLifetime <= 0 || c.IdleTimeout <= 0 || c.InvitationLifetime <= 0 {
-		errs = append(errs, errors.New("session_lifetime, idle_timeout and invitation_lifetime must be positive"))
+	if c.SessionLifetime <= 0 || c.SessionIdleTimeout <= 0 || c.InvitationLifetime <= 0 {
+		errs = append(errs, errors.New("session_lifetime, session_idle_timeout and invitation_lifetime must be positive"))
 	}
-	if c.IdleTimeout > c.SessionLifetime {
-		errs = append(errs, errors.New("idle_timeout may not exceed session_lifetime"))
+	if c.SessionIdleTimeout > c.SessionLifetime {
+		errs = append(errs, errors.New("session_idle_timeout may not exceed session_lifetime"))
 	}
 	return errors.Join(errs...)
 }

@@ -80,7 +80,7 @@ func (u *webUI) state() (*apistate.State, *accounts.Service) {
 	}
 	u.accountsOnce.Do(func() {
 		u.accounts = accounts.New(accounts.Options{Store: st.Store, Sealer: st.Sealer, Team: st.Team,
-			SessionLifetime: u.cfg.SessionLifetime, IdleTimeout: u.cfg.IdleTimeout, InvitationLifetime: u.cfg.InvitationLifetime})
+			SessionLifetime: u.cfg.SessionLifetime, IdleTimeout: u.cfg.SessionIdleTimeout, InvitationLifetime: u.cfg.InvitationLifetime})
 	})
 	return st, u.accounts
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
@@ -190,4 +191,16 @@ func TestLargeAnswersAreCompressed(t *testing.T) {
 	assert.NotEmpty(t, got.Data)
 	w = do(t, h, http.MethodGet, "/api/me", "", "Cookie", cookie, "Accept-Encoding", "gzip")
 	assert.Empty(t, w.Header().Get("Content-Encoding"), "small answers go as they are")
+}
+
+func TestConfigRefusesUnknownKeys(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, confmap.NewFromStringMap(map[string]any{"endpoint": "127.0.0.1:9", "session_lifetime": "1h", "session_idle_timeout": "30m"}).Unmarshal(cfg))
+	assert.Equal(t, "127.0.0.1:9", cfg.ServerConfig.NetAddr.Endpoint)
+	assert.Equal(t, time.Hour, cfg.SessionLifetime)
+	require.NoError(t, cfg.Validate())
+	err := confmap.NewFromStringMap(map[string]any{"sesion_lifetime": "1h"}).Unmarshal(createDefaultConfig().(*Config))
+	assert.ErrorContains(t, err, "sesion_lifetime", "a typo is refused, not ignored")
+	cfg.SessionIdleTimeout = 2 * time.Hour
+	assert.ErrorContains(t, cfg.Validate(), "session_idle_timeout may not exceed session_lifetime")
 }

@@ -20,13 +20,12 @@ func NewFactory() extension.Factory {
 func createDefaultConfig() component.Config {
 	srv := confighttp.NewDefaultServerConfig()
 	srv.NetAddr.Endpoint = "localhost:8080"
-	return &Config{
-		ServerConfig:       srv,
+	return &Config{ServerConfig: srv, Settings: Settings{
 		API:                component.MustNewID("observability_api"),
 		SessionLifetime:    30 * 24 * time.Hour,
-		IdleTimeout:        7 * 24 * time.Hour,
+		SessionIdleTimeout: 7 * 24 * time.Hour,
 		InvitationLifetime: 7 * 24 * time.Hour,
-	}
+	}}
 }
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {
