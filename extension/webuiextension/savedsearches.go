@@ -1,16 +1,14 @@
 package webuiextension
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/otelhouse/otelhouse/internal/keys"
 	"github.com/otelhouse/otelhouse/internal/savedsearch"
-	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 // Saved searches are the REST API's documents (/api/v2/saved-searches),
@@ -26,13 +24,7 @@ func (u *webUI) saveSearch(r *http.Request, c *call) (any, error) {
 		return nil, err
 	}
 	ctx, team := r.Context(), c.account.TeamID
-	err := ss.Validate(func(id string) (bool, error) {
-		_, err := c.st.Store.Get(ctx, team, store.KindSource, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return false, nil
-		}
-		return err == nil, err
-	})
+	err := ss.Validate(func(id string) (bool, error) { return c.st.Sources.Exists(ctx, team, id) })
 	var bad savedsearch.Invalid
 	if errors.As(err, &bad) {
 		return nil, badRequest("%v", err)
@@ -47,10 +39,8 @@ func (u *webUI) saveSearch(r *http.Request, c *call) (any, error) {
 	if c.st.Limit != nil && n >= c.st.Limit(savedsearch.Kind) {
 		return nil, httpError{http.StatusForbidden, fmt.Sprintf("the team has %d saved searches, its limit (team_limits.saved_searches); delete some first", n)}
 	}
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	ss.ID, ss.CreatedAt, ss.UpdatedAt = hex.EncodeToString(b), now, now
+	ss.ID, ss.CreatedAt, ss.UpdatedAt = keys.New("")[:24], now, now
 	doc, _ := json.Marshal(ss)
 	if err := c.st.Store.Put(ctx, team, savedsearch.Kind, ss.ID, doc, now, now); err != nil {
 		return nil, err

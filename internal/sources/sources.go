@@ -188,6 +188,16 @@ func (c *Catalog) Get(ctx context.Context, team, id string) (Source, error) {
 	return src, nil
 }
 
+// Exists tells whether the team has a source by that id (what resources
+// that name a source check before they are stored).
+func (c *Catalog) Exists(ctx context.Context, team, id string) (bool, error) {
+	_, err := c.Store.Get(ctx, team, Kind, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // List reads every source of the team, oldest first.
 func (c *Catalog) List(ctx context.Context, team string) ([]Source, error) {
 	items, err := c.Store.OfTeam(ctx, team, Kind)

@@ -292,13 +292,7 @@ func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, i
 			return nil, validationError{err}
 		}
 		team := teamOf(ctx)
-		err := ss.Validate(func(id string) (bool, error) {
-			_, err := s.opts.Store.Get(ctx, team, kindSource, id)
-			if errors.Is(err, store.ErrNotFound) {
-				return false, nil
-			}
-			return err == nil, err
-		})
+		err := ss.Validate(func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) })
 		var bad savedsearch.Invalid
 		if errors.As(err, &bad) {
 			return nil, validationError{err}
