@@ -131,13 +131,13 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				DB:         e.db, QueryTimeout: e.cfg.QueryTimeout})
 			var firstKeys string
 			if firstKeys, err = e.bootstrap(ctx, st, srv, sealer); err == nil {
+				// Written after every key is stored and just before the
+				// API answers, so whoever reads the file can use the keys.
+				e.writeKeysFile(firstKeys)
 				e.ingestion.Store(st.KeyCache(keys.Ingestion))
 				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam, Limit: e.cfg.TeamLimits.Of,
 					Sources: &sources.Catalog{Store: st, Readable: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...)}})
 				e.ready.Store(srv)
-				// Written once the API answers, so whoever reads the file
-				// can use the keys at once.
-				e.writeKeysFile(firstKeys)
 				e.evaluateAlerts(ctx, srv)
 				return
 			}
