@@ -261,7 +261,7 @@ func (e *apiExtension) writeKeysFile(lines string) {
 	path := filepath.Join(e.cfg.DataDir, KeysFile)
 	err := os.MkdirAll(e.cfg.DataDir, 0o750)
 	if err == nil {
-		err = os.WriteFile(path, []byte(lines), 0o600)
+		err = writeAtomically(path, []byte(lines))
 	}
 	if err != nil {
 		e.set.Logger.Error("cannot write the generated API keys; Team Settings in the web UI shows them", zap.String("keys_file", path), zap.Error(err))
@@ -304,4 +304,25 @@ func clientHost(addr string) string {
 		return host
 	}
 	return addr
+}
+
+// writeAtomically writes a 0600 file whole or not at all: a reader that
+// finds the file (a script waiting for the first start) never reads it
+// half-written.
+func writeAtomically(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*") // 0600
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }
