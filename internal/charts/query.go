@@ -259,20 +259,11 @@ type QueryError struct{ error }
 // Build writes the SQL of one series over [start, end) in buckets of step.
 func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step time.Duration) (string, clickhouse.Parameters, error) {
 	src := s.Source
-	for _, id := range []string{src.Database, src.Table, src.TimestampColumn} {
-		if !ident.MatchString(id) {
-			return "", nil, fmt.Errorf("source names %q, not a plain identifier", id)
-		}
-	}
-	cols, err := columns(ctx, db, src)
+	scope, err := OpenScope(ctx, db, src)
 	if err != nil {
 		return "", nil, err
 	}
-	f := fields{s: src, cols: cols}
-	ts, _, ok := f.column(src.TimestampColumn)
-	if !ok {
-		return "", nil, fmt.Errorf("timestamp column %s is not in %s.%s", src.TimestampColumn, src.Database, src.Table)
-	}
+	f, ts := scope.f, scope.Timestamp
 	var p Params
 	agg := ""
 	if !(src.MetricType == "histogram" && s.AggFn == "quantile") && !(src.MetricType == "sum" && s.AggFn == "sum") {
@@ -300,7 +291,7 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 	}
 	startP, endP := p.Add(strconv.FormatInt(start.UnixMilli(), 10), "Int64"), p.Add(strconv.FormatInt(end.UnixMilli(), 10), "Int64")
 	bucket := fmt.Sprintf("toUInt64(toUnixTimestamp(toStartOfInterval(toDateTime(%s), INTERVAL %d SECOND))) * 1000", ts, int64(step/time.Second))
-	from := fmt.Sprintf("`%s`.`%s`", src.Database, src.Table)
+	from := scope.From
 	inRange := fmt.Sprintf("%[1]s >= fromUnixTimestamp64Milli(%[2]s) AND %[1]s < fromUnixTimestamp64Milli(%[3]s)", ts, startP, endP)
 	var q string
 	switch {

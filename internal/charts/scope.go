@@ -49,16 +49,6 @@ func (s *Scope) Where(ctx context.Context, db *sql.DB, language, text string, p 
 	return c, err
 }
 
-// Field resolves a user's field name as a where would (a column, a role
-// alias, or a map key, the key bound in p).
-func (s *Scope) Field(name string, p *Params) (string, error) {
-	e, _, err := s.f.Resolve(name, p)
-	if err != nil {
-		return "", QueryError{err}
-	}
-	return e, nil
-}
-
 // Column is a real column of the table, quoted, if it has one by that name.
 func (s *Scope) Column(name string) (string, bool) {
 	e, _, ok := s.f.column(name)

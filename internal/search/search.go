@@ -99,7 +99,7 @@ func parseCursor(s string) (cursor, error) {
 
 // Search answers a page of the source's events matching the request.
 func Search(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request, timeout time.Duration) (Page, error) {
-	q, p, err := Build(ctx, db, scope, req)
+	q, p, cur, err := build(ctx, db, scope, req)
 	if err != nil {
 		return Page{}, err
 	}
@@ -115,7 +115,7 @@ func Search(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request, t
 		last := rows[len(rows)-1]["__ts_ns"].(string)
 		ns, _ := strconv.ParseInt(last, 10, 64)
 		next := cursor{ns: ns}
-		if cur, _ := parseCursor(req.Cursor); req.Cursor != "" && cur.ns == ns {
+		if req.Cursor != "" && cur.ns == ns {
 			next.skip = cur.skip
 		}
 		for _, r := range rows {
@@ -131,31 +131,37 @@ func Search(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request, t
 // Build writes the SQL of a search page and its bound values (what Search
 // runs, and what a benchmark sends straight to the engine to compare).
 func Build(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request) (string, charts.Params, error) {
+	q, p, _, err := build(ctx, db, scope, req)
+	return q, p, err
+}
+
+// build is Build, also answering the cursor the page starts at.
+func build(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request) (string, charts.Params, cursor, error) {
 	var p charts.Params
+	var cur cursor
 	if !req.Start.Before(req.End) {
-		return "", p, charts.Mistake(errors.New("the start of the range must be before its end"))
+		return "", p, cur, charts.Mistake(errors.New("the start of the range must be before its end"))
 	}
 	if req.Limit == 0 {
 		req.Limit = 100
 	}
 	if req.Limit < 1 || req.Limit > MaxRows {
-		return "", p, charts.Mistake(fmt.Errorf("limit must be from 1 to %d", MaxRows))
+		return "", p, cur, charts.Mistake(fmt.Errorf("limit must be from 1 to %d", MaxRows))
 	}
 	cond, err := scope.Where(ctx, db, req.WhereLanguage, req.Where, &p)
 	if err != nil {
-		return "", p, err
+		return "", p, cur, err
 	}
 	data := map[string]any{"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Limit": req.Limit,
 		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
 	if req.Cursor != "" {
-		cur, err := parseCursor(req.Cursor)
-		if err != nil {
-			return "", p, err
+		if cur, err = parseCursor(req.Cursor); err != nil {
+			return "", p, cur, err
 		}
 		data["Before"] = p.Add(strconv.FormatInt(cur.ns, 10), "Int64")
 		data["Skip"] = cur.skip
 	}
-	return render("rows", data), p, nil
+	return render("rows", data), p, cur, nil
 }
 
 // query runs a statement and reads every row as a map of its columns.
