@@ -49,6 +49,7 @@ export function AuthPage({ mode, onSignedIn }: { mode: Mode; onSignedIn: () => v
           Password
           <input name="password" type="password" autoComplete={creating ? 'new-password' : 'current-password'} required minLength={creating ? 8 : undefined}
             value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          {creating && <span class="small">At least 8 characters; a long passphrase is best.</span>}
         </label>
         {creating && (
           <label>
