@@ -74,10 +74,20 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("password is set without a username"))
 	}
 	errs = append(errs, checkSettings("server", c.Server)...)
+	for _, name := range confining {
+		if _, ok := c.Server[name]; ok {
+			errs = append(errs, fmt.Errorf("server: %s is otelhouse's own: it confines what the engine's user reaches (docs/security.md)", name))
+		}
+	}
 	errs = append(errs, checkSettings("merge_tree", c.MergeTree)...)
 	errs = append(errs, checkSettings("profile", c.Profile)...)
 	return errors.Join(errs...)
 }
+
+// confining are the server entries through which the engine's user could
+// be given files, disks or another users file.
+var confining = []string{"users_config", "user_directories", "user_scripts_path", "user_files_path",
+	"custom_local_disks_base_directory", "user_defined_executable_functions_config"}
 
 // checkSettings keeps names that the engine's configuration and SET can
 // take as they are, and values that are plain text to the engine.

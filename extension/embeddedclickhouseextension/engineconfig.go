@@ -2,6 +2,7 @@ package embeddedclickhouseextension
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/xml"
 	"fmt"
 	"maps"
@@ -13,18 +14,37 @@ import (
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
 )
 
-// engineConfigFile is written into the data directory on every start, so
-// what the engine runs with can be read next to its data.
-const engineConfigFile = "otelhouse-engine.xml"
+// engineConfigFile and engineUsersFile are written into the data
+// directory on every start, so what the engine runs with can be read next
+// to its data.
+const (
+	engineConfigFile = "otelhouse-engine.xml"
+	engineUsersFile  = "otelhouse-engine-users.xml"
+)
 
-// engineArgs writes the engine's configuration file and returns the
-// options that make the engine read it (none when there is nothing to set).
-func engineArgs(s *Settings) ([]string, error) {
-	if len(s.Server) == 0 && len(s.MergeTree) == 0 {
-		return nil, nil
+// engineUsers is the engine's user: its grants and setting constraints.
+// clickhouse-local lets that user read and write any file the process
+// can; it reads users only from a file the configuration names.
+//
+//go:embed engineusers.xml
+var engineUsers []byte
+
+// EngineArgs writes the engine's configuration (its user and s's server
+// and merge_tree entries) into s.DataDir and returns the options that
+// make the engine read it. Everything that opens the engine uses them, the
+// tests' engine too.
+func EngineArgs(s *Settings) ([]string, error) {
+	users := filepath.Join(s.DataDir, engineUsersFile)
+	if err := os.WriteFile(users, engineUsers, 0o600); err != nil {
+		return nil, fmt.Errorf("embedded ClickHouse users: %w", err)
 	}
 	var b bytes.Buffer
 	b.WriteString("<clickhouse>\n")
+	// clickhouse-local resolves a relative users_config against its
+	// working directory, not the configuration's.
+	b.WriteString("  <users_config>")
+	_ = xml.EscapeText(&b, []byte(users))
+	b.WriteString("</users_config>\n")
 	writeElements(&b, "  ", s.Server)
 	if len(s.MergeTree) > 0 {
 		b.WriteString("  <merge_tree>\n")
@@ -33,7 +53,7 @@ func engineArgs(s *Settings) ([]string, error) {
 	}
 	b.WriteString("</clickhouse>\n")
 	path := filepath.Join(s.DataDir, engineConfigFile)
-	if err := os.WriteFile(path, b.Bytes(), 0o640); err != nil {
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		return nil, fmt.Errorf("embedded ClickHouse configuration: %w", err)
 	}
 	return []string{"--config-file=" + path}, nil

@@ -49,7 +49,7 @@ func (e *embedded) Start(ctx context.Context, host component.Host) (err error) {
 	if err := os.MkdirAll(e.cfg.DataDir, 0o750); err != nil {
 		return fmt.Errorf("embedded ClickHouse data directory: %w", err)
 	}
-	args, err := engineArgs(&e.cfg.Settings)
+	args, err := EngineArgs(&e.cfg.Settings)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,6 +207,10 @@ func TestConfigValidate(t *testing.T) {
 	err = cfg.Validate()
 	assert.ErrorContains(t, err, `profile: "max_threads; DROP" is not a setting name`)
 	assert.ErrorContains(t, err, "profile: max_threads must be a number, string or bool")
+	cfg.Server = map[string]any{"users_config": "/tmp/users.xml", "user_files_path": "/"}
+	err = cfg.Validate()
+	assert.ErrorContains(t, err, "server: users_config is otelhouse's own")
+	assert.ErrorContains(t, err, "server: user_files_path is otelhouse's own")
 }
 
 // With the default profile an insert leaves its part's skip indexes to the
@@ -250,16 +255,107 @@ func TestEngineConfigDefaultsReachTheEngine(t *testing.T) {
 
 func TestEngineArgsEscapeValues(t *testing.T) {
 	dir := t.TempDir()
-	args, err := engineArgs(&Settings{DataDir: dir, Server: map[string]any{"s": 0.5}, MergeTree: map[string]any{"b": "<x&y>", "a": 2}})
+	args, err := EngineArgs(&Settings{DataDir: dir, Server: map[string]any{"s": 0.5}, MergeTree: map[string]any{"b": "<x&y>", "a": 2}})
 	require.NoError(t, err)
 	path := filepath.Join(dir, engineConfigFile)
 	assert.Equal(t, []string{"--config-file=" + path}, args)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.Equal(t, "<clickhouse>\n  <s>0.5</s>\n  <merge_tree>\n    <a>2</a>\n    <b>&lt;x&amp;y&gt;</b>\n  </merge_tree>\n</clickhouse>\n", string(b))
-	args, err = engineArgs(&Settings{DataDir: dir})
+	users := filepath.Join(dir, engineUsersFile)
+	assert.Equal(t, "<clickhouse>\n  <users_config>"+users+"</users_config>\n  <s>0.5</s>\n"+
+		"  <merge_tree>\n    <a>2</a>\n    <b>&lt;x&amp;y&gt;</b>\n  </merge_tree>\n</clickhouse>\n", string(b))
+	b, err = os.ReadFile(users)
 	require.NoError(t, err)
-	assert.Empty(t, args, "nothing to set: the engine's own defaults")
+	assert.Equal(t, engineUsers, b)
+	for _, f := range []string{path, users} {
+		fi, err := os.Stat(f)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), f)
+	}
 }
 
 var _ exporter.Factory = clickhouseexporter.NewFactory()
+
+// attempt runs query (with body as the request's data when given) and
+// returns the status and ClickHouse's exception code.
+func attempt(t *testing.T, query string, body ...string) (int, string) {
+	t.Helper()
+	target, data := "http://"+endpoint+"/", query
+	if len(body) > 0 {
+		target, data = target+"?query="+url.QueryEscape(query), body[0]
+	}
+	req, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(data))
+	req.SetBasicAuth("otel", "pw")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, resp.Header.Get("X-ClickHouse-Exception-Code")
+}
+
+// Whoever holds the engine's password reaches its databases and nothing
+// else: no file, URL, server, object store or process, by table function,
+// table engine, function, dictionary, backup, setting or client-side
+// clause; and cannot grant itself more. What the exporter and the API do
+// still works.
+func TestEngineUserIsConfined(t *testing.T) {
+	need(t)
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret")
+	require.NoError(t, os.WriteFile(secret, []byte("s3cr3t"), 0o600))
+	sql(t, "CREATE TABLE IF NOT EXISTS default.confined (a String) ENGINE = MergeTree ORDER BY a")
+	for _, tc := range []struct{ query, code string }{
+		{"SELECT * FROM file('" + secret + "', 'RawBLOB')", "497"},
+		{"SELECT file('" + secret + "', 'RawBLOB')", "497"},
+		{"SELECT `fi\\x6ce`('" + secret + "', 'RawBLOB')", "497"},
+		{"INSERT INTO FUNCTION file('" + outside + "/w', 'RawBLOB') SELECT 'x'", "497"},
+		{"SELECT 1 INTO OUTFILE '" + outside + "/out'", "497"},
+		{"INSERT INTO default.confined FROM INFILE '" + secret + "' FORMAT RawBLOB", "497"},
+		{"CREATE TABLE default.f (a String) ENGINE = File(RawBLOB, '" + secret + "')", "497"},
+		{"SELECT * FROM url('http://127.0.0.1:1/', 'RawBLOB')", "497"},
+		{"CREATE TABLE default.u (a String) ENGINE = URL('http://127.0.0.1:1/', RawBLOB)", "497"},
+		{"SELECT * FROM remote('127.0.0.1:1', system.one)", "497"},
+		{"SELECT * FROM remoteSecure('127.0.0.1:1', system.one)", "497"},
+		{"SELECT * FROM s3('http://127.0.0.1:1/bucket/key', 'RawBLOB')", "497"},
+		{"SELECT * FROM mysql('127.0.0.1:1', 'd', 't', 'u', 'p')", "497"},
+		{"SELECT * FROM postgresql('127.0.0.1:1', 'd', 't', 'u', 'p')", "497"},
+		{"SELECT * FROM hdfs('hdfs://127.0.0.1:1/x', 'RawBLOB')", "497"},
+		{"SELECT * FROM executable('sh', 'RawBLOB', 'a String')", ""},
+		{"CREATE DICTIONARY default.d (a UInt64, b String) PRIMARY KEY a SOURCE(FILE(path '" + secret + "' format 'TSV')) LAYOUT(FLAT()) LIFETIME(0)", "497"},
+		{"CREATE FUNCTION reads AS () -> 1", "497"},
+		{"BACKUP TABLE default.confined TO File('" + outside + "/b')", "497"},
+		{"SELECT addressToSymbol(1)", "497"},
+		{"GRANT FILE ON *.* TO default", ""},
+		{"SELECT 1 SETTINGS input_format_record_errors_file_path = '" + outside + "/e'", "452"},
+		{"SELECT 1 SETTINGS format_schema = '" + secret + ":M'", "452"},
+		{"SELECT 1 SETTINGS dialect = 'prql'", "452"},
+	} {
+		status, code := attempt(t, tc.query)
+		assert.NotEqual(t, http.StatusOK, status, tc.query)
+		if tc.code != "" {
+			assert.Equal(t, tc.code, code, tc.query)
+		}
+	}
+	// Values data is evaluated by the engine, but not as expressions.
+	status, _ := attempt(t, "INSERT INTO default.confined FORMAT Values", "(file('"+secret+"', 'RawBLOB'))")
+	assert.NotEqual(t, http.StatusOK, status)
+	assert.NotContains(t, sql(t, "SELECT groupArray(a) FROM default.confined"), "s3cr3t")
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "nothing written beside the secret")
+
+	// The exporter's and the API's statements.
+	for _, q := range []string{
+		"INSERT INTO default.confined VALUES ('a'), (concat('b', toString(now64(3))))",
+		"CREATE TABLE IF NOT EXISTS default.replacing (a String, v UInt64) ENGINE = ReplacingMergeTree(v) ORDER BY a",
+		"CREATE MATERIALIZED VIEW IF NOT EXISTS default.confined_mv ENGINE = MergeTree ORDER BY a AS SELECT a FROM default.confined",
+		"ALTER TABLE default.confined DELETE WHERE a = 'zz'",
+		"OPTIMIZE TABLE default.confined FINAL",
+		"KILL QUERY WHERE query LIKE '%no such statement%' SYNC",
+		"SELECT count() FROM system.parts WHERE database = 'default'",
+	} {
+		sql(t, q)
+	}
+	status, _ = attempt(t, "INSERT INTO default.confined FORMAT Values", "('c')")
+	assert.Equal(t, http.StatusOK, status)
+}

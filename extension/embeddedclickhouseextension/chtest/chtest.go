@@ -63,9 +63,22 @@ func Endpoint(tb testing.TB) string {
 			return
 		}
 		dir := filepath.Join(os.TempDir(), fmt.Sprintf("otelhouse-chtest-%d", os.Getpid()))
+		// The distribution's engine configuration and profile: tests see
+		// the engine as users do (confined, in UTC whatever the host's
+		// timezone).
+		def := embeddedclickhouseextension.NewFactory().CreateDefaultConfig().(*embeddedclickhouseextension.Config)
+		def.DataDir = dir
+		if startErr = os.MkdirAll(dir, 0o700); startErr != nil {
+			return
+		}
+		args, err := embeddedclickhouseextension.EngineArgs(&def.Settings)
+		if err != nil {
+			startErr = err
+			return
+		}
 		var conns []*chdb.Conn
 		for i := 0; i < 5; i++ {
-			c, err := l.Connect(dir)
+			c, err := l.Connect(dir, args...)
 			if err != nil {
 				startErr = err
 				return
@@ -77,9 +90,6 @@ func Endpoint(tb testing.TB) string {
 			startErr = err
 			return
 		}
-		// The distribution's profile: tests see the engine as users do
-		// (in UTC, whatever the host's timezone).
-		def := embeddedclickhouseextension.NewFactory().CreateDefaultConfig().(*embeddedclickhouseextension.Config)
 		srv, err := chhttp.New(conns[:4], conns[4], chhttp.Options{MaxBody: 256 << 20, Profile: def.EngineProfile(), Logger: zap.NewNop()})
 		if err != nil {
 			startErr = err

@@ -240,6 +240,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, 62, "Multi-statements are not allowed")
 		return
 	}
+	if why := hostAccess(st.sql); why != "" {
+		httpError(w, http.StatusForbidden, 497, "default: Not enough privileges: "+why+", which the embedded engine's user may not do (docs/security.md)")
+		return
+	}
 	format := st.format
 	if format == "" {
 		format = headerOr(r, "X-ClickHouse-Format", q.Get("default_format"))
@@ -254,6 +258,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodGet {
 		settings = readOnly(settings)
+	}
+	if st.insert && strings.EqualFold(st.format, "Values") {
+		// Values data may hold expressions, file('…') among them, which
+		// the engine evaluates; streamed data is not read by hostAccess.
+		settings = append(settings, [2]string{"input_format_values_interpret_expressions", "0"})
 	}
 
 	// ClickHouse streams a result as it is produced; wait_end_of_query
