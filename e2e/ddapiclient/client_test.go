@@ -130,7 +130,8 @@ func TestSubmitMetricsV2(t *testing.T) {
 func TestSubmitLogs(t *testing.T) {
 	url, sink, _ := startReceiver(t)
 	api, ctx := client(url)
-	for _, enc := range []datadogV2.ContentEncoding{datadogV2.CONTENTENCODING_GZIP, datadogV2.CONTENTENCODING_DEFLATE} {
+	encodings := []datadogV2.ContentEncoding{datadogV2.CONTENTENCODING_GZIP, datadogV2.CONTENTENCODING_DEFLATE, datadogV2.CONTENTENCODING_IDENTITY}
+	for _, enc := range encodings {
 		_, resp, err := datadogV2.NewLogsApi(api).SubmitLog(ctx, []datadogV2.HTTPLogItem{{
 			Message: "payment failed", Ddsource: datadog.PtrString("go"), Ddtags: datadog.PtrString("env:e2e,version:3"),
 			Hostname: datadog.PtrString("api-host"), Service: datadog.PtrString("billing"),
@@ -139,7 +140,7 @@ func TestSubmitLogs(t *testing.T) {
 		require.NoError(t, err, enc)
 		assert.Equal(t, 202, resp.StatusCode)
 	}
-	require.Equal(t, 2, sink.LogRecordCount())
+	require.Equal(t, len(encodings), sink.LogRecordCount())
 	rl := sink.AllLogs()[0].ResourceLogs().At(0)
 	lr := rl.ScopeLogs().At(0).LogRecords().At(0)
 	assert.Equal(t, "payment failed", lr.Body().Str())

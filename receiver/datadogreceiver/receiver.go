@@ -115,7 +115,7 @@ func (r *datadogReceiver) start(ctx context.Context, host component.Host) error 
 	if err != nil {
 		return err
 	}
-	srv.Handler = r.admit(srv.Handler)
+	srv.Handler = r.admit(r.normalizeCoding(srv.Handler))
 	ln, err := r.cfg.ToListener(ctx)
 	if err != nil {
 		return fmt.Errorf("datadog receiver: listening on %s: %w", r.cfg.NetAddr.Endpoint, err)

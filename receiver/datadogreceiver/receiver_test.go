@@ -233,6 +233,22 @@ func TestCompressions(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, status, resp)
 	status, _, _ = h.do(t, http.MethodPost, "/api/v2/logs", []byte(logsBody), "Content-Encoding", "br")
 	assert.Equal(t, http.StatusBadRequest, status)
+
+	// As HTTP spells codings: any case, identity for none, a list.
+	before := h.logs.LogRecordCount()
+	for _, enc := range []string{"identity", "GZIP", "gzip, identity", "identity, Deflate", "x-gzip"} {
+		body := []byte(logsBody)
+		switch c, _ := contentCoding(enc); c {
+		case "gzip", "deflate":
+			body = compress(t, c, body)
+		}
+		status, resp, _ := h.do(t, http.MethodPost, "/api/v2/logs", body, "Content-Encoding", enc)
+		assert.Equal(t, http.StatusAccepted, status, enc+": "+resp)
+	}
+	assert.Equal(t, before+5*2, h.logs.LogRecordCount())
+	status, resp, _ = h.do(t, http.MethodPost, "/api/v2/logs", []byte(logsBody), "Content-Encoding", "gzip, zstd")
+	assert.Equal(t, http.StatusUnsupportedMediaType, status)
+	assert.Contains(t, resp, "more than one coding")
 }
 
 func TestBodyLimits(t *testing.T) {
