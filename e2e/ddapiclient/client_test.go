@@ -58,7 +58,8 @@ func client(url string) (*datadog.APIClient, context.Context) {
 	cfg := datadog.NewConfiguration()
 	here := datadog.ServerConfigurations{{URL: url}}
 	cfg.Servers = here
-	for _, op := range []string{"v1.MetricsApi.SubmitMetrics", "v2.MetricsApi.SubmitMetrics", "v2.LogsApi.SubmitLog"} {
+	for _, op := range []string{"v1.MetricsApi.SubmitMetrics", "v2.MetricsApi.SubmitMetrics", "v2.LogsApi.SubmitLog",
+		"v1.EventsApi.CreateEvent", "v2.EventsApi.CreateEvent"} {
 		cfg.OperationServers[op] = here
 	}
 	cfg.RetryConfiguration.EnableRetry = false
@@ -148,6 +149,78 @@ func TestSubmitLogs(t *testing.T) {
 	assert.Equal(t, "000000000000000000000000000004d2", lr.TraceID().String())
 	assert.Equal(t, map[string]any{"host.name": "api-host", "service.name": "billing", "deployment.environment.name": "e2e",
 		"service.version": "3", "datadog.log.source": "go"}, rl.Resource().Attributes().AsRaw())
+}
+
+// recordOf is the one record a sink holds after one event.
+func recordOf(t *testing.T, sink *consumertest.LogsSink) (plog.LogRecord, pcommon.Map) {
+	t.Helper()
+	require.Equal(t, 1, sink.LogRecordCount())
+	rl := sink.AllLogs()[0].ResourceLogs().At(0)
+	return rl.ScopeLogs().At(0).LogRecords().At(0), rl.Resource().Attributes()
+}
+
+func TestCreateEventV1(t *testing.T) {
+	url, sink, _ := startReceiver(t)
+	api, ctx := client(url)
+	req := datadogV1.NewEventCreateRequest("Rolled out v1.2 to 10% of hosts", "Deploy checkout")
+	req.SetAlertType(datadogV1.EVENTALERTTYPE_SUCCESS)
+	req.SetPriority(datadogV1.EVENTPRIORITY_LOW)
+	req.SetHost("ci-runner")
+	req.SetTags([]string{"env:e2e", "service:checkout", "team:payments"})
+	req.SetAggregationKey("deploy-checkout")
+	req.SetSourceTypeName("jenkins")
+	out, resp, err := datadogV1.NewEventsApi(api).CreateEvent(ctx, *req)
+	require.NoError(t, err)
+	assert.Equal(t, 202, resp.StatusCode)
+	assert.Equal(t, "ok", out.GetStatus())
+	assert.NotZero(t, out.Event.GetId())
+	assert.Equal(t, "Deploy checkout", out.Event.GetTitle())
+	assert.Equal(t, datadogV1.EVENTALERTTYPE_SUCCESS, out.Event.GetAlertType())
+	assert.Nil(t, out.UnparsedObject, "the answer parses as the client's model")
+
+	lr, res := recordOf(t, sink)
+	assert.Equal(t, "Deploy checkout\nRolled out v1.2 to 10% of hosts", lr.Body().Str())
+	assert.Equal(t, plog.SeverityNumberInfo, lr.SeverityNumber())
+	assert.Equal(t, map[string]any{"host.name": "ci-runner", "deployment.environment.name": "e2e", "service.name": "checkout"}, res.AsRaw())
+	assert.Equal(t, map[string]any{"event.name": "datadog.event", "datadog.event.id": out.Event.GetIdStr(),
+		"datadog.event.title": "Deploy checkout", "datadog.event.alert_type": "success", "datadog.event.priority": "low",
+		"datadog.event.aggregation_key": "deploy-checkout", "datadog.event.source_type_name": "jenkins", "team": "payments"},
+		lr.Attributes().AsRaw())
+}
+
+func TestCreateEventV2(t *testing.T) {
+	url, sink, _ := startReceiver(t)
+	api, ctx := client(url)
+	// As datadog-api-client-go's examples/v2/events/CreateEvent.go builds it.
+	change := datadogV2.NewChangeEventCustomAttributes(*datadogV2.NewChangeEventCustomAttributesChangedResource(
+		"fallback_payments_test", datadogV2.CHANGEEVENTCUSTOMATTRIBUTESCHANGEDRESOURCETYPE_FEATURE_FLAG))
+	change.SetAuthor(datadogV2.ChangeEventCustomAttributesAuthor{Name: "example@datadog.com", Type: datadogV2.CHANGEEVENTCUSTOMATTRIBUTESAUTHORTYPE_USER})
+	change.SetNewValue(map[string]any{"enabled": true, "percentage": "50%"})
+	change.SetImpactedResources([]datadogV2.ChangeEventCustomAttributesImpactedResourcesItems{{Name: "payments_api", Type: datadogV2.CHANGEEVENTCUSTOMATTRIBUTESIMPACTEDRESOURCESITEMSTYPE_SERVICE}})
+	payload := datadogV2.NewEventPayload(datadogV2.ChangeEventCustomAttributesAsEventPayloadAttributes(change),
+		datadogV2.EVENTCATEGORY_CHANGE, "payment_processed feature flag updated")
+	payload.SetMessage("payment_processed feature flag has been enabled")
+	payload.SetTags([]string{"env:e2e"})
+	payload.SetAggregationKey("aggregation_key_123")
+	payload.SetIntegrationId(datadogV2.EVENTPAYLOADINTEGRATIONID_CUSTOM_EVENTS)
+	out, resp, err := datadogV2.NewEventsApi(api).CreateEvent(ctx, *datadogV2.NewEventCreateRequestPayload(
+		*datadogV2.NewEventCreateRequest(*payload, datadogV2.EVENTCREATEREQUESTTYPE_EVENT)))
+	require.NoError(t, err)
+	assert.Equal(t, 202, resp.StatusCode)
+	evt := out.GetData().Attributes.Attributes.GetEvt()
+	assert.NotEmpty(t, evt.GetId())
+	assert.NotEmpty(t, evt.GetUid())
+
+	lr, _ := recordOf(t, sink)
+	assert.Equal(t, "payment_processed feature flag updated\npayment_processed feature flag has been enabled", lr.Body().Str())
+	assert.Equal(t, map[string]any{"event.name": "datadog.event", "datadog.event.id": evt.GetId(),
+		"datadog.event.title": "payment_processed feature flag updated", "datadog.event.category": "change",
+		"datadog.event.aggregation_key": "aggregation_key_123", "datadog.event.integration_id": "custom-events",
+		"datadog.event.author.name": "example@datadog.com", "datadog.event.author.type": "user",
+		"datadog.event.changed_resource.name": "fallback_payments_test", "datadog.event.changed_resource.type": "feature_flag",
+		"datadog.event.impacted_resources": `[{"name":"payments_api","type":"service"}]`,
+		"datadog.event.new_value.enabled":  "true", "datadog.event.new_value.percentage": "50%"},
+		lr.Attributes().AsRaw())
 }
 
 func TestWrongKeyIsRefused(t *testing.T) {

@@ -25,6 +25,8 @@ const (
 	pathAgentStats
 	pathIntake
 	pathDogStatsD
+	pathEventsV1
+	pathEventsV2
 )
 
 type servedPath struct {
@@ -59,7 +61,11 @@ func (r *datadogReceiver) paths() []servedPath {
 		)
 	}
 	if r.nextLogs != nil {
-		ps = append(ps, servedPath{path: "/api/v2/logs", kind: pathLogs})
+		ps = append(ps,
+			servedPath{path: "/api/v2/logs", kind: pathLogs},
+			servedPath{path: "/api/v1/events", kind: pathEventsV1},
+			servedPath{path: "/api/v2/events", kind: pathEventsV2},
+		)
 	}
 	if r.nextMetrics != nil {
 		ps = append(ps,

@@ -202,6 +202,10 @@ func (r *datadogReceiver) routes() http.Handler {
 			handle(post, p.path, false, r.agentTracesHandler)
 		case pathLogs:
 			handle(post, p.path, false, r.logsHandler)
+		case pathEventsV1:
+			handle(post, p.path, false, r.eventsHandler("datadog_events_v1", logs.EventV1, eventV1Answer))
+		case pathEventsV2:
+			handle(post, p.path, false, r.eventsHandler("datadog_events_v2", logs.EventV2, eventV2Answer))
 		case pathInfo:
 			handle([]string{http.MethodGet}, p.path, true, r.infoHandler)
 		case pathValidate:

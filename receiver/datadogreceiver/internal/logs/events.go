@@ -1,121 +1,138 @@
 package logs
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/valyala/fastjson"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
-
-// Events are rare next to logs: a sync.Pool lets a parser grown by a
-// large body go at the next GC instead of pinning its tree.
-var parsers fastjson.ParserPool
 
 // EventName marks the records made from Datadog events (the OTel event.name).
 const EventName = "datadog.event"
 
-// IntakeEvents translates the events an Agent posts to /intake/:
-// {"events":{"<source>":[{"msg_title","msg_text","timestamp","priority",
-// "host","tags","alert_type","aggregation_key","source_type_name"}]},
-// "internalHostname"}. The same path carries host metadata, which has no
-// events and gives no records. What parsing and translating build is
-// taken from bud.
-func IntakeEvents(body []byte, now time.Time, bud *budget.Budget) (plog.Logs, error) {
-	ld := plog.NewLogs()
-	if err := bud.JSON(body, budget.TreeNode); err != nil {
-		return ld, err
-	}
-	p := parsers.Get()
-	defer parsers.Put(p)
-	v, err := p.ParseBytes(body)
-	if err != nil {
-		return ld, fmt.Errorf("decoding intake JSON: %w", err)
-	}
-	events := v.GetObject("events")
-	if events == nil {
-		return ld, nil
-	}
-	defaultHost := string(v.GetStringBytes("internalHostname"))
-	groups := map[string]plog.LogRecordSlice{}
-	var failed error
-	events.Visit(func(source []byte, list *fastjson.Value) {
-		for i, e := range list.GetArray() {
-			if e.Type() != fastjson.TypeObject {
-				failed = fmt.Errorf("event %d of %q is not an object", i, source)
-				return
-			}
-			host := string(e.GetStringBytes("host"))
-			if host == "" {
-				host = defaultHost
-			}
-			var evTags []string
-			for _, t := range e.GetArray("tags") {
-				evTags = append(evTags, string(t.GetStringBytes()))
-			}
-			if !bud.Entries(6 + len(evTags)) {
-				failed = bud.Err()
-				return
-			}
-			key := host + "\x00" + strings.Join(evTags, ",")
-			records, ok := groups[key]
-			if !ok {
-				rl := ld.ResourceLogs().AppendEmpty()
-				ra := rl.Resource().Attributes()
-				tags.PutNonEmpty(ra, tags.Host, host)
-				for _, t := range evTags {
-					if k, val := tags.Split(t); k != "" {
-						if rk, ok := tags.ResourceKey(k); ok {
-							tags.Put(ra, rk, val)
-						}
-					}
-				}
-				sl := rl.ScopeLogs().AppendEmpty()
-				sl.Scope().SetName(ScopeName)
-				records = sl.LogRecords()
-				groups[key] = records
-			}
-			eventRecord(records.AppendEmpty(), e, evTags, now)
-		}
-	})
-	if failed != nil {
-		return plog.NewLogs(), failed
-	}
-	return ld, nil
+// eventPrefix names every attribute taken from an event's own fields.
+const eventPrefix = "datadog.event."
+
+// Event is one Datadog event, whichever intake brought it: the Agent's
+// /intake/, the v1 events API or the v2 one. It becomes one log record.
+type Event struct {
+	ID             string // what the API answered the client; empty from the Agent
+	Title, Text    string
+	Time           time.Time // zero: when it was received
+	Host           string
+	Tags           []string
+	AlertType      string // error, warning, info, success, …; empty is info
+	Priority       string
+	AggregationKey string
+	SourceTypeName string
+	DeviceName     string
+	RelatedEventID int64
+	Category       string // v2: change or alert
+	IntegrationID  string
+	// Payload is the v2 event's category-specific attributes (author,
+	// changed_resource, status, custom, …), flattened into dotted
+	// datadog.event.* attributes by Flatten.
+	Payload []KeyValue
 }
 
-func eventRecord(lr plog.LogRecord, e *fastjson.Value, evTags []string, now time.Time) {
-	title, text := string(e.GetStringBytes("msg_title")), string(e.GetStringBytes("msg_text"))
+// KeyValue is one flattened payload attribute.
+type KeyValue struct {
+	Key   string
+	Value string
+}
+
+// EntryCount is how many map entries the event's record will hold, for the
+// decode budget.
+func (e *Event) EntryCount() int { return 12 + len(e.Tags) + len(e.Payload) }
+
+// Events collects events as logs, one resource per host and tag set, as
+// the logs of one source share a resource.
+type Events struct {
+	ld     plog.Logs
+	groups map[string]plog.LogRecordSlice
+	now    time.Time
+}
+
+// NewEvents starts a collection; now stamps what has no time of its own.
+func NewEvents(now time.Time) *Events {
+	return &Events{ld: plog.NewLogs(), groups: map[string]plog.LogRecordSlice{}, now: now}
+}
+
+// Logs is what was collected.
+func (b *Events) Logs() plog.Logs { return b.ld }
+
+// Add appends e's record to the resource of its host and tags.
+func (b *Events) Add(e *Event) {
+	key := e.Host + "\x00" + strings.Join(e.Tags, ",")
+	records, ok := b.groups[key]
+	if !ok {
+		rl := b.ld.ResourceLogs().AppendEmpty()
+		ra := rl.Resource().Attributes()
+		tags.PutNonEmpty(ra, tags.Host, e.Host)
+		for _, t := range e.Tags {
+			if k, val := tags.Split(t); k != "" {
+				if rk, ok := tags.ResourceKey(k); ok {
+					tags.Put(ra, rk, val)
+				}
+			}
+		}
+		sl := rl.ScopeLogs().AppendEmpty()
+		sl.Scope().SetName(ScopeName)
+		records = sl.LogRecords()
+		b.groups[key] = records
+	}
+	e.record(records.AppendEmpty(), b.now)
+}
+
+// record writes the event as a log record: the title and text are the
+// body, as the event stream shows them; the alert type is the severity;
+// every other field is a datadog.event.* attribute, and tags that are not
+// resource attributes are record attributes, as on logs.
+func (e *Event) record(lr plog.LogRecord, now time.Time) {
 	switch {
-	case title != "" && text != "":
-		lr.Body().SetStr(title + "\n" + text)
+	case e.Title != "" && e.Text != "":
+		lr.Body().SetStr(e.Title + "\n" + e.Text)
 	default:
-		lr.Body().SetStr(title + text)
+		lr.Body().SetStr(e.Title + e.Text)
 	}
 	lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(now))
-	if ts := e.GetInt64("timestamp"); ts > 0 {
-		lr.SetTimestamp(pcommon.Timestamp(ts * 1e9))
-	} else {
+	if e.Time.IsZero() {
 		lr.SetTimestamp(pcommon.NewTimestampFromTime(now))
+	} else {
+		lr.SetTimestamp(pcommon.NewTimestampFromTime(e.Time))
 	}
-	alert := string(e.GetStringBytes("alert_type"))
+	alert := e.AlertType
 	if alert == "" {
 		alert = "info"
 	}
 	lr.SetSeverityText(alert)
-	lr.SetSeverityNumber(severity(alert))
+	n := severity(alert)
+	if n == plog.SeverityNumberUnspecified { // user_update, recommendation, snapshot
+		n = plog.SeverityNumberInfo
+	}
+	lr.SetSeverityNumber(n)
 	a := lr.Attributes()
 	a.PutStr("event.name", EventName)
-	tags.PutNonEmpty(a, "datadog.event.title", title)
-	tags.PutNonEmpty(a, "datadog.event.priority", string(e.GetStringBytes("priority")))
-	tags.PutNonEmpty(a, "datadog.event.aggregation_key", string(e.GetStringBytes("aggregation_key")))
-	tags.PutNonEmpty(a, "datadog.event.source_type_name", string(e.GetStringBytes("source_type_name")))
-	for _, t := range evTags {
+	tags.PutNonEmpty(a, eventPrefix+"id", e.ID)
+	tags.PutNonEmpty(a, eventPrefix+"title", e.Title)
+	tags.PutNonEmpty(a, eventPrefix+"alert_type", e.AlertType)
+	tags.PutNonEmpty(a, eventPrefix+"priority", e.Priority)
+	tags.PutNonEmpty(a, eventPrefix+"aggregation_key", e.AggregationKey)
+	tags.PutNonEmpty(a, eventPrefix+"source_type_name", e.SourceTypeName)
+	tags.PutNonEmpty(a, eventPrefix+"device_name", e.DeviceName)
+	if e.RelatedEventID != 0 {
+		a.PutStr(eventPrefix+"related_event_id", strconv.FormatInt(e.RelatedEventID, 10))
+	}
+	tags.PutNonEmpty(a, eventPrefix+"category", e.Category)
+	tags.PutNonEmpty(a, eventPrefix+"integration_id", e.IntegrationID)
+	for _, kv := range e.Payload {
+		a.PutStr(eventPrefix+kv.Key, kv.Value)
+	}
+	for _, t := range e.Tags {
 		if k, val := tags.Split(t); k != "" {
 			if _, res := tags.ResourceKey(k); !res {
 				tags.Put(a, k, val)
