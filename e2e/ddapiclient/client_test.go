@@ -59,7 +59,7 @@ func client(url string) (*datadog.APIClient, context.Context) {
 	here := datadog.ServerConfigurations{{URL: url}}
 	cfg.Servers = here
 	for _, op := range []string{"v1.MetricsApi.SubmitMetrics", "v2.MetricsApi.SubmitMetrics", "v2.LogsApi.SubmitLog",
-		"v1.EventsApi.CreateEvent", "v2.EventsApi.CreateEvent"} {
+		"v1.EventsApi.CreateEvent", "v2.EventsApi.CreateEvent", "v1.MetricsApi.SubmitDistributionPoints"} {
 		cfg.OperationServers[op] = here
 	}
 	cfg.RetryConfiguration.EnableRetry = false
@@ -126,6 +126,39 @@ func TestSubmitMetricsV2(t *testing.T) {
 	assert.Equal(t, 7.0, dp.DoubleValue())
 	assert.Equal(t, pcommon.Timestamp((ts-20)*1e9), dp.StartTimestamp())
 	assert.Equal(t, "api-host", res.AsRaw()["host.name"])
+}
+
+func TestSubmitDistributionPoints(t *testing.T) {
+	url, _, sink := startReceiver(t)
+	api, ctx := client(url)
+	// As the client's examples/v1/metrics/SubmitDistributionPoints*.go,
+	// plain and deflated.
+	for i, opts := range []datadogV1.SubmitDistributionPointsOptionalParameters{
+		{}, *datadogV1.NewSubmitDistributionPointsOptionalParameters().WithContentEncoding(datadogV1.DISTRIBUTIONPOINTSCONTENTENCODING_DEFLATE),
+	} {
+		ts := float64(time.Now().Unix())
+		_, resp, err := datadogV1.NewMetricsApi(api).SubmitDistributionPoints(ctx, datadogV1.DistributionPointsPayload{
+			Series: []datadogV1.DistributionPointsSeries{{
+				Metric: "e2e.dist", Host: datadog.PtrString("lambda-host"), Tags: []string{"fn:checkout"},
+				Points: [][]datadogV1.DistributionPointItem{{
+					datadogV1.DistributionPointTimestampAsDistributionPointItem(&ts),
+					datadogV1.DistributionPointDataAsDistributionPointItem(&[]float64{1.0, 2.0, 40.0}),
+				}},
+			}},
+		}, opts)
+		require.NoError(t, err, i)
+		assert.Equal(t, 202, resp.StatusCode)
+	}
+	m, res, ok := metricByName(sink.AllMetrics(), "e2e.dist")
+	require.True(t, ok)
+	require.Equal(t, pmetric.MetricTypeExponentialHistogram, m.Type())
+	dp := m.ExponentialHistogram().DataPoints().At(0)
+	assert.Equal(t, uint64(3), dp.Count())
+	assert.Equal(t, 43.0, dp.Sum())
+	assert.Equal(t, 40.0, dp.Max())
+	assert.Equal(t, "checkout", dp.Attributes().AsRaw()["fn"])
+	assert.Equal(t, "lambda-host", res.AsRaw()["host.name"])
+	assert.Equal(t, 2, sink.DataPointCount(), "two requests, one histogram point each")
 }
 
 func TestSubmitLogs(t *testing.T) {

@@ -27,12 +27,17 @@ const (
 	pathDogStatsD
 	pathEventsV1
 	pathEventsV2
+	pathDistributionPoints
+	pathRemoteConfig
 )
 
 type servedPath struct {
 	path    string
 	kind    pathKind
 	version string // trace format for pathTraces
+	// unlisted paths are served but not in /info: tracers that do not
+	// see them there send the same data by a path whose data is stored.
+	unlisted bool
 }
 
 // paths is the single list of what is served: routes() registers it and
@@ -49,6 +54,24 @@ func (r *datadogReceiver) paths() []servedPath {
 		// home in this distribution yet; accepted and dropped on purpose
 		// (counted) so the profiler runs quietly, as behind an Agent.
 		{path: "/profiling/v1/input", kind: pathTelemetry},
+		// Dynamic instrumentation snapshots, logs and probe diagnostics
+		// have no home here either; accepted and dropped on purpose
+		// (counted), so a tracer with the debugger on stops retrying.
+		{path: "/debugger/v1/input", kind: pathTelemetry},
+		{path: "/debugger/v2/input", kind: pathTelemetry},
+		{path: "/debugger/v1/diagnostics", kind: pathTelemetry},
+		// Remote configuration: there is nothing to configure, and an
+		// empty answer is what an Agent gives when nothing changed, so a
+		// tracer polls quietly instead of logging errors.
+		{path: "/v0.7/config", kind: pathRemoteConfig},
+	}
+	// The EVP proxy forwards CI Visibility, LLM Observability and other
+	// product payloads to intakes that do not exist here. A tracer that
+	// sends anyway is answered and the payload dropped (counted), but it
+	// is not advertised: tracers that do not see it fall back to sending
+	// test spans through /v0.4/traces, where they are stored.
+	for _, v := range []string{"v1", "v2", "v3", "v4"} {
+		ps = append(ps, servedPath{path: "/evp_proxy/" + v + "/", kind: pathTelemetry, unlisted: true})
 	}
 	if r.nextTraces != nil {
 		ps = append(ps,
@@ -72,6 +95,7 @@ func (r *datadogReceiver) paths() []servedPath {
 			servedPath{path: "/api/v1/series", kind: pathSeriesV1},
 			servedPath{path: "/api/v2/series", kind: pathSeriesV2},
 			servedPath{path: "/api/intake/metrics/v3/series", kind: pathSeriesV3},
+			servedPath{path: "/api/v1/distribution_points", kind: pathDistributionPoints},
 			servedPath{path: "/api/beta/sketches", kind: pathSketches},
 			servedPath{path: "/api/v1/sketches", kind: pathSketches},
 			servedPath{path: "/api/v1/check_run", kind: pathCheckRun},
@@ -98,7 +122,9 @@ const agentVersion = "7.60.0-otelhouse"
 func (r *datadogReceiver) infoHandler(w http.ResponseWriter, _ *http.Request) {
 	var endpoints []string
 	for _, p := range r.paths() {
-		endpoints = append(endpoints, p.path)
+		if !p.unlisted {
+			endpoints = append(endpoints, p.path)
+		}
 	}
 	info := map[string]any{
 		"version":    agentVersion,
@@ -139,4 +165,15 @@ func portOf(endpoint string) int {
 // rejected a wrong key when keys are configured.
 func validateHandler(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, []byte(`{"valid":true}`))
+}
+
+// remoteConfigHandler answers a tracer's remote configuration poll as an
+// Agent does when nothing changed: an empty ClientGetConfigsResponse.
+func (r *datadogReceiver) remoteConfigHandler(w http.ResponseWriter, req *http.Request) {
+	buf, ok := r.readBody(w, req)
+	if !ok {
+		return
+	}
+	releaseBody(buf)
+	writeJSON(w, http.StatusOK, []byte("{}"))
 }

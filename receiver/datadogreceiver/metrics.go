@@ -28,6 +28,10 @@ func seriesV2(req *http.Request, body []byte, bud *budget.Budget) (pmetric.Metri
 	return metrics.SeriesV2(body, bud)
 }
 
+func distributionPoints(_ *http.Request, body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	return metrics.DistributionPoints(body, bud)
+}
+
 func sketches(_ *http.Request, body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 	return metrics.Sketches(body, bud)
 }
@@ -122,7 +126,7 @@ func (r *datadogReceiver) discard(status int, body []byte) http.HandlerFunc {
 }
 
 func (r *datadogReceiver) countDiscarded(req *http.Request) {
-	r.telemetry.ReceiverDatadogDiscardedRequests.Add(req.Context(), 1, byPath(req))
+	r.telemetry.ReceiverDatadogDiscardedRequests.Add(req.Context(), 1, byPath(req.Pattern))
 }
 
 // consumeMetrics hands points to the pipeline and answers a refusal itself;

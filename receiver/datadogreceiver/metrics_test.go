@@ -86,6 +86,10 @@ func TestHousekeepingIsDiscardedAndCounted(t *testing.T) {
 	assert.Equal(t, http.StatusAccepted, status, "tracer paths are open")
 	status, _, _ = h.do(t, http.MethodPost, "/profiling/v1/input", []byte("--multipart--"))
 	assert.Equal(t, http.StatusAccepted, status)
+	for _, p := range []string{"/evp_proxy/v4/api/v2/llmobs", "/evp_proxy/v4/api/v2/citestcov", "/debugger/v1/input"} {
+		status, _, _ = h.do(t, http.MethodPost, p, []byte(`[]`))
+		assert.Equal(t, http.StatusAccepted, status, p)
+	}
 
 	m, err := h.tel.GetMetric("otelcol_receiver_datadog_discarded_requests")
 	require.NoError(t, err)
@@ -95,5 +99,6 @@ func TestHousekeepingIsDiscardedAndCounted(t *testing.T) {
 		byPath[v.AsString()] += dp.Value
 	}
 	assert.Equal(t, map[string]int64{"/api/v1/metadata": 1, "/api/v2/host_metadata": 1, "/intake/": 1,
-		"/telemetry/proxy/api/v2/apmtelemetry": 1, "/profiling/v1/input": 1}, byPath)
+		"/telemetry/proxy/api/v2/apmtelemetry": 1, "/profiling/v1/input": 1,
+		"/evp_proxy/v4/": 2, "/debugger/v1/input": 1}, byPath, "counted by route, so senders cannot grow the series")
 }

@@ -59,6 +59,7 @@ type datadogReceiver struct {
 	startOnce sync.Once
 	addr      net.Addr // where the server listens, once started
 	server    *http.Server
+	mux       *http.ServeMux // what routes() registered, to name a request's route
 	serveDone chan struct{}
 }
 
@@ -154,7 +155,8 @@ func (r *datadogReceiver) admit(next http.Handler) http.Handler {
 			if req.Context().Err() != nil {
 				return // the sender gave up: nobody to answer
 			}
-			r.telemetry.ReceiverDatadogThrottledRequests.Add(req.Context(), 1, byPath(req))
+			_, pattern := r.mux.Handler(req) // not routed yet
+			r.telemetry.ReceiverDatadogThrottledRequests.Add(req.Context(), 1, byPath(pattern))
 			r.retryLater(w, req, http.StatusTooManyRequests, fmt.Sprintf(
 				"%d requests in progress for %s (max_concurrent_requests, max_request_wait), retry later",
 				r.cfg.MaxConcurrentRequests, r.cfg.MaxRequestWait))
@@ -186,6 +188,7 @@ func (r *datadogReceiver) Shutdown(ctx context.Context) error {
 // 405 (with Allow) for a known path with another method.
 func (r *datadogReceiver) routes() http.Handler {
 	mux := http.NewServeMux()
+	r.mux = mux
 	handle := func(methods []string, path string, local bool, h http.HandlerFunc) {
 		for _, m := range methods {
 			mux.Handle(m+" "+path, r.authorize(local, h))
@@ -224,6 +227,10 @@ func (r *datadogReceiver) routes() http.Handler {
 			handle(post, p.path, false, r.metricsHandler("datadog_series_v2", http.StatusAccepted, []byte(`{"errors":[]}`), seriesV2))
 		case pathSeriesV3:
 			handle(post, p.path, false, r.seriesV3Handler)
+		case pathDistributionPoints:
+			handle(post, p.path, false, r.metricsHandler("datadog_distribution_points", http.StatusAccepted, []byte(`{"status":"ok"}`), distributionPoints))
+		case pathRemoteConfig:
+			handle(post, p.path, true, r.remoteConfigHandler)
 		case pathSketches:
 			handle(post, p.path, false, r.metricsHandler("datadog_sketches", http.StatusAccepted, accepted, sketches))
 		case pathCheckRun:
@@ -372,9 +379,16 @@ func (r *datadogReceiver) retryLater(w http.ResponseWriter, req *http.Request, s
 	r.refuse(w, req, status, msg)
 }
 
-// byPath attributes a request counter to the request's path.
-func byPath(req *http.Request) metric.AddOption {
-	return metric.WithAttributeSet(attribute.NewSet(attribute.String("path", req.URL.Path)))
+// byPath attributes a request counter to the served path the request
+// is for (the prefix for a subtree such as /evp_proxy/v2/, "other" for a
+// path not served), so senders cannot grow the metric's series.
+// pattern is the ServeMux pattern that matched ("POST /v0.4/traces").
+func byPath(pattern string) metric.AddOption {
+	path := "other"
+	if _, p, ok := strings.Cut(pattern, " "); ok {
+		path = p
+	}
+	return metric.WithAttributeSet(attribute.NewSet(attribute.String("path", path)))
 }
 
 // maxReason bounds a refusal's text: decoder errors may quote the payload.

@@ -306,13 +306,21 @@ func TestInfoListsExactlyWhatIsServed(t *testing.T) {
 	assert.True(t, info.ClientDropP0s, "stats are consumed, as by an Agent")
 	assert.Contains(t, info.Endpoints, "/v0.4/traces")
 	assert.NotContains(t, info.Endpoints, "/v0.6/stats")
-	assert.NotContains(t, info.Endpoints, "/v0.7/config")
+	assert.Contains(t, info.Endpoints, "/v0.7/config")
+	assert.Contains(t, info.Endpoints, "/debugger/v1/input")
+	for _, p := range info.Endpoints {
+		assert.NotContains(t, p, "/evp_proxy/", "tracers that see no EVP proxy send test spans as traces")
+	}
 	for _, p := range info.Endpoints {
 		status, _, _ := h.do(t, http.MethodOptions, p, nil)
 		assert.Equal(t, http.StatusMethodNotAllowed, status, "%s is advertised, so it must be routed", p)
 	}
-	status, _, _ = h.do(t, http.MethodPost, "/v0.7/config", []byte("{}"))
-	assert.Equal(t, http.StatusNotFound, status)
+	status, body, _ = h.do(t, http.MethodPost, "/v0.7/config", []byte(`{"client":{"id":"x","products":["APM_TRACING"]}}`))
+	assert.Equal(t, http.StatusOK, status)
+	assert.JSONEq(t, `{}`, body, "nothing to configure, as an Agent says when nothing changed")
+	status, _, _ = h.do(t, http.MethodPost, "/evp_proxy/v2/api/v2/citestcycle", []byte(`{}`),
+		"X-Datadog-EVP-Subdomain", "citestcycle-intake")
+	assert.Equal(t, http.StatusAccepted, status, "served though not advertised, so a tracer that sends anyway stops")
 	status, _, _ = h.do(t, http.MethodPost, "/telemetry/proxy/api/v2/apmtelemetry", []byte(`{"request_type":"app-heartbeat"}`))
 	assert.Equal(t, http.StatusAccepted, status)
 	status, body, _ = h.do(t, http.MethodGet, "/api/v1/validate", nil)

@@ -69,18 +69,9 @@ func DogStatsD(body []byte, now time.Time, bud *budget.Budget) (pmetric.Metrics,
 	}
 	for _, k := range order {
 		d := dists[k]
-		m := b.metric(&d.s)
-		dp, ok := b.histogram(m)
-		if !ok {
+		if !b.distribution(b.metric(&d.s), d.ts, &d.values) {
 			break
 		}
-		dp.SetStartTimestamp(seconds(d.ts - DefaultInterval))
-		dp.SetTimestamp(seconds(d.ts))
-		dp.SetCount(uint64(math.Round(d.count)))
-		dp.SetSum(d.sum)
-		dp.SetMin(d.min)
-		dp.SetMax(d.max)
-		setBuckets(dp, d.bins, b.bud)
 	}
 	for k, vals := range sets {
 		s := setSeries[k]
@@ -95,11 +86,9 @@ func DogStatsD(body []byte, now time.Time, bud *budget.Budget) (pmetric.Metrics,
 }
 
 type distAcc struct {
-	s          series
-	ts         int64
-	count, sum float64
-	min, max   float64
-	bins       []bin
+	s      series
+	ts     int64
+	values values
 }
 
 // statsdMetric parses one metric line and adds it.
@@ -179,7 +168,7 @@ func statsdMetric(b *builder, line string, now time.Time, dists map[string]*dist
 		key := name + "|" + typ + "|" + strings.Join(s.tags, ",")
 		d, ok := dists[key]
 		if !ok {
-			d = &distAcc{s: s, ts: ts, min: math.Inf(1), max: math.Inf(-1)}
+			d = &distAcc{s: s, ts: ts}
 			dists[key] = d
 			*order = append(*order, key)
 		}
@@ -187,10 +176,7 @@ func statsdMetric(b *builder, line string, now time.Time, dists map[string]*dist
 		// the buckets add up to the count.
 		n := max(uint64(math.Round(1/rate)), 1)
 		for _, v := range nums {
-			d.count += float64(n)
-			d.sum += v * float64(n)
-			d.min, d.max = min(d.min, v), max(d.max, v)
-			d.bins = append(d.bins, bin{v: v, n: n})
+			d.values.add(v, n)
 		}
 	default:
 		return fmt.Errorf("%q: unknown type %q", line, typ)

@@ -40,6 +40,44 @@ type bin struct {
 	n uint64
 }
 
+// values are raw samples on their way to one exponential histogram point.
+type values struct {
+	count    uint64
+	sum      float64
+	min, max float64
+	bins     []bin
+}
+
+// add counts v n times.
+func (d *values) add(v float64, n uint64) {
+	if d.count == 0 || v < d.min {
+		d.min = v
+	}
+	if d.count == 0 || v > d.max {
+		d.max = v
+	}
+	d.count += n
+	d.sum += v * float64(n)
+	d.bins = append(d.bins, bin{v: v, n: n})
+}
+
+// distribution appends d to m as one delta exponential histogram point
+// for the DefaultInterval ending at ts; false once the budget is spent.
+func (b *builder) distribution(m pmetric.Metric, ts int64, d *values) bool {
+	dp, ok := b.histogram(m)
+	if !ok {
+		return false
+	}
+	dp.SetStartTimestamp(seconds(ts - DefaultInterval))
+	dp.SetTimestamp(seconds(ts))
+	dp.SetCount(d.count)
+	dp.SetSum(d.sum)
+	dp.SetMin(d.min)
+	dp.SetMax(d.max)
+	setBuckets(dp, d.bins, b.bud)
+	return true
+}
+
 // setBuckets fills an exponential histogram point from sketch bins,
 // conserving every count: positive and negative bins go to the bucket
 // holding their value, zero bins to the zero count.

@@ -25,6 +25,7 @@ var decoders = []func([]byte) error{
 	func(b []byte) error { _, err := ClientStats(b, small()); return err },
 	func(b []byte) error { _, err := AgentStats(b, small()); return err },
 	func(b []byte) error { _, _, err := DogStatsD(b, time.Unix(1_700_000_000, 0), small()); return err },
+	func(b []byte) error { _, err := DistributionPoints(b, small()); return err },
 }
 
 // FuzzMetricsDecoders: no body, however malformed, panics or hangs a
@@ -53,6 +54,7 @@ func FuzzMetricsDecoders(f *testing.F) {
 		csBody,
 		asBody,
 		[]byte("page.views:1|c|#env:prod\nlatency:12.5|h|@0.5|#route:/a\n_e{5,4}:title|text\nset:u1|s"),
+		[]byte(`{"series":[{"metric":"d","type":"distribution","host":"h","tags":["env:prod"],"points":[[1700000000,[1,2.5,-3,0]]]}]}`),
 	} {
 		f.Add(byte(i), seed)
 	}

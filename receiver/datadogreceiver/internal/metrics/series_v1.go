@@ -14,12 +14,48 @@ var parsers fastjson.ParserPool
 // SeriesV1 translates the /api/v1/series JSON body:
 // {"series":[{"metric","points":[[ts,value],…],"type","interval","host","tags","device","source_type_name"}]}.
 func SeriesV1(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	return eachV1Series(body, bud, "v1 series", Unspecified, func(s *series, key []byte, f *fastjson.Value) {
+		switch string(key) {
+		case "type":
+			s.typ = v1Type(string(f.GetStringBytes()))
+		case "interval":
+			s.interval = f.GetInt64()
+		}
+	}, func(b *builder, m pmetric.Metric, s *series, points []*fastjson.Value) error {
+		for j, pv := range points {
+			pair, err := pv.Array()
+			if err != nil || len(pair) != 2 {
+				return fmt.Errorf("point %d is not [timestamp, value]", j)
+			}
+			if pair[1].Type() == fastjson.TypeNull {
+				continue // the Agent sends null for a missing sample
+			}
+			ts, err1 := pair[0].Float64()
+			val, err2 := pair[1].Float64()
+			if err1 != nil || err2 != nil {
+				return fmt.Errorf("point %d: timestamp and value must be numbers", j)
+			}
+			b.point(m, s, int64(ts), val)
+		}
+		return nil
+	})
+}
+
+// eachV1Series walks the series of a v1 JSON body ({"series":[…]}, as
+// /api/v1/series and /api/v1/distribution_points send it): the fields
+// they share are read here, field reads the others, and addPoints turns
+// a series' points into data points of its metric. A series is of type typ
+// until field says otherwise.
+func eachV1Series(body []byte, bud *budget.Budget, what string, typ Type,
+	field func(s *series, key []byte, f *fastjson.Value),
+	addPoints func(b *builder, m pmetric.Metric, s *series, points []*fastjson.Value) error,
+) (pmetric.Metrics, error) {
 	if err := bud.JSON(body, budget.TreeNode); err != nil {
 		return pmetric.Metrics{}, err
 	}
 	p := parsers.Get()
 	defer parsers.Put(p)
-	list, err := seriesList(p, body, "v1")
+	list, err := seriesList(p, body, what)
 	if err != nil {
 		return pmetric.Metrics{}, err
 	}
@@ -33,18 +69,14 @@ func SeriesV1(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 		if err != nil {
 			return pmetric.Metrics{}, fmt.Errorf("series %d is not an object", i)
 		}
-		s = series{tags: s.tags[:0]}
+		s = series{tags: s.tags[:0], typ: typ}
 		var points []*fastjson.Value
 		o.Visit(func(key []byte, f *fastjson.Value) {
 			switch string(key) {
-			case "metric":
-				s.name = string(f.GetStringBytes())
 			case "points":
 				points, _ = f.Array()
-			case "type":
-				s.typ = v1Type(string(f.GetStringBytes()))
-			case "interval":
-				s.interval = f.GetInt64()
+			case "metric":
+				s.name = string(f.GetStringBytes())
 			case "host":
 				s.host = string(f.GetStringBytes())
 			case "device":
@@ -57,26 +89,15 @@ func SeriesV1(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 						s.tags = append(s.tags, string(tb))
 					}
 				}
+			default:
+				field(&s, key, f)
 			}
 		})
 		if s.name == "" {
 			return pmetric.Metrics{}, fmt.Errorf("series %d has no metric name", i)
 		}
-		m := b.metric(&s)
-		for j, pv := range points {
-			pair, err := pv.Array()
-			if err != nil || len(pair) != 2 {
-				return pmetric.Metrics{}, fmt.Errorf("series %d (%s) point %d is not [timestamp, value]", i, s.name, j)
-			}
-			if pair[1].Type() == fastjson.TypeNull {
-				continue // the Agent sends null for a missing sample
-			}
-			ts, err1 := pair[0].Float64()
-			val, err2 := pair[1].Float64()
-			if err1 != nil || err2 != nil {
-				return pmetric.Metrics{}, fmt.Errorf("series %d (%s) point %d: timestamp and value must be numbers", i, s.name, j)
-			}
-			b.point(m, &s, int64(ts), val)
+		if err := addPoints(b, b.metric(&s), &s, points); err != nil {
+			return pmetric.Metrics{}, fmt.Errorf("series %d (%s) %w", i, s.name, err)
 		}
 	}
 	return b.result()
