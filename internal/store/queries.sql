@@ -6,6 +6,9 @@
 -- name: insert_team
 INSERT INTO {db}.api_teams (id, name, version, created_at) VALUES (?, ?, ?, now64(3))
 
+-- name: team_by_id
+SELECT id, name, created_at FROM {db}.api_teams FINAL WHERE id = ? AND deleted = 0
+
 -- name: count_teams
 SELECT count() FROM {db}.api_teams FINAL WHERE deleted = 0
 

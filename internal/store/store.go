@@ -104,6 +104,22 @@ func (s *Store) CreateTeam(ctx context.Context, id, name string) error {
 	return err
 }
 
+// Team is a team as recorded.
+type Team struct {
+	ID, Name  string
+	CreatedAt time.Time
+}
+
+// TeamByID finds a team.
+func (s *Store) TeamByID(ctx context.Context, id string) (Team, error) {
+	var t Team
+	err := s.db.QueryRowContext(ctx, s.sql("team_by_id"), id).Scan(&t.ID, &t.Name, &t.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, ErrNotFound
+	}
+	return t, err
+}
+
 // TeamCount tells whether any team exists (first start).
 func (s *Store) TeamCount(ctx context.Context) (int, error) {
 	var n uint64

@@ -77,6 +77,11 @@ func TestKeysAndTeams(t *testing.T) {
 	n, err = s.TeamCount(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
+	team, err := s.TeamByID(ctx, "t1")
+	require.NoError(t, err)
+	assert.Equal(t, "Team", team.Name)
+	_, err = s.TeamByID(ctx, "t2")
+	assert.ErrorIs(t, err, ErrNotFound)
 }
 
 func TestTwoStoresShareOneDatabase(t *testing.T) {

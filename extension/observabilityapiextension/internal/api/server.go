@@ -142,6 +142,10 @@ func New(opts Options) *Server {
 	s.mux.Handle("POST "+self+"/keys/personal/rotate", s.guard(selfHosted, s.rotatePersonal))
 	s.mux.Handle("POST "+self+"/keys/ingestion/rotate", s.guard(selfHosted, s.rotateIngestion))
 	s.mux.Handle("DELETE "+self+"/keys/ingestion/{id}", s.guard(selfHosted, s.revokeIngestion))
+	s.mux.Handle("GET "+self, s.guard(selfHosted, s.whoami))
+	s.mux.Handle("GET "+self+"/{$}", s.guard(selfHosted, s.whoami))
+	s.mux.Handle("GET "+self+"/team", s.guard(selfHosted, s.team))
+	s.mux.Handle("GET "+self+"/team/members", s.guard(selfHosted, s.teamMembers))
 	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return s
 }

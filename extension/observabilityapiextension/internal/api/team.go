@@ -1,0 +1,79 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/otelhouse/otelhouse/internal/store"
+)
+
+// keyOwner is who a personal key belongs to, as GET /api/v2 shows it.
+// A bootstrap key no account has taken yet has only its team.
+type keyOwner struct {
+	ID        string     `json:"id,omitempty"`
+	Email     string     `json:"email,omitempty"`
+	Role      string     `json:"role,omitempty"`
+	Team      string     `json:"team"`
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+}
+
+// whoami answers GET /api/v2 as HyperDX does: the API version and the
+// owner of the key the request came with (never the key itself).
+func (s *Server) whoami(f form, w http.ResponseWriter, r *http.Request) {
+	caller, _ := r.Context().Value(callerKey{}).(store.Key)
+	owner := keyOwner{Team: caller.TeamID}
+	if caller.UserID != "" {
+		u, err := s.opts.Store.UserByID(r.Context(), caller.UserID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			s.internal(w, f, err)
+			return
+		}
+		if err == nil {
+			owner.ID, owner.Email, owner.Role, owner.CreatedAt = u.ID, u.Email, u.Role, &u.CreatedAt
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"version": "v2", "user": owner})
+}
+
+// teamInfo is GET /api/v2/team's answer, as HyperDX's.
+type teamInfo struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// team answers GET /api/v2/team: the caller's team.
+func (s *Server) team(f form, w http.ResponseWriter, r *http.Request) {
+	t, err := s.opts.Store.TeamByID(r.Context(), teamOf(r.Context()))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		fail(w, f, http.StatusNotFound, "team not found")
+	case err != nil:
+		s.internal(w, f, err)
+	default:
+		reply(w, f, http.StatusOK, teamInfo{ID: t.ID, Name: t.Name}, nil)
+	}
+}
+
+// member is one account of GET /api/v2/team/members, as HyperDX lists it.
+type member struct {
+	ID            string `json:"id"`
+	Email         string `json:"email"`
+	Role          string `json:"role"`
+	IsCurrentUser bool   `json:"isCurrentUser"`
+}
+
+// teamMembers answers GET /api/v2/team/members: the team's accounts.
+func (s *Server) teamMembers(f form, w http.ResponseWriter, r *http.Request) {
+	caller, _ := r.Context().Value(callerKey{}).(store.Key)
+	users, err := s.opts.Store.TeamUsers(r.Context(), teamOf(r.Context()))
+	if err != nil {
+		s.internal(w, f, err)
+		return
+	}
+	out := make([]member, 0, len(users))
+	for _, u := range users {
+		out = append(out, member{ID: u.ID, Email: u.Email, Role: u.Role, IsCurrentUser: u.ID == caller.UserID})
+	}
+	reply(w, f, http.StatusOK, out, nil)
+}
