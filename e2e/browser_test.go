@@ -306,9 +306,14 @@ func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
 	assert.Equal(t, http.StatusOK, apiStatus(t, http.MethodGet, api+"/api/v2/sources", rotated))
 
 	// A dashboard and an alert made through the REST API show in the UI.
+	// One tile in each form the API takes: HyperDX's config, HyperDX's
+	// older series, and this API's first config.
 	dash := apiPost(t, api+"/api/v2/dashboards", rotated, `{"name":"Checkout health","tiles":[
-		{"name":"Logs by service","x":0,"y":0,"w":16,"h":3,"config":{"source":"logs","aggFn":"count","where":"","groupBy":["ServiceName"],"displayType":"line"}},
-		{"name":"Errors","x":16,"y":0,"w":8,"h":3,"config":{"source":"logs","aggFn":"count","where":"level:error","groupBy":[],"displayType":"number"}}]}`)
+		{"name":"Logs by service","x":0,"y":0,"w":16,"h":3,"config":{"displayType":"line","sourceId":"logs","groupBy":"ServiceName",
+		  "select":[{"aggFn":"count","where":"","whereLanguage":"lucene"}]}},
+		{"name":"Errors","x":16,"y":0,"w":8,"h":3,"config":{"source":"logs","aggFn":"count","where":"level:error","groupBy":[],"displayType":"number"}},
+		{"name":"Runbook","x":0,"y":3,"w":12,"h":2,"series":[{"type":"markdown","content":"Page the checkout on-call first."}]},
+		{"name":"By level","x":12,"y":3,"w":12,"h":2,"series":[{"type":"table","sourceId":"logs","aggFn":"count","where":"","whereLanguage":"lucene","groupBy":["SeverityText"]}]}]}`)
 	hook := apiPost(t, api+"/api/v2/webhooks", rotated, `{"name":"ops","url":"https://hooks.example.com/ops"}`)
 	apiPost(t, api+"/api/v2/alerts", rotated, fmt.Sprintf(`{"name":"Too many errors","dashboardId":%q,"tileId":%q,"threshold":100,"interval":"5m",
 		"source":"tile","thresholdType":"above","channel":{"type":"webhook","webhookId":%q},"message":"errors"}`,
@@ -316,7 +321,9 @@ func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
 	b.run("opening the dashboard", chromedp.Navigate(ui+"/dashboards"), waitText(`[data-testid=dashboards]`, "Checkout health"),
 		chromedp.Click(chromedp.CSS(`[data-testid=dashboards] tbody tr a`)),
 		waitText(`[data-testid=dashboard-grid]`, "Logs by service"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=dashboard-grid] canvas`)),
-		poll(`(() => { const n = document.querySelector('.big-number'); return !!n && Number(n.innerText) >= 1; })()`))
+		poll(`(() => { const n = document.querySelector('.big-number'); return !!n && Number(n.innerText) >= 1; })()`),
+		waitText(`[data-testid=dashboard-grid]`, "Page the checkout on-call first."),
+		poll(`document.querySelectorAll('[data-testid=dashboard-grid] table.plain tr').length >= 1`))
 	b.screenshot("dashboard")
 	b.run("opening alerts", chromedp.Navigate(ui+"/alerts"), waitText(`[data-testid=alerts]`, "Too many errors"))
 

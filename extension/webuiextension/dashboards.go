@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/dashboards"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
 
@@ -26,16 +27,33 @@ func (u *webUI) docs(r *http.Request, c *call, kind string) ([]json.RawMessage, 
 	return out, nil
 }
 
+// Dashboards are answered as the API answers them: one stored in an
+// older shape reads in today's.
 func (u *webUI) dashboards(r *http.Request, c *call) (any, error) {
-	return u.docs(r, c, store.KindDashboard)
-}
-
-func (u *webUI) dashboard(r *http.Request, c *call) (any, error) {
-	res, err := c.st.Store.Get(r.Context(), c.account.TeamID, store.KindDashboard, r.PathValue("id"))
+	docs, err := u.docs(r, c, dashboards.Kind)
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(res.Doc), nil
+	out := make([]any, len(docs))
+	for i, doc := range docs {
+		out[i] = current(doc)
+	}
+	return out, nil
+}
+
+func (u *webUI) dashboard(r *http.Request, c *call) (any, error) {
+	res, err := c.st.Store.Get(r.Context(), c.account.TeamID, dashboards.Kind, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	return current(res.Doc), nil
+}
+
+func current(doc []byte) any {
+	if d, err := dashboards.Decode(doc); err == nil {
+		return d
+	}
+	return json.RawMessage(doc)
 }
 
 func (u *webUI) alerts(r *http.Request, c *call) (any, error) {
@@ -65,11 +83,11 @@ func (u *webUI) alertHistory(r *http.Request, c *call) (any, error) {
 func (u *webUI) series(r *http.Request, c *call) (any, error) {
 	var in struct {
 		window
-		AggFn       string   `json:"aggFn"`
-		Field       string   `json:"field"`
-		Level       float64  `json:"level"`
-		GroupBy     []string `json:"groupBy"`
-		Granularity string   `json:"granularity"`
+		AggFn       string            `json:"aggFn"`
+		Field       string            `json:"field"`
+		Level       float64           `json:"level"`
+		GroupBy     dashboards.Fields `json:"groupBy"`
+		Granularity string            `json:"granularity"`
 	}
 	src, err := u.readWindow(r, c, &in)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/dashboards"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
 
@@ -181,21 +182,20 @@ func (s *Server) measure(ctx context.Context, team string, a *Alert, start, end 
 	if err != nil {
 		return nil, nil, false, false, err
 	}
-	var dash Dashboard
-	if err := json.Unmarshal(d.Doc, &dash); err != nil {
+	dash, err := dashboards.Decode(d.Doc)
+	if err != nil {
 		return nil, nil, false, false, err
 	}
-	var tile *Tile
-	for i := range dash.Tiles {
-		if dash.Tiles[i].ID == a.TileID {
-			tile = &dash.Tiles[i]
-		}
-	}
-	if tile == nil {
+	tile, ok := dash.Tile(a.TileID)
+	if !ok {
 		return nil, nil, false, false, fmt.Errorf("tile %s is gone", a.TileID)
 	}
-	series, err := s.seriesFor(ctx, team, chartSeries{SourceID: tile.Config.Source, AggFn: tile.Config.AggFn, Field: tile.Config.Field,
-		Level: tile.Config.Level, Where: tile.Config.Where, WhereLanguage: tile.Config.WhereLanguage, GroupBy: tile.Config.GroupBy})
+	sel, groupBy, ok := tile.Config.Watched()
+	if !ok {
+		return nil, nil, false, false, fmt.Errorf("tile %s is no longer a chart", a.TileID)
+	}
+	series, err := s.seriesFor(ctx, team, chartSeries{SourceID: tile.Config.SourceID, AggFn: sel.AggFn, Field: sel.ValueExpression,
+		Level: sel.Level, Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy})
 	if err != nil {
 		return nil, nil, false, false, err
 	}

@@ -96,7 +96,10 @@ func TestEveryValidationError(t *testing.T) {
 		{"dashboards", map[string]any{"name": "d", "tiles": []any{
 			map[string]any{"id": "a", "x": -1, "y": 0, "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "quantile", "field": "Duration", "displayType": "pie"}},
 			map[string]any{"id": "a", "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "median"}}}},
-			[]string{"x and y must not be negative", "level must be between 0 and 1", "displayType must be one of", `id "a" is used twice`, "aggFn must be one of"}},
+			[]string{"x must be 0 to 23, got -1", "level must be between 0 and 1", `id "a" is used twice`, "aggFn must be one of"}},
+		{"dashboards", map[string]any{"name": "d", "tiles": []any{
+			map[string]any{"x": 0, "y": 0, "w": 1, "h": 1, "config": map[string]any{"displayType": "pie", "sourceId": "nope", "select": []any{}}}}},
+			[]string{"select takes 1 to 20 items, got 0", `source "nope" does not exist`}},
 		{"alerts", map[string]any{"source": "saved_search", "channel": map[string]any{"type": "email"}, "message": "{{range 1000000000000}}{{end}}"},
 			[]string{"name is required", "threshold is required", "interval must be one of", "thresholdType must be one of", `source must be "tile"`, `channel.type must be "webhook"`,
 				"message: template: {{range 1000000000000}}: range may only go over a field"}},

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
+	"github.com/otelhouse/otelhouse/internal/dashboards"
 	"github.com/otelhouse/otelhouse/internal/savedsearch"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
@@ -31,38 +32,9 @@ const (
 // SavedSearch is a named search (shared with the web UI).
 type SavedSearch = savedsearch.SavedSearch
 
-// Dashboard is a named set of chart tiles.
-type Dashboard struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
-	Tags      []string  `json:"tags"`
-	Tiles     []Tile    `json:"tiles"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
-}
-
-// Tile is a chart placed on a dashboard's grid.
-type Tile struct {
-	ID     string     `json:"id"`
-	Name   string     `json:"name"`
-	X      int        `json:"x"`
-	Y      int        `json:"y"`
-	W      int        `json:"w"`
-	H      int        `json:"h"`
-	Config TileConfig `json:"config"`
-}
-
-// TileConfig is the chart query a tile runs (the charts API executes it).
-type TileConfig struct {
-	Source        string   `json:"source"`
-	AggFn         string   `json:"aggFn"`
-	Field         string   `json:"field,omitempty"`
-	Level         float64  `json:"level,omitempty"`
-	Where         string   `json:"where"`
-	WhereLanguage string   `json:"whereLanguage"`
-	GroupBy       []string `json:"groupBy"`
-	DisplayType   string   `json:"displayType"`
-}
+// Dashboard is a named grid of chart tiles (shared with the web UI and
+// the alert scheduler).
+type Dashboard = dashboards.Dashboard
 
 // Alert watches a tile's series against a threshold.
 type Alert struct {
@@ -106,10 +78,8 @@ type Webhook struct {
 
 // The documented value sets.
 var (
-	aggFns         = []string{"count", "count_distinct", "sum", "avg", "min", "max", "quantile", "last_value"}
-	needField      = []string{"count_distinct", "sum", "avg", "min", "max", "quantile", "last_value"}
+	aggFns         = dashboards.AggFns
 	whereLanguages = []string{"lucene", "sql"}
-	displayTypes   = []string{"line", "stacked_bar", "number", "table", "search"}
 	intervals      = []string{"1m", "5m", "15m", "30m", "1h", "6h", "12h", "1d"}
 	thresholdTypes = []string{"above", "below"}
 	webhookTypes   = []string{"generic", "slack", "incidentio", "pagerduty"}
@@ -133,60 +103,6 @@ func (p problems) err() error {
 	return fmt.Errorf("%s", strings.Join(p, "; "))
 }
 
-func (d *Dashboard) validate(newID func() string) error {
-	var p problems
-	if strings.TrimSpace(d.Name) == "" {
-		p.add("name is required")
-	}
-	if d.Tags == nil {
-		d.Tags = []string{}
-	}
-	if d.Tiles == nil {
-		d.Tiles = []Tile{}
-	}
-	seen := map[string]bool{}
-	for i := range d.Tiles {
-		t := &d.Tiles[i]
-		at := fmt.Sprintf("tiles[%d]", i)
-		if t.ID == "" {
-			t.ID = newID()
-		}
-		if seen[t.ID] {
-			p.add("%s.id %q is used twice", at, t.ID)
-		}
-		seen[t.ID] = true
-		if t.X < 0 || t.Y < 0 {
-			p.add("%s x and y must not be negative", at)
-		}
-		if t.W <= 0 || t.H <= 0 {
-			p.add("%s w and h must be positive", at)
-		}
-		c := &t.Config
-		if c.Source == "" {
-			p.add("%s.config.source is required", at)
-		}
-		p.oneOf(at+".config.aggFn", c.AggFn, aggFns)
-		if slices.Contains(needField, c.AggFn) && c.Field == "" {
-			p.add("%s.config.field is required with aggFn %s", at, c.AggFn)
-		}
-		if c.AggFn == "quantile" && (c.Level <= 0 || c.Level >= 1) {
-			p.add("%s.config.level must be between 0 and 1 with aggFn quantile", at)
-		}
-		if c.WhereLanguage == "" {
-			c.WhereLanguage = "lucene"
-		}
-		p.oneOf(at+".config.whereLanguage", c.WhereLanguage, whereLanguages)
-		if c.DisplayType == "" {
-			c.DisplayType = "line"
-		}
-		p.oneOf(at+".config.displayType", c.DisplayType, displayTypes)
-		if c.GroupBy == nil {
-			c.GroupBy = []string{}
-		}
-	}
-	return p.err()
-}
-
 // validate checks an alert; lookups tell whether the dashboard, tile and
 // webhook exist in the caller's team.
 func (a *Alert) validate(ctx context.Context, lookup lookups) error {
@@ -203,10 +119,12 @@ func (a *Alert) validate(ctx context.Context, lookup lookups) error {
 		p.add(`source must be "tile", got %q`, a.Source)
 	} else if a.DashboardID == "" || a.TileID == "" {
 		p.add("dashboardId and tileId are required with source tile")
-	} else if ok, err := lookup.tile(ctx, a.DashboardID, a.TileID); err != nil {
+	} else if tile, ok, err := lookup.tile(ctx, a.DashboardID, a.TileID); err != nil {
 		return err
 	} else if !ok {
 		p.add("dashboard %q has no tile %q", a.DashboardID, a.TileID)
+	} else if _, _, chart := tile.Config.Watched(); !chart {
+		p.add("tile %q is a %s tile; alerts watch chart tiles (line, stacked_bar, table, number, pie, bar)", a.TileID, kindOfTile(&tile.Config))
 	}
 	if err := alerttemplate.Check(a.Message); err != nil {
 		p.add("message: %v", err)
@@ -269,6 +187,13 @@ func readableDatabase(db string, readable []string) error { return sources.Reada
 func defaultSources(database string) []Source { return sources.Defaults(database) }
 
 type validationError struct{ error }
+
+func kindOfTile(c *dashboards.Config) string {
+	if c.ConfigType != "" {
+		return "raw SQL"
+	}
+	return c.DisplayType
+}
 
 func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(b)))

@@ -21,6 +21,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/accounts"
+	"github.com/otelhouse/otelhouse/internal/dashboards"
 	"github.com/otelhouse/otelhouse/internal/keys"
 	"github.com/otelhouse/otelhouse/internal/savedsearch"
 	"github.com/otelhouse/otelhouse/internal/sources"
@@ -258,12 +259,17 @@ func newID() string {
 func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, id string, created, now time.Time) (any, error) {
 	switch kind {
 	case kindDashboard:
-		var d Dashboard
-		if err := decodeStrict(body, &d); err != nil {
+		d, err := dashboards.Decode(body)
+		if err == nil {
+			team := teamOf(ctx)
+			err = d.Validate(newID, func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) })
+		}
+		var bad dashboards.Invalid
+		if errors.As(err, &bad) {
 			return nil, validationError{err}
 		}
-		if err := d.validate(newID); err != nil {
-			return nil, validationError{err}
+		if err != nil {
+			return nil, err
 		}
 		d.ID, d.CreatedAt, d.UpdatedAt = id, created, now
 		return &d, nil
@@ -325,8 +331,13 @@ func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, i
 }
 
 // public is what a stored document looks like to callers: webhook headers
-// are write-only.
+// are write-only; a dashboard stored in an older shape answers in today's.
 func public(kind string, doc []byte) any {
+	if kind == kindDashboard {
+		if d, err := dashboards.Decode(doc); err == nil {
+			return d
+		}
+	}
 	var m map[string]any
 	_ = json.Unmarshal(doc, &m)
 	if kind == kindWebhook {
@@ -583,24 +594,20 @@ type lookups struct {
 	team string
 }
 
-func (l lookups) tile(ctx context.Context, dashboardID, tileID string) (bool, error) {
+func (l lookups) tile(ctx context.Context, dashboardID, tileID string) (*dashboards.Tile, bool, error) {
 	res, err := l.s.opts.Store.Get(ctx, l.team, kindDashboard, dashboardID)
 	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
-	var d Dashboard
-	if err := json.Unmarshal(res.Doc, &d); err != nil {
-		return false, err
+	d, err := dashboards.Decode(res.Doc)
+	if err != nil {
+		return nil, false, err
 	}
-	for _, t := range d.Tiles {
-		if t.ID == tileID {
-			return true, nil
-		}
-	}
-	return false, nil
+	t, ok := d.Tile(tileID)
+	return t, ok, nil
 }
 
 func (l lookups) webhook(ctx context.Context, id string) (bool, error) {

@@ -142,6 +142,19 @@ func basic(id, secret string) string {
 	return req.Header.Get("Authorization")
 }
 
+// bigDashboard is a valid dashboard of about size bytes, its bulk in
+// markdown tiles.
+func bigDashboard(name string, size int) map[string]any {
+	d := dashboard(name)
+	for i := 0; size > 0; i++ {
+		n := min(size, 50000)
+		d["tiles"] = append(d["tiles"].([]any), map[string]any{"id": fmt.Sprintf("md%d", i), "name": "notes", "x": 0, "y": 3 + i, "w": 24, "h": 1,
+			"config": map[string]any{"displayType": "markdown", "markdown": strings.Repeat("x", n)}})
+		size -= n
+	}
+	return d
+}
+
 func dashboard(name string) map[string]any {
 	return map[string]any{"name": name, "tags": []string{"prod"}, "tiles": []any{map[string]any{
 		"id": "t1", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
@@ -228,8 +241,8 @@ func TestValidationAndProtocolErrors(t *testing.T) {
 	r := call(t, http.MethodPost, self, bearer(fx.keyA), bad)
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	msg := r.body["message"].(string)
-	for _, want := range []string{"name is required", "w and h must be positive", "config.source is required",
-		"field is required with aggFn sum", "whereLanguage must be one of"} {
+	for _, want := range []string{"name is required", "w must be 1 to 24, got 0", "config.sourceId is required",
+		"valueExpression is required with aggFn sum", "whereLanguage must be one of"} {
 		assert.Contains(t, msg, want, "every problem is listed")
 	}
 	r = call(t, http.MethodPost, self, bearer(fx.keyA), `{"name":"x","unknown":1}`)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -40,6 +41,7 @@ func TestTeamLimits(t *testing.T) {
 	m := call(t, http.MethodPost, fx.url+"/v1/organizations/org1/services/svc1/observability/dashboards", basic(fx.mgdID, fx.mgdSK), dashboard("managed"))
 	assert.Equal(t, http.StatusForbidden, m.status, "the managed key is team a's too")
 
+	require.NoError(t, fx.server.Bootstrap(context.Background(), "b"))
 	b := call(t, http.MethodPost, self, bearer(fx.keyB), dashboard("team b's"))
 	assert.Equal(t, http.StatusCreated, b.status, "each team has its own count")
 	w := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "h", "url": "https://hooks.example/h"})
@@ -57,9 +59,9 @@ func TestBodyLimitsByKind(t *testing.T) {
 		map[string]any{"name": "h", "url": "https://hooks.example/h", "headers": map[string]string{"X-Token": big}})
 	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status)
 	assert.Equal(t, "request body exceeds 64 KiB", r.body["message"])
-	r = call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), dashboard(big))
+	r = call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), bigDashboard("big", len(big)))
 	assert.Equal(t, http.StatusCreated, r.status, "a dashboard may be up to 1 MiB")
-	r = call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), dashboard(strings.Repeat("x", MaxBody)))
+	r = call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), bigDashboard("too big", MaxBody))
 	assert.Equal(t, "request body exceeds 1 MiB", r.body["message"])
 }
 
@@ -67,11 +69,10 @@ func TestBodyLimitsByKind(t *testing.T) {
 // answer is the whole page, in order, in both forms.
 func TestListsStreamLargePages(t *testing.T) {
 	fx := setup(t)
-	big := strings.Repeat("x", 900<<10) // 10 of them: three parts of pagePart
 	var names []string
-	for i := range 10 {
-		name := fmt.Sprintf("%02d %s", i, big)
-		r := call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), dashboard(name))
+	for i := range 10 { // of 900 KiB: three parts of pagePart
+		name := fmt.Sprintf("%02d", i)
+		r := call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), bigDashboard(name, 900<<10))
 		require.Equal(t, http.StatusCreated, r.status)
 		names = append(names, name)
 	}

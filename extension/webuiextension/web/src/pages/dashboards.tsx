@@ -5,15 +5,27 @@ import { TimePicker } from '../components/timepicker';
 import { navigate, onLink, useLocation } from '../router';
 import { resolveRange } from '../time';
 
-interface TileConfig {
-  source: string;
+// SelectItem is one aggregated series of a chart tile (HyperDX's shape).
+interface SelectItem {
   aggFn: string;
-  field?: string;
+  valueExpression?: string;
+  alias?: string;
   level?: number;
   where: string;
   whereLanguage: string;
-  groupBy: string[];
+}
+
+// TileConfig is a tile as the API answers it: a chart's select items, a
+// search tile's columns (select as a string), markdown, or raw SQL.
+interface TileConfig {
+  configType?: string;
   displayType: string;
+  sourceId?: string;
+  select?: SelectItem[] | string;
+  groupBy?: string;
+  where?: string;
+  markdown?: string;
+  sqlTemplate?: string;
 }
 
 interface Tile {
@@ -90,27 +102,42 @@ export function DashboardPage({ id }: { id: string }) {
   );
 }
 
+function label(s: SelectItem): string {
+  return s.alias || `${s.aggFn}${s.valueExpression ? `(${s.valueExpression})` : ''}`;
+}
+
 function TileView({ tile, from, to }: { tile: Tile; from: number; to: number }) {
   const c = tile.config;
+  const items = Array.isArray(c.select) ? c.select : [];
+  const chart = !c.configType && items.length > 0;
   const [data, setData] = useState<{ stepMs: number; lines: Line[] } | null>(null);
   const [error, setError] = useState('');
   useEffect(() => {
-    if (c.displayType === 'search') return;
+    if (!chart) return;
     setData(null);
     setError('');
-    post<{ stepMs: number; lines: Line[] }>('/api/series', {
-      sourceId: c.source, startTime: from, endTime: to, where: c.where, whereLanguage: c.whereLanguage,
-      aggFn: c.aggFn, field: c.field ?? '', level: c.level ?? 0, groupBy: c.groupBy, granularity: 'auto',
-    }).then(setData).catch((e) => setError(e.message));
+    // One query per select item, over the tile's source and groupBy; with
+    // several items each line is named by its item.
+    Promise.all(items.map((s) => post<{ stepMs: number; lines: Line[] }>('/api/series', {
+      sourceId: c.sourceId, startTime: from, endTime: to, where: s.where, whereLanguage: s.whereLanguage,
+      aggFn: s.aggFn, field: s.valueExpression ?? '', level: s.level ?? 0, groupBy: c.groupBy ?? '', granularity: 'auto',
+    }).then((d) => ({ ...d, lines: items.length > 1 ? d.lines.map((l) => ({ ...l, group: [label(s), ...l.group] })) : d.lines }))))
+      .then((all) => setData({ stepMs: all[0].stepMs, lines: all.flatMap((d) => d.lines) }))
+      .catch((e) => setError(e.message));
   }, [tile.id, from, to]);
-  const head = <div class="tile-head"><strong>{tile.name || c.aggFn}</strong><span class="muted small">{c.aggFn}{c.field ? `(${c.field})` : ''}{c.where ? ` · ${c.where}` : ''}</span></div>;
+  const what = chart ? items.map(label).join(', ') + (items[0].where ? ` · ${items[0].where}` : '') : c.configType ? 'SQL' : c.displayType;
+  const head = <div class="tile-head"><strong>{tile.name || what}</strong><span class="muted small">{what}</span></div>;
+  if (c.configType) {
+    return <>{head}<p class="muted small">A raw-SQL tile: kept as written, not run here (it would run with the API's own credentials).</p><pre class="small">{c.sqlTemplate}</pre></>;
+  }
+  if (c.displayType === 'markdown') return <>{head}<div class="small prewrap">{c.markdown}</div></>;
   if (c.displayType === 'search') {
-    const to2 = `/search/logs?q=${encodeURIComponent(c.where)}`;
+    const to2 = `/search/logs?q=${encodeURIComponent(c.where ?? '')}`;
     return <>{head}<p class="small"><a href={to2} onClick={(e) => onLink(e, to2)}>Open the search →</a></p></>;
   }
   if (error) return <>{head}<p class="error small">{error}</p></>;
   if (!data) return <>{head}<p class="muted small">Loading…</p></>;
-  const additive = ['count', 'sum'].includes(c.aggFn);
+  const additive = ['count', 'sum'].includes(items[0].aggFn);
   const total = (l: Line) => {
     const vs = l.points.map((p) => p[1]).filter((v): v is number => v !== null);
     if (!vs.length) return null;
@@ -120,11 +147,12 @@ function TileView({ tile, from, to }: { tile: Tile; from: number; to: number }) 
     const v = data.lines.length ? total(data.lines[0]) : null;
     return <>{head}<div class="big-number">{v === null ? '–' : fmt(v)}</div><div class="muted small">{additive ? 'over the range' : 'latest bucket'}</div></>;
   }
-  if (c.displayType === 'table') {
+  // Pie and categorical bar tiles are shown as the table of their groups.
+  if (['table', 'pie', 'bar'].includes(c.displayType)) {
     return (
       <>{head}
         <table class="plain small">
-          <tbody>{data.lines.map((l) => <tr><td>{l.group.join(' · ') || 'value'}</td><td class="num">{fmt(total(l))}</td></tr>)}</tbody>
+          <tbody>{data.lines.map((l) => <tr><td>{l.group.length ? l.group.map((g) => g || '(empty)').join(' · ') : 'value'}</td><td class="num">{fmt(total(l))}</td></tr>)}</tbody>
         </table>
       </>
     );

@@ -1,0 +1,284 @@
+package dashboards
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Invalid is a dashboard the caller must correct; it lists every problem.
+type Invalid struct{ error }
+
+func invalid(p []string) error {
+	if len(p) == 0 {
+		return nil
+	}
+	return Invalid{errors.New(strings.Join(p, "; "))}
+}
+
+// input is a dashboard body as HyperDX's API v2 takes it, plus what a
+// dashboard read back carries (id, timestamps), so GET then PUT works.
+type input struct {
+	ID                 string            `json:"id"`
+	Name               string            `json:"name"`
+	Tags               []string          `json:"tags"`
+	Tiles              []json.RawMessage `json:"tiles"`
+	Filters            []json.RawMessage `json:"filters"`
+	SavedQuery         *string           `json:"savedQuery"`
+	SavedQueryLanguage *string           `json:"savedQueryLanguage"`
+	SavedFilterValues  []json.RawMessage `json:"savedFilterValues"`
+	CreatedAt          time.Time         `json:"createdAt"`
+	UpdatedAt          time.Time         `json:"updatedAt"`
+}
+
+// tileInput is a tile in any of the three forms: HyperDX's config,
+// HyperDX's older series list, or this API's first config.
+type tileInput struct {
+	ID      string                     `json:"id"`
+	Name    string                     `json:"name"`
+	X       int                        `json:"x"`
+	Y       int                        `json:"y"`
+	W       int                        `json:"w"`
+	H       int                        `json:"h"`
+	AsRatio *bool                      `json:"asRatio"`
+	Series  []json.RawMessage          `json:"series"`
+	Config  map[string]json.RawMessage `json:"config"`
+}
+
+// Decode reads a dashboard body in HyperDX's shapes, or this API's first
+// one, into a Dashboard; Validate then checks the values. Tiles of the
+// older forms are translated as HyperDX translates them, so a dashboard
+// always reads back in the config form.
+func Decode(body []byte) (Dashboard, error) {
+	var in input
+	if err := strict(body, &in); err != nil {
+		return Dashboard{}, Invalid{fmt.Errorf("invalid JSON body: %v", err)}
+	}
+	var p []string
+	if len(in.Filters) > 0 || len(in.SavedFilterValues) > 0 || (in.SavedQuery != nil && *in.SavedQuery != "") {
+		p = append(p, "dashboard filters, savedQuery and savedFilterValues are not supported yet; put the where in each tile")
+	}
+	d := Dashboard{ID: in.ID, Name: in.Name, Tags: in.Tags, Tiles: make([]Tile, 0, len(in.Tiles)),
+		Filters: []struct{}{}, SavedFilterValues: []struct{}{}, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt}
+	if d.Tags == nil {
+		d.Tags = []string{}
+	}
+	for i, raw := range in.Tiles {
+		at := fmt.Sprintf("tiles[%d]", i)
+		var ti tileInput
+		if err := strict(raw, &ti); err != nil {
+			p = append(p, fmt.Sprintf("%s: %v", at, err))
+			continue
+		}
+		t := Tile{ID: ti.ID, Name: ti.Name, X: ti.X, Y: ti.Y, W: ti.W, H: ti.H}
+		var err error
+		switch {
+		case ti.Series != nil && ti.Config != nil:
+			err = errors.New("a tile cannot have both series and config")
+		case ti.Series != nil:
+			if ti.AsRatio != nil && *ti.AsRatio {
+				err = errors.New("asRatio is not supported yet")
+			} else {
+				t.Config, err = fromSeries(ti.Series)
+			}
+		case ti.Config != nil:
+			if ti.AsRatio != nil {
+				err = errors.New("asRatio is not supported when using config")
+			} else if isFirstForm(ti.Config) {
+				t.Config, err = fromFirstForm(ti.Config)
+			} else {
+				t.Config, err = fromConfig(ti.Config)
+			}
+		default:
+			err = errors.New("a tile must have either series or config")
+		}
+		if err != nil {
+			p = append(p, fmt.Sprintf("%s: %v", at, err))
+			continue
+		}
+		d.Tiles = append(d.Tiles, t)
+	}
+	return d, invalid(p)
+}
+
+func strict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// refused are HyperDX config fields that change what a chart computes in
+// ways not run here yet: refused rather than stored and ignored.
+var refused = map[string]string{
+	"asRatio":  "asRatio",
+	"formulas": "formulas",
+	"having":   "having",
+}
+
+// fromConfig reads HyperDX's config form: builder charts, search,
+// markdown, or configType "sql".
+func fromConfig(m map[string]json.RawMessage) (Config, error) {
+	var c Config
+	str := func(k string, dst *string) error {
+		raw, ok := m[k]
+		if !ok || string(raw) == "null" {
+			return nil
+		}
+		if err := json.Unmarshal(raw, dst); err != nil {
+			return fmt.Errorf("config.%s must be a string", k)
+		}
+		return nil
+	}
+	for _, k := range []struct {
+		key string
+		dst *string
+	}{{"configType", &c.ConfigType}, {"displayType", &c.DisplayType}, {"sourceId", &c.SourceID}, {"groupBy", &c.GroupBy},
+		{"where", &c.Where}, {"whereLanguage", &c.WhereLanguage}, {"markdown", &c.Markdown},
+		{"connectionId", &c.ConnectionID}, {"sqlTemplate", &c.SQLTemplate}} {
+		if err := str(k.key, k.dst); err != nil {
+			return c, err
+		}
+	}
+	if raw, ok := m["select"]; ok {
+		if c.DisplayType == Search {
+			if err := json.Unmarshal(raw, &c.SearchSelect); err != nil {
+				return c, errors.New("config.select of a search tile is the columns shown, a string")
+			}
+		} else if err := strict(raw, &c.Select); err != nil {
+			return c, fmt.Errorf("config.select: %v", err)
+		}
+	}
+	for k, raw := range m {
+		switch {
+		case slices.Contains([]string{"configType", "displayType", "sourceId", "groupBy", "where", "whereLanguage",
+			"markdown", "connectionId", "sqlTemplate", "select"}, k):
+		case slices.Contains(displayOptions, k):
+			if c.Display == nil {
+				c.Display = map[string]json.RawMessage{}
+			}
+			c.Display[k] = raw
+		case refused[k] != "":
+			if s := string(raw); s != "false" && s != "null" && s != "[]" && s != `""` {
+				return c, fmt.Errorf("config.%s is not supported yet", k)
+			}
+		default:
+			return c, fmt.Errorf("unknown field config.%s", k)
+		}
+	}
+	return c, nil
+}
+
+// seriesInput is one entry of HyperDX's older tiles[].series.
+type seriesInput struct {
+	Type           string          `json:"type"`
+	SourceID       string          `json:"sourceId"`
+	AggFn          string          `json:"aggFn"`
+	Level          float64         `json:"level"`
+	Field          string          `json:"field"`
+	Alias          string          `json:"alias"`
+	Where          string          `json:"where"`
+	WhereLanguage  string          `json:"whereLanguage"`
+	GroupBy        []string        `json:"groupBy"`
+	SortOrder      string          `json:"sortOrder"`
+	NumberFormat   json.RawMessage `json:"numberFormat"`
+	DisplayType    string          `json:"displayType"`
+	Fields         []string        `json:"fields"`
+	Content        string          `json:"content"`
+	MetricDataType string          `json:"metricDataType"`
+	MetricName     string          `json:"metricName"`
+}
+
+// fromSeries translates the older series form as HyperDX does: a tile's
+// series are one chart over the first series' source and groupBy; a
+// search series lists its fields, a markdown series its content.
+func fromSeries(raws []json.RawMessage) (Config, error) {
+	if len(raws) == 0 {
+		return Config{}, errors.New("series needs at least one entry")
+	}
+	series := make([]seriesInput, len(raws))
+	for i, raw := range raws {
+		if err := strict(raw, &series[i]); err != nil {
+			return Config{}, fmt.Errorf("series[%d]: %v", i, err)
+		}
+		if series[i].Type != series[0].Type {
+			return Config{}, errors.New("all series must have the same type")
+		}
+		if series[i].MetricName != "" || series[i].MetricDataType != "" {
+			return Config{}, fmt.Errorf("series[%d]: metricName and metricDataType are not supported yet; filter with where MetricName:…", i)
+		}
+	}
+	first := series[0]
+	switch first.Type {
+	case "markdown":
+		return Config{DisplayType: Markdown, Markdown: first.Content}, nil
+	case "search":
+		return Config{DisplayType: Search, SourceID: first.SourceID, SearchSelect: strings.Join(first.Fields, ", "),
+			Where: first.Where, WhereLanguage: first.WhereLanguage}, nil
+	case "time", "table", "number":
+	default:
+		return Config{}, fmt.Errorf("series type must be one of time, table, number, search, markdown, got %q", first.Type)
+	}
+	c := Config{DisplayType: first.Type, SourceID: first.SourceID, GroupBy: strings.Join(first.GroupBy, ", ")}
+	if first.Type == "time" {
+		c.DisplayType = Line
+		if first.DisplayType != "" {
+			c.DisplayType = first.DisplayType
+		}
+	}
+	if len(first.NumberFormat) > 0 {
+		c.Display = map[string]json.RawMessage{"numberFormat": first.NumberFormat}
+	}
+	for i, s := range series {
+		if s.SourceID != first.SourceID {
+			return Config{}, fmt.Errorf("series[%d] reads source %q, series[0] %q: a tile's series share one source", i, s.SourceID, first.SourceID)
+		}
+		c.Select = append(c.Select, Select{AggFn: s.AggFn, ValueExpression: s.Field, Alias: s.Alias, Level: s.Level,
+			Where: s.Where, WhereLanguage: s.WhereLanguage, NumberFormat: s.NumberFormat})
+	}
+	return c, nil
+}
+
+// firstForm is this API's first tile config: one series, groupBy a list.
+type firstForm struct {
+	Source        string   `json:"source"`
+	AggFn         string   `json:"aggFn"`
+	Field         string   `json:"field"`
+	Level         float64  `json:"level"`
+	Where         string   `json:"where"`
+	WhereLanguage string   `json:"whereLanguage"`
+	GroupBy       []string `json:"groupBy"`
+	DisplayType   string   `json:"displayType"`
+}
+
+// isFirstForm tells this API's first config from HyperDX's: only the
+// first has source and aggFn at its top.
+func isFirstForm(m map[string]json.RawMessage) bool {
+	_, source := m["source"]
+	_, agg := m["aggFn"]
+	return source || agg
+}
+
+func fromFirstForm(m map[string]json.RawMessage) (Config, error) {
+	b, _ := json.Marshal(m)
+	var f firstForm
+	if err := strict(b, &f); err != nil {
+		return Config{}, fmt.Errorf("config: %v", err)
+	}
+	if f.DisplayType == "" {
+		f.DisplayType = Line
+	}
+	c := Config{DisplayType: f.DisplayType, SourceID: f.Source, GroupBy: strings.Join(f.GroupBy, ", ")}
+	if f.DisplayType == Search {
+		c.Where, c.WhereLanguage = f.Where, f.WhereLanguage
+		return c, nil
+	}
+	if f.AggFn == "count" {
+		f.Field = "" // the first form let count carry a field it ignored
+	}
+	c.Select = []Select{{AggFn: f.AggFn, ValueExpression: f.Field, Level: f.Level, Where: f.Where, WhereLanguage: f.WhereLanguage}}
+	return c, nil
+}

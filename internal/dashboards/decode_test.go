@@ -1,0 +1,124 @@
+package dashboards
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDecodeTileForms(t *testing.T) {
+	for _, tc := range []struct {
+		name, tile string
+		want       Config
+	}{
+		{
+			name: "HyperDX config, line",
+			tile: `{"name":"Errors","x":0,"y":0,"w":12,"h":4,"config":{"displayType":"line","sourceId":"logs",
+			  "select":[{"aggFn":"count","where":"level:error","whereLanguage":"lucene","alias":"errors"},
+			            {"aggFn":"quantile","level":0.95,"valueExpression":"Duration","where":""}],
+			  "groupBy":"ServiceName","fillNulls":false,"numberFormat":{"output":"number"}}}`,
+			want: Config{DisplayType: Line, SourceID: "logs", GroupBy: "ServiceName",
+				Select: []Select{{AggFn: "count", Where: "level:error", WhereLanguage: "lucene", Alias: "errors"},
+					{AggFn: "quantile", Level: 0.95, ValueExpression: "Duration"}},
+				Display: map[string]json.RawMessage{"fillNulls": json.RawMessage(`false`), "numberFormat": json.RawMessage(`{"output":"number"}`)}},
+		},
+		{
+			name: "HyperDX config, search",
+			tile: `{"name":"s","x":0,"y":0,"w":6,"h":3,"config":{"displayType":"search","sourceId":"logs","select":"Timestamp, Body","where":"service:api"}}`,
+			want: Config{DisplayType: Search, SourceID: "logs", SearchSelect: "Timestamp, Body", Where: "service:api"},
+		},
+		{
+			name: "HyperDX config, markdown",
+			tile: `{"name":"m","x":0,"y":0,"w":6,"h":3,"config":{"displayType":"markdown","markdown":"# On call"}}`,
+			want: Config{DisplayType: Markdown, Markdown: "# On call"},
+		},
+		{
+			name: "HyperDX config, raw SQL",
+			tile: `{"name":"q","x":0,"y":0,"w":6,"h":3,"config":{"configType":"sql","displayType":"table","connectionId":"c1","sqlTemplate":"SELECT 1"}}`,
+			want: Config{ConfigType: "sql", DisplayType: Table, ConnectionID: "c1", SQLTemplate: "SELECT 1"},
+		},
+		{
+			name: "HyperDX series, time",
+			tile: `{"name":"t","x":0,"y":0,"w":6,"h":3,"series":[
+			  {"type":"time","sourceId":"logs","aggFn":"count","where":"level:error","whereLanguage":"lucene","groupBy":["ServiceName","host"],"displayType":"stacked_bar"},
+			  {"type":"time","sourceId":"logs","aggFn":"avg","field":"Duration","where":"","whereLanguage":"lucene","groupBy":[]}]}`,
+			want: Config{DisplayType: StackedBar, SourceID: "logs", GroupBy: "ServiceName, host",
+				Select: []Select{{AggFn: "count", Where: "level:error", WhereLanguage: "lucene"}, {AggFn: "avg", ValueExpression: "Duration", WhereLanguage: "lucene"}}},
+		},
+		{
+			name: "HyperDX series, number",
+			tile: `{"name":"n","x":0,"y":0,"w":6,"h":3,"series":[{"type":"number","sourceId":"logs","aggFn":"count","where":"","whereLanguage":"lucene"}]}`,
+			want: Config{DisplayType: Number, SourceID: "logs", Select: []Select{{AggFn: "count", WhereLanguage: "lucene"}}},
+		},
+		{
+			name: "HyperDX series, search",
+			tile: `{"name":"s","x":0,"y":0,"w":6,"h":3,"series":[{"type":"search","sourceId":"logs","fields":["Body","ServiceName"],"where":"x","whereLanguage":"lucene"}]}`,
+			want: Config{DisplayType: Search, SourceID: "logs", SearchSelect: "Body, ServiceName", Where: "x", WhereLanguage: "lucene"},
+		},
+		{
+			name: "HyperDX series, markdown",
+			tile: `{"name":"m","x":0,"y":0,"w":6,"h":3,"series":[{"type":"markdown","content":"hello"}]}`,
+			want: Config{DisplayType: Markdown, Markdown: "hello"},
+		},
+		{
+			name: "this API's first form",
+			tile: `{"id":"t1","name":"errors","x":0,"y":0,"w":6,"h":3,"config":{"source":"logs","aggFn":"count","field":"ignored","where":"level:error","groupBy":["a","b"]}}`,
+			want: Config{DisplayType: Line, SourceID: "logs", GroupBy: "a, b", Select: []Select{{AggFn: "count", Where: "level:error"}}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Decode([]byte(`{"name":"d","tiles":[` + tc.tile + `]}`))
+			require.NoError(t, err)
+			require.Len(t, d.Tiles, 1)
+			assert.Equal(t, tc.want, d.Tiles[0].Config)
+		})
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	tile := func(s string) string { return `{"name":"d","tiles":[` + s + `]}` }
+	for name, tc := range map[string]struct{ body, want string }{
+		"both":            {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"markdown"}],"config":{"displayType":"markdown"}}`), "both series and config"},
+		"neither":         {tile(`{"x":0,"y":0,"w":1,"h":1}`), "either series or config"},
+		"mixed series":    {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"time","sourceId":"a"},{"type":"table","sourceId":"a"}]}`), "same type"},
+		"two sources":     {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"time","sourceId":"a"},{"type":"time","sourceId":"b"}]}`), "share one source"},
+		"empty series":    {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[]}`), "at least one"},
+		"metric series":   {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"time","sourceId":"m","metricName":"cpu"}]}`), "metricName"},
+		"unknown series":  {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"heatmap"}]}`), "series type must be one of"},
+		"formulas":        {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","formulas":[{"expression":"A/B"}]}}`), "config.formulas is not supported"},
+		"ratio":           {tile(`{"x":0,"y":0,"w":1,"h":1,"asRatio":true,"series":[{"type":"time"}]}`), "asRatio"},
+		"unknown field":   {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","colour":"red"}}`), "unknown field config.colour"},
+		"search select":   {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"search","select":["Body"]}}`), "a string"},
+		"filters":         {`{"name":"d","tiles":[],"filters":[{"type":"QUERY_EXPRESSION"}]}`, "filters"},
+		"unknown top":     {`{"name":"d","tiles":[],"owner":"x"}`, "unknown field"},
+		"fractional grid": {tile(`{"x":0.5,"y":0,"w":1,"h":1,"config":{"displayType":"markdown"}}`), "tiles[0]"},
+	} {
+		_, err := Decode([]byte(tc.body))
+		var bad Invalid
+		require.ErrorAs(t, err, &bad, name)
+		assert.Contains(t, err.Error(), tc.want, name)
+	}
+}
+
+// A dashboard reads back in HyperDX's response shape, and what it
+// answers decodes to the same dashboard (GET then PUT changes nothing).
+func TestRoundTrip(t *testing.T) {
+	body := `{"name":"d","tags":["prod"],"tiles":[
+	  {"id":"a","name":"c","x":0,"y":0,"w":12,"h":4,"config":{"displayType":"line","sourceId":"logs","select":[{"aggFn":"count","where":"","whereLanguage":"lucene"}],"groupBy":"ServiceName","seriesLimit":5}},
+	  {"id":"b","name":"s","x":12,"y":0,"w":12,"h":4,"config":{"displayType":"search","sourceId":"logs","select":"Body","where":"","whereLanguage":"lucene"}},
+	  {"id":"c","name":"m","x":0,"y":4,"w":24,"h":2,"config":{"displayType":"markdown","markdown":"hi"}}]}`
+	d, err := Decode([]byte(body))
+	require.NoError(t, err)
+	out, err := json.Marshal(d)
+	require.NoError(t, err)
+	var answer map[string]any
+	require.NoError(t, json.Unmarshal(out, &answer))
+	tile := answer["tiles"].([]any)[0].(map[string]any)
+	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName", "seriesLimit": 5.0,
+		"select": []any{map[string]any{"aggFn": "count", "where": "", "whereLanguage": "lucene"}}}, tile["config"])
+	again, err := Decode(out)
+	require.NoError(t, err)
+	assert.Equal(t, d, again)
+}

@@ -1,0 +1,111 @@
+package dashboards
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func sources(ids ...string) func(string) (bool, error) {
+	return func(id string) (bool, error) {
+		for _, s := range ids {
+			if s == id {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+}
+
+func seq() func() string {
+	n := 0
+	return func() string { n++; return fmt.Sprintf("gen%d", n) }
+}
+
+func TestValidate(t *testing.T) {
+	chart := `"config":{"displayType":"line","sourceId":"logs","select":[{"aggFn":"count"}]}`
+	for _, tc := range []struct {
+		name, body string
+		want       []string // problems; none: valid
+	}{
+		{name: "valid", body: `{"name":"d","tiles":[{"name":"t","x":23,"y":0,"w":1,"h":1,` + chart + `}]}`},
+		{name: "no name", body: `{"name":" ","tiles":[]}`, want: []string{"name is required"}},
+		{name: "grid", body: `{"name":"d","tiles":[{"x":24,"y":-1,"w":25,"h":0,` + chart + `}]}`,
+			want: []string{"tiles[0].x must be 0 to 23, got 24", "tiles[0].y must not be negative", "tiles[0].w must be 1 to 24, got 25", "tiles[0].h must be at least 1"}},
+		{name: "w zero", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":0,"h":1,` + chart + `}]}`, want: []string{"tiles[0].w must be 1 to 24, got 0"}},
+		{name: "duplicate id", body: `{"name":"d","tiles":[{"id":"a","x":0,"y":0,"w":1,"h":1,` + chart + `},{"id":"a","x":0,"y":0,"w":1,"h":1,` + chart + `}]}`,
+			want: []string{`tiles[1].id "a" is used twice`}},
+		{name: "missing source", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"table","sourceId":"nope","select":[{"aggFn":"sum","valueExpression":"Duration"}]}}]}`,
+			want: []string{`tiles[0].config.sourceId: source "nope" does not exist`}},
+		{name: "select rules", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"number","sourceId":"logs","select":[
+			{"aggFn":"count","valueExpression":"x"},{"aggFn":"avg"},{"aggFn":"quantile","valueExpression":"d"},{"aggFn":"median","valueExpression":"d","whereLanguage":"kql"},{"aggFn":"sum","valueExpression":"d","level":0.5}]}}]}`,
+			want: []string{"select of a number tile takes one item, got 5", "select[0]: valueExpression cannot be used with aggFn count",
+				"select[1].valueExpression is required with aggFn avg", "select[2].level must be between 0 and 1 with aggFn quantile",
+				"select[3].aggFn must be one of", "select[3].whereLanguage must be one of lucene, sql", "select[4].level can only be used with aggFn quantile"}},
+		{name: "no select", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs"}}]}`,
+			want: []string{"select takes 1 to 20 items, got 0"}},
+		{name: "display type", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","sourceId":"logs"}}]}`,
+			want: []string{"displayType must be one of line, stacked_bar, table, number, pie, bar, search, markdown"}},
+		{name: "raw sql", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"configType":"promql","displayType":"search"}}]}`,
+			want: []string{`configType must be "sql" or omitted`, "displayType must be one of line", "connectionId is required", "sqlTemplate is required"}},
+		{name: "search needs a source", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"search","select":"Body"}}]}`,
+			want: []string{"tiles[0].config.sourceId is required"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Decode([]byte(tc.body))
+			require.NoError(t, err)
+			err = d.Validate(seq(), sources("logs"))
+			if len(tc.want) == 0 {
+				require.NoError(t, err)
+				return
+			}
+			var bad Invalid
+			require.ErrorAs(t, err, &bad)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestValidateFillsDefaults(t *testing.T) {
+	d, err := Decode([]byte(`{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","select":[{"aggFn":"count"}]}}]}`))
+	require.NoError(t, err)
+	require.NoError(t, d.Validate(seq(), sources("logs")))
+	assert.Equal(t, "gen1", d.Tiles[0].ID)
+	assert.Equal(t, "lucene", d.Tiles[0].Config.Select[0].WhereLanguage)
+	assert.Equal(t, []string{}, d.Tags)
+}
+
+func TestValidatePassesLookupErrors(t *testing.T) {
+	d, err := Decode([]byte(`{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"search","sourceId":"logs"}}]}`))
+	require.NoError(t, err)
+	boom := errors.New("engine down")
+	assert.ErrorIs(t, d.Validate(seq(), func(string) (bool, error) { return false, boom }), boom)
+}
+
+func TestSplitGroupBy(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":                                   nil,
+		"ServiceName":                        {"ServiceName"},
+		" a , b ,":                           {"a", "b"},
+		"toStartOfHour(Timestamp), x":        {"toStartOfHour(Timestamp)", "x"},
+		"LogAttributes['a,b'], `c,d`, \"e\"": {"LogAttributes['a,b']", "`c,d`", `"e"`},
+		`f('it\'s, here'), g`:                {`f('it\'s, here')`, "g"},
+	} {
+		assert.Equal(t, want, SplitGroupBy(in), in)
+	}
+}
+
+func TestFieldsTakeAStringOrAList(t *testing.T) {
+	var f Fields
+	require.NoError(t, json.Unmarshal([]byte(`"a, f(b, c)"`), &f))
+	assert.Equal(t, Fields{"a", "f(b, c)"}, f)
+	require.NoError(t, json.Unmarshal([]byte(`["x","y"]`), &f))
+	assert.Equal(t, Fields{"x", "y"}, f)
+	assert.Error(t, json.Unmarshal([]byte(`3`), &f))
+}
