@@ -48,6 +48,7 @@ type Notification struct {
 	Group          []string `json:"group"`
 	DashboardID    string   `json:"dashboardId"`
 	TileID         string   `json:"tileId"`
+	SavedSearchID  string   `json:"savedSearchId,omitempty"`
 	IdempotencyKey string   `json:"idempotencyKey"`
 }
 
@@ -154,7 +155,7 @@ func (s *Server) evaluate(ctx context.Context, team string, a *Alert, now time.T
 	if (state == StateAlert && prev != StateAlert) || (state == StateOK && prev == StateAlert) {
 		n := Notification{AlertID: a.ID, Name: a.Name, State: state, PreviousState: prev, Value: value, Threshold: *a.Threshold,
 			ThresholdType: a.ThresholdType, WindowStart: start.UnixMilli(), WindowEnd: end.UnixMilli(), Group: group,
-			DashboardID: a.DashboardID, TileID: a.TileID, IdempotencyKey: key}
+			DashboardID: a.DashboardID, TileID: a.TileID, SavedSearchID: a.SavedSearchID, IdempotencyKey: key}
 		n.Message = render(a.Message, n)
 		res := s.notify(ctx, team, a, n, sender)
 		ev.Notified, ev.DeliveryAttempts = res.Err == nil, res.Attempts
@@ -174,28 +175,15 @@ func (s *Server) evaluate(ctx context.Context, team string, a *Alert, now time.T
 	return nil
 }
 
-// measure runs the alert's tile query over the window: one bucket, maybe
+// measure runs the alert's query over the window: one bucket, maybe
 // several groups. The reported value is the most extreme breaching group's
 // (or, with no breach, the most extreme one).
 func (s *Server) measure(ctx context.Context, team string, a *Alert, start, end time.Time, iv time.Duration) (*float64, []string, bool, bool, error) {
-	d, err := s.opts.Store.Get(ctx, team, kindDashboard, a.DashboardID)
+	watched, err := s.watched(ctx, team, a)
 	if err != nil {
 		return nil, nil, false, false, err
 	}
-	dash, err := dashboards.Decode(d.Doc)
-	if err != nil {
-		return nil, nil, false, false, err
-	}
-	tile, ok := dash.Tile(a.TileID)
-	if !ok {
-		return nil, nil, false, false, fmt.Errorf("tile %s is gone", a.TileID)
-	}
-	sel, groupBy, ok := tile.Config.Watched()
-	if !ok {
-		return nil, nil, false, false, fmt.Errorf("tile %s is no longer a chart", a.TileID)
-	}
-	series, err := s.seriesFor(ctx, team, chartSeries{SourceID: tile.Config.SourceID, AggFn: sel.AggFn, Field: sel.ValueExpression,
-		Level: sel.Level, Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy})
+	series, err := s.seriesFor(ctx, team, watched)
 	if err != nil {
 		return nil, nil, false, false, err
 	}
@@ -220,6 +208,42 @@ func (s *Server) measure(ctx context.Context, team string, a *Alert, start, end 
 		}
 	}
 	return best, bestGroup, hasData, breach, nil
+}
+
+// watched is the series an alert measures: its tile's first select item
+// grouped as the tile, or the count of its saved search's events grouped
+// by the alert's groupBy.
+func (s *Server) watched(ctx context.Context, team string, a *Alert) (chartSeries, error) {
+	if a.Source == "saved_search" {
+		res, err := s.opts.Store.Get(ctx, team, kindSaved, a.SavedSearchID)
+		if err != nil {
+			return chartSeries{}, fmt.Errorf("saved search %s: %w", a.SavedSearchID, err)
+		}
+		var ss SavedSearch
+		if err := json.Unmarshal(res.Doc, &ss); err != nil {
+			return chartSeries{}, err
+		}
+		return chartSeries{SourceID: ss.Source, AggFn: "count", Where: ss.Where, WhereLanguage: ss.WhereLanguage,
+			GroupBy: dashboards.SplitGroupBy(a.GroupBy)}, nil
+	}
+	d, err := s.opts.Store.Get(ctx, team, kindDashboard, a.DashboardID)
+	if err != nil {
+		return chartSeries{}, err
+	}
+	dash, err := dashboards.Decode(d.Doc)
+	if err != nil {
+		return chartSeries{}, err
+	}
+	tile, ok := dash.Tile(a.TileID)
+	if !ok {
+		return chartSeries{}, fmt.Errorf("tile %s is gone", a.TileID)
+	}
+	sel, groupBy, ok := tile.Config.Watched()
+	if !ok {
+		return chartSeries{}, fmt.Errorf("tile %s is no longer a chart", a.TileID)
+	}
+	return chartSeries{SourceID: tile.Config.SourceID, AggFn: sel.AggFn, Field: sel.ValueExpression,
+		Level: sel.Level, Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy}, nil
 }
 
 // notify delivers to the alert's webhook: the Notification as JSON, or

@@ -49,26 +49,35 @@ func (rc *receiver) notifications() []Notification {
 	return append([]Notification(nil), rc.got...)
 }
 
-func TestAlertFiresResolvesAndRetries(t *testing.T) {
-	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true }) // the receiver is on loopback
+// alertTable makes api_alerts.<table> (ts, level, svc), empty; the
+// function it returns inserts n events a second apart from the start of
+// minute of the hour starting at m0.
+func alertTable(t *testing.T, table string, m0 time.Time) func(minute int, level, svc string, n int) {
 	db := chtest.DB(t)
 	ctx := context.Background()
 	for _, q := range []string{
 		"CREATE DATABASE IF NOT EXISTS api_alerts",
-		"CREATE TABLE IF NOT EXISTS api_alerts.logs (ts DateTime64(3), level String, svc String) ENGINE = MergeTree ORDER BY ts",
-		"TRUNCATE TABLE api_alerts.logs",
+		"CREATE TABLE IF NOT EXISTS api_alerts." + table + " (ts DateTime64(3), level String, svc String) ENGINE = MergeTree ORDER BY ts",
+		"TRUNCATE TABLE api_alerts." + table,
 	} {
 		_, err := db.ExecContext(ctx, q)
 		require.NoError(t, err)
 	}
-	m0 := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	addErrors := func(minute, n int) {
-		for i := 0; i < n; i++ {
-			_, err := db.ExecContext(ctx, fmt.Sprintf("INSERT INTO api_alerts.logs VALUES (fromUnixTimestamp64Milli(%d), 'error', 'api')",
-				m0.Add(time.Duration(minute)*time.Minute+time.Duration(i)*time.Second).UnixMilli()))
+	return func(minute int, level, svc string, n int) {
+		for i := range n {
+			_, err := db.ExecContext(ctx, fmt.Sprintf("INSERT INTO api_alerts.%s VALUES (fromUnixTimestamp64Milli(%d), '%s', '%s')",
+				table, m0.Add(time.Duration(minute)*time.Minute+time.Duration(i)*time.Second).UnixMilli(), level, svc))
 			require.NoError(t, err)
 		}
 	}
+}
+
+func TestAlertFiresResolvesAndRetries(t *testing.T) {
+	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true }) // the receiver is on loopback
+	ctx := context.Background()
+	m0 := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	add := alertTable(t, "logs", m0)
+	addErrors := func(minute, n int) { add(minute, "error", "api", n) }
 	rc := &receiver{}
 	hook := httptest.NewServer(rc)
 	defer hook.Close()

@@ -101,7 +101,7 @@ func TestEveryValidationError(t *testing.T) {
 			map[string]any{"x": 0, "y": 0, "w": 1, "h": 1, "config": map[string]any{"displayType": "pie", "sourceId": "nope", "select": []any{}}}}},
 			[]string{"select takes 1 to 20 items, got 0", `source "nope" does not exist`}},
 		{"alerts", map[string]any{"source": "saved_search", "channel": map[string]any{"type": "email"}, "message": "{{range 1000000000000}}{{end}}"},
-			[]string{"name is required", "threshold is required", "interval must be one of", "thresholdType must be one of", `source must be "tile"`, `channel.type must be "webhook"`,
+			[]string{"name is required", "threshold is required", "interval must be one of", "thresholdType must be one of", "savedSearchId is required with source saved_search", `channel.type must be "webhook"`,
 				"message: template: {{range 1000000000000}}: range may only go over a field"}},
 	}
 	for _, tc := range cases {

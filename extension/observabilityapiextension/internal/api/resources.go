@@ -36,13 +36,17 @@ type SavedSearch = savedsearch.SavedSearch
 // the alert scheduler).
 type Dashboard = dashboards.Dashboard
 
-// Alert watches a tile's series against a threshold.
+// Alert watches a threshold: on a chart tile's first series (source
+// "tile"), or on the count of a saved search's events, grouped by groupBy
+// (source "saved_search"), as HyperDX's alerts do.
 type Alert struct {
 	ID            string    `json:"id"`
 	Name          string    `json:"name"`
 	Message       string    `json:"message"`
 	DashboardID   string    `json:"dashboardId"`
 	TileID        string    `json:"tileId"`
+	SavedSearchID string    `json:"savedSearchId,omitempty"`
+	GroupBy       string    `json:"groupBy,omitempty"`
 	Threshold     *float64  `json:"threshold"`
 	Interval      string    `json:"interval"`
 	Source        string    `json:"source"`
@@ -115,16 +119,17 @@ func (a *Alert) validate(ctx context.Context, lookup lookups) error {
 	}
 	p.oneOf("interval", a.Interval, intervals)
 	p.oneOf("thresholdType", a.ThresholdType, thresholdTypes)
-	if a.Source != "tile" {
-		p.add(`source must be "tile", got %q`, a.Source)
-	} else if a.DashboardID == "" || a.TileID == "" {
-		p.add("dashboardId and tileId are required with source tile")
-	} else if tile, ok, err := lookup.tile(ctx, a.DashboardID, a.TileID); err != nil {
-		return err
-	} else if !ok {
-		p.add("dashboard %q has no tile %q", a.DashboardID, a.TileID)
-	} else if _, _, chart := tile.Config.Watched(); !chart {
-		p.add("tile %q is a %s tile; alerts watch chart tiles (line, stacked_bar, table, number, pie, bar)", a.TileID, kindOfTile(&tile.Config))
+	switch a.Source {
+	case "saved_search":
+		if err := a.validateSavedSearch(ctx, lookup, &p); err != nil {
+			return err
+		}
+	case "tile":
+		if err := a.validateTile(ctx, lookup, &p); err != nil {
+			return err
+		}
+	default:
+		p.add(`source must be "tile" or "saved_search", got %q`, a.Source)
 	}
 	if err := alerttemplate.Check(a.Message); err != nil {
 		p.add("message: %v", err)
@@ -140,6 +145,49 @@ func (a *Alert) validate(ctx context.Context, lookup lookups) error {
 	}
 	if err := p.err(); err != nil {
 		return validationError{err}
+	}
+	return nil
+}
+
+func (a *Alert) validateTile(ctx context.Context, lookup lookups, p *problems) error {
+	if a.SavedSearchID != "" || a.GroupBy != "" {
+		p.add("savedSearchId and groupBy are for source saved_search; a tile alert groups as its tile")
+	}
+	if a.DashboardID == "" || a.TileID == "" {
+		p.add("dashboardId and tileId are required with source tile")
+		return nil
+	}
+	tile, ok, err := lookup.tile(ctx, a.DashboardID, a.TileID)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		p.add("dashboard %q has no tile %q", a.DashboardID, a.TileID)
+	default:
+		if _, _, chart := tile.Config.Watched(); !chart {
+			p.add("tile %q is a %s tile; alerts watch chart tiles (line, stacked_bar, table, number, pie, bar)", a.TileID, kindOfTile(&tile.Config))
+		}
+	}
+	return nil
+}
+
+func (a *Alert) validateSavedSearch(ctx context.Context, lookup lookups, p *problems) error {
+	if a.DashboardID != "" || a.TileID != "" {
+		p.add("dashboardId and tileId are for source tile")
+	}
+	if a.SavedSearchID == "" {
+		p.add("savedSearchId is required with source saved_search")
+		return nil
+	}
+	ok, err := lookup.savedSearch(ctx, a.SavedSearchID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		p.add("saved search %q does not exist", a.SavedSearchID)
+	}
+	if len(dashboards.SplitGroupBy(a.GroupBy)) > 5 {
+		p.add("groupBy takes at most 5 fields")
 	}
 	return nil
 }

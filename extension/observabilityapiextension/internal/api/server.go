@@ -507,8 +507,9 @@ func (s *Server) list(kind string) func(form, http.ResponseWriter, *http.Request
 	}
 }
 
-// remove deletes a resource. Deleting a dashboard deletes the alerts bound
-// to it (they could never be evaluated again), as does removing a tile in
+// remove deletes a resource. Deleting a dashboard or a saved search
+// deletes the alerts bound to it (they could never be evaluated again), as
+// does removing a tile in
 // an update; deleting a webhook is refused while an alert delivers to it.
 func (s *Server) remove(kind string) func(form, http.ResponseWriter, *http.Request) {
 	return func(f form, w http.ResponseWriter, r *http.Request) {
@@ -522,7 +523,7 @@ func (s *Server) remove(kind string) func(form, http.ResponseWriter, *http.Reque
 		}
 		for _, a := range alerts {
 			switch {
-			case kind == kindDashboard && a.DashboardID == id:
+			case kind == kindDashboard && a.DashboardID == id, kind == kindSaved && a.SavedSearchID == id:
 				if err := s.opts.Store.Delete(ctx, team, kindAlert, a.ID); s.writeErr(w, f, kind, err) {
 					return
 				}
@@ -608,6 +609,14 @@ func (l lookups) tile(ctx context.Context, dashboardID, tileID string) (*dashboa
 	}
 	t, ok := d.Tile(tileID)
 	return t, ok, nil
+}
+
+func (l lookups) savedSearch(ctx context.Context, id string) (bool, error) {
+	_, err := l.s.opts.Store.Get(ctx, l.team, kindSaved, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 func (l lookups) webhook(ctx context.Context, id string) (bool, error) {

@@ -7,8 +7,11 @@ interface Alert {
   id: string;
   name: string;
   message: string;
+  source: string;
   dashboardId: string;
   tileId: string;
+  savedSearchId?: string;
+  groupBy?: string;
   threshold: number;
   thresholdType: string;
   interval: string;
@@ -32,7 +35,12 @@ export function AlertsPage() {
   const [open, setOpen] = useState('');
   const [history, setHistory] = useState<Evaluation[] | null>(null);
   const [error, setError] = useState('');
+  const [saved, setSaved] = useState<Record<string, string>>({});
   useEffect(() => { get<Alert[]>('/api/alerts').then(setList).catch((e) => setError(e.message)); }, []);
+  useEffect(() => {
+    get<{ id: string; name: string }[]>('/api/saved-searches')
+      .then((l) => setSaved(Object.fromEntries(l.map((x) => [x.id, x.name])))).catch(() => {});
+  }, []);
   useEffect(() => {
     setHistory(null);
     if (open) get<Evaluation[]>(`/api/alerts/${open}/history`).then(setHistory).catch((e) => setError(e.message));
@@ -42,10 +50,10 @@ export function AlertsPage() {
       <h1>Alerts</h1>
       {error && <p class="error" role="alert">{error}</p>}
       {!list ? <p class="muted">Loading…</p> : list.length === 0 ? (
-        <p class="muted">No alert yet. Alerts watch a dashboard tile: create one with <code>POST /api/v2/alerts</code>.</p>
+        <p class="muted">No alert yet. Alerts watch a dashboard tile or a saved search: create one with <code>POST /api/v2/alerts</code>.</p>
       ) : (
         <table class="rows" data-testid="alerts">
-          <thead><tr><th>State</th><th>Name</th><th>Condition</th><th>Every</th><th>Dashboard</th></tr></thead>
+          <thead><tr><th>State</th><th>Name</th><th>Condition</th><th>Every</th><th>Watches</th></tr></thead>
           <tbody>
             {list.map((a) => (
               <>
@@ -54,7 +62,9 @@ export function AlertsPage() {
                   <td>{a.name}</td>
                   <td>{a.thresholdType} {a.threshold}</td>
                   <td>{a.interval}</td>
-                  <td><a href={`/dashboards/${a.dashboardId}`} onClick={(e) => { e.stopPropagation(); onLink(e, `/dashboards/${a.dashboardId}`); }}>open</a></td>
+                  <td>{a.source === 'saved_search'
+                    ? <span>saved search “{saved[a.savedSearchId ?? ''] ?? a.savedSearchId}”{a.groupBy ? ` by ${a.groupBy}` : ''}</span>
+                    : <a href={`/dashboards/${a.dashboardId}`} onClick={(e) => { e.stopPropagation(); onLink(e, `/dashboards/${a.dashboardId}`); }}>dashboard tile</a>}</td>
                 </tr>
                 {open === a.id && (
                   <tr class="detail"><td colSpan={5}>
