@@ -150,34 +150,92 @@ func (f fields) column(name string) (string, bool, bool) {
 }
 
 func (f fields) Resolve(name string, p *Params) (string, bool, error) {
-	if e, num, ok := f.column(name); ok {
-		return e, num, nil
+	r, err := f.resolve(name, p)
+	return r.expr, r.numeric, err
+}
+
+// IsText reports whether name resolves to a plain String: a String or
+// LowCardinality(String) column, or a lookup in a map of Strings.
+func (f fields) IsText(name string) bool {
+	r, err := f.resolve(name, &Params{})
+	return err == nil && r.text
+}
+
+// resolved is a field name as SQL, with what it holds.
+type resolved struct {
+	expr          string
+	numeric, text bool
+}
+
+func (f fields) named(col string) (resolved, bool) {
+	e, num, ok := f.column(col)
+	t := f.cols[col]
+	return resolved{expr: e, numeric: num, text: t == "String" || t == "LowCardinality(String)"}, ok
+}
+
+// lookup is col[key], a String when col is a map of Strings.
+func (f fields) lookup(col, key string, p *Params) (resolved, bool) {
+	e, _, ok := f.column(col)
+	return resolved{expr: e + "[" + p.Add(key, "String") + "]", text: strings.HasSuffix(f.cols[col], ", String)")}, ok
+}
+
+func (f fields) resolve(name string, p *Params) (resolved, error) {
+	if r, ok := f.named(name); ok {
+		return r, nil
 	}
 	alias := map[string]string{"level": f.s.SeverityColumn, "severity": f.s.SeverityColumn, "service": f.s.ServiceColumn,
 		"body": f.s.BodyColumn, "message": f.s.BodyColumn, "duration": f.s.Duration}
 	if c := alias[strings.ToLower(name)]; c != "" {
-		if e, num, ok := f.column(c); ok {
-			return e, num, nil
+		if r, ok := f.named(c); ok {
+			return r, nil
 		}
 	}
 	// <map column>.<key>, as HyperDX writes them (LogAttributes.http.method,
 	// ResourceAttributes.host.name), for every map column of the table.
 	if col, k, ok := strings.Cut(name, "."); ok && k != "" && strings.HasPrefix(f.cols[col], "Map(") {
-		e, _, _ := f.column(col)
-		return e + "[" + p.Add(k, "String") + "]", false, nil
+		r, _ := f.lookup(col, k, p)
+		return r, nil
 	}
 	if k, ok := strings.CutPrefix(name, "Resource."); ok && f.s.ResourceMap != "" {
-		if e, _, ok := f.column(f.s.ResourceMap); ok {
-			return e + "[" + p.Add(k, "String") + "]", false, nil
+		if r, ok := f.lookup(f.s.ResourceMap, k, p); ok {
+			return r, nil
 		}
+	}
+	if primary, present, secondary, ok := f.Fallback(name, p); ok {
+		return resolved{expr: "if(" + present + ", " + primary + ", " + secondary + ")", text: true}, nil
 	}
 	k := strings.TrimPrefix(name, "Attr.")
 	if k != "" && f.s.AttributesMap != "" {
-		if e, _, ok := f.column(f.s.AttributesMap); ok {
-			return e + "[" + p.Add(k, "String") + "]", false, nil
+		if r, ok := f.lookup(f.s.AttributesMap, k, p); ok {
+			return r, nil
 		}
 	}
-	return "", false, fmt.Errorf("unknown field %q", name)
+	return resolved{}, fmt.Errorf("unknown field %q", name)
+}
+
+// Fallback resolves a bare key (no column, alias, map prefix, Attr. or
+// Resource.) of a source with both maps: the record attributes' value
+// when they have the key, else the resource attributes', so host.name
+// finds what the exporter keeps in ResourceAttributes.
+func (f fields) Fallback(name string, p *Params) (primary, present, secondary string, ok bool) {
+	if _, _, isCol := f.column(name); isCol || f.s.AttributesMap == "" || f.s.ResourceMap == "" ||
+		strings.HasPrefix(name, "Attr.") || strings.HasPrefix(name, "Resource.") {
+		return "", "", "", false
+	}
+	switch strings.ToLower(name) {
+	case "level", "severity", "service", "body", "message", "duration":
+		return "", "", "", false
+	}
+	if col, k, cut := strings.Cut(name, "."); cut && k != "" && strings.HasPrefix(f.cols[col], "Map(") {
+		return "", "", "", false
+	}
+	a, _, okA := f.column(f.s.AttributesMap)
+	r, _, okR := f.column(f.s.ResourceMap)
+	if !okA || !okR {
+		return "", "", "", false
+	}
+	key := p.Add(name, "String")
+	return a + "[" + key + "]", "mapContains(" + a + ", " + key + ")", r + "[" + key + "]", true
 }
 
 // Folds makes the severity field match without regard to case.

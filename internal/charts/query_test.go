@@ -130,6 +130,11 @@ func TestChartsAgainstIndependentCounts(t *testing.T) {
 		{"negated range", Series{AggFn: "count", Where: "-Attr.latency:[100 TO 200]"}, func(r logRow) bool { return r.latency < 100 || r.latency > 200 }, none, count, false},
 		{"comparison", Series{AggFn: "count", Where: "Attr.latency:>900"}, func(r logRow) bool { return r.latency > 900 }, none, count, false},
 		{"resource map", Series{AggFn: "count", Where: "Resource.region:us"}, func(r logRow) bool { return r.resource == "us" }, none, count, false},
+		{"bare key in the record attributes", Series{AggFn: "count", Where: "team:z"}, func(r logRow) bool { return r.team == "z" }, none, count, false},
+		{"bare key falls back to the resource", Series{AggFn: "count", Where: "region:us"}, func(r logRow) bool { return r.resource == "us" }, none, count, false},
+		{"negated fallback", Series{AggFn: "count", Where: "-region:us"}, func(r logRow) bool { return r.resource != "us" }, none, count, false},
+		{"fallback wildcard and presence", Series{AggFn: "count", Where: "region:e* AND region:*"}, func(r logRow) bool { return r.resource == "eu" }, none, count, false},
+		{"group by a fallback key", Series{AggFn: "count", GroupBy: []string{"region"}}, all, func(r logRow) string { return r.resource }, count, false},
 		{"sum", Series{AggFn: "sum", Field: "Attr.latency"}, all, none, func(rs []logRow) float64 {
 			var s float64
 			for _, r := range rs {

@@ -25,6 +25,24 @@ type Folder interface {
 	Folds(name string) bool
 }
 
+// Texts is implemented by Fields that know which names are plain String
+// values (String columns, map lookups). Those are compared as they are:
+// toString() around a map lookup hides it from the map's bloom-filter
+// skip indexes, so a term on an attribute would read every granule.
+type Texts interface {
+	IsText(name string) bool
+}
+
+// Fallbacks is implemented by Fields where a bare key is looked up in
+// one map and, when that map lacks it, in a second (record attributes,
+// then resource attributes). A condition is then written on each map's
+// own lookup, (primary matches OR (primary lacks the key AND secondary
+// matches)), so each side can use its map's skip indexes, which a
+// condition on if(mapContains(…), …, …) could not.
+type Fallbacks interface {
+	Fallback(name string, p *Params) (primary, present, secondary string, ok bool)
+}
+
 // Params collects bound values as {pN:Type} placeholders.
 type Params struct{ Values map[string]string }
 
@@ -247,10 +265,27 @@ func (ps *parser) term(t tok) (string, error) {
 		}
 		return "positionCaseInsensitiveUTF8(" + ps.f.Body() + ", " + ps.p.Add(value, "String") + ") > 0", nil
 	}
+	if fb, ok := ps.f.(Fallbacks); ok {
+		if primary, present, secondary, ok := fb.Fallback(field, ps.p); ok {
+			a, err := ps.match(t, field, value, primary, false, true)
+			if err != nil {
+				return "", err
+			}
+			b, _ := ps.match(t, field, value, secondary, false, true)
+			return "(" + a + " OR (NOT " + present + " AND " + b + "))", nil
+		}
+	}
 	expr, numeric, err := ps.f.Resolve(field, ps.p)
 	if err != nil {
 		return "", err
 	}
+	tx, ok := ps.f.(Texts)
+	return ps.match(t, field, value, expr, numeric, ok && tx.IsText(field))
+}
+
+// match is the condition of one field:value term on expr; text says expr
+// is a String already.
+func (ps *parser) match(t tok, field, value, expr string, numeric, text bool) (string, error) {
 	switch {
 	case value == "*":
 		return "notEmpty(toString(" + expr + "))", nil
@@ -276,6 +311,9 @@ func (ps *parser) term(t tok) (string, error) {
 	}
 	if fo, ok := ps.f.(Folder); ok && fo.Folds(field) {
 		return "lower(toString(" + expr + ")) = " + ps.p.Add(strings.ToLower(value), "String"), nil
+	}
+	if text {
+		return expr + " = " + ps.p.Add(value, "String"), nil
 	}
 	return "toString(" + expr + ") = " + ps.p.Add(value, "String"), nil
 }
