@@ -18,7 +18,7 @@ CHDB_DIR     := $(CURDIR)/.cache/chdb/$(CHDB_VERSION)
 LIBCHDB      := $(CHDB_DIR)/libchdb.so
 export OTELHOUSE_LIBCHDB := $(LIBCHDB)
 
-.PHONY: all build run test bench-once test-race unit e2e bench fuzz lint generate check-manifest clean libchdb web chromium
+.PHONY: all build image podman run test bench-once test-race unit e2e bench fuzz lint generate check-manifest clean libchdb web chromium
 
 all: build
 
@@ -41,9 +41,20 @@ $(WEB)/node_modules/.installed: $(WEB)/package-lock.json $(WEB)/package.json
 $(WEB)/dist/index.html: $(WEB)/node_modules/.installed $(WEB_SRC)
 	cd $(WEB) && npm run --silent build
 
+# The container test builds and runs the image with Debian's podman (rootful,
+# runc) and a base made by mmdebstrap.
+podman:
+	@command -v podman >/dev/null && command -v runc >/dev/null && command -v mmdebstrap >/dev/null || \
+	  { apt-get update -qq && apt-get install -y -qq podman runc mmdebstrap >/dev/null; }
+
 # Browser tests drive Debian's chromium (never a downloaded browser).
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+# The all-in-one container image, with podman (installed if missing); a
+# local base is made from Debian's packages where no registry is reached.
+image: build libchdb podman
+	./scripts/image.sh
 
 run: build libchdb
 	./$(BIN) --config $(CONFIG)
@@ -63,7 +74,7 @@ $(LIBCHDB):
 # the race run then repeats the same packages under the race detector. The
 # test modules run read-only, so a go.sum that lags the root module's
 # imports fails here instead of being patched in the clone.
-test: check-manifest lint build libchdb chromium
+test: check-manifest lint build libchdb chromium podman
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(PKGS)
 	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) GOFLAGS=-mod=readonly $(GO) test -count=1 ./...) || exit 1; done
 	@$(MAKE) --no-print-directory bench-once
