@@ -46,4 +46,6 @@ mkdir -p bin/image-data
 	--ulimit nofile=20000:20000 --ulimit nproc=4096:4096 \
 	--build-arg BASE="$BASE" --build-arg VERSION="$VERSION" --build-arg CHDB_VERSION="$CHDB_VERSION" \
 	-f Containerfile -t "$IMAGE" . >/dev/null
+# The previous build of the tag, now untagged, would pile up build after build.
+"${podman[@]}" image prune -f >/dev/null
 echo "built $IMAGE ($("${podman[@]}" image inspect --format '{{.Size}}' "$IMAGE" | awk '{printf "%d MB", $1/1e6}')) on $BASE"
