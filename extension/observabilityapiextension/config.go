@@ -69,6 +69,11 @@ type AlertsConfig struct {
 	// HistoryRetention is how long evaluations stay readable in an
 	// alert's history (HyperDX keeps 30 days); 0 keeps them for ever.
 	HistoryRetention time.Duration `mapstructure:"history_retention"`
+	// ClaimSettle is how long a replica waits between claiming an alert's
+	// window and reading who won, so that replicas sharing one ClickHouse
+	// evaluate and notify each window once; it must exceed an insert's
+	// latency.
+	ClaimSettle time.Duration `mapstructure:"claim_settle"`
 }
 
 // RateLimitConfig is a token bucket per key.
@@ -124,6 +129,9 @@ func (c *Config) Validate() error {
 		if (k.ID == "") != (k.Secret == "") {
 			errs = append(errs, fmt.Errorf("managed.keys[%d] needs id and secret", i))
 		}
+	}
+	if c.Alerts.ClaimSettle < 0 {
+		errs = append(errs, errors.New("alerts.claim_settle must not be negative"))
 	}
 	if c.Alerts.Workers < 0 {
 		errs = append(errs, errors.New("alerts.workers must not be negative"))

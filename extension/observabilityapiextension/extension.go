@@ -126,7 +126,7 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
 				RateLimit:       api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
 				SourceDatabases: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...),
-				AlertWorkers:    e.cfg.Alerts.Workers, AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks,
+				AlertWorkers:    e.cfg.Alerts.Workers, AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks, AlertClaimSettle: e.cfg.Alerts.ClaimSettle,
 				TeamLimits: e.cfg.TeamLimits,
 				DB:         e.db, QueryTimeout: e.cfg.QueryTimeout})
 			var firstKeys string

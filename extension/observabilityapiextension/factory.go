@@ -29,7 +29,7 @@ func createDefaultConfig() component.Config {
 		TeamLimits:        api.DefaultTeamLimits,
 		QueryTimeout:      time.Minute,
 		Alerts: AlertsConfig{CheckInterval: 15 * time.Second, Workers: 8, WebhookTimeout: 10 * time.Second, WebhookAttempts: 5,
-			WebhookBackoff: time.Second, HistoryRetention: 30 * 24 * time.Hour},
+			WebhookBackoff: time.Second, HistoryRetention: 30 * 24 * time.Hour, ClaimSettle: 2 * time.Second},
 	}}
 }
 

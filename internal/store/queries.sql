@@ -59,6 +59,13 @@ WHERE team_id = ? AND kind = ? AND id IN ? AND deleted = 0
 SELECT team_id, id, doc, created_at, updated_at FROM {db}.api_resources FINAL
 WHERE kind = ? AND deleted = 0 ORDER BY team_id, id
 
+-- name: insert_claim
+INSERT INTO {db}.api_alert_claims (alert_id, window_start, replica) VALUES (?, fromUnixTimestamp64Milli(?, 'UTC'), ?)
+
+-- name: claim_winner
+SELECT argMin(replica, (claimed_at, replica)) FROM {db}.api_alert_claims
+WHERE alert_id = ? AND window_start = fromUnixTimestamp64Milli(?, 'UTC')
+
 -- name: insert_evaluation
 INSERT INTO {db}.api_alert_history (team_id, alert_id, window_start, window_end, state, previous_state, value, group_key,
     notified, delivery_attempts, delivery_error, idempotency_key, evaluated_at)

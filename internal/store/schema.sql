@@ -102,3 +102,16 @@ CREATE TABLE IF NOT EXISTS {db}.api_invitations (
     version UInt64,
     deleted UInt8 DEFAULT 0
 ) ENGINE = ReplacingMergeTree(version) ORDER BY hash;
+
+-- Which replica evaluates an alert's window: each replica that finds the
+-- window unevaluated writes a claim, then reads the window's claims; the
+-- earliest (by the server's clock, then replica id) evaluates and
+-- notifies, the others leave it. Claims are only needed while a window is
+-- fresh.
+CREATE TABLE IF NOT EXISTS {db}.api_alert_claims (
+    alert_id String,
+    window_start DateTime64(3, 'UTC'),
+    replica String,
+    claimed_at DateTime64(9, 'UTC') DEFAULT now64(9, 'UTC')
+) ENGINE = MergeTree ORDER BY (alert_id, window_start)
+TTL toDateTime(claimed_at) + INTERVAL 2 DAY;

@@ -344,6 +344,30 @@ func (s *Store) Evaluated(ctx context.Context, alertID string, windowStart time.
 	return n > 0, err
 }
 
+// ClaimWindow tells whether replica is the one to evaluate an alert's
+// window. Every replica that asks writes its claim (stamped by the
+// server's clock as it is inserted), waits settle, then reads the claims:
+// the earliest wins, ties going to the smaller replica id. The wait is
+// what makes the answer one: a claim stamped before another becomes
+// readable within the insert's own latency, so after settle (more than
+// that latency) every replica reads every earlier claim. Without it, a
+// claim stamped first but slower to land lets two replicas win.
+func (s *Store) ClaimWindow(ctx context.Context, alertID string, windowStart time.Time, replica string, settle time.Duration) (bool, error) {
+	if _, err := s.db.ExecContext(ctx, s.sql("insert_claim"), alertID, windowStart.UnixMilli(), replica); err != nil {
+		return false, err
+	}
+	select {
+	case <-time.After(settle):
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	var winner string
+	if err := s.db.QueryRowContext(ctx, s.sql("claim_winner"), alertID, windowStart.UnixMilli()).Scan(&winner); err != nil {
+		return false, err
+	}
+	return winner == replica, nil
+}
+
 // KeepHistory keeps alert evaluations for d after their window starts; 0
 // keeps them for ever. One row per alert and window adds up: a thousand
 // 1-minute alerts write 1.4 million rows a day.

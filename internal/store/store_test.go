@@ -2,6 +2,9 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -157,4 +160,34 @@ func TestHistoryIsKeptForItsRetention(t *testing.T) {
 	var create string
 	require.NoError(t, db.QueryRowContext(ctx, "SELECT create_table_query FROM system.tables WHERE database = 'api_history_test' AND name = 'api_alert_history'").Scan(&create))
 	assert.NotContains(t, create, "TTL")
+}
+
+// Of the replicas claiming one window, exactly one wins, whatever the
+// order their claims and reads interleave in.
+func TestClaimWindowHasOneWinner(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, "api_claims_test")
+	w := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	for round := range 20 {
+		alert := fmt.Sprintf("a%d", round)
+		var wg sync.WaitGroup
+		var wins atomic.Int32
+		for r := range 4 {
+			wg.Go(func() {
+				won, err := s.ClaimWindow(ctx, alert, w, fmt.Sprintf("replica-%d", r), 300*time.Millisecond)
+				assert.NoError(t, err)
+				if won {
+					wins.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		assert.Equal(t, int32(1), wins.Load(), "round %d", round)
+		won, err := s.ClaimWindow(ctx, alert, w, "late", 0)
+		require.NoError(t, err)
+		assert.False(t, won, "a late claim loses")
+	}
+	won, err := s.ClaimWindow(ctx, "a0", w.Add(time.Minute), "replica-9", 0)
+	require.NoError(t, err)
+	assert.True(t, won, "the next window is claimed afresh")
 }

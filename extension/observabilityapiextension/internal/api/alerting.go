@@ -82,9 +82,9 @@ func (r *alertRuns) release(id string) {
 // EvaluateDue evaluates, for every team's alerts, the last complete window
 // of each alert's interval that no replica has evaluated yet, AlertWorkers
 // at a time; an alert still being evaluated by an earlier call is left to
-// it. Replicas may race on a window: both then notify with the same
-// idempotency key (alert id and window start), which receivers use to drop
-// the duplicate.
+// it. Replicas racing on a window claim it and one evaluates it
+// (store.ClaimWindow); a notification carries an idempotency key (alert id
+// and window start) all the same, for receivers that retry.
 func (s *Server) EvaluateDue(ctx context.Context, now time.Time, sender *webhook.Sender) error {
 	owned, err := s.opts.Store.All(ctx, kindAlert)
 	if err != nil {
@@ -135,6 +135,11 @@ func (s *Server) evaluate(ctx context.Context, team string, a *Alert, now time.T
 	end := now.UTC().Truncate(iv)
 	start := end.Add(-iv)
 	if done, err := s.opts.Store.Evaluated(ctx, a.ID, start); err != nil || done {
+		return err
+	}
+	// Replicas sharing this state evaluate the window once: the one whose
+	// claim is earliest.
+	if won, err := s.opts.Store.ClaimWindow(ctx, a.ID, start, s.replica, s.opts.AlertClaimSettle); err != nil || !won {
 		return err
 	}
 	value, group, hasData, breach, err := s.measure(ctx, team, a, start, end, iv)

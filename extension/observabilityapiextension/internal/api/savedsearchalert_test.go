@@ -13,6 +13,21 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 )
 
+// errorSearchAndHook makes, in team a, a source over api_alerts.<table>
+// (alertTable), a saved search of its errors, and a webhook to a real
+// receiver on loopback.
+func errorSearchAndHook(t *testing.T, fx fixture, table string) (rc *receiver, savedSearchID, webhookID string) {
+	rc = &receiver{}
+	hook := httptest.NewServer(rc)
+	t.Cleanup(hook.Close)
+	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": table, "kind": "log",
+		"database": "api_alerts", "table": table, "timestampColumn": "ts", "severityColumn": "level", "serviceColumn": "svc"}))["id"].(string)
+	savedSearchID = item(call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{"name": "errors", "source": src,
+		"where": "level:error"}))["id"].(string)
+	webhookID = item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "test", "url": hook.URL}))["id"].(string)
+	return rc, savedSearchID, webhookID
+}
+
 // An alert on a saved search counts the search's events per window,
 // grouped by the alert's groupBy, and fires once per breaching window, as
 // HyperDX's saved-search alerts do; deleting the search deletes it.
@@ -21,15 +36,7 @@ func TestSavedSearchAlert(t *testing.T) {
 	ctx := context.Background()
 	m0 := time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
 	add := alertTable(t, "saved_logs", m0)
-	rc := &receiver{}
-	hook := httptest.NewServer(rc)
-	defer hook.Close()
-
-	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "saved logs", "kind": "log",
-		"database": "api_alerts", "table": "saved_logs", "timestampColumn": "ts", "severityColumn": "level", "serviceColumn": "svc"}))["id"].(string)
-	ss := item(call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{"name": "errors", "source": src,
-		"where": "level:error"}))["id"].(string)
-	wh := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "test", "url": hook.URL}))["id"].(string)
+	rc, ss, wh := errorSearchAndHook(t, fx, "saved_logs")
 	r := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": "errors by service",
 		"source": "saved_search", "savedSearchId": ss, "groupBy": "svc", "threshold": 2, "interval": "1m", "thresholdType": "above",
 		"message": "{{.state}} {{.group}}", "channel": map[string]any{"type": "webhook", "webhookId": wh}})

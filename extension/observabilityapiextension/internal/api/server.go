@@ -68,7 +68,10 @@ type Options struct {
 	// AlertWorkers bounds the alerts evaluated (and delivered) at once;
 	// 0 means 8.
 	AlertWorkers int
-	TeamLimits   TeamLimits
+	// AlertClaimSettle is the wait between claiming an alert's window and
+	// reading who won (store.ClaimWindow), so replicas fire each once.
+	AlertClaimSettle time.Duration
+	TeamLimits       TeamLimits
 	// Sealer seals the keys rotation makes, so the UI can show them.
 	Sealer *keys.Sealer
 	// OnAuthFailure hears of every refused key (counted and logged by the
@@ -92,6 +95,9 @@ type Server struct {
 	personal *store.KeyCache
 	sources  *sources.Catalog
 	accounts *accounts.Service // key rotation, shared with the UI's
+	// replica names this server among those sharing its state: alert
+	// windows are claimed under it.
+	replica string
 }
 
 // New builds the handler with every route of both forms.
@@ -101,7 +107,8 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}},
 		runs: alertRuns{running: map[string]bool{}, slots: make(chan struct{}, opts.AlertWorkers)}, personal: opts.Store.KeyCache(keys.Personal),
-		sources: &sources.Catalog{Store: opts.Store, Readable: opts.SourceDatabases}, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer})}
+		sources: &sources.Catalog{Store: opts.Store, Readable: opts.SourceDatabases}, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer}),
+		replica: newID()}
 	self := "/api/v2"
 	mgd := "/v1/organizations/{org}/services/{svc}/observability"
 	for _, r := range []struct {

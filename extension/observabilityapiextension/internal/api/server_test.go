@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -55,7 +56,7 @@ func setupWith(t testing.TB, with func(*Options)) fixture {
 	require.NoError(t, err)
 	opts := Options{Store: st, Sealer: sealer, Database: "otel", DB: chtest.DB(t), OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
 		ManagedKeys:     []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}},
-		SourceDatabases: []string{"otel", "api_charts", "api_alerts"}}
+		SourceDatabases: []string{"otel", "api_charts", "api_alerts"}, AlertClaimSettle: 20 * time.Millisecond}
 	with(&opts)
 	s := New(opts)
 	require.NoError(t, s.Bootstrap(ctx, "a"))
