@@ -4,11 +4,13 @@
 // service::extensions; with it set, the configuration is left as written,
 // so the same binary writes to the external server and opens no engine.
 // An engine without configured credentials gets a generated password
-// (password.go), which its loopback clients are given.
+// (password.go), which its loopback clients are given. With
+// CLICKHOUSE_CLUSTER also set, the tables go on that cluster (cluster.go).
 package storageswitchconverter
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -31,7 +33,14 @@ func NewFactory() confmap.ConverterFactory {
 }
 
 func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
-	if strings.TrimSpace(c.getenv(EndpointEnvVar)) != "" {
+	external := strings.TrimSpace(c.getenv(EndpointEnvVar)) != ""
+	if cluster := strings.TrimSpace(c.getenv(ClusterEnvVar)); cluster != "" {
+		if !external {
+			return fmt.Errorf("%s=%s needs %s: the embedded engine is one server, not a cluster", ClusterEnvVar, cluster, EndpointEnvVar)
+		}
+		return onCluster(conf, cluster)
+	}
+	if external {
 		return nil
 	}
 	exts, _ := conf.Get("extensions").(map[string]any)

@@ -88,6 +88,11 @@ type ClickHouseConfig struct {
 	Username string              `mapstructure:"username"`
 	Password configopaque.String `mapstructure:"password"`
 	Database string              `mapstructure:"database"`
+	// Cluster, when set, keeps the state on every replica of that
+	// ClickHouse cluster (ON CLUSTER tables, Replicated engines), so the
+	// collectors talking to any replica share it. CLICKHOUSE_CLUSTER sets
+	// it in the shipped configuration.
+	Cluster string `mapstructure:"cluster"`
 }
 
 // ManagedConfig enables the managed form for one organization and service.

@@ -117,7 +117,11 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 			e.set.Logger.Error("observability API cannot load its key sealing secret", zap.Error(err))
 			return
 		}
-		st, err := store.Open(ctx, e.db, e.cfg.ClickHouse.Database)
+		var opts []store.Option
+		if e.cfg.ClickHouse.Cluster != "" {
+			opts = append(opts, store.OnCluster(e.cfg.ClickHouse.Cluster))
+		}
+		st, err := store.Open(ctx, e.db, e.cfg.ClickHouse.Database, opts...)
 		if err == nil {
 			err = st.KeepHistory(ctx, e.cfg.Alerts.HistoryRetention)
 		}

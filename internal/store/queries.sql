@@ -60,11 +60,17 @@ SELECT team_id, id, doc, created_at, updated_at FROM {db}.api_resources FINAL
 WHERE kind = ? AND deleted = 0 ORDER BY team_id, id
 
 -- name: insert_claim
-INSERT INTO {db}.api_alert_claims (alert_id, window_start, replica) VALUES (?, fromUnixTimestamp64Milli(?, 'UTC'), ?)
+-- On a cluster the claim is on a quorum of replicas before the insert
+-- returns, and the read below sees every quorum write; on one server both
+-- settings change nothing.
+INSERT INTO {db}.api_alert_claims (alert_id, window_start, replica)
+SETTINGS insert_quorum = 'auto', insert_quorum_parallel = 0
+VALUES (?, fromUnixTimestamp64Milli(?, 'UTC'), ?)
 
 -- name: claim_winner
 SELECT argMin(replica, (claimed_at, replica)) FROM {db}.api_alert_claims
 WHERE alert_id = ? AND window_start = fromUnixTimestamp64Milli(?, 'UTC')
+SETTINGS select_sequential_consistency = 1
 
 -- name: insert_evaluation
 INSERT INTO {db}.api_alert_history (team_id, alert_id, window_start, window_end, state, previous_state, value, group_key,

@@ -52,19 +52,22 @@ type Store struct {
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// Open creates the state tables in database if needed.
-func Open(ctx context.Context, db *sql.DB, database string) (*Store, error) {
-	if !identRE.MatchString(database) {
-		return nil, fmt.Errorf("database name %q is not a plain identifier", database)
+// Open creates the state tables in database if needed; with OnCluster,
+// on every replica of that cluster (Schema).
+func Open(ctx context.Context, db *sql.DB, database string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+database); err != nil {
-		return nil, fmt.Errorf("creating database %s: %w", database, err)
+	stmts, err := Schema(database, o.cluster)
+	if err != nil {
+		return nil, err
 	}
-	for _, stmt := range strings.Split(sqlfile.StripComments(schemaSQL), ";") {
-		if strings.TrimSpace(stmt) == "" {
-			continue
-		}
-		if _, err := db.ExecContext(ctx, strings.ReplaceAll(stmt, "{db}", database)); err != nil {
+	for i, stmt := range stmts {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			if i == 0 {
+				return nil, fmt.Errorf("creating database %s: %w", database, err)
+			}
 			return nil, fmt.Errorf("creating API state tables: %w", err)
 		}
 	}
@@ -74,6 +77,15 @@ func Open(ctx context.Context, db *sql.DB, database string) (*Store, error) {
 	}
 	return &Store{db: db, q: q, caches: map[string]*KeyCache{}}, nil
 }
+
+// Option changes how Open lays out the state.
+type Option func(*options)
+
+type options struct{ cluster string }
+
+// OnCluster keeps the state on every replica of a ClickHouse cluster:
+// ON CLUSTER DDL and Replicated engines.
+func OnCluster(name string) Option { return func(o *options) { o.cluster = name } }
 
 // sql is a statement of queries.sql; a name it lacks is a bug that every
 // store test would hit.

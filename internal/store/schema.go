@@ -1,0 +1,57 @@
+package store
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/otelhouse/otelhouse/internal/sqlfile"
+)
+
+// The zookeeper path and replica name of a replicated state table, from
+// the macros every replica of a ClickHouse cluster defines ({shard},
+// {replica}; the operator and the chart set them).
+const replication = "'/clickhouse/tables/{shard}/{database}/{table}', '{replica}'"
+
+var (
+	clusterRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+	tableRE   = regexp.MustCompile(`(?m)^((?:CREATE TABLE IF NOT EXISTS|ALTER TABLE) \{db\}\.\w+)`)
+	engineRE  = regexp.MustCompile(`ENGINE = (\w*MergeTree)(?:\(([^)]*)\))?`)
+)
+
+// Schema is the statements that create the state tables in database. On
+// a cluster (cluster not empty) every statement runs ON CLUSTER and each
+// engine is its Replicated form, so every replica of a one-shard cluster
+// holds all the state and the collectors sharing it read it locally.
+func Schema(database, cluster string) ([]string, error) {
+	if !identRE.MatchString(database) {
+		return nil, fmt.Errorf("database name %q is not a plain identifier", database)
+	}
+	if cluster != "" && !clusterRE.MatchString(cluster) {
+		return nil, fmt.Errorf("cluster name %q is not a plain identifier", cluster)
+	}
+	on := ""
+	if cluster != "" {
+		on = " ON CLUSTER '" + cluster + "'"
+	}
+	out := []string{"CREATE DATABASE IF NOT EXISTS " + database + on}
+	for _, stmt := range strings.Split(sqlfile.StripComments(schemaSQL), ";") {
+		stmt = strings.TrimSpace(stmt)
+		if stmt == "" {
+			continue
+		}
+		if cluster != "" {
+			stmt = tableRE.ReplaceAllString(stmt, "$1"+on)
+			stmt = engineRE.ReplaceAllStringFunc(stmt, func(m string) string {
+				parts := engineRE.FindStringSubmatch(m)
+				args := replication
+				if parts[2] != "" {
+					args += ", " + parts[2]
+				}
+				return "ENGINE = Replicated" + parts[1] + "(" + args + ")"
+			})
+		}
+		out = append(out, strings.ReplaceAll(stmt, "{db}", database))
+	}
+	return out, nil
+}
