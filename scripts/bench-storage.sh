@@ -51,11 +51,12 @@ for round in $(seq "${ROUNDS:-1}"); do for config in $CONFIG; do for kind in ${K
   while :; do rows=$(sql "SELECT count() FROM otel.$table"); [[ "$rows" == "$prev" ]] && break; prev=$rows; sleep 2; done
   t1=$(date +%s.%N)
   parts=$(sql "SELECT count() FROM system.parts WHERE active AND database = 'otel' AND table = '$table'")
+  disk=$(sql "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'otel' AND table = '$table'")
   hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$pid/status")
   kill -TERM "$pid"; wait "$pid" || true
   wait "$sampler" 2>/dev/null || true
   echo "RSS_MB kind=$kind every_5s (total/anonymous): $(cat "$OTELHOUSE_DATA_DIR/rss.txt")"
-  awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" -v p="$parts" -v c="$config" -v n="$round" -v q="$queue_mb" \
-    'BEGIN { printf "STORED config=%s round=%d kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f peak_rss_mb=%d active_parts=%d queue_mb_when_load_ended=%d\n", c, n, k, s, r, b-a, r/(b-a), m, p, q }'
+  awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" -v p="$parts" -v c="$config" -v n="$round" -v q="$queue_mb" -v d="$disk" \
+    'BEGIN { printf "STORED config=%s round=%d kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f peak_rss_mb=%d active_parts=%d queue_mb_when_load_ended=%d bytes_on_disk_per_row=%.1f\n", c, n, k, s, r, b-a, r/(b-a), m, p, q, d/r }'
   rm -rf "$OTELHOUSE_DATA_DIR"
 done; done; done
