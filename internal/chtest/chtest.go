@@ -1,14 +1,15 @@
-// Package chtest gives tests in any package a real embedded ClickHouse:
+// Package chtest gives tests in any package a real embedded ClickHouse,
+// started as the distribution starts it (the embedded_clickhouse extension):
 // one engine per test process (the engine allows one data path per
 // process) behind the HTTP interface on loopback. Tests skip when
 // OTELHOUSE_LIBCHDB is not set (`make test` sets it).
 package chtest
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,11 +17,10 @@ import (
 	"testing"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
-	"go.uber.org/zap"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/extension/extensiontest"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension"
-	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
-	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chhttp"
 )
 
 var (
@@ -57,50 +57,35 @@ func Endpoint(tb testing.TB) string {
 		tb.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
 	}
 	once.Do(func() {
-		l, err := chdb.Load(lib)
-		if err != nil {
-			startErr = err
-			return
-		}
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("otelhouse-chtest-%d", os.Getpid()))
-		// The distribution's engine configuration and profile: tests see
-		// the engine as users do (confined, in UTC whatever the host's
-		// timezone).
-		def := embeddedclickhouseextension.NewFactory().CreateDefaultConfig().(*embeddedclickhouseextension.Config)
-		def.DataDir = dir
-		if startErr = os.MkdirAll(dir, 0o700); startErr != nil {
-			return
-		}
-		args, err := embeddedclickhouseextension.EngineArgs(&def.Settings)
-		if err != nil {
-			startErr = err
-			return
-		}
-		var conns []*chdb.Conn
-		for i := 0; i < 5; i++ {
-			c, err := l.Connect(dir, args...)
-			if err != nil {
-				startErr = err
-				return
-			}
-			conns = append(conns, c)
-		}
+		// The distribution's own extension, as a collector starts it: tests
+		// see the engine as users do (confined, in UTC whatever the host's
+		// timezone), on a free loopback port, without a password.
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			startErr = err
 			return
 		}
-		srv, err := chhttp.New(conns[:4], conns[4], chhttp.Options{MaxBody: 256 << 20, Profile: def.EngineProfile(), Logger: zap.NewNop()})
+		addr := ln.Addr().String()
+		_ = ln.Close()
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("otelhouse-chtest-%d", os.Getpid()))
+		f := embeddedclickhouseextension.NewFactory()
+		cfg := f.CreateDefaultConfig().(*embeddedclickhouseextension.Config)
+		cfg.NetAddr.Endpoint = addr
+		cfg.DataDir = dir
+		cfg.LibraryPath = lib
+		cfg.MaxRequestBodySize = 256 << 20
+		ctx := context.Background()
+		ext, err := f.Create(ctx, extensiontest.NewNopSettings(f.Type()), cfg)
 		if err != nil {
 			startErr = err
 			return
 		}
-		endpoint = ln.Addr().String()
-		hs := &http.Server{Handler: srv}
-		go func() { _ = hs.Serve(ln) }()
+		if startErr = ext.Start(ctx, componenttest.NewNopHost()); startErr != nil {
+			return
+		}
+		endpoint = addr
 		stop = func() {
-			_ = hs.Close()
-			srv.Close()
+			_ = ext.Shutdown(ctx)
 			_ = os.RemoveAll(dir)
 		}
 	})
