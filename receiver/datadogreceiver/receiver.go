@@ -59,7 +59,8 @@ type datadogReceiver struct {
 	startOnce sync.Once
 	addr      net.Addr // where the server listens, once started
 	server    *http.Server
-	mux       *http.ServeMux // what routes() registered, to name a request's route
+	mux       *http.ServeMux // what router() registered, to name a request's route
+	endpoints []string       // the listed routes, as /info advertises them
 	serveDone chan struct{}
 }
 
@@ -103,7 +104,7 @@ func (r *datadogReceiver) start(ctx context.Context, host component.Host) error 
 			return fmt.Errorf("ingestion_key_authenticator %q is not a server authenticator", id)
 		}
 	}
-	srv, err := r.cfg.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, r.routes(),
+	srv, err := r.cfg.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, r.router(),
 		confighttp.WithDecoder("gzip", gzipDecoder),
 		confighttp.WithDecoder("deflate", zlibDecoder),
 		confighttp.WithDecoder("zlib", zlibDecoder),
@@ -183,76 +184,15 @@ func (r *datadogReceiver) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// routes lists every path served. Paths of a signal with no pipeline are not
-// served, so a sender gets a 404 instead of a silent drop; ServeMux answers
-// 405 (with Allow) for a known path with another method.
-func (r *datadogReceiver) routes() http.Handler {
-	mux := http.NewServeMux()
-	r.mux = mux
-	handle := func(methods []string, path string, local bool, h http.HandlerFunc) {
-		for _, m := range methods {
-			mux.Handle(m+" "+path, r.authorize(local, h))
-		}
-	}
-	postPut := []string{http.MethodPost, http.MethodPut}
-	post := []string{http.MethodPost}
-	accepted := []byte("{}")
-	for _, p := range r.paths() {
-		switch p.kind {
-		case pathTraces:
-			handle(postPut, p.path, true, r.tracerTracesHandler(p))
-		case pathAgentTraces:
-			handle(post, p.path, false, r.agentTracesHandler)
-		case pathLogs:
-			handle(post, p.path, false, r.logsHandler)
-		case pathEventsV1:
-			handle(post, p.path, false, r.eventsHandler("datadog_events_v1", logs.EventV1, eventV1Answer))
-		case pathEventsV2:
-			handle(post, p.path, false, r.eventsHandler("datadog_events_v2", logs.EventV2, eventV2Answer))
-		case pathInfo:
-			handle([]string{http.MethodGet}, p.path, true, r.infoHandler)
-		case pathValidate:
-			handle([]string{http.MethodGet}, p.path, false, validateHandler)
-		case pathTelemetry:
-			handle(post, p.path, true, r.discard(http.StatusAccepted, nil))
-		case pathDiscard:
-			handle(post, p.path, false, r.discard(http.StatusAccepted, accepted))
-		case pathDogStatsD:
-			handle(post, p.path, true, r.dogStatsDHandler)
-		case pathIntake:
-			handle(post, p.path, false, r.intakeHandler)
-		case pathSeriesV1:
-			handle(post, p.path, false, r.metricsHandler("datadog_series_v1", http.StatusAccepted, []byte(`{"status":"ok"}`), seriesV1))
-		case pathSeriesV2:
-			handle(post, p.path, false, r.metricsHandler("datadog_series_v2", http.StatusAccepted, []byte(`{"errors":[]}`), seriesV2))
-		case pathSeriesV3:
-			handle(post, p.path, false, r.seriesV3Handler)
-		case pathDistributionPoints:
-			handle(post, p.path, false, r.metricsHandler("datadog_distribution_points", http.StatusAccepted, []byte(`{"status":"ok"}`), distributionPoints))
-		case pathRemoteConfig:
-			handle(post, p.path, true, r.remoteConfigHandler)
-		case pathSketches:
-			handle(post, p.path, false, r.metricsHandler("datadog_sketches", http.StatusAccepted, accepted, sketches))
-		case pathCheckRun:
-			handle(post, p.path, false, r.metricsHandler("datadog_check_run", http.StatusAccepted, []byte(`{"status":"ok"}`), checkRuns))
-		case pathClientStats:
-			handle(postPut, p.path, true, r.metricsHandler("datadog_stats_v0.6", http.StatusOK, []byte(`"OK"`), clientStats))
-		case pathAgentStats:
-			handle(post, p.path, false, r.metricsHandler("datadog_stats_agent_v0.2", http.StatusAccepted, accepted, agentStats))
-		}
-	}
-	return mux
-}
-
 // authorize demands an ingestion key on agent intake paths whenever keys
-// are checked. Tracer paths (local) take requests without a key from the
+// are checked. Tracer paths take requests without a key from the
 // tracer networks (require_key_on_tracer_paths: from nowhere), and a key
 // from anywhere else.
-func (r *datadogReceiver) authorize(local bool, next http.Handler) http.Handler {
+func (r *datadogReceiver) authorize(tracer bool, next http.Handler) http.Handler {
 	if len(r.keys) == 0 && r.authn == nil {
 		return next
 	}
-	keyless := local && !r.cfg.RequireKeyOnTracerPaths
+	keyless := tracer && !r.cfg.RequireKeyOnTracerPaths
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if keyless && r.fromTracerNetwork(req) {
 			next.ServeHTTP(w, req)

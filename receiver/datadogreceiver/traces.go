@@ -12,15 +12,16 @@ import (
 // sampling, so every service keeps everything (rate 1).
 var rateByService = []byte(`{"rate_by_service":{"service:,env:":1}}`)
 
-func (r *datadogReceiver) tracerTracesHandler(p servedPath) http.HandlerFunc {
-	format := "datadog_" + p.version
+// tracerTracesHandler serves a tracer's /<version>/traces.
+func (r *datadogReceiver) tracerTracesHandler(version string) http.HandlerFunc {
+	format := "datadog_" + version
 	return func(w http.ResponseWriter, req *http.Request) {
 		buf, ok := r.readBody(w, req)
 		if !ok {
 			return
 		}
 		defer releaseBody(buf)
-		td, err := traces.TranslateTracer(p.version, req.Header.Get("Content-Type"), buf.Bytes(), traces.Tracer{
+		td, err := traces.TranslateTracer(version, req.Header.Get("Content-Type"), buf.Bytes(), traces.Tracer{
 			Lang:          req.Header.Get("Datadog-Meta-Lang"),
 			LangVersion:   req.Header.Get("Datadog-Meta-Lang-Version"),
 			TracerVersion: req.Header.Get("Datadog-Meta-Tracer-Version"),
@@ -33,7 +34,7 @@ func (r *datadogReceiver) tracerTracesHandler(p servedPath) http.HandlerFunc {
 		if !r.consumeTraces(w, req, format, td) {
 			return
 		}
-		if p.version == "v0.3" {
+		if version == "v0.3" {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			_, _ = w.Write([]byte("OK\n"))
 			return

@@ -1,0 +1,123 @@
+package datadogreceiver
+
+import (
+	"net/http"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
+)
+
+// route is one path served: the methods it takes, its handler, and who may
+// call it without a key.
+type route struct {
+	path    string
+	methods []string
+	handler http.HandlerFunc
+	// tracer paths (tracers talk to a local agent and send no key) take
+	// requests without one from the tracer networks; every other path
+	// needs the ingestion key.
+	tracer bool
+	// unlisted paths are served but not in /info: tracers that do not
+	// see them there send the same data by a path whose data is stored.
+	unlisted bool
+}
+
+var (
+	post    = []string{http.MethodPost}
+	postPut = []string{http.MethodPost, http.MethodPut}
+	get     = []string{http.MethodGet}
+)
+
+// Success bodies, as the Agent's intake answers them.
+var (
+	accepted = []byte("{}")
+	statusOK = []byte(`{"status":"ok"}`)
+)
+
+// routes is the single table of what is served: the router registers it
+// and /info advertises it, so the two cannot disagree. Paths of a signal
+// with no pipeline are left out, so a sender gets a 404 instead of a
+// silent drop.
+func (r *datadogReceiver) routes() []route {
+	rs := []route{
+		{path: "/info", methods: get, handler: r.infoHandler, tracer: true},
+		{path: "/api/v1/validate", methods: get, handler: validateHandler},
+		// Tracers send instrumentation telemetry through the agent to
+		// Datadog's backend; there is none, so it is accepted and dropped
+		// on purpose (counted).
+		{path: "/telemetry/proxy/api/v2/apmtelemetry", methods: post, handler: r.discard(http.StatusAccepted, nil), tracer: true},
+		// Profiles from tracers with profiling on have no OpenTelemetry
+		// home in this distribution yet; accepted and dropped on purpose
+		// (counted) so the profiler runs quietly, as behind an Agent.
+		{path: "/profiling/v1/input", methods: post, handler: r.discard(http.StatusAccepted, nil), tracer: true},
+		// Dynamic instrumentation snapshots, logs and probe diagnostics
+		// have no home here either; accepted and dropped on purpose
+		// (counted), so a tracer with the debugger on stops retrying.
+		{path: "/debugger/v1/input", methods: post, handler: r.discard(http.StatusAccepted, nil), tracer: true},
+		{path: "/debugger/v2/input", methods: post, handler: r.discard(http.StatusAccepted, nil), tracer: true},
+		{path: "/debugger/v1/diagnostics", methods: post, handler: r.discard(http.StatusAccepted, nil), tracer: true},
+		// Remote configuration: there is nothing to configure, and an
+		// empty answer is what an Agent gives when nothing changed, so a
+		// tracer polls quietly instead of logging errors.
+		{path: "/v0.7/config", methods: post, handler: r.remoteConfigHandler, tracer: true},
+	}
+	// The EVP proxy forwards CI Visibility, LLM Observability and other
+	// product payloads to intakes that do not exist here. A tracer that
+	// sends anyway is answered and the payload dropped (counted), but it
+	// is not advertised: tracers that do not see it fall back to sending
+	// test spans through /v0.4/traces, where they are stored.
+	for _, v := range []string{"v1", "v2", "v3", "v4"} {
+		rs = append(rs, route{path: "/evp_proxy/" + v + "/", methods: post, handler: r.discard(http.StatusAccepted, accepted), tracer: true, unlisted: true})
+	}
+	if r.nextTraces != nil {
+		for _, v := range []string{"v0.3", "v0.4", "v0.5", "v0.7", "v1.0"} {
+			rs = append(rs, route{path: "/" + v + "/traces", methods: postPut, handler: r.tracerTracesHandler(v), tracer: true})
+		}
+		rs = append(rs, route{path: "/api/v0.2/traces", methods: post, handler: r.agentTracesHandler})
+	}
+	if r.nextLogs != nil {
+		rs = append(rs,
+			route{path: "/api/v2/logs", methods: post, handler: r.logsHandler},
+			route{path: "/api/v1/events", methods: post, handler: r.eventsHandler("datadog_events_v1", logs.EventV1, eventV1Answer)},
+			route{path: "/api/v2/events", methods: post, handler: r.eventsHandler("datadog_events_v2", logs.EventV2, eventV2Answer)},
+		)
+	}
+	if r.nextMetrics != nil {
+		rs = append(rs,
+			route{path: "/api/v1/series", methods: post, handler: r.metricsHandler("datadog_series_v1", http.StatusAccepted, statusOK, seriesV1)},
+			route{path: "/api/v2/series", methods: post, handler: r.metricsHandler("datadog_series_v2", http.StatusAccepted, []byte(`{"errors":[]}`), seriesV2)},
+			route{path: "/api/intake/metrics/v3/series", methods: post, handler: r.seriesV3Handler},
+			route{path: "/api/v1/distribution_points", methods: post, handler: r.metricsHandler("datadog_distribution_points", http.StatusAccepted, statusOK, distributionPoints)},
+			route{path: "/api/beta/sketches", methods: post, handler: r.metricsHandler("datadog_sketches", http.StatusAccepted, accepted, sketches)},
+			route{path: "/api/v1/sketches", methods: post, handler: r.metricsHandler("datadog_sketches", http.StatusAccepted, accepted, sketches)},
+			route{path: "/api/v1/check_run", methods: post, handler: r.metricsHandler("datadog_check_run", http.StatusAccepted, statusOK, checkRuns)},
+			route{path: "/v0.6/stats", methods: postPut, handler: r.metricsHandler("datadog_stats_v0.6", http.StatusOK, []byte(`"OK"`), clientStats), tracer: true},
+			route{path: "/api/v0.2/stats", methods: post, handler: r.metricsHandler("datadog_stats_agent_v0.2", http.StatusAccepted, accepted, agentStats)},
+			route{path: "/dogstatsd/v1/proxy", methods: post, handler: r.dogStatsDHandler, tracer: true},
+			route{path: "/dogstatsd/v2/proxy", methods: post, handler: r.dogStatsDHandler, tracer: true},
+		)
+	}
+	// What an Agent sends besides telemetry: host and inventory metadata
+	// are not signals; accepted and dropped on purpose, counted by path.
+	for _, p := range []string{"/api/v1/metadata", "/api/v2/host_metadata"} {
+		rs = append(rs, route{path: p, methods: post, handler: r.discard(http.StatusAccepted, accepted)})
+	}
+	// /intake/ also carries the Agent's events, which become logs.
+	return append(rs, route{path: "/intake/", methods: post, handler: r.intakeHandler})
+}
+
+// router serves the routes. ServeMux answers 405 (with Allow) for a known
+// path with another method, and 404 for any other path.
+func (r *datadogReceiver) router() http.Handler {
+	mux := http.NewServeMux()
+	r.mux = mux
+	r.endpoints = nil
+	for _, rt := range r.routes() {
+		if !rt.unlisted {
+			r.endpoints = append(r.endpoints, rt.path)
+		}
+		for _, m := range rt.methods {
+			mux.Handle(m+" "+rt.path, r.authorize(rt.tracer, rt.handler))
+		}
+	}
+	return mux
+}
