@@ -10,25 +10,20 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/featuregate"
 	"go.opentelemetry.io/collector/receiver"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/metadata"
 )
 
 // FeatureGateID names the gate that guards the receiver.
+// FeatureGateID is the receiver's gate, declared in metadata.yaml.
 const FeatureGateID = "receiver.datadog"
 
 // EnableEnvVar is the switch the shipped configuration reads.
 const EnableEnvVar = "ENABLE_DATADOG_RECEIVER"
 
 // Gate guards the receiver: experimental, off unless switched on.
-var Gate = featuregate.GlobalRegistry().MustRegister(
-	FeatureGateID,
-	featuregate.StageAlpha,
-	featuregate.WithRegisterDescription("Enables the experimental Datadog-compatible receiver (set "+EnableEnvVar+"=true with the shipped config)."),
-	featuregate.WithRegisterFromVersion("v0.1.0"),
-)
+var Gate = metadata.ReceiverDatadogFeatureGate
 
 const (
 	defaultEndpoint = "localhost:8126"
