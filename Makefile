@@ -18,7 +18,7 @@ CHDB_DIR     := $(CURDIR)/.cache/chdb/$(CHDB_VERSION)
 LIBCHDB      := $(CHDB_DIR)/libchdb.so
 export OTELHOUSE_LIBCHDB := $(LIBCHDB)
 
-.PHONY: all build image podman run test bench-once test-race unit e2e bench fuzz lint generate check-manifest clean libchdb web chromium
+.PHONY: all build image podman check-generated run test bench-once test-race unit e2e bench fuzz lint generate check-manifest clean libchdb web chromium
 
 all: build
 
@@ -117,6 +117,18 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	@for m in $(TESTMODS); do (cd $$m && $(GO) vet ./...) || exit 1; done
+	@$(MAKE) --no-print-directory check-generated
+
+# What mdatagen and ocb generate is committed; regenerating must change
+# nothing, or a metadata.yaml or builder-config.yaml edit was not followed
+# by `make generate`.
+# (Compared with the work tree's own changes, so edits in progress pass.)
+check-generated:
+	@before=$$(git diff -- receiver extension distribution | sha256sum); \
+	  $(MAKE) --no-print-directory generate >/dev/null 2>&1 || exit 1; \
+	  after=$$(git diff -- receiver extension distribution | sha256sum); \
+	  if [ "$$before" != "$$after" ]; then git diff --stat -- receiver extension distribution; \
+	    echo "generated files were stale (now regenerated): commit them"; exit 1; fi
 
 # Regenerates mdatagen metadata and the ocb distribution sources.
 generate:
