@@ -17,6 +17,7 @@ import (
 	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/intern"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -45,7 +46,7 @@ const ScopeName = "datadog"
 // reused by the next request rather than regrown.
 var batches = freelist.New(4*runtime.GOMAXPROCS(0), func() *batch {
 	return &batch{groups: map[string]plog.LogRecordSlice{}, lists: map[string]*parsedTags{},
-		last: map[*parsedTags]lastGroup{}, interned: map[string]string{}}
+		last: map[*parsedTags]lastGroup{}, interned: intern.New()}
 })
 
 // liftMessages reads JSON messages in place; tests turn it off to compare
@@ -153,8 +154,7 @@ type batch struct {
 	lastKeys []byte
 	// interned holds the keys and repeated values (status, resource
 	// values) of this batch, so each is allocated once, not per record.
-	interned map[string]string
-	recent   [64]string
+	interned *intern.Table
 	strs     arena
 	// Reused per record: the object's fields, a JSON message's fields, a
 	// "dd" object's fields, the attributes found in them, scratch.
@@ -171,8 +171,7 @@ func (b *batch) release() {
 	if len(b.lists) > maxBatchLists {
 		clear(b.lists)
 	}
-	clear(b.interned)
-	clear(b.recent[:])
+	b.interned.Reset()
 	// The records keep the arena's blocks; the next batch starts its own.
 	b.strs = arena{}
 	b.ld = plog.Logs{}
@@ -198,24 +197,7 @@ const (
 	maxBatchLists = 4096
 )
 
-func (b *batch) intern(v []byte) string {
-	if len(v) == 0 {
-		return ""
-	}
-	// A payload repeats a few keys and levels: a direct-mapped slot answers
-	// most lookups with one comparison instead of hashing.
-	slot := &b.recent[(uint(len(v))*31+uint(v[0])*7+uint(v[len(v)-1]))%uint(len(b.recent))]
-	if *slot == string(v) {
-		return *slot
-	}
-	s, ok := b.interned[string(v)]
-	if !ok {
-		s = string(v)
-		b.interned[s] = s
-	}
-	*slot = s
-	return s
-}
+func (b *batch) intern(v []byte) string { return b.interned.String(v) }
 
 var (
 	litTrue, litFalse, litNull = []byte("true"), []byte("false"), []byte("null")

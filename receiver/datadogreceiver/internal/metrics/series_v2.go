@@ -22,7 +22,7 @@ func SeriesV2(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 	if err := bud.Proto(payloadDescriptor("MetricPayload"), body); err != nil {
 		return pmetric.Metrics{}, err
 	}
-	d := seriesDecoder{b: newBuilder(bud), interned: intern.Table{}}
+	d := seriesDecoder{b: newBuilder(bud), interned: intern.New()}
 	n := 0
 	err := pbwire.Fields(body, func(num int32, typ, i int) (int, error) {
 		if num != 1 {
@@ -48,7 +48,7 @@ type seriesDecoder struct {
 	b        *builder
 	s        series
 	points   []wirePoint
-	interned intern.Table
+	interned *intern.Table
 	// invalid is why the first invalid series is (no name, a type Datadog
 	// does not define): the whole payload is still read, as the generated
 	// decoder would, before it is refused.

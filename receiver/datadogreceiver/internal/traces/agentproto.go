@@ -29,7 +29,7 @@ func TranslateAgent(body []byte, bud *budget.Budget) (ptrace.Traces, error) {
 	if len(body) == 0 {
 		return ptrace.Traces{}, errors.New("empty AgentPayload")
 	}
-	d := agentDecoder{g: newGrouper(bud), interned: intern.Table{}, scratch: ptrace.NewSpan()}
+	d := agentDecoder{g: newGrouper(bud), interned: intern.New(), scratch: ptrace.NewSpan()}
 	idx, err := d.payload(body)
 	if idx {
 		ap, err := DecodeAgent(body, bud)
@@ -50,7 +50,7 @@ func TranslateAgent(body []byte, bud *budget.Budget) (ptrace.Traces, error) {
 type agentDecoder struct {
 	g        *grouper
 	agent    Agent
-	interned intern.Table
+	interned *intern.Table
 	scratch  ptrace.Span
 	chunk    []chunkSpan
 	// The span being read: its map entries and links and events, kept as

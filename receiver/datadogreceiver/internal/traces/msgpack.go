@@ -14,6 +14,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/intern"
 )
 
 // The v0.3/v0.4 msgpack body is what tracers send most; decoding it
@@ -30,7 +31,7 @@ const maxInterned = 64
 type msgpackDecoder struct {
 	tracer   *pb.TracerPayload // the header fields, for the resource
 	g        *grouper
-	interned map[string]string
+	interned *intern.Table
 	scratch  ptrace.Span
 	chunk    []chunkSpan
 }
@@ -57,7 +58,7 @@ func TranslateTracer(version, contentType string, body []byte, t Tracer, bud *bu
 }
 
 func decodeMsgpackV04(body []byte, t Tracer, bud *budget.Budget) (ptrace.Traces, error) {
-	d := msgpackDecoder{g: newGrouper(bud), interned: map[string]string{}, scratch: ptrace.NewSpan(),
+	d := msgpackDecoder{g: newGrouper(bud), interned: intern.NewWith(validString), scratch: ptrace.NewSpan(),
 		tracer: &pb.TracerPayload{LanguageName: t.Lang, LanguageVersion: t.LangVersion,
 			TracerVersion: t.TracerVersion, ContainerID: t.ContainerID}}
 	if err := d.traces(body); err != nil {
@@ -296,14 +297,7 @@ func (d *msgpackDecoder) str(b []byte) (string, []byte, error) {
 }
 
 // intern returns v as a string allocated once per request.
-func (d *msgpackDecoder) intern(v []byte) string {
-	if s, ok := d.interned[string(v)]; ok {
-		return s
-	}
-	s := validString(v)
-	d.interned[string(v)] = s
-	return s
-}
+func (d *msgpackDecoder) intern(v []byte) string { return d.interned.String(v) }
 
 func (d *msgpackDecoder) value(v []byte) string {
 	if len(v) <= maxInterned {
