@@ -287,19 +287,18 @@ func (s *Server) queryTimeout() time.Duration {
 
 // historyHandler answers GET /api/v2/alerts/{id}/history: evaluations and
 // delivery outcomes, newest first.
-func (s *Server) historyHandler(f form, w http.ResponseWriter, r *http.Request) {
+func (s *Server) historyHandler(r *http.Request) result {
 	ctx, team, id := r.Context(), teamOf(r.Context()), r.PathValue("id")
-	if _, err := s.opts.Store.Get(ctx, team, kindAlert, id); s.writeErr(w, f, kindAlert, err) {
-		return
+	if _, err := s.opts.Store.Get(ctx, team, kindAlert, id); err != nil {
+		return failed(kindAlert, err)
 	}
 	limit, offset, err := paging(r)
 	if err != nil {
-		fail(w, f, http.StatusBadRequest, err.Error())
-		return
+		return fail(http.StatusBadRequest, err.Error())
 	}
 	evs, err := s.opts.Store.History(ctx, team, id, limit, offset)
-	if s.writeErr(w, f, kindAlert, err) {
-		return
+	if err != nil {
+		return failed(kindAlert, err)
 	}
 	out := make([]map[string]any, 0, len(evs))
 	for _, e := range evs {
@@ -308,5 +307,5 @@ func (s *Server) historyHandler(f form, w http.ResponseWriter, r *http.Request) 
 			"deliveryAttempts": e.DeliveryAttempts, "deliveryError": e.DeliveryError, "idempotencyKey": e.IdempotencyKey,
 			"evaluatedAt": e.EvaluatedAt.UnixMilli()})
 	}
-	reply(w, f, http.StatusOK, out, map[string]any{"limit": limit, "offset": offset})
+	return ok(http.StatusOK, out, map[string]any{"limit": limit, "offset": offset})
 }

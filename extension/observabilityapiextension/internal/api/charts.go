@@ -36,15 +36,14 @@ const maxSeries = 20
 
 // chartSeriesHandler answers one row per bucket and group, every bucket of
 // the range present, as {"ts_bucket": ms, "group": [...], "series_N.data": v}.
-func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Request) {
-	body, ok := readJSON(w, f, r, MaxBody)
-	if !ok {
-		return
+func (s *Server) chartSeriesHandler(r *http.Request) result {
+	body, err := readJSON(r, MaxBody)
+	if err != nil {
+		return failed("", err)
 	}
 	var req chartRequest
 	if err := decodeStrict(body, &req); err != nil {
-		fail(w, f, http.StatusBadRequest, err.Error())
-		return
+		return fail(http.StatusBadRequest, err.Error())
 	}
 	var p problems
 	start, end := time.UnixMilli(req.StartTime).UTC(), time.UnixMilli(req.EndTime).UTC()
@@ -67,23 +66,19 @@ func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Reque
 		p.oneOf(fmt.Sprintf("series[%d].aggFn", i), sr.AggFn, aggFns)
 	}
 	if err := p.err(); err != nil {
-		fail(w, f, http.StatusBadRequest, "invalid chart query: "+err.Error())
-		return
+		return fail(http.StatusBadRequest, "invalid chart query: "+err.Error())
 	}
 	series := make([]charts.Series, len(req.Series))
 	for i, sr := range req.Series {
 		cs, err := s.seriesFor(r.Context(), teamOf(r.Context()), sr)
 		if errors.Is(err, store.ErrNotFound) {
-			fail(w, f, http.StatusNotFound, "source "+strconv.Quote(sr.SourceID)+" not found")
-			return
+			return fail(http.StatusNotFound, "source "+strconv.Quote(sr.SourceID)+" not found")
 		}
 		if ve := (validationError{}); errors.As(err, &ve) {
-			fail(w, f, http.StatusBadRequest, "invalid chart query: "+err.Error())
-			return
+			return fail(http.StatusBadRequest, "invalid chart query: "+err.Error())
 		}
 		if err != nil {
-			s.internal(w, f, err)
-			return
+			return failed("", err)
 		}
 		series[i] = cs
 	}
@@ -92,15 +87,14 @@ func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Reque
 		var pe charts.QueryError
 		switch {
 		case errors.As(err, &pe):
-			fail(w, f, http.StatusBadRequest, "invalid chart query: "+err.Error())
+			return fail(http.StatusBadRequest, "invalid chart query: "+err.Error())
 		case r.Context().Err() != nil:
-			return // the client went away; its query was cancelled
+			return failed("", errGone) // its query was cancelled
 		case errors.Is(err, charts.ErrTimeout):
-			fail(w, f, http.StatusGatewayTimeout, "chart query exceeded query_timeout ("+s.queryTimeout().String()+"); narrow the time range or the filter")
+			return fail(http.StatusGatewayTimeout, "chart query exceeded query_timeout ("+s.queryTimeout().String()+"); narrow the time range or the filter")
 		default:
-			fail(w, f, http.StatusBadGateway, "chart query failed: "+err.Error())
+			return fail(http.StatusBadGateway, "chart query failed: "+err.Error())
 		}
-		return
 	}
 	rows := make([]map[string]any, 0, len(points))
 	for _, pt := range points {
@@ -110,7 +104,7 @@ func (s *Server) chartSeriesHandler(f form, w http.ResponseWriter, r *http.Reque
 		}
 		rows = append(rows, row)
 	}
-	reply(w, f, http.StatusOK, rows, map[string]any{"granularity": step.String()})
+	return ok(http.StatusOK, rows, map[string]any{"granularity": step.String()})
 }
 
 // seriesFor makes a chart series of a team's source.

@@ -9,10 +9,16 @@ package api
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 type form int
@@ -102,13 +108,82 @@ func (l *listWriter) end() {
 	_ = l.bw.Flush()
 }
 
-// fail writes an error in the form's envelope.
-func fail(w http.ResponseWriter, f form, status int, msg string) {
+// writeFail writes an error in the form's envelope; endpoints return one
+// (fail) instead, and only the guard, before an endpoint runs, writes it.
+func writeFail(w http.ResponseWriter, f form, status int, msg string) {
 	if f == managed {
 		writeJSON(w, status, map[string]any{"status": status, "error": msg, "requestId": requestID()})
 		return
 	}
 	writeJSON(w, status, map[string]any{"message": msg})
+}
+
+// endpoint answers one request of either form; answer writes what it
+// returns, so the envelope, the status of an error and the log of an
+// internal one live in one place.
+type endpoint func(r *http.Request) result
+
+// result is an endpoint's answer: data (with extras beside it in the
+// envelope) or an error, or a stream that writes itself.
+type result struct {
+	status int            // 0: 200
+	data   any            // the envelope's data (result, managed)
+	extra  map[string]any // beside it: total, limit, offset, nextCursor…
+	raw    bool           // data is the whole body (GET /api/v2, as HyperDX answers it)
+	err    error
+	kind   string // what a store error is about ("dashboard not found")
+	// stream writes a list a part at a time; it has begun the answer
+	// once it returns, whatever happened.
+	stream func(w http.ResponseWriter, f form)
+}
+
+// ok answers data with status (and extras, for lists).
+func ok(status int, data any, extra map[string]any) result {
+	return result{status: status, data: data, extra: extra}
+}
+
+// apiError is an error answered with its own status and message.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// fail answers status with msg.
+func fail(status int, msg string) result { return result{err: &apiError{status, msg}} }
+
+// failed answers err: a store's not-found about kind is 404, a
+// validationError 400, an apiError its own status, errGone nothing (the
+// client left), anything else 500, logged.
+func failed(kind string, err error) result { return result{err: err, kind: kind} }
+
+// errGone: the client went away and its query was cancelled; nobody is
+// left to answer.
+var errGone = errors.New("client went away")
+
+// answer writes an endpoint's result in the form's envelope.
+func (s *Server) answer(w http.ResponseWriter, f form, res result) {
+	var ae *apiError
+	var ve validationError
+	switch {
+	case res.stream != nil:
+		res.stream(w, f)
+	case res.err == nil && res.raw:
+		writeJSON(w, cmp.Or(res.status, http.StatusOK), res.data)
+	case res.err == nil:
+		reply(w, f, cmp.Or(res.status, http.StatusOK), res.data, res.extra)
+	case errors.Is(res.err, errGone):
+	case errors.As(res.err, &ae):
+		writeFail(w, f, ae.status, ae.msg)
+	case errors.Is(res.err, store.ErrNotFound):
+		writeFail(w, f, http.StatusNotFound, res.kind+" not found")
+	case errors.As(res.err, &ve):
+		writeFail(w, f, http.StatusBadRequest, "invalid "+res.kind+": "+ve.Error())
+	default:
+		s.opts.Logger.Error("observability API request failed", zap.Error(res.err))
+		writeFail(w, f, http.StatusInternalServerError, "internal error")
+	}
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -50,7 +50,7 @@ func (l *limiters) allow(w http.ResponseWriter, f form, identity string) bool {
 	h.Set("RateLimit-Reset", strconv.Itoa(reset))
 	if !allowed {
 		h.Set("Retry-After", strconv.Itoa(max(reset, 1)))
-		fail(w, f, http.StatusTooManyRequests, "rate limit exceeded for this key")
+		writeFail(w, f, http.StatusTooManyRequests, "rate limit exceeded for this key")
 	}
 	return allowed
 }

@@ -47,15 +47,14 @@ func instant(raw json.RawMessage, field string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%s is required: an ISO 8601 time or epoch milliseconds", field)
 }
 
-func (s *Server) searchHandler(f form, w http.ResponseWriter, r *http.Request) {
-	body, ok := readJSON(w, f, r, MaxBody)
-	if !ok {
-		return
+func (s *Server) searchHandler(r *http.Request) result {
+	body, err := readJSON(r, MaxBody)
+	if err != nil {
+		return failed("", err)
 	}
 	var req searchRequest
 	if err := decodeStrict(body, &req); err != nil {
-		fail(w, f, http.StatusBadRequest, err.Error())
-		return
+		return fail(http.StatusBadRequest, err.Error())
 	}
 	var p problems
 	start, err := instant(req.StartTime, "startTime")
@@ -80,26 +79,21 @@ func (s *Server) searchHandler(f form, w http.ResponseWriter, r *http.Request) {
 	}
 	p.oneOf("whereLanguage", req.WhereLanguage, whereLanguages)
 	if err := p.err(); err != nil {
-		fail(w, f, http.StatusBadRequest, "invalid search: "+err.Error())
-		return
+		return fail(http.StatusBadRequest, "invalid search: "+err.Error())
 	}
 	src, err := s.sources.Get(r.Context(), teamOf(r.Context()), req.SourceID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		fail(w, f, http.StatusNotFound, "source "+strconv.Quote(req.SourceID)+" not found")
-		return
+		return fail(http.StatusNotFound, "source "+strconv.Quote(req.SourceID)+" not found")
 	case errors.Is(err, sources.ErrUnreadable):
-		fail(w, f, http.StatusBadRequest, "invalid search: "+err.Error())
-		return
+		return fail(http.StatusBadRequest, "invalid search: "+err.Error())
 	case err != nil:
-		s.internal(w, f, err)
-		return
+		return failed("", err)
 	}
 	// Keyset paging reads newest first only; an ascending order would
 	// need another cursor.
 	if o := strings.Fields(req.OrderBy); len(o) > 0 && !(o[0] == src.TimestampColumn && (len(o) == 1 || len(o) == 2 && strings.EqualFold(o[1], "DESC"))) {
-		fail(w, f, http.StatusBadRequest, "invalid search: orderBy may only be "+strconv.Quote(src.TimestampColumn+" DESC")+" (newest first, paged with nextCursor)")
-		return
+		return fail(http.StatusBadRequest, "invalid search: orderBy may only be "+strconv.Quote(src.TimestampColumn+" DESC")+" (newest first, paged with nextCursor)")
 	}
 	scope, err := charts.OpenScope(r.Context(), s.opts.DB, src.Chart())
 	if err == nil {
@@ -112,18 +106,18 @@ func (s *Server) searchHandler(f form, w http.ResponseWriter, r *http.Request) {
 			if page.NextCursor != "" {
 				extra["nextCursor"] = page.NextCursor
 			}
-			reply(w, f, http.StatusOK, rows, extra)
-			return
+			return ok(http.StatusOK, rows, extra)
 		}
 	}
 	var qe charts.QueryError
 	switch {
 	case errors.As(err, &qe):
-		fail(w, f, http.StatusBadRequest, "invalid search: "+err.Error())
+		return fail(http.StatusBadRequest, "invalid search: "+err.Error())
 	case r.Context().Err() != nil:
+		return failed("", errGone)
 	case errors.Is(err, charts.ErrTimeout):
-		fail(w, f, http.StatusGatewayTimeout, "search exceeded query_timeout ("+s.queryTimeout().String()+"); narrow the time range or the filter")
+		return fail(http.StatusGatewayTimeout, "search exceeded query_timeout ("+s.queryTimeout().String()+"); narrow the time range or the filter")
 	default:
-		fail(w, f, http.StatusBadGateway, "search failed: "+err.Error())
+		return fail(http.StatusBadGateway, "search failed: "+err.Error())
 	}
 }

@@ -19,11 +19,9 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/time/rate"
 
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/accounts"
 	"github.com/otelhouse/otelhouse/internal/dashboards"
 	"github.com/otelhouse/otelhouse/internal/keys"
-	"github.com/otelhouse/otelhouse/internal/savedsearch"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
@@ -180,13 +178,13 @@ func teamOf(ctx context.Context) string { return ctx.Value(teamKey{}).(string) }
 
 // guard authenticates the caller for the form and checks the managed
 // path's organization and service.
-func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Request)) http.Handler {
+func (s *Server) guard(f form, next endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var team, identity string
 		switch f {
 		case managed:
 			if r.PathValue("org") != s.opts.OrganizationID || r.PathValue("svc") != s.opts.ServiceID || s.opts.OrganizationID == "" {
-				fail(w, f, http.StatusNotFound, "organization or service not found")
+				writeFail(w, f, http.StatusNotFound, "organization or service not found")
 				return
 			}
 			id, secret, ok := r.BasicAuth()
@@ -201,7 +199,7 @@ func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Reques
 			if len(h) > len(prefix) && h[:len(prefix)] == prefix {
 				k, ok, err := s.personal.Lookup(r.Context(), keys.Hash(h[len(prefix):]))
 				if err != nil {
-					s.internal(w, f, err)
+					s.answer(w, f, failed("", err))
 					return
 				}
 				if ok {
@@ -214,38 +212,30 @@ func (s *Server) guard(f form, next func(form, http.ResponseWriter, *http.Reques
 			if s.opts.OnAuthFailure != nil {
 				s.opts.OnAuthFailure(r, "missing or invalid API key")
 			}
-			fail(w, f, http.StatusUnauthorized, "missing or invalid API key")
+			writeFail(w, f, http.StatusUnauthorized, "missing or invalid API key")
 			return
 		}
 		if !s.limits.allow(w, f, identity) {
 			return
 		}
-		next(f, w, r.WithContext(context.WithValue(r.Context(), teamKey{}, team)))
+		s.answer(w, f, next(r.WithContext(context.WithValue(r.Context(), teamKey{}, team))))
 	})
 }
 
-func (s *Server) internal(w http.ResponseWriter, f form, err error) {
-	s.opts.Logger.Error("observability API request failed", zap.Error(err))
-	fail(w, f, http.StatusInternalServerError, "internal error")
-}
-
 // readJSON enforces the JSON content type and the size limit.
-func readJSON(w http.ResponseWriter, f form, r *http.Request, limit int64) ([]byte, bool) {
+func readJSON(r *http.Request, limit int64) ([]byte, error) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		fail(w, f, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
-		return nil, false
+		return nil, &apiError{http.StatusUnsupportedMediaType, "Content-Type must be application/json"}
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			fail(w, f, http.StatusRequestEntityTooLarge, "request body exceeds "+sizeText(limit))
-		} else {
-			fail(w, f, http.StatusBadRequest, "reading body: "+err.Error())
+			return nil, &apiError{http.StatusRequestEntityTooLarge, "request body exceeds " + sizeText(limit)}
 		}
-		return nil, false
+		return nil, &apiError{http.StatusBadRequest, "reading body: " + err.Error()}
 	}
-	return b, true
+	return b, nil
 }
 
 func sizeText(n int64) string {
@@ -259,82 +249,6 @@ func newID() string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// decodeValidate turns a body into a stored document of kind, with id and
-// timestamps, or a 400 listing every problem.
-func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, id string, created, now time.Time) (any, error) {
-	switch kind {
-	case kindDashboard:
-		d, err := dashboards.Decode(body)
-		if err == nil {
-			team := teamOf(ctx)
-			err = d.Validate(newID, func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) })
-		}
-		var bad dashboards.Invalid
-		if errors.As(err, &bad) {
-			return nil, validationError{err}
-		}
-		if err != nil {
-			return nil, err
-		}
-		d.ID, d.CreatedAt, d.UpdatedAt = id, created, now
-		return &d, nil
-	case kindAlert:
-		var a Alert
-		if err := decodeStrict(body, &a); err != nil {
-			return nil, validationError{err}
-		}
-		if err := a.validate(ctx, lookups{s: s, team: teamOf(ctx)}); err != nil {
-			return nil, err
-		}
-		a.ID, a.CreatedAt, a.UpdatedAt = id, created, now
-		if a.State == "" {
-			a.State = "OK"
-		}
-		return &a, nil
-	case kindSource:
-		var src Source
-		if err := decodeStrict(body, &src); err != nil {
-			return nil, validationError{err}
-		}
-		if err := src.Validate(s.opts.Database, s.opts.SourceDatabases); err != nil {
-			return nil, validationError{err}
-		}
-		src.ID = id
-		return &src, nil
-	case kindSaved:
-		var ss SavedSearch
-		if err := decodeStrict(body, &ss); err != nil {
-			return nil, validationError{err}
-		}
-		team := teamOf(ctx)
-		err := ss.Validate(func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) })
-		var bad savedsearch.Invalid
-		if errors.As(err, &bad) {
-			return nil, validationError{err}
-		}
-		if err != nil {
-			return nil, err
-		}
-		ss.ID, ss.CreatedAt, ss.UpdatedAt = id, created, now
-		return &ss, nil
-	default:
-		var wh Webhook
-		if err := decodeStrict(body, &wh); err != nil {
-			return nil, validationError{err}
-		}
-		if err := wh.validate(); err != nil {
-			return nil, validationError{err}
-		}
-		if !s.opts.AllowPrivateWebhooks {
-			if err := webhook.CheckTarget(ctx, wh.URL); err != nil {
-				return nil, validationError{fmt.Errorf("url: %w (set alerts.allow_private_webhooks to allow it)", err)}
-			}
-		}
-		wh.ID, wh.CreatedAt, wh.UpdatedAt = id, created, now
-		return &wh, nil
-	}
 }
 
 // public is what a stored document looks like to callers: webhook headers
@@ -353,16 +267,16 @@ func public(kind string, doc []byte) any {
 	return m
 }
 
-func (s *Server) create(kind string) func(form, http.ResponseWriter, *http.Request) {
-	return func(f form, w http.ResponseWriter, r *http.Request) {
-		body, ok := readJSON(w, f, r, maxBodyOf(kind))
-		if !ok {
-			return
+func (s *Server) create(kind string) endpoint {
+	return func(r *http.Request) result {
+		body, err := readJSON(r, maxBodyOf(kind))
+		if err != nil {
+			return failed(kind, err)
 		}
 		now := time.Now().UTC().Truncate(time.Millisecond)
-		doc, err := s.decodeValidate(r.Context(), kind, body, newID(), now, now)
-		if s.writeErr(w, f, kind, err) {
-			return
+		doc, err := s.decodeValidate(r.Context(), kind, body, stamp{id: newID(), created: now, updated: now})
+		if err != nil {
+			return failed(kind, err)
 		}
 		// Counted and written under the team's lock, so that concurrent
 		// creates cannot pass the limit together (on this replica).
@@ -370,147 +284,113 @@ func (s *Server) create(kind string) func(form, http.ResponseWriter, *http.Reque
 		unlock := s.creating.lock(team + "/" + kind)
 		defer unlock()
 		n, err := s.opts.Store.Count(r.Context(), team, kind)
-		if s.writeErr(w, f, kind, err) {
-			return
+		if err != nil {
+			return failed(kind, err)
 		}
 		if n >= s.opts.TeamLimits.Of(kind) {
 			plural := strings.ReplaceAll(kind, "_", " ") + "es"
 			if !strings.HasSuffix(kind, "search") {
 				plural = strings.TrimSuffix(plural, "es") + "s"
 			}
-			fail(w, f, http.StatusForbidden, fmt.Sprintf("the team has %d %s, its limit (team_limits.%s); delete some first", n, plural, strings.ReplaceAll(plural, " ", "_")))
-			return
+			return fail(http.StatusForbidden, fmt.Sprintf("the team has %d %s, its limit (team_limits.%s); delete some first", n, plural, strings.ReplaceAll(plural, " ", "_")))
 		}
-		s.save(w, f, r, kind, doc, now, http.StatusCreated)
+		return s.save(r, kind, doc, now, http.StatusCreated)
 	}
 }
 
-func (s *Server) update(kind string) func(form, http.ResponseWriter, *http.Request) {
-	return func(f form, w http.ResponseWriter, r *http.Request) {
+func (s *Server) update(kind string) endpoint {
+	return func(r *http.Request) result {
 		id := r.PathValue("id")
 		old, err := s.opts.Store.Get(r.Context(), teamOf(r.Context()), kind, id)
-		if s.writeErr(w, f, kind, err) {
-			return
+		if err != nil {
+			return failed(kind, err)
 		}
-		body, ok := readJSON(w, f, r, maxBodyOf(kind))
-		if !ok {
-			return
+		body, err := readJSON(r, maxBodyOf(kind))
+		if err != nil {
+			return failed(kind, err)
 		}
 		now := time.Now().UTC().Truncate(time.Millisecond)
-		doc, err := s.decodeValidate(r.Context(), kind, body, id, old.CreatedAt.UTC(), now)
-		if s.writeErr(w, f, kind, err) {
-			return
+		doc, err := s.decodeValidate(r.Context(), kind, body, stamp{id: id, created: old.CreatedAt.UTC(), updated: now})
+		if err != nil {
+			return failed(kind, err)
 		}
-		if d, ok := doc.(*Dashboard); ok {
+		if d, ok := doc.value.(*Dashboard); ok {
 			// Alerts bound to a tile the update removes go with it.
-			if s.writeErr(w, f, kind, s.dropOrphanAlerts(r.Context(), teamOf(r.Context()), d)) {
-				return
+			if err := s.dropOrphanAlerts(r.Context(), teamOf(r.Context()), d); err != nil {
+				return failed(kind, err)
 			}
 		}
-		s.save(w, f, r, kind, doc, old.CreatedAt, http.StatusOK)
+		return s.save(r, kind, doc, old.CreatedAt, http.StatusOK)
 	}
 }
 
-func (s *Server) save(w http.ResponseWriter, f form, r *http.Request, kind string, doc any, created time.Time, status int) {
-	b, _ := json.Marshal(doc)
-	id := idOf(doc)
-	if err := s.opts.Store.Put(r.Context(), teamOf(r.Context()), kind, id, b, created, time.Now()); err != nil {
-		s.internal(w, f, err)
-		return
+func (s *Server) save(r *http.Request, kind string, doc document, created time.Time, status int) result {
+	b, _ := json.Marshal(doc.value)
+	if err := s.opts.Store.Put(r.Context(), teamOf(r.Context()), kind, doc.id, b, created, time.Now()); err != nil {
+		return failed(kind, err)
 	}
-	reply(w, f, status, public(kind, b), nil)
+	return ok(status, public(kind, b), nil)
 }
 
-func idOf(doc any) string {
-	switch d := doc.(type) {
-	case *Dashboard:
-		return d.ID
-	case *Alert:
-		return d.ID
-	case *Source:
-		return d.ID
-	case *Webhook:
-		return d.ID
-	case *SavedSearch:
-		return d.ID
-	}
-	return ""
-}
-
-// writeErr answers an error and reports whether there was one.
-func (s *Server) writeErr(w http.ResponseWriter, f form, kind string, err error) bool {
-	var v validationError
-	switch {
-	case err == nil:
-		return false
-	case errors.Is(err, store.ErrNotFound):
-		fail(w, f, http.StatusNotFound, kind+" not found")
-	case errors.As(err, &v):
-		fail(w, f, http.StatusBadRequest, "invalid "+kind+": "+v.Error())
-	default:
-		s.internal(w, f, err)
-	}
-	return true
-}
-
-func (s *Server) get(kind string) func(form, http.ResponseWriter, *http.Request) {
-	return func(f form, w http.ResponseWriter, r *http.Request) {
+func (s *Server) get(kind string) endpoint {
+	return func(r *http.Request) result {
 		res, err := s.opts.Store.Get(r.Context(), teamOf(r.Context()), kind, r.PathValue("id"))
-		if s.writeErr(w, f, kind, err) {
-			return
+		if err != nil {
+			return failed(kind, err)
 		}
-		reply(w, f, http.StatusOK, public(kind, res.Doc), nil)
+		return ok(http.StatusOK, public(kind, res.Doc), nil)
 	}
 }
 
-func (s *Server) list(kind string) func(form, http.ResponseWriter, *http.Request) {
-	return func(f form, w http.ResponseWriter, r *http.Request) {
+func (s *Server) list(kind string) endpoint {
+	return func(r *http.Request) result {
 		limit, offset, err := paging(r)
 		if err != nil {
-			fail(w, f, http.StatusBadRequest, err.Error())
-			return
+			return fail(http.StatusBadRequest, err.Error())
 		}
 		ctx, team := r.Context(), teamOf(r.Context())
 		page, total, err := s.opts.Store.Page(ctx, team, kind, limit, offset)
-		if s.writeErr(w, f, kind, err) {
-			return
+		if err != nil {
+			return failed(kind, err)
 		}
-		out := newListWriter(w, f, map[string]any{"total": total, "limit": limit, "offset": offset})
-		for len(page) > 0 {
-			n, size := 1, page[0].Size
-			for n < len(page) && size+page[n].Size <= pagePart {
-				size += page[n].Size
-				n++
-			}
-			ids := make([]string, n)
-			for i, e := range page[:n] {
-				ids[i] = e.ID
-			}
-			docs, err := s.opts.Store.ByID(ctx, team, kind, ids)
-			if err != nil {
-				if !out.begun() {
-					s.writeErr(w, f, kind, err)
-					return
+		return result{stream: func(w http.ResponseWriter, f form) {
+			out := newListWriter(w, f, map[string]any{"total": total, "limit": limit, "offset": offset})
+			for len(page) > 0 {
+				n, size := 1, page[0].Size
+				for n < len(page) && size+page[n].Size <= pagePart {
+					size += page[n].Size
+					n++
 				}
-				// The answer has begun: cutting the connection tells the
-				// client it is incomplete.
-				s.opts.Logger.Error("observability API list failed", zap.Error(err))
-				panic(http.ErrAbortHandler)
-			}
-			byID := make(map[string][]byte, len(docs))
-			for _, d := range docs {
-				byID[d.ID] = d.Doc
-			}
-			for _, id := range ids {
-				if doc, ok := byID[id]; ok {
-					if out.add(public(kind, doc)) != nil {
-						return // the client went away
+				ids := make([]string, n)
+				for i, e := range page[:n] {
+					ids[i] = e.ID
+				}
+				docs, err := s.opts.Store.ByID(ctx, team, kind, ids)
+				if err != nil {
+					if !out.begun() {
+						s.answer(w, f, failed(kind, err))
+						return
+					}
+					// The answer has begun: cutting the connection tells the
+					// client it is incomplete.
+					s.opts.Logger.Error("observability API list failed", zap.Error(err))
+					panic(http.ErrAbortHandler)
+				}
+				byID := make(map[string][]byte, len(docs))
+				for _, d := range docs {
+					byID[d.ID] = d.Doc
+				}
+				for _, id := range ids {
+					if doc, ok := byID[id]; ok {
+						if out.add(public(kind, doc)) != nil {
+							return // the client went away
+						}
 					}
 				}
+				page = page[n:]
 			}
-			page = page[n:]
-		}
-		out.end()
+			out.end()
+		}}
 	}
 }
 
@@ -518,31 +398,30 @@ func (s *Server) list(kind string) func(form, http.ResponseWriter, *http.Request
 // deletes the alerts bound to it (they could never be evaluated again), as
 // does removing a tile in
 // an update; deleting a webhook is refused while an alert delivers to it.
-func (s *Server) remove(kind string) func(form, http.ResponseWriter, *http.Request) {
-	return func(f form, w http.ResponseWriter, r *http.Request) {
+func (s *Server) remove(kind string) endpoint {
+	return func(r *http.Request) result {
 		ctx, team, id := r.Context(), teamOf(r.Context()), r.PathValue("id")
-		if _, err := s.opts.Store.Get(ctx, team, kind, id); s.writeErr(w, f, kind, err) {
-			return
+		if _, err := s.opts.Store.Get(ctx, team, kind, id); err != nil {
+			return failed(kind, err)
 		}
 		alerts, err := s.alerts(ctx, team)
-		if s.writeErr(w, f, kind, err) {
-			return
+		if err != nil {
+			return failed(kind, err)
 		}
 		for _, a := range alerts {
 			switch {
 			case kind == kindDashboard && a.DashboardID == id, kind == kindSaved && a.SavedSearchID == id:
-				if err := s.opts.Store.Delete(ctx, team, kindAlert, a.ID); s.writeErr(w, f, kind, err) {
-					return
+				if err := s.opts.Store.Delete(ctx, team, kindAlert, a.ID); err != nil {
+					return failed(kind, err)
 				}
 			case kind == kindWebhook && a.Channel.WebhookID == id:
-				fail(w, f, http.StatusConflict, "webhook is used by alert "+a.ID)
-				return
+				return fail(http.StatusConflict, "webhook is used by alert "+a.ID)
 			}
 		}
-		if err := s.opts.Store.Delete(ctx, team, kind, id); s.writeErr(w, f, kind, err) {
-			return
+		if err := s.opts.Store.Delete(ctx, team, kind, id); err != nil {
+			return failed(kind, err)
 		}
-		reply(w, f, http.StatusOK, map[string]any{"id": id, "deleted": true}, nil)
+		return ok(http.StatusOK, map[string]any{"id": id, "deleted": true}, nil)
 	}
 }
 

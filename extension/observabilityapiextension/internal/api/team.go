@@ -20,20 +20,19 @@ type keyOwner struct {
 
 // whoami answers GET /api/v2 as HyperDX does: the API version and the
 // owner of the key the request came with (never the key itself).
-func (s *Server) whoami(f form, w http.ResponseWriter, r *http.Request) {
+func (s *Server) whoami(r *http.Request) result {
 	caller, _ := r.Context().Value(callerKey{}).(store.Key)
 	owner := keyOwner{Team: caller.TeamID}
 	if caller.UserID != "" {
 		u, err := s.opts.Store.UserByID(r.Context(), caller.UserID)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			s.internal(w, f, err)
-			return
+			return failed("", err)
 		}
 		if err == nil {
 			owner.ID, owner.Email, owner.Role, owner.CreatedAt = u.ID, u.Email, u.Role, &u.CreatedAt
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"version": "v2", "user": owner})
+	return result{raw: true, data: map[string]any{"version": "v2", "user": owner}}
 }
 
 // teamInfo is GET /api/v2/team's answer, as HyperDX's.
@@ -43,15 +42,15 @@ type teamInfo struct {
 }
 
 // team answers GET /api/v2/team: the caller's team.
-func (s *Server) team(f form, w http.ResponseWriter, r *http.Request) {
+func (s *Server) team(r *http.Request) result {
 	t, err := s.opts.Store.TeamByID(r.Context(), teamOf(r.Context()))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		fail(w, f, http.StatusNotFound, "team not found")
+		return fail(http.StatusNotFound, "team not found")
 	case err != nil:
-		s.internal(w, f, err)
+		return failed("", err)
 	default:
-		reply(w, f, http.StatusOK, teamInfo{ID: t.ID, Name: t.Name}, nil)
+		return ok(http.StatusOK, teamInfo{ID: t.ID, Name: t.Name}, nil)
 	}
 }
 
@@ -64,16 +63,15 @@ type member struct {
 }
 
 // teamMembers answers GET /api/v2/team/members: the team's accounts.
-func (s *Server) teamMembers(f form, w http.ResponseWriter, r *http.Request) {
+func (s *Server) teamMembers(r *http.Request) result {
 	caller, _ := r.Context().Value(callerKey{}).(store.Key)
 	users, err := s.opts.Store.TeamUsers(r.Context(), teamOf(r.Context()))
 	if err != nil {
-		s.internal(w, f, err)
-		return
+		return failed("", err)
 	}
 	out := make([]member, 0, len(users))
 	for _, u := range users {
 		out = append(out, member{ID: u.ID, Email: u.Email, Role: u.Role, IsCurrentUser: u.ID == caller.UserID})
 	}
-	reply(w, f, http.StatusOK, out, nil)
+	return ok(http.StatusOK, out, nil)
 }

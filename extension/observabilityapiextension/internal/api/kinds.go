@@ -1,0 +1,120 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
+	"github.com/otelhouse/otelhouse/internal/dashboards"
+	"github.com/otelhouse/otelhouse/internal/savedsearch"
+)
+
+// stamp is what the API, not the caller, gives a document: its id and
+// times.
+type stamp struct {
+	id               string
+	created, updated time.Time
+}
+
+// document is a resource ready to store: its id and the value written.
+type document struct {
+	id    string
+	value any
+}
+
+// decoder turns a request body into a document of one kind, checked and
+// stamped, or an error (a validationError lists every problem).
+type decoder func(s *Server, ctx context.Context, body []byte, st stamp) (document, error)
+
+// decoders is what differs between the kinds the API stores; everything
+// else (routes, limits, lists, deletes) is the same for all.
+var decoders = map[string]decoder{
+	kindDashboard: decodeDashboard,
+	kindAlert:     decodeAlert,
+	kindSource:    decodeSource,
+	kindSaved:     decodeSavedSearch,
+	kindWebhook:   decodeWebhook,
+}
+
+func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, st stamp) (document, error) {
+	return decoders[kind](s, ctx, body, st)
+}
+
+func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
+	d, err := dashboards.Decode(body)
+	if err == nil {
+		team := teamOf(ctx)
+		err = d.Validate(newID, func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) })
+	}
+	if bad := (dashboards.Invalid{}); errors.As(err, &bad) {
+		return document{}, validationError{err}
+	}
+	if err != nil {
+		return document{}, err
+	}
+	d.ID, d.CreatedAt, d.UpdatedAt = st.id, st.created, st.updated
+	return document{st.id, &d}, nil
+}
+
+func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
+	var a Alert
+	if err := decodeStrict(body, &a); err != nil {
+		return document{}, validationError{err}
+	}
+	if err := a.validate(ctx, lookups{s: s, team: teamOf(ctx)}); err != nil {
+		return document{}, err
+	}
+	a.ID, a.CreatedAt, a.UpdatedAt = st.id, st.created, st.updated
+	if a.State == "" {
+		a.State = StateOK
+	}
+	return document{st.id, &a}, nil
+}
+
+func decodeSource(s *Server, _ context.Context, body []byte, st stamp) (document, error) {
+	var src Source
+	if err := decodeStrict(body, &src); err != nil {
+		return document{}, validationError{err}
+	}
+	if err := src.Validate(s.opts.Database, s.opts.SourceDatabases); err != nil {
+		return document{}, validationError{err}
+	}
+	src.ID = st.id
+	return document{st.id, &src}, nil
+}
+
+func decodeSavedSearch(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
+	var ss SavedSearch
+	if err := decodeStrict(body, &ss); err != nil {
+		return document{}, validationError{err}
+	}
+	team := teamOf(ctx)
+	err := ss.Validate(func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) })
+	if bad := (savedsearch.Invalid{}); errors.As(err, &bad) {
+		return document{}, validationError{err}
+	}
+	if err != nil {
+		return document{}, err
+	}
+	ss.ID, ss.CreatedAt, ss.UpdatedAt = st.id, st.created, st.updated
+	return document{st.id, &ss}, nil
+}
+
+func decodeWebhook(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
+	var wh Webhook
+	if err := decodeStrict(body, &wh); err != nil {
+		return document{}, validationError{err}
+	}
+	if err := wh.validate(); err != nil {
+		return document{}, validationError{err}
+	}
+	if !s.opts.AllowPrivateWebhooks {
+		if err := webhook.CheckTarget(ctx, wh.URL); err != nil {
+			return document{}, validationError{fmt.Errorf("url: %w (set alerts.allow_private_webhooks to allow it)", err)}
+		}
+	}
+	wh.ID, wh.CreatedAt, wh.UpdatedAt = st.id, st.created, st.updated
+	return document{st.id, &wh}, nil
+}
