@@ -25,7 +25,7 @@ func SeriesV2(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 	d := seriesDecoder{b: newBuilder(bud), interned: intern.New()}
 	n := 0
 	err := pbwire.Fields(body, func(num int32, typ, i int) (int, error) {
-		if num != 1 {
+		if num != metricPayloadSeries {
 			return i, pbwire.ErrSkip
 		}
 		v, end, err := pbwire.Field(body, i, typ, num)
@@ -71,31 +71,31 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 	hasOrigin := false
 	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
 		switch num {
-		case 1, 2, 3, 4, 6, 7, 9:
+		case seriesResources, seriesMetric, seriesTags, seriesPoints, seriesUnit, seriesSourceTypeName, seriesMetadata:
 			v, end, err := pbwire.Field(b, at, typ, num)
 			if err != nil {
 				return at, err
 			}
 			switch num {
-			case 1:
+			case seriesResources:
 				err = d.readResource(v)
-			case 2:
+			case seriesMetric:
 				s.name = d.str(v)
-			case 3:
+			case seriesTags:
 				s.tags = append(s.tags, d.str(v))
-			case 4:
+			case seriesPoints:
 				err = d.readPoint(v)
-			case 6:
+			case seriesUnit:
 				s.unit = d.str(v)
-			case 7:
+			case seriesSourceTypeName:
 				s.sourceType = d.str(v)
-			case 9:
+			case seriesMetadata:
 				err = metadata(v, &o, &hasOrigin)
 			}
 			return end, err
-		case 5, 8:
+		case seriesType, seriesInterval:
 			v, end, err := pbwire.VarintField(b, at, typ, num)
-			if num == 5 {
+			if num == seriesType {
 				s.typ = Type(int32(v))
 			} else {
 				s.interval = int64(v)
@@ -124,11 +124,11 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 func (d *seriesDecoder) readResource(b []byte) error {
 	var r [2]string
 	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
-		if num != 1 && num != 2 {
+		if num != resourceType && num != resourceName {
 			return at, pbwire.ErrSkip
 		}
 		v, end, err := pbwire.Field(b, at, typ, num)
-		r[num-1] = d.str(v)
+		r[num-resourceType] = d.str(v) // {type, name}
 		return end, err
 	})
 	d.s.resources = append(d.s.resources, r)
@@ -140,11 +140,11 @@ func (d *seriesDecoder) readPoint(b []byte) error {
 	var p wirePoint
 	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
 		switch num {
-		case 1:
+		case pointValue:
 			bits, end, err := pbwire.Fixed64(b, at, typ, num)
 			p.v = math.Float64frombits(bits)
 			return end, err
-		case 2:
+		case pointTimestamp:
 			v, end, err := pbwire.VarintField(b, at, typ, num)
 			p.ts = int64(v)
 			return end, err
@@ -159,7 +159,7 @@ func (d *seriesDecoder) readPoint(b []byte) error {
 // messages merge, as the generated decoder merges them.
 func metadata(b []byte, o *origin, has *bool) error {
 	return pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
-		if num != 1 {
+		if num != metadataOrigin {
 			return at, pbwire.ErrSkip
 		}
 		v, end, err := pbwire.Field(b, at, typ, num)
@@ -168,16 +168,16 @@ func metadata(b []byte, o *origin, has *bool) error {
 		}
 		*has = true
 		return end, pbwire.Fields(v, func(num int32, typ, at int) (int, error) {
-			if num < 4 || num > 6 {
+			if num < originProduct || num > originService {
 				return at, pbwire.ErrSkip
 			}
 			x, end, err := pbwire.VarintField(v, at, typ, num)
 			switch num {
-			case 4:
+			case originProduct:
 				o.product = uint32(x)
-			case 5:
+			case originCategory:
 				o.category = uint32(x)
-			case 6:
+			case originService:
 				o.service = uint32(x)
 			}
 			return end, err

@@ -80,29 +80,29 @@ func (d *agentDecoder) payload(b []byte) (idx bool, err error) {
 	var tps [][]byte
 	err = pbwire.Fields(b, func(num int32, typ, i int) (int, error) {
 		switch num {
-		case 1, 2, 5, 7:
+		case agentPayloadHostName, agentPayloadEnv, agentPayloadTracerPayloads, agentPayloadAgentVersion:
 			v, e, err := pbwire.Field(b, i, typ, num)
 			if err != nil {
 				return i, err
 			}
 			switch num {
-			case 1:
+			case agentPayloadHostName:
 				d.agent.Hostname = string(v)
-			case 2:
+			case agentPayloadEnv:
 				d.agent.Env = string(v)
-			case 5:
+			case agentPayloadTracerPayloads:
 				tps = append(tps, v)
 			}
 			return e, nil
-		case 6:
+		case agentPayloadTags:
 			return pbwire.MapEntry(b, i, typ, num, false, nil)
-		case 8, 9:
+		case agentPayloadTargetTPS, agentPayloadErrorTPS:
 			_, i, err := pbwire.Fixed64(b, i, typ, num)
 			return i, err
-		case 10:
+		case agentPayloadRareSamplerEnabled:
 			_, i, err := pbwire.VarintField(b, i, typ, num)
 			return i, err
-		case 11:
+		case agentPayloadIdxTracerPayloads:
 			idx = true
 			return len(b), nil
 		}
@@ -126,31 +126,31 @@ func (d *agentDecoder) tracerPayload(b []byte) error {
 	var chunks [][]byte
 	err := pbwire.Fields(b, func(num int32, typ, i int) (int, error) {
 		switch num {
-		case 1, 2, 3, 4, 5, 6, 8, 9, 10:
+		case tracerPayloadContainerID, tracerPayloadLanguageName, tracerPayloadLanguageVersion, tracerPayloadTracerVersion, tracerPayloadRuntimeID, tracerPayloadChunks, tracerPayloadEnv, tracerPayloadHostname, tracerPayloadAppVersion:
 			v, e, err := pbwire.Field(b, i, typ, num)
 			if err != nil {
 				return i, err
 			}
 			switch num {
-			case 1:
+			case tracerPayloadContainerID:
 				tp.ContainerID = d.str(v)
-			case 2:
+			case tracerPayloadLanguageName:
 				tp.LanguageName = d.str(v)
-			case 3:
+			case tracerPayloadLanguageVersion:
 				tp.LanguageVersion = d.str(v)
-			case 4:
+			case tracerPayloadTracerVersion:
 				tp.TracerVersion = d.str(v)
-			case 6:
+			case tracerPayloadChunks:
 				chunks = append(chunks, v)
-			case 8:
+			case tracerPayloadEnv:
 				tp.Env = d.str(v)
-			case 9:
+			case tracerPayloadHostname:
 				tp.Hostname = d.str(v)
-			case 10:
+			case tracerPayloadAppVersion:
 				tp.AppVersion = d.str(v)
 			}
 			return e, nil
-		case 7:
+		case tracerPayloadTags:
 			return pbwire.MapEntry(b, i, typ, num, false, func(k, v []byte, _ uint64) {
 				// Only these tags become resource attributes (taggedResource).
 				if key := string(k); key == "_dd.tags.container" || key == "_dd.tags.process" {
@@ -160,7 +160,7 @@ func (d *agentDecoder) tracerPayload(b []byte) error {
 					tp.Tags[key] = string(v)
 				}
 			})
-		case 11:
+		case tracerPayloadContainerDebug:
 			v, e, err := pbwire.Field(b, i, typ, num)
 			if err == nil {
 				err = (&pb.ContainerDebug{}).UnmarshalVT(v)
@@ -185,16 +185,16 @@ func (d *agentDecoder) traceChunk(b []byte, tp *pb.TracerPayload) error {
 	d.chunk = d.chunk[:0]
 	err := pbwire.Fields(b, func(num int32, typ, i int) (int, error) {
 		switch num {
-		case 1, 5:
+		case traceChunkPriority, traceChunkDroppedTrace:
 			_, i, err := pbwire.VarintField(b, i, typ, num)
 			return i, err
-		case 2, 3:
+		case traceChunkOrigin, traceChunkSpans:
 			v, e, err := pbwire.Field(b, i, typ, num)
-			if err == nil && num == 3 {
+			if err == nil && num == traceChunkSpans {
 				err = d.span(v, tp)
 			}
 			return e, err
-		case 4:
+		case traceChunkTags:
 			return pbwire.MapEntry(b, i, typ, num, false, nil)
 		}
 		return i, pbwire.ErrSkip
@@ -213,49 +213,49 @@ func (d *agentDecoder) span(b []byte, tp *pb.TracerPayload) error {
 	bud := d.g.bud
 	err := pbwire.Fields(b, func(num int32, typ, i int) (int, error) {
 		switch num {
-		case 1, 2, 3, 12, 14, 15:
+		case spanService, spanName, spanResource, spanType, spanSpanLinks, spanSpanEvents:
 			v, e, err := pbwire.Field(b, i, typ, num)
 			if err != nil {
 				return i, err
 			}
 			switch num {
-			case 1:
+			case spanService:
 				service = d.str(v)
-			case 2:
+			case spanName:
 				sc.name = d.str(v)
-			case 3:
+			case spanResource:
 				sc.resource = d.str(v)
-			case 12:
+			case spanType:
 				sc.typ = d.str(v)
-			case 14:
+			case spanSpanLinks:
 				d.links = append(d.links, v)
-			case 15:
+			case spanSpanEvents:
 				d.events = append(d.events, v)
 			}
-			if num >= 14 && !bud.Entries(0) { // the link or event
+			if num >= spanSpanLinks && !bud.Entries(0) { // the link or event
 				return e, bud.Err()
 			}
 			return e, nil
-		case 4, 5, 6, 7, 8, 9:
+		case spanTraceID, spanSpanID, spanParentID, spanStart, spanDuration, spanError:
 			v, i, err := pbwire.VarintField(b, i, typ, num)
 			switch num {
-			case 4:
+			case spanTraceID:
 				sc.traceID = v
-			case 5:
+			case spanSpanID:
 				sc.spanID = v
-			case 6:
+			case spanParentID:
 				sc.parentID = v
-			case 7:
+			case spanStart:
 				sc.start = int64(v)
-			case 8:
+			case spanDuration:
 				sc.duration = int64(v)
-			case 9:
+			case spanError:
 				sc.error = int32(v)
 			}
 			return i, err
-		case 10, 11:
-			i, err := pbwire.MapEntry(b, i, typ, num, num == 11, func(k, v []byte, bits uint64) {
-				if num == 10 {
+		case spanMeta, spanMetrics:
+			i, err := pbwire.MapEntry(b, i, typ, num, num == spanMetrics, func(k, v []byte, bits uint64) {
+				if num == spanMeta {
 					d.meta = append(d.meta, [2][]byte{k, v})
 				} else {
 					d.metrics = append(d.metrics, metricEntry{k, math.Float64frombits(bits)})
@@ -265,7 +265,7 @@ func (d *agentDecoder) span(b []byte, tp *pb.TracerPayload) error {
 				err = bud.Err()
 			}
 			return i, err
-		case 13: // meta_struct: not mapped, as by ToTraces
+		case spanMetaStruct: // meta_struct: not mapped, as by ToTraces
 			return pbwire.MapEntry(b, i, typ, num, false, nil)
 		}
 		return i, pbwire.ErrSkip

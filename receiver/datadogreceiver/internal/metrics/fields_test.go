@@ -1,0 +1,39 @@
+package metrics
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+func TestFieldNumbersMatchTheProtos(t *testing.T) {
+	f := payloadFile()
+	payload := f.Messages().ByName("MetricPayload")
+	for _, tc := range []struct {
+		msg    protoreflect.MessageDescriptor
+		fields map[protoreflect.Name]protowire.Number
+	}{
+		{payload, map[protoreflect.Name]protowire.Number{"series": metricPayloadSeries}},
+		{payload.Messages().ByName("MetricSeries"), map[protoreflect.Name]protowire.Number{
+			"resources": seriesResources, "metric": seriesMetric, "tags": seriesTags, "points": seriesPoints, "type": seriesType,
+			"unit": seriesUnit, "source_type_name": seriesSourceTypeName, "interval": seriesInterval, "metadata": seriesMetadata}},
+		{payload.Messages().ByName("Resource"), map[protoreflect.Name]protowire.Number{"type": resourceType, "name": resourceName}},
+		{payload.Messages().ByName("MetricPoint"), map[protoreflect.Name]protowire.Number{"value": pointValue, "timestamp": pointTimestamp}},
+		{f.Messages().ByName("Metadata"), map[protoreflect.Name]protowire.Number{"origin": metadataOrigin}},
+		{f.Messages().ByName("Origin"), map[protoreflect.Name]protowire.Number{
+			"origin_product": originProduct, "origin_category": originCategory, "origin_service": originService}},
+	} {
+		if !assert.NotNil(t, tc.msg) {
+			continue
+		}
+		assert.Equal(t, tc.msg.Fields().Len(), len(tc.fields), "%s: every field named", tc.msg.FullName())
+		for name, num := range tc.fields {
+			fd := tc.msg.Fields().ByName(name)
+			if assert.NotNil(t, fd, "%s.%s", tc.msg.FullName(), name) {
+				assert.Equal(t, fd.Number(), num, "%s.%s", tc.msg.FullName(), name)
+			}
+		}
+	}
+}
