@@ -28,14 +28,14 @@ import (
 
 // Environment variables read.
 const (
-	TokenEnvVar = "OTLP_AUTH_TOKEN"
+	TokenEnvVar = "OTLP_AUTH_TOKEN" //nolint:gosec // the variable's name, not a credential
 	OpenEnvVar  = "OTELHOUSE_OPEN_INGESTION"
 )
 
 const (
 	apiExtension    = "observability_api"
 	openKey         = "extensions::" + apiExtension + "::open_ingestion"
-	bearerExtension = "bearertokenauth/otlp"
+	bearerExtension = "bearertokenauth/otlp" //nolint:gosec // a component id, not a credential
 )
 
 type converter struct {

@@ -29,7 +29,7 @@ func passwordPath(dataDir string) string {
 // loadOrCreatePassword reads the engine's password, or makes one on the
 // first start.
 func loadOrCreatePassword(path string) (string, error) {
-	if b, err := os.ReadFile(path); err == nil {
+	if b, err := os.ReadFile(path); err == nil { //nolint:gosec // the data directory's password file, a path from the configuration
 		if pw := strings.TrimSpace(string(b)); pw != "" {
 			return pw, nil
 		}
@@ -42,7 +42,7 @@ func loadOrCreatePassword(path string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return "", err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) //nolint:gosec // as above
 	if errors.Is(err, os.ErrExist) {
 		return loadOrCreatePassword(path) // another start made it first
 	}

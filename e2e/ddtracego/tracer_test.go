@@ -133,7 +133,7 @@ func runTracer(t *testing.T) map[string]int {
 	root := tracer.StartSpan("http.request", tracer.ResourceName("GET /cart"), tracer.SpanType("web"))
 	root.SetTag("http.method", "GET")
 	root.SetTag("cart.items", 3)
-	child := tracer.StartSpan("postgres.query", tracer.ChildOf(root.Context()), tracer.ResourceName("SELECT 1"),
+	child := root.StartChild("postgres.query", tracer.ResourceName("SELECT 1"),
 		tracer.SpanType("sql"))
 	child.AddEvent("retry", tracer.WithSpanEventAttributes(map[string]any{"attempt": 2}))
 	child.AddLink(tracer.SpanLink{TraceID: 42, TraceIDHigh: 7, SpanID: 43, Attributes: map[string]string{"why": "batch"}})

@@ -75,7 +75,7 @@ func (u *webUI) signIn(r *http.Request, c *call, in credentials) (any, error) {
 
 // cookie is the session cookie (maxAge < 0 deletes it).
 func (u *webUI) cookie(token string, maxAge time.Duration) *http.Cookie {
-	ck := &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	ck := &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, //nolint:gosec // Secure whenever the UI serves TLS (below); plain HTTP on loopback cannot carry it
 		Secure: u.cfg.ServerConfig.TLS.HasValue(), MaxAge: int(maxAge.Seconds())}
 	if maxAge < 0 {
 		ck.MaxAge = -1

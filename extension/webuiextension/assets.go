@@ -69,7 +69,7 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if f, err := a.fsys.Open(name + enc.ext); err == nil {
-			defer f.Close()
+			defer func() { _ = f.Close() }()
 			h.Set("Content-Encoding", enc.token)
 			if st, err := f.Stat(); err == nil {
 				h.Set("Content-Length", itoa(st.Size()))

@@ -467,12 +467,12 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 			var g []string
 			var v *float64
 			if err := rows.Scan(&b, &g, &v); err != nil {
-				rows.Close()
+				_ = rows.Close()
 				return nil, err
 			}
 			gk := strings.Join(g, "\x00")
 			if _, ok := groups[gk]; !ok && (len(groups)+1)*buckets > MaxPoints {
-				rows.Close()
+				_ = rows.Close()
 				return nil, tooManyPoints(buckets, len(groups)+1)
 			}
 			groups[gk] = g
@@ -483,7 +483,7 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 			values[k][i] = v
 		}
 		err = rows.Err()
-		rows.Close()
+		_ = rows.Close() // rows.Err() above says what went wrong
 		if err != nil {
 			return nil, fmt.Errorf("series %d: %w", i, engineError(err))
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	_ "embed"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -376,7 +377,7 @@ func lambdaParams(toks []sqlTok) map[string]bool {
 // numbers and strings, never expressions.
 func skipType(toks []sqlTok, i int) (int, error) {
 	if i >= len(toks) || toks[i].kind != sqlWord && toks[i].kind != sqlQuoted {
-		return 0, fmt.Errorf("expected a type name after AS or ::")
+		return 0, errors.New("expected a type name after AS or after the :: cast")
 	}
 	i++
 	if i >= len(toks) || !toks[i].is("(") {

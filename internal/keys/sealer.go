@@ -23,14 +23,14 @@ const SecretFile = "secret.key"
 
 // LoadSealer reads the secret at path, or makes one there on first start.
 func LoadSealer(path string) (*Sealer, error) {
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(path) //nolint:gosec // the data directory's secret, a path from the configuration
 	if errors.Is(err, os.ErrNotExist) {
 		secret := make([]byte, 32)
 		_, _ = rand.Read(secret)
 		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 			return nil, err
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) //nolint:gosec // as above
 		if errors.Is(err, os.ErrExist) {
 			return LoadSealer(path) // another start made it first
 		}

@@ -25,7 +25,7 @@ func TestLoadConfig(t *testing.T) {
 	require.NoError(t, confmap.Validate(cfg))
 	assert.Equal(t, "0.0.0.0:18126", cfg.NetAddr.Endpoint)
 	assert.Equal(t, int64(1<<20), cfg.MaxRequestBodySize)
-	assert.Equal(t, 30*time.Second, cfg.IdleTimeout)
+	assert.Equal(t, 30*time.Second, cfg.IdleTimeout) //nolint:staticcheck // the key users still write must keep decoding
 	assert.Equal(t, []configopaque.String{"", "k1", "k2"}, cfg.APIKeys)
 	assert.Equal(t, [][]byte{[]byte("k1"), []byte("k2")}, cfg.keys())
 	assert.True(t, cfg.RequireKeyOnTracerPaths)

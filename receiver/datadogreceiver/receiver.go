@@ -343,7 +343,7 @@ func (r *datadogReceiver) refuse(w http.ResponseWriter, req *http.Request, statu
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_, _ = io.WriteString(w, msg+"\n")
+	_, _ = io.WriteString(w, msg+"\n") //nolint:gosec // text/plain with nosniff: read by agents, never rendered
 }
 
 // oneLine flattens and bounds a reason so it is one log line and one

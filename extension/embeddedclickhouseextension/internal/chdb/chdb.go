@@ -279,7 +279,7 @@ func (s *Stream) Next(use func([]byte) error) (bool, error) {
 		s.done = true
 		return false, nil
 	}
-	return true, use(unsafe.Slice(l.resultBuffer(r), n))
+	return true, use(unsafe.Slice(l.resultBuffer(r), n)) //nolint:gosec // the engine's result buffer, n bytes long, read before it is freed
 }
 
 // Close ends the statement, cancelling it when its output was not read
@@ -346,7 +346,7 @@ func (l *Lib) take(r uintptr) (*Result, error) {
 		RowsWritten: l.resultRowsWritten(r), BytesWritten: l.resultBytesWrote(r),
 	}
 	if n := l.resultLength(r); n > 0 {
-		res.Data = append([]byte(nil), unsafe.Slice(l.resultBuffer(r), n)...)
+		res.Data = append([]byte(nil), unsafe.Slice(l.resultBuffer(r), n)...) //nolint:gosec // copied out of the engine's n-byte buffer before it is freed
 	}
 	return res, nil
 }
@@ -375,8 +375,8 @@ func goString(p *byte) string {
 		return ""
 	}
 	n := 0
-	for *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 {
+	for *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 { //nolint:gosec // a C string from the engine, read up to its NUL
 		n++
 	}
-	return string(unsafe.Slice(p, n))
+	return string(unsafe.Slice(p, n)) //nolint:gosec // copied: the n bytes before the NUL
 }

@@ -43,7 +43,7 @@ func httpError(w http.ResponseWriter, status, code int, msg string) {
 		h.Set("X-ClickHouse-Exception-Code", strconv.Itoa(code))
 	}
 	w.WriteHeader(status)
-	_, _ = io.WriteString(w, exceptionText(code, msg))
+	_, _ = io.WriteString(w, exceptionText(code, msg)) //nolint:gosec // text/plain, as ClickHouse answers; clients read it, browsers do not render it
 }
 
 // exceptionText is an error as ClickHouse writes it: "Code: N.

@@ -60,7 +60,7 @@ func requestSettings(q map[string][]string) ([][2]string, map[string]string, err
 			continue
 		}
 		if !IsSettingName(k) {
-			return nil, nil, fmt.Errorf("Unknown setting %q", k)
+			return nil, nil, fmt.Errorf("Unknown setting %q", k) //nolint:staticcheck // ClickHouse's own words, which clients match
 		}
 		settings = append(settings, [2]string{k, vs[len(vs)-1]})
 	}

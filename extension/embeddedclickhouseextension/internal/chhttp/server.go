@@ -141,7 +141,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, 0, err.Error())
 		return
 	}
-	defer body.Close()
+	defer func() { _ = body.Close() }()
 	req, err := readRequest(r, body)
 	if err != nil {
 		writeRequestError(w, err)

@@ -230,8 +230,6 @@ var deliveryHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "C
 // SystemDatabase reports whether db is one of the server's own databases.
 func SystemDatabase(db string) bool { return sources.SystemDatabase(db) }
 
-func readableDatabase(db string, readable []string) error { return sources.Readable(db, readable) }
-
 func defaultSources(database string) []Source { return sources.Defaults(database) }
 
 type validationError struct{ error }

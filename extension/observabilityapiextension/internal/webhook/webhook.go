@@ -121,7 +121,7 @@ func (s *Sender) once(ctx context.Context, url string, headers map[string]string
 		}
 		return 0, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	if resp.StatusCode/100 != 2 {
 		return resp.StatusCode, fmt.Errorf("webhook answered %d", resp.StatusCode)

@@ -109,7 +109,7 @@ func TestSketchQuantiles(t *testing.T) {
 			sorted := slices.Clone(values)
 			slices.Sort(sorted)
 			assert.Equal(t, uint64(len(values)), dp.Count())
-			var inBuckets uint64 = dp.ZeroCount()
+			inBuckets := dp.ZeroCount()
 			for _, bc := range [][]uint64{dp.Positive().BucketCounts().AsRaw(), dp.Negative().BucketCounts().AsRaw()} {
 				for _, c := range bc {
 					inBuckets += c
