@@ -5,12 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,13 +15,10 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/extension"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/apistate"
 	"github.com/otelhouse/otelhouse/internal/authfail"
 	"github.com/otelhouse/otelhouse/internal/keys"
@@ -55,12 +49,6 @@ type apiExtension struct {
 	// once a minute per client address.
 	telemetry *metadata.TelemetryBuilder
 	authLog   *authfail.Log
-}
-
-// authFailed counts and (rate-limited) logs a refused credential.
-func (e *apiExtension) authFailed(ctx context.Context, door, addr, reason string) {
-	e.telemetry.ObservabilityAPIAuthFailures.Add(ctx, 1, metric.WithAttributes(attribute.String("door", door)))
-	e.authLog.Failed(door, addr, reason)
 }
 
 var _ apistate.Provider = (*apiExtension)(nil)
@@ -159,34 +147,6 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 	}
 }
 
-// evaluateAlerts looks for due alerts every check interval until shutdown.
-func (e *apiExtension) evaluateAlerts(ctx context.Context, srv *api.Server) {
-	a := e.cfg.Alerts
-	if a.CheckInterval <= 0 {
-		return
-	}
-	sender := webhook.New(webhook.Options{Timeout: a.WebhookTimeout, Attempts: a.WebhookAttempts, Backoff: a.WebhookBackoff,
-		AllowPrivate: a.AllowPrivateWebhooks})
-	t := time.NewTicker(a.CheckInterval)
-	defer t.Stop()
-	// Each pass runs on its own: one held up by a slow webhook does not
-	// delay the next, which evaluates every alert not still in flight.
-	var passes sync.WaitGroup
-	defer passes.Wait()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			passes.Go(func() {
-				if err := srv.EvaluateDue(ctx, now, sender); err != nil && ctx.Err() == nil {
-					e.set.Logger.Warn("alert evaluation failed", zap.Error(err))
-				}
-			})
-		}
-	}
-}
-
 func (e *apiExtension) serve(w http.ResponseWriter, r *http.Request) {
 	if srv := e.ready.Load(); srv != nil {
 		srv.ServeHTTP(w, r)
@@ -206,84 +166,6 @@ func (e *apiExtension) managedKeys() []api.ManagedKey {
 	return out
 }
 
-// bootstrap creates the first team on first start, with a personal and an
-// ingestion key, answered for a 0600 file for a headless first start and
-// stored as a hash and sealed (the web UI shows them to the owner; the
-// first account takes the personal key). Configured keys are added on
-// every start, as hashes only: configuration owns them.
-func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.Server, sealer *keys.Sealer) (string, error) {
-	n, err := st.TeamCount(ctx)
-	if err != nil {
-		return "", err
-	}
-	put := func(key, kind string, sealed string) error {
-		return st.PutKey(ctx, store.Key{Hash: keys.Hash(key), TeamID: DefaultTeam, Kind: kind, KeyID: keys.Hash(key)[:12], Sealed: sealed})
-	}
-	firstKeys := ""
-	if n == 0 {
-		if err := st.CreateTeam(ctx, DefaultTeam, "Default team"); err != nil {
-			return "", err
-		}
-		if err := srv.Bootstrap(ctx, DefaultTeam); err != nil {
-			return "", err
-		}
-		personal := keys.New("ohp_")
-		lines := fmt.Sprintf("# otelhouse API keys, generated %s. The web UI shows them too (Team Settings -> API Keys).\n",
-			time.Now().UTC().Format(time.RFC3339))
-		lines += "personal_api_access_key=" + personal + "\n"
-		if err := put(personal, keys.Personal, sealer.Seal(personal)); err != nil {
-			return "", err
-		}
-		if len(nonEmpty(e.cfg.IngestionKeys)) == 0 {
-			ingestion := keys.New("ohi_")
-			if err := put(ingestion, keys.Ingestion, sealer.Seal(ingestion)); err != nil {
-				return "", err
-			}
-			lines += "ingestion_api_key=" + ingestion + "\n"
-		}
-		firstKeys = lines
-	}
-	for _, k := range nonEmpty(e.cfg.PersonalKeys) {
-		if err := put(k, keys.Personal, ""); err != nil {
-			return "", err
-		}
-	}
-	for _, k := range nonEmpty(e.cfg.IngestionKeys) {
-		if err := put(k, keys.Ingestion, ""); err != nil {
-			return "", err
-		}
-	}
-	return firstKeys, nil
-}
-
-// writeKeysFile writes the keys a first start made (0600), for a headless
-// install; the UI shows them too.
-func (e *apiExtension) writeKeysFile(lines string) {
-	if lines == "" {
-		return
-	}
-	path := filepath.Join(e.cfg.DataDir, KeysFile)
-	err := os.MkdirAll(e.cfg.DataDir, 0o750)
-	if err == nil {
-		err = writeAtomically(path, []byte(lines))
-	}
-	if err != nil {
-		e.set.Logger.Error("cannot write the generated API keys; Team Settings in the web UI shows them", zap.String("keys_file", path), zap.Error(err))
-		return
-	}
-	e.set.Logger.Info("first start: created the default team and its API keys", zap.String("keys_file", path))
-}
-
-func nonEmpty[T ~string](vs []T) []string {
-	var out []string
-	for _, v := range vs {
-		if v != "" {
-			out = append(out, string(v))
-		}
-	}
-	return out
-}
-
 func (e *apiExtension) Shutdown(ctx context.Context) error {
 	var err error
 	if e.cancel != nil {
@@ -298,35 +180,6 @@ func (e *apiExtension) Shutdown(ctx context.Context) error {
 	if e.db != nil {
 		err = errors.Join(err, e.db.Close())
 		e.db = nil
-	}
-	return err
-}
-
-// clientHost is an address without its port (one client, many ports).
-func clientHost(addr string) string {
-	if host, _, err := net.SplitHostPort(addr); err == nil {
-		return host
-	}
-	return addr
-}
-
-// writeAtomically writes a 0600 file whole or not at all: a reader that
-// finds the file (a script waiting for the first start) never reads it
-// half-written.
-func writeAtomically(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*") // 0600
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
 	}
 	return err
 }

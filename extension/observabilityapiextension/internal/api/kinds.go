@@ -63,7 +63,7 @@ func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (documen
 	if err := decodeStrict(body, &a); err != nil {
 		return document{}, validationError{err}
 	}
-	if err := a.validate(ctx, lookups{s: s, team: teamOf(ctx)}); err != nil {
+	if err := validateAlert(ctx, &a, lookups{s: s, team: teamOf(ctx)}); err != nil {
 		return document{}, err
 	}
 	a.ID, a.CreatedAt, a.UpdatedAt = st.id, st.created, st.updated

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
 	"github.com/otelhouse/otelhouse/internal/dashboards"
 	"github.com/otelhouse/otelhouse/internal/savedsearch"
@@ -36,32 +37,11 @@ type SavedSearch = savedsearch.SavedSearch
 // the alert scheduler).
 type Dashboard = dashboards.Dashboard
 
-// Alert watches a threshold: on a chart tile's first series (source
-// "tile"), or on the count of a saved search's events, grouped by groupBy
-// (source "saved_search"), as HyperDX's alerts do.
-type Alert struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name"`
-	Message       string    `json:"message"`
-	DashboardID   string    `json:"dashboardId"`
-	TileID        string    `json:"tileId"`
-	SavedSearchID string    `json:"savedSearchId,omitempty"`
-	GroupBy       string    `json:"groupBy,omitempty"`
-	Threshold     *float64  `json:"threshold"`
-	Interval      string    `json:"interval"`
-	Source        string    `json:"source"`
-	ThresholdType string    `json:"thresholdType"`
-	Channel       Channel   `json:"channel"`
-	State         string    `json:"state"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
-}
+// Alert watches a threshold (the alert scheduler's type, shared).
+type Alert = alerting.Alert
 
 // Channel is where an alert is delivered.
-type Channel struct {
-	Type      string `json:"type"`
-	WebhookID string `json:"webhookId"`
-}
+type Channel = alerting.Channel
 
 // Source describes a telemetry table a chart can query (shared with the
 // web UI).
@@ -107,9 +87,9 @@ func (p problems) err() error {
 	return fmt.Errorf("%s", strings.Join(p, "; "))
 }
 
-// validate checks an alert; lookups tell whether the dashboard, tile and
+// validateAlert checks an alert; lookups tell whether the dashboard, tile and
 // webhook exist in the caller's team.
-func (a *Alert) validate(ctx context.Context, lookup lookups) error {
+func validateAlert(ctx context.Context, a *Alert, lookup lookups) error {
 	var p problems
 	if strings.TrimSpace(a.Name) == "" {
 		p.add("name is required")
@@ -121,11 +101,11 @@ func (a *Alert) validate(ctx context.Context, lookup lookups) error {
 	p.oneOf("thresholdType", a.ThresholdType, thresholdTypes)
 	switch a.Source {
 	case "saved_search":
-		if err := a.validateSavedSearch(ctx, lookup, &p); err != nil {
+		if err := validateSavedSearchAlert(ctx, a, lookup, &p); err != nil {
 			return err
 		}
 	case "tile":
-		if err := a.validateTile(ctx, lookup, &p); err != nil {
+		if err := validateTileAlert(ctx, a, lookup, &p); err != nil {
 			return err
 		}
 	default:
@@ -149,7 +129,7 @@ func (a *Alert) validate(ctx context.Context, lookup lookups) error {
 	return nil
 }
 
-func (a *Alert) validateTile(ctx context.Context, lookup lookups, p *problems) error {
+func validateTileAlert(ctx context.Context, a *Alert, lookup lookups, p *problems) error {
 	if a.SavedSearchID != "" || a.GroupBy != "" {
 		p.add("savedSearchId and groupBy are for source saved_search; a tile alert groups as its tile")
 	}
@@ -171,7 +151,7 @@ func (a *Alert) validateTile(ctx context.Context, lookup lookups, p *problems) e
 	return nil
 }
 
-func (a *Alert) validateSavedSearch(ctx context.Context, lookup lookups, p *problems) error {
+func validateSavedSearchAlert(ctx context.Context, a *Alert, lookup lookups, p *problems) error {
 	if a.DashboardID != "" || a.TileID != "" {
 		p.add("dashboardId and tileId are for source tile")
 	}

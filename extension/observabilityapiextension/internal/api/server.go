@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/time/rate"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/internal/accounts"
 	"github.com/otelhouse/otelhouse/internal/dashboards"
 	"github.com/otelhouse/otelhouse/internal/keys"
@@ -86,7 +87,8 @@ type Server struct {
 	opts   Options
 	mux    *http.ServeMux
 	limits *limiters
-	runs   alertRuns
+	// scheduler evaluates the alerts this API stores.
+	scheduler *alerting.Scheduler
 	// creating serialises a team's creates of a kind (TeamLimits).
 	creating keyedLocks
 	// personal answers the Bearer keys of the self-hosted form.
@@ -104,9 +106,11 @@ func New(opts Options) *Server {
 		opts.AlertWorkers = 8
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}},
-		runs: alertRuns{running: map[string]bool{}, slots: make(chan struct{}, opts.AlertWorkers)}, personal: opts.Store.KeyCache(keys.Personal),
-		sources: &sources.Catalog{Store: opts.Store, Readable: opts.SourceDatabases}, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer}),
+		personal: opts.Store.KeyCache(keys.Personal),
+		sources:  &sources.Catalog{Store: opts.Store, Readable: opts.SourceDatabases}, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer}),
 		replica: newID()}
+	s.scheduler = alerting.New(alerting.Options{Store: opts.Store, Sources: s.sources, DB: opts.DB, QueryTimeout: s.queryTimeout(),
+		Workers: opts.AlertWorkers, ClaimSettle: opts.AlertClaimSettle, Replica: s.replica, Logger: opts.Logger})
 	self := "/api/v2"
 	mgd := "/v1/organizations/{org}/services/{svc}/observability"
 	for _, r := range []struct {

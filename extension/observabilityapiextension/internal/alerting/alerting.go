@@ -1,0 +1,374 @@
+// Package alerting is the alert scheduler: it evaluates each alert once
+// per its interval over the last complete window (a dashboard tile's first
+// series or a saved search's count), records the evaluation, and on
+// OK→ALERT and ALERT→OK delivers a notification to the alert's webhook.
+// Replicas sharing one ClickHouse claim each window so one of them
+// evaluates it. The REST API stores and validates alerts; this package
+// only reads them.
+package alerting
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
+	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/dashboards"
+	"github.com/otelhouse/otelhouse/internal/savedsearch"
+	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/store"
+)
+
+// Alert watches a threshold: on a chart tile's first series (source
+// "tile"), or on the count of a saved search's events, grouped by groupBy
+// (source "saved_search"), as HyperDX's alerts do.
+type Alert struct {
+	ID            string    `json:"id"`
+	Name          string    `json:"name"`
+	Message       string    `json:"message"`
+	DashboardID   string    `json:"dashboardId"`
+	TileID        string    `json:"tileId"`
+	SavedSearchID string    `json:"savedSearchId,omitempty"`
+	GroupBy       string    `json:"groupBy,omitempty"`
+	Threshold     *float64  `json:"threshold"`
+	Interval      string    `json:"interval"`
+	Source        string    `json:"source"`
+	ThresholdType string    `json:"thresholdType"`
+	Channel       Channel   `json:"channel"`
+	State         string    `json:"state"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// Channel is where an alert is delivered.
+type Channel struct {
+	Type      string `json:"type"`
+	WebhookID string `json:"webhookId"`
+}
+
+// Options are the scheduler's settings and the parts it reads through.
+type Options struct {
+	Store   *store.Store
+	Sources *sources.Catalog
+	DB      *sql.DB // runs the alerts' queries
+	// QueryTimeout bounds each query; Workers bounds the alerts evaluated
+	// (and delivered) at once.
+	QueryTimeout time.Duration
+	Workers      int
+	// ClaimSettle is the wait between claiming a window and reading who
+	// won (store.ClaimWindow); Replica names this scheduler among those
+	// sharing the store.
+	ClaimSettle time.Duration
+	Replica     string
+	Logger      *zap.Logger
+}
+
+// Scheduler evaluates due alerts (EvaluateDue, called every check
+// interval).
+type Scheduler struct {
+	o    Options
+	runs runs
+}
+
+// New returns a scheduler; Workers 0 means 8, QueryTimeout 0 a minute.
+func New(o Options) *Scheduler {
+	if o.Workers <= 0 {
+		o.Workers = 8
+	}
+	if o.QueryTimeout <= 0 {
+		o.QueryTimeout = time.Minute
+	}
+	return &Scheduler{o: o, runs: runs{running: map[string]bool{}, slots: make(chan struct{}, o.Workers)}}
+}
+
+// watchedSeries is what an alert measures, before its source is resolved.
+type watchedSeries struct {
+	SourceID      string
+	AggFn, Field  string
+	Level         float64
+	Where         string
+	WhereLanguage string
+	GroupBy       []string
+}
+
+// series resolves the watched source into a chart series.
+func (s *Scheduler) series(ctx context.Context, team string, w watchedSeries) (charts.Series, error) {
+	src, err := s.o.Sources.Get(ctx, team, w.SourceID)
+	if err != nil {
+		return charts.Series{}, err
+	}
+	return charts.Series{Source: src.Chart(), AggFn: w.AggFn, Field: w.Field, Level: w.Level, Where: w.Where,
+		WhereLanguage: w.WhereLanguage, GroupBy: w.GroupBy}, nil
+}
+
+// Alert states. NO_DATA: the window had nothing to measure (a null
+// aggregate); counts are never NO_DATA, an empty window counts 0.
+const (
+	StateOK     = "OK"
+	StateAlert  = "ALERT"
+	StateNoData = "NO_DATA"
+)
+
+var intervalDurations = map[string]time.Duration{
+	"1m": time.Minute, "5m": 5 * time.Minute, "15m": 15 * time.Minute, "30m": 30 * time.Minute,
+	"1h": time.Hour, "6h": 6 * time.Hour, "12h": 12 * time.Hour, "1d": 24 * time.Hour,
+}
+
+// Notification is the JSON a webhook receives on OK→ALERT and ALERT→OK;
+// a webhook body template is rendered with the same fields.
+type Notification struct {
+	AlertID        string   `json:"alertId"`
+	Name           string   `json:"name"`
+	Message        string   `json:"message"`
+	State          string   `json:"state"`
+	PreviousState  string   `json:"previousState"`
+	Value          *float64 `json:"value"`
+	Threshold      float64  `json:"threshold"`
+	ThresholdType  string   `json:"thresholdType"`
+	WindowStart    int64    `json:"windowStart"`
+	WindowEnd      int64    `json:"windowEnd"`
+	Group          []string `json:"group"`
+	DashboardID    string   `json:"dashboardId"`
+	TileID         string   `json:"tileId"`
+	SavedSearchID  string   `json:"savedSearchId,omitempty"`
+	IdempotencyKey string   `json:"idempotencyKey"`
+}
+
+// alertRuns are the evaluations under way: a delivery to a slow or dead
+// webhook takes up to its attempts × timeout, and must hold up neither
+// the other alerts of this pass nor the next passes.
+type runs struct {
+	mu      sync.Mutex
+	running map[string]bool // alert ids
+	slots   chan struct{}
+}
+
+// claim marks the alert as being evaluated, unless it already is (by an
+// earlier pass still delivering).
+func (r *runs) claim(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.running[id] {
+		return false
+	}
+	r.running[id] = true
+	return true
+}
+
+func (r *runs) release(id string) {
+	r.mu.Lock()
+	delete(r.running, id)
+	r.mu.Unlock()
+}
+
+// EvaluateDue evaluates, for every team's alerts, the last complete window
+// of each alert's interval that no replica has evaluated yet, AlertWorkers
+// at a time; an alert still being evaluated by an earlier call is left to
+// it. Replicas racing on a window claim it and one evaluates it
+// (store.ClaimWindow); a notification carries an idempotency key (alert id
+// and window start) all the same, for receivers that retry.
+func (s *Scheduler) EvaluateDue(ctx context.Context, now time.Time, sender *webhook.Sender) error {
+	owned, err := s.o.Store.All(ctx, store.KindAlert)
+	if err != nil {
+		return err
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	report := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	for _, o := range owned {
+		var a Alert
+		if err := json.Unmarshal(o.Doc, &a); err != nil {
+			report(err)
+			continue
+		}
+		if !s.runs.claim(a.ID) {
+			continue
+		}
+		select {
+		case s.runs.slots <- struct{}{}:
+		case <-ctx.Done():
+			s.runs.release(a.ID)
+			wg.Wait()
+			return ctx.Err()
+		}
+		wg.Go(func() {
+			defer func() { <-s.runs.slots; s.runs.release(a.ID) }()
+			if err := s.evaluate(ctx, o.TeamID, &a, now, sender); err != nil {
+				report(fmt.Errorf("alert %s: %w", a.ID, err))
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now time.Time, sender *webhook.Sender) error {
+	iv, ok := intervalDurations[a.Interval]
+	if !ok || a.Threshold == nil {
+		return fmt.Errorf("interval %q or threshold invalid", a.Interval)
+	}
+	end := now.UTC().Truncate(iv)
+	start := end.Add(-iv)
+	if done, err := s.o.Store.Evaluated(ctx, a.ID, start); err != nil || done {
+		return err
+	}
+	// Replicas sharing this state evaluate the window once: the one whose
+	// claim is earliest.
+	if won, err := s.o.Store.ClaimWindow(ctx, a.ID, start, s.o.Replica, s.o.ClaimSettle); err != nil || !won {
+		return err
+	}
+	value, group, hasData, breach, err := s.measure(ctx, team, a, start, end, iv)
+	if err != nil {
+		return err
+	}
+	state := StateOK
+	switch {
+	case breach:
+		state = StateAlert
+	case !hasData:
+		state = StateNoData
+	}
+	prev := a.State
+	key := a.ID + ":" + strconv.FormatInt(start.UnixMilli(), 10)
+	ev := store.Evaluation{TeamID: team, AlertID: a.ID, WindowStart: start, WindowEnd: end, State: state, PreviousState: prev,
+		Value: value, Group: fmt.Sprint(group), IdempotencyKey: key, EvaluatedAt: time.Now().UTC()}
+	if (state == StateAlert && prev != StateAlert) || (state == StateOK && prev == StateAlert) {
+		n := Notification{AlertID: a.ID, Name: a.Name, State: state, PreviousState: prev, Value: value, Threshold: *a.Threshold,
+			ThresholdType: a.ThresholdType, WindowStart: start.UnixMilli(), WindowEnd: end.UnixMilli(), Group: group,
+			DashboardID: a.DashboardID, TileID: a.TileID, SavedSearchID: a.SavedSearchID, IdempotencyKey: key}
+		n.Message = render(a.Message, n)
+		res := s.notify(ctx, team, a, n, sender)
+		ev.Notified, ev.DeliveryAttempts = res.Err == nil, res.Attempts
+		if res.Err != nil {
+			ev.DeliveryError = res.Err.Error()
+			s.o.Logger.Warn("alert notification not delivered", zap.String("alert", a.ID), zap.Int("attempts", res.Attempts), zap.Error(res.Err))
+		}
+	}
+	if err := s.o.Store.AddEvaluation(ctx, ev); err != nil {
+		return err
+	}
+	if state != prev {
+		a.State = state
+		b, _ := json.Marshal(a)
+		return s.o.Store.Put(ctx, team, store.KindAlert, a.ID, b, a.CreatedAt, time.Now())
+	}
+	return nil
+}
+
+// measure runs the alert's query over the window: one bucket, maybe
+// several groups. The reported value is the most extreme breaching group's
+// (or, with no breach, the most extreme one).
+func (s *Scheduler) measure(ctx context.Context, team string, a *Alert, start, end time.Time, iv time.Duration) (*float64, []string, bool, bool, error) {
+	watched, err := s.watched(ctx, team, a)
+	if err != nil {
+		return nil, nil, false, false, err
+	}
+	series, err := s.series(ctx, team, watched)
+	if err != nil {
+		return nil, nil, false, false, err
+	}
+	points, err := charts.Run(ctx, s.o.DB, []charts.Series{series}, start, end, iv, s.o.QueryTimeout)
+	if err != nil {
+		return nil, nil, false, false, err
+	}
+	above := a.ThresholdType == "above"
+	var best *float64
+	var bestGroup []string
+	breach, hasData := false, false
+	for _, p := range points {
+		v := p.Values[0]
+		if v == nil {
+			continue
+		}
+		hasData = true
+		b := (above && *v > *a.Threshold) || (!above && *v < *a.Threshold)
+		better := best == nil || (above && *v > *best) || (!above && *v < *best)
+		if (b && !breach) || (b == breach && better) {
+			best, bestGroup, breach = v, p.Group, b || breach
+		}
+	}
+	return best, bestGroup, hasData, breach, nil
+}
+
+// watched is the series an alert measures: its tile's first select item
+// grouped as the tile, or the count of its saved search's events grouped
+// by the alert's groupBy.
+func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (watchedSeries, error) {
+	if a.Source == "saved_search" {
+		res, err := s.o.Store.Get(ctx, team, store.KindSavedSearch, a.SavedSearchID)
+		if err != nil {
+			return watchedSeries{}, fmt.Errorf("saved search %s: %w", a.SavedSearchID, err)
+		}
+		var ss savedsearch.SavedSearch
+		if err := json.Unmarshal(res.Doc, &ss); err != nil {
+			return watchedSeries{}, err
+		}
+		return watchedSeries{SourceID: ss.Source, AggFn: "count", Where: ss.Where, WhereLanguage: ss.WhereLanguage,
+			GroupBy: dashboards.SplitGroupBy(a.GroupBy)}, nil
+	}
+	d, err := s.o.Store.Get(ctx, team, store.KindDashboard, a.DashboardID)
+	if err != nil {
+		return watchedSeries{}, err
+	}
+	dash, err := dashboards.Decode(d.Doc)
+	if err != nil {
+		return watchedSeries{}, err
+	}
+	tile, ok := dash.Tile(a.TileID)
+	if !ok {
+		return watchedSeries{}, fmt.Errorf("tile %s is gone", a.TileID)
+	}
+	sel, groupBy, ok := tile.Config.Watched()
+	if !ok {
+		return watchedSeries{}, fmt.Errorf("tile %s is no longer a chart", a.TileID)
+	}
+	return watchedSeries{SourceID: tile.Config.SourceID, AggFn: sel.AggFn, Field: sel.ValueExpression,
+		Level: sel.Level, Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy}, nil
+}
+
+// notify delivers to the alert's webhook: the Notification as JSON, or
+// the webhook's body template rendered with its fields.
+func (s *Scheduler) notify(ctx context.Context, team string, a *Alert, n Notification, sender *webhook.Sender) webhook.Result {
+	res, err := s.o.Store.Get(ctx, team, store.KindWebhook, a.Channel.WebhookID)
+	if err != nil {
+		return webhook.Result{Err: fmt.Errorf("webhook %s: %w", a.Channel.WebhookID, err)}
+	}
+	var wh struct {
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+		Body    string            `json:"body"`
+	}
+	if err := json.Unmarshal(res.Doc, &wh); err != nil {
+		return webhook.Result{Err: err}
+	}
+	body, _ := json.Marshal(n)
+	if wh.Body != "" {
+		body = []byte(render(wh.Body, n))
+	}
+	return sender.Send(ctx, wh.URL, wh.Headers, body, n.IdempotencyKey)
+}
+
+// render fills an alert's message or a webhook's body with the
+// notification's fields (their JSON names: {{.name}}, {{.value}}, …).
+func render(text string, n Notification) string {
+	var vars map[string]any
+	b, _ := json.Marshal(n)
+	_ = json.Unmarshal(b, &vars)
+	return alerttemplate.Render(text, vars)
+}
