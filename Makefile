@@ -112,14 +112,21 @@ fuzz:
 	$(FUZZ) -fuzz=FuzzCheckSQLWhere ./internal/charts
 	$(FUZZ) -fuzz=FuzzRender ./extension/observabilityapiextension/internal/alerttemplate
 
-lint: $(GOLANGCI)
+lint: $(GOLANGCI) tools/openapi/node_modules/.installed
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	@for m in $(TESTMODS); do (cd $$m && $(GO) vet ./...) || exit 1; done
 	$(GOLANGCI) run ./...
 	@for m in $(TESTMODS); do (cd $$m && $(GOLANGCI) run --config $(CURDIR)/.golangci.yml ./...) || exit 1; done
+	cd tools/openapi && npx --no-install redocly lint --format=summary ../../extension/observabilityapiextension/internal/api/openapi.yaml
 	@$(MAKE) --no-print-directory check-generated
+
+# The REST API's OpenAPI document passes Redocly's recommended rules; the
+# linter comes from npm, pinned by tools/openapi's lockfile.
+tools/openapi/node_modules/.installed: tools/openapi/package-lock.json tools/openapi/package.json
+	cd tools/openapi && npm ci --cache $(CURDIR)/.cache/npm --prefer-offline --no-audit --no-fund --loglevel=error
+	@touch $@
 
 # golangci-lint (.golangci.yml: errcheck, staticcheck, revive, gosec,
 # bodyclose beyond vet), pinned in its own module so its dependencies stay
