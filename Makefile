@@ -18,6 +18,9 @@ CHDB_DIR     := $(CURDIR)/.cache/chdb/$(CHDB_VERSION)
 LIBCHDB      := $(CHDB_DIR)/libchdb.so
 export OTELHOUSE_LIBCHDB := $(LIBCHDB)
 
+# golangci-lint, built from tools/golangci into the cache (see lint).
+GOLANGCI := $(CURDIR)/.cache/bin/golangci-lint
+
 .PHONY: all build image podman check-generated run test bench-once test-race unit e2e bench fuzz lint generate check-manifest clean libchdb web chromium
 
 all: build
@@ -131,7 +134,6 @@ tools/openapi/node_modules/.installed: tools/openapi/package-lock.json tools/ope
 # golangci-lint (.golangci.yml: errcheck, staticcheck, revive, gosec,
 # bodyclose beyond vet), pinned in its own module so its dependencies stay
 # out of the distribution's go.mod; built once into .cache/bin.
-GOLANGCI := $(CURDIR)/.cache/bin/golangci-lint
 $(GOLANGCI): tools/golangci/go.mod tools/golangci/go.sum
 	cd tools/golangci && $(GO) build -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint
 
