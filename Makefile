@@ -7,7 +7,7 @@ BIN       := bin/otelhouse
 CONFIG    ?= otelcol-config.yaml
 PKGS      := ./...
 # Test modules with heavy client dependencies, kept out of the main go.mod.
-TESTMODS  := e2e/ddtracego e2e/ddapiclient
+TESTMODS  := e2e/ddtracego e2e/ddapiclient e2e/apiclient
 export CGO_ENABLED := 0
 export GOFLAGS    := -mod=mod
 
