@@ -43,6 +43,10 @@ type Fallbacks interface {
 	Fallback(name string, p *Params) (primary, present, secondary string, ok bool)
 }
 
+// WhereLanguages are the languages a where is written in: the Lucene
+// subset (Lucene) or a checked SQL condition (sqlwhere.go).
+var WhereLanguages = []string{"lucene", "sql"}
+
 // Params collects bound values as {pN:Type} placeholders.
 type Params struct{ Values map[string]string }
 

@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/problems"
 )
 
 // The values a dashboard takes; limits are HyperDX's where it has one.
 var (
-	AggFns         = []string{"count", "count_distinct", "sum", "avg", "min", "max", "quantile", "last_value"}
-	whereLanguages = []string{"lucene", "sql"}
-	displayTypes   = []string{Line, StackedBar, Table, Number, Pie, Bar, Search, Markdown}
-	sqlDisplay     = []string{Line, StackedBar, Table, Number, Pie, Bar}
+	AggFns       = []string{"count", "count_distinct", "sum", "avg", "min", "max", "quantile", "last_value"}
+	displayTypes = []string{Line, StackedBar, Table, Number, Pie, Bar, Search, Markdown}
+	sqlDisplay   = []string{Line, StackedBar, Table, Number, Pie, Bar}
 )
 
 const (
@@ -25,38 +27,27 @@ const (
 	maxName      = 1024
 )
 
-// problems collects every problem of a dashboard.
-type problems []string
-
-func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
-
-func (p *problems) oneOf(field, v string, allowed []string) {
-	if !slices.Contains(allowed, v) {
-		p.add("%s must be one of %s, got %q", field, strings.Join(allowed, ", "), v)
-	}
-}
-
 // Validate checks a decoded dashboard as HyperDX checks one and fills its
 // defaults: newID names tiles given no id, sourceExists tells whether the
 // team has a source. The error is Invalid (listing every problem) or the
 // lookup's.
 func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (bool, error)) error {
-	var p problems
+	var p problems.List
 	if strings.TrimSpace(d.Name) == "" {
-		p.add("name is required")
+		p.Add("name is required")
 	} else if len(d.Name) > maxName {
-		p.add("name is longer than %d characters", maxName)
+		p.Add("name is longer than %d characters", maxName)
 	}
 	if len(d.Tags) > maxTags {
-		p.add("at most %d tags", maxTags)
+		p.Add("at most %d tags", maxTags)
 	}
 	for _, t := range d.Tags {
 		if t == "" || len(t) > maxTagLength {
-			p.add("a tag is 1 to %d characters, got %q", maxTagLength, t)
+			p.Add("a tag is 1 to %d characters, got %q", maxTagLength, t)
 		}
 	}
 	if len(d.Tiles) > maxTiles {
-		p.add("at most %d tiles", maxTiles)
+		p.Add("at most %d tiles", maxTiles)
 	}
 	known := map[string]bool{}
 	exists := func(id string) (bool, error) {
@@ -75,23 +66,23 @@ func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (
 			t.ID = newID()
 		}
 		if len(t.ID) > maxTileID {
-			p.add("%s.id is longer than %d characters", at, maxTileID)
+			p.Add("%s.id is longer than %d characters", at, maxTileID)
 		}
 		if seen[t.ID] {
-			p.add("%s.id %q is used twice; omit the id to have one generated", at, t.ID)
+			p.Add("%s.id %q is used twice; omit the id to have one generated", at, t.ID)
 		}
 		seen[t.ID] = true
 		if t.X < 0 || t.X > 23 {
-			p.add("%s.x must be 0 to 23, got %d", at, t.X)
+			p.Add("%s.x must be 0 to 23, got %d", at, t.X)
 		}
 		if t.Y < 0 {
-			p.add("%s.y must not be negative", at)
+			p.Add("%s.y must not be negative", at)
 		}
 		if t.W < 1 || t.W > 24 {
-			p.add("%s.w must be 1 to 24, got %d", at, t.W)
+			p.Add("%s.w must be 1 to 24, got %d", at, t.W)
 		}
 		if t.H < 1 {
-			p.add("%s.h must be at least 1", at)
+			p.Add("%s.h must be at least 1", at)
 		}
 		if err := t.Config.validate(&p, at+".config", exists); err != nil {
 			return err
@@ -100,17 +91,17 @@ func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (
 	return invalid(p)
 }
 
-func (c *Config) validate(p *problems, at string, exists func(string) (bool, error)) error {
+func (c *Config) validate(p *problems.List, at string, exists func(string) (bool, error)) error {
 	source := func(required bool) error {
 		if c.SourceID == "" {
 			if required {
-				p.add("%s.sourceId is required", at)
+				p.Add("%s.sourceId is required", at)
 			}
 			return nil
 		}
 		ok, err := exists(c.SourceID)
 		if err == nil && !ok {
-			p.add("%s.sourceId: source %q does not exist", at, c.SourceID)
+			p.Add("%s.sourceId: source %q does not exist", at, c.SourceID)
 		}
 		return err
 	}
@@ -118,24 +109,24 @@ func (c *Config) validate(p *problems, at string, exists func(string) (bool, err
 		if *v == "" {
 			*v = "lucene"
 		}
-		p.oneOf(field, *v, whereLanguages)
+		p.OneOf(field, *v, charts.WhereLanguages)
 	}
 	switch {
 	case c.ConfigType != "":
 		if c.ConfigType != "sql" {
-			p.add(`%s.configType must be "sql" or omitted, got %q`, at, c.ConfigType)
+			p.Add(`%s.configType must be "sql" or omitted, got %q`, at, c.ConfigType)
 		}
-		p.oneOf(at+".displayType", c.DisplayType, sqlDisplay)
+		p.OneOf(at+".displayType", c.DisplayType, sqlDisplay)
 		if c.ConnectionID == "" {
-			p.add("%s.connectionId is required with configType sql", at)
+			p.Add("%s.connectionId is required with configType sql", at)
 		}
 		if strings.TrimSpace(c.SQLTemplate) == "" || len(c.SQLTemplate) > maxSQL {
-			p.add("%s.sqlTemplate is required, at most %d characters", at, maxSQL)
+			p.Add("%s.sqlTemplate is required, at most %d characters", at, maxSQL)
 		}
 		return source(false)
 	case c.DisplayType == Markdown:
 		if len(c.Markdown) > maxMarkdown {
-			p.add("%s.markdown is longer than %d characters", at, maxMarkdown)
+			p.Add("%s.markdown is longer than %d characters", at, maxMarkdown)
 		}
 		return nil
 	case c.DisplayType == Search:
@@ -143,30 +134,30 @@ func (c *Config) validate(p *problems, at string, exists func(string) (bool, err
 		return source(true)
 	case c.IsChart():
 	default:
-		p.oneOf(at+".displayType", c.DisplayType, displayTypes)
+		p.OneOf(at+".displayType", c.DisplayType, displayTypes)
 		return nil
 	}
 	switch n := len(c.Select); {
 	case n == 0 || n > maxSelect:
-		p.add("%s.select takes 1 to %d items, got %d", at, maxSelect, n)
+		p.Add("%s.select takes 1 to %d items, got %d", at, maxSelect, n)
 	case n != 1 && slices.Contains([]string{Number, Pie, Bar}, c.DisplayType):
-		p.add("%s.select of a %s tile takes one item, got %d", at, c.DisplayType, n)
+		p.Add("%s.select of a %s tile takes one item, got %d", at, c.DisplayType, n)
 	}
 	for j := range c.Select {
 		s := &c.Select[j]
 		sat := fmt.Sprintf("%s.select[%d]", at, j)
-		p.oneOf(sat+".aggFn", s.AggFn, AggFns)
+		p.OneOf(sat+".aggFn", s.AggFn, AggFns)
 		switch {
 		case s.AggFn == "count" && s.ValueExpression != "":
-			p.add("%s: valueExpression cannot be used with aggFn count", sat)
+			p.Add("%s: valueExpression cannot be used with aggFn count", sat)
 		case s.AggFn != "count" && s.ValueExpression == "" && slices.Contains(AggFns, s.AggFn):
-			p.add("%s.valueExpression is required with aggFn %s", sat, s.AggFn)
+			p.Add("%s.valueExpression is required with aggFn %s", sat, s.AggFn)
 		}
 		switch {
 		case s.AggFn == "quantile" && (s.Level <= 0 || s.Level >= 1):
-			p.add("%s.level must be between 0 and 1 with aggFn quantile", sat)
+			p.Add("%s.level must be between 0 and 1 with aggFn quantile", sat)
 		case s.AggFn != "quantile" && s.Level != 0:
-			p.add("%s.level can only be used with aggFn quantile", sat)
+			p.Add("%s.level can only be used with aggFn quantile", sat)
 		}
 		language(sat+".whereLanguage", &s.WhereLanguage)
 	}

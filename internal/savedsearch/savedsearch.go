@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/otelhouse/otelhouse/internal/charts"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
 
@@ -41,7 +42,7 @@ func (s *SavedSearch) Validate(sourceExists func(id string) (bool, error)) error
 	if s.WhereLanguage == "" {
 		s.WhereLanguage = "lucene"
 	}
-	if !slices.Contains([]string{"lucene", "sql"}, s.WhereLanguage) {
+	if !slices.Contains(charts.WhereLanguages, s.WhereLanguage) {
 		p = append(p, fmt.Sprintf("whereLanguage must be one of lucene, sql, got %q", s.WhereLanguage))
 	}
 	if len(s.Select) > 100 {

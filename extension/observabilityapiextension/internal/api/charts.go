@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/problems"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
@@ -45,27 +46,27 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 	if err := decodeStrict(body, &req); err != nil {
 		return fail(http.StatusBadRequest, err.Error())
 	}
-	var p problems
+	var p problems.List
 	start, end := time.UnixMilli(req.StartTime).UTC(), time.UnixMilli(req.EndTime).UTC()
 	if req.StartTime <= 0 || req.EndTime <= req.StartTime {
-		p.add("startTime and endTime are epoch milliseconds with startTime < endTime")
+		p.Add("startTime and endTime are epoch milliseconds with startTime < endTime")
 	}
 	step, err := charts.Bucket(req.Granularity, start, end)
 	if err != nil {
-		p.add("%v", err)
+		p.Add("%v", err)
 	} else if req.EndTime > req.StartTime && end.Sub(start)/step > 10000 {
-		p.add("the range holds more than 10000 buckets of %s", step)
+		p.Add("the range holds more than 10000 buckets of %s", step)
 	}
 	if len(req.Series) == 0 || len(req.Series) > maxSeries {
-		p.add("series must hold 1 to %d entries", maxSeries)
+		p.Add("series must hold 1 to %d entries", maxSeries)
 	}
 	for i, sr := range req.Series {
 		if sr.SourceID == "" {
-			p.add("series[%d].sourceId is required", i)
+			p.Add("series[%d].sourceId is required", i)
 		}
-		p.oneOf(fmt.Sprintf("series[%d].aggFn", i), sr.AggFn, aggFns)
+		p.OneOf(fmt.Sprintf("series[%d].aggFn", i), sr.AggFn, aggFns)
 	}
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return fail(http.StatusBadRequest, "invalid chart query: "+err.Error())
 	}
 	series := make([]charts.Series, len(req.Series))

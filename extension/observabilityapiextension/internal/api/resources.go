@@ -16,6 +16,7 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
 	"github.com/otelhouse/otelhouse/internal/dashboards"
+	"github.com/otelhouse/otelhouse/internal/problems"
 	"github.com/otelhouse/otelhouse/internal/savedsearch"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
@@ -63,42 +64,23 @@ type Webhook struct {
 // The documented value sets.
 var (
 	aggFns         = dashboards.AggFns
-	whereLanguages = []string{"lucene", "sql"}
 	intervals      = []string{"1m", "5m", "15m", "30m", "1h", "6h", "12h", "1d"}
 	thresholdTypes = []string{"above", "below"}
 	webhookTypes   = []string{"generic", "slack", "incidentio", "pagerduty"}
 )
 
-// problems collects every validation problem of a request.
-type problems []string
-
-func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
-
-func (p *problems) oneOf(field, v string, allowed []string) {
-	if !slices.Contains(allowed, v) {
-		p.add("%s must be one of %s, got %q", field, strings.Join(allowed, ", "), v)
-	}
-}
-
-func (p problems) err() error {
-	if len(p) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s", strings.Join(p, "; "))
-}
-
 // validateAlert checks an alert; lookups tell whether the dashboard, tile and
 // webhook exist in the caller's team.
 func validateAlert(ctx context.Context, a *Alert, lookup lookups) error {
-	var p problems
+	var p problems.List
 	if strings.TrimSpace(a.Name) == "" {
-		p.add("name is required")
+		p.Add("name is required")
 	}
 	if a.Threshold == nil {
-		p.add("threshold is required")
+		p.Add("threshold is required")
 	}
-	p.oneOf("interval", a.Interval, intervals)
-	p.oneOf("thresholdType", a.ThresholdType, thresholdTypes)
+	p.OneOf("interval", a.Interval, intervals)
+	p.OneOf("thresholdType", a.ThresholdType, thresholdTypes)
 	switch a.Source {
 	case "saved_search":
 		if err := validateSavedSearchAlert(ctx, a, lookup, &p); err != nil {
@@ -109,32 +91,32 @@ func validateAlert(ctx context.Context, a *Alert, lookup lookups) error {
 			return err
 		}
 	default:
-		p.add(`source must be "tile" or "saved_search", got %q`, a.Source)
+		p.Add(`source must be "tile" or "saved_search", got %q`, a.Source)
 	}
 	if err := alerttemplate.Check(a.Message); err != nil {
-		p.add("message: %v", err)
+		p.Add("message: %v", err)
 	}
 	if a.Channel.Type != "webhook" {
-		p.add(`channel.type must be "webhook", got %q`, a.Channel.Type)
+		p.Add(`channel.type must be "webhook", got %q`, a.Channel.Type)
 	} else if a.Channel.WebhookID == "" {
-		p.add("channel.webhookId is required")
+		p.Add("channel.webhookId is required")
 	} else if ok, err := lookup.webhook(ctx, a.Channel.WebhookID); err != nil {
 		return err
 	} else if !ok {
-		p.add("webhook %q does not exist", a.Channel.WebhookID)
+		p.Add("webhook %q does not exist", a.Channel.WebhookID)
 	}
-	if err := p.err(); err != nil {
+	if err := p.Err(); err != nil {
 		return validationError{err}
 	}
 	return nil
 }
 
-func validateTileAlert(ctx context.Context, a *Alert, lookup lookups, p *problems) error {
+func validateTileAlert(ctx context.Context, a *Alert, lookup lookups, p *problems.List) error {
 	if a.SavedSearchID != "" || a.GroupBy != "" {
-		p.add("savedSearchId and groupBy are for source saved_search; a tile alert groups as its tile")
+		p.Add("savedSearchId and groupBy are for source saved_search; a tile alert groups as its tile")
 	}
 	if a.DashboardID == "" || a.TileID == "" {
-		p.add("dashboardId and tileId are required with source tile")
+		p.Add("dashboardId and tileId are required with source tile")
 		return nil
 	}
 	tile, ok, err := lookup.tile(ctx, a.DashboardID, a.TileID)
@@ -142,21 +124,21 @@ func validateTileAlert(ctx context.Context, a *Alert, lookup lookups, p *problem
 	case err != nil:
 		return err
 	case !ok:
-		p.add("dashboard %q has no tile %q", a.DashboardID, a.TileID)
+		p.Add("dashboard %q has no tile %q", a.DashboardID, a.TileID)
 	default:
 		if _, _, chart := tile.Config.Watched(); !chart {
-			p.add("tile %q is a %s tile; alerts watch chart tiles (line, stacked_bar, table, number, pie, bar)", a.TileID, kindOfTile(&tile.Config))
+			p.Add("tile %q is a %s tile; alerts watch chart tiles (line, stacked_bar, table, number, pie, bar)", a.TileID, kindOfTile(&tile.Config))
 		}
 	}
 	return nil
 }
 
-func validateSavedSearchAlert(ctx context.Context, a *Alert, lookup lookups, p *problems) error {
+func validateSavedSearchAlert(ctx context.Context, a *Alert, lookup lookups, p *problems.List) error {
 	if a.DashboardID != "" || a.TileID != "" {
-		p.add("dashboardId and tileId are for source tile")
+		p.Add("dashboardId and tileId are for source tile")
 	}
 	if a.SavedSearchID == "" {
-		p.add("savedSearchId is required with source saved_search")
+		p.Add("savedSearchId is required with source saved_search")
 		return nil
 	}
 	ok, err := lookup.savedSearch(ctx, a.SavedSearchID)
@@ -164,42 +146,42 @@ func validateSavedSearchAlert(ctx context.Context, a *Alert, lookup lookups, p *
 		return err
 	}
 	if !ok {
-		p.add("saved search %q does not exist", a.SavedSearchID)
+		p.Add("saved search %q does not exist", a.SavedSearchID)
 	}
 	if len(dashboards.SplitGroupBy(a.GroupBy)) > 5 {
-		p.add("groupBy takes at most 5 fields")
+		p.Add("groupBy takes at most 5 fields")
 	}
 	return nil
 }
 
 func (wh *Webhook) validate() error {
-	var p problems
+	var p problems.List
 	if strings.TrimSpace(wh.Name) == "" {
-		p.add("name is required")
+		p.Add("name is required")
 	}
 	if u, err := url.Parse(wh.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		p.add("url must be an absolute http(s) URL")
+		p.Add("url must be an absolute http(s) URL")
 	}
 	if wh.Service == "" {
 		wh.Service = "generic"
 	}
-	p.oneOf("service", wh.Service, webhookTypes)
+	p.OneOf("service", wh.Service, webhookTypes)
 	if err := alerttemplate.Check(wh.Body); err != nil {
-		p.add("body: %v", err)
+		p.Add("body: %v", err)
 	}
 	// Checked here, not found when an alert fires: the client refuses to
 	// send such a header, so every delivery would fail.
 	for _, k := range slices.Sorted(maps.Keys(wh.Headers)) {
 		switch {
 		case !httpguts.ValidHeaderFieldName(k):
-			p.add("headers: %q is not a header name", k)
+			p.Add("headers: %q is not a header name", k)
 		case !httpguts.ValidHeaderFieldValue(wh.Headers[k]):
-			p.add("headers: the value of %s holds a control character", k)
+			p.Add("headers: the value of %s holds a control character", k)
 		case slices.Contains(deliveryHeaders, textproto.CanonicalMIMEHeaderKey(k)):
-			p.add("headers: %s is the delivery's own", k)
+			p.Add("headers: %s is the delivery's own", k)
 		}
 	}
-	return p.err()
+	return p.Err()
 }
 
 // deliveryHeaders are set by the delivery (framing, connection, the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/problems"
 	"github.com/otelhouse/otelhouse/internal/search"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
@@ -56,29 +57,29 @@ func (s *Server) searchHandler(r *http.Request) result {
 	if err := decodeStrict(body, &req); err != nil {
 		return fail(http.StatusBadRequest, err.Error())
 	}
-	var p problems
+	var p problems.List
 	start, err := instant(req.StartTime, "startTime")
 	if err != nil {
-		p.add("%v", err)
+		p.Add("%v", err)
 	}
 	end, err := instant(req.EndTime, "endTime")
 	if err != nil {
-		p.add("%v", err)
+		p.Add("%v", err)
 	}
 	if req.SourceID == "" {
-		p.add("sourceId is required")
+		p.Add("sourceId is required")
 	}
 	if req.MaxResults == 0 {
 		req.MaxResults = 100
 	}
 	if req.MaxResults < 1 || req.MaxResults > search.MaxRows {
-		p.add("maxResults must be from 1 to %d", search.MaxRows)
+		p.Add("maxResults must be from 1 to %d", search.MaxRows)
 	}
 	if req.WhereLanguage == "" {
 		req.WhereLanguage = "lucene"
 	}
-	p.oneOf("whereLanguage", req.WhereLanguage, whereLanguages)
-	if err := p.err(); err != nil {
+	p.OneOf("whereLanguage", req.WhereLanguage, charts.WhereLanguages)
+	if err := p.Err(); err != nil {
 		return fail(http.StatusBadRequest, "invalid search: "+err.Error())
 	}
 	src, err := s.sources.Get(r.Context(), teamOf(r.Context()), req.SourceID)
