@@ -90,26 +90,6 @@ func New(o Options) *Scheduler {
 	return &Scheduler{o: o, runs: runs{running: map[string]bool{}, slots: make(chan struct{}, o.Workers)}}
 }
 
-// watchedSeries is what an alert measures, before its source is resolved.
-type watchedSeries struct {
-	SourceID      string
-	AggFn, Field  string
-	Level         float64
-	Where         string
-	WhereLanguage string
-	GroupBy       []string
-}
-
-// series resolves the watched source into a chart series.
-func (s *Scheduler) series(ctx context.Context, team string, w watchedSeries) (charts.Series, error) {
-	src, err := s.o.Sources.Get(ctx, team, w.SourceID)
-	if err != nil {
-		return charts.Series{}, err
-	}
-	return charts.Series{Source: src.Chart(), AggFn: w.AggFn, Field: w.Field, Level: w.Level, Where: w.Where,
-		WhereLanguage: w.WhereLanguage, GroupBy: w.GroupBy}, nil
-}
-
 // Alert states. NO_DATA: the window had nothing to measure (a null
 // aggregate); counts are never NO_DATA, an empty window counts 0.
 const (
@@ -275,14 +255,15 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 // several groups. The reported value is the most extreme breaching group's
 // (or, with no breach, the most extreme one).
 func (s *Scheduler) measure(ctx context.Context, team string, a *Alert, start, end time.Time, iv time.Duration) (*float64, []string, bool, bool, error) {
-	watched, err := s.watched(ctx, team, a)
+	sourceID, series, err := s.watched(ctx, team, a)
 	if err != nil {
 		return nil, nil, false, false, err
 	}
-	series, err := s.series(ctx, team, watched)
+	src, err := s.o.Sources.Get(ctx, team, sourceID)
 	if err != nil {
 		return nil, nil, false, false, err
 	}
+	series.Source = src.Chart()
 	points, err := charts.Run(ctx, s.o.DB, []charts.Series{series}, start, end, iv, s.o.QueryTimeout)
 	if err != nil {
 		return nil, nil, false, false, err
@@ -306,39 +287,40 @@ func (s *Scheduler) measure(ctx context.Context, team string, a *Alert, start, e
 	return best, bestGroup, hasData, breach, nil
 }
 
-// watched is the series an alert measures: its tile's first select item
+// watched is the series an alert measures (its source still to resolve)
+// and that source's id: its tile's first select item
 // grouped as the tile, or the count of its saved search's events grouped
 // by the alert's groupBy.
-func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (watchedSeries, error) {
+func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (string, charts.Series, error) {
 	if a.Source == "saved_search" {
 		res, err := s.o.Store.Get(ctx, team, store.KindSavedSearch, a.SavedSearchID)
 		if err != nil {
-			return watchedSeries{}, fmt.Errorf("saved search %s: %w", a.SavedSearchID, err)
+			return "", charts.Series{}, fmt.Errorf("saved search %s: %w", a.SavedSearchID, err)
 		}
 		var ss savedsearch.SavedSearch
 		if err := json.Unmarshal(res.Doc, &ss); err != nil {
-			return watchedSeries{}, err
+			return "", charts.Series{}, err
 		}
-		return watchedSeries{SourceID: ss.Source, AggFn: "count", Where: ss.Where, WhereLanguage: ss.WhereLanguage,
+		return ss.Source, charts.Series{AggFn: "count", Where: ss.Where, WhereLanguage: ss.WhereLanguage,
 			GroupBy: dashboards.SplitGroupBy(a.GroupBy)}, nil
 	}
 	d, err := s.o.Store.Get(ctx, team, store.KindDashboard, a.DashboardID)
 	if err != nil {
-		return watchedSeries{}, err
+		return "", charts.Series{}, err
 	}
 	dash, err := dashboards.Decode(d.Doc)
 	if err != nil {
-		return watchedSeries{}, err
+		return "", charts.Series{}, err
 	}
 	tile, ok := dash.Tile(a.TileID)
 	if !ok {
-		return watchedSeries{}, fmt.Errorf("tile %s is gone", a.TileID)
+		return "", charts.Series{}, fmt.Errorf("tile %s is gone", a.TileID)
 	}
 	sel, groupBy, ok := tile.Config.Watched()
 	if !ok {
-		return watchedSeries{}, fmt.Errorf("tile %s is no longer a chart", a.TileID)
+		return "", charts.Series{}, fmt.Errorf("tile %s is no longer a chart", a.TileID)
 	}
-	return watchedSeries{SourceID: tile.Config.SourceID, AggFn: sel.AggFn, Field: sel.ValueExpression,
+	return tile.Config.SourceID, charts.Series{AggFn: sel.AggFn, Field: sel.ValueExpression,
 		Level: sel.Level, Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy}, nil
 }
 
