@@ -326,6 +326,7 @@ func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
 		poll(`document.querySelectorAll('[data-testid=dashboard-grid] table.plain tr').length >= 1`))
 	b.screenshot("dashboard")
 	b.run("opening alerts", chromedp.Navigate(ui+"/alerts"), waitText(`[data-testid=alerts]`, "Too many errors"))
+	b.screenshot("alerts")
 
 	// A second browser, no invitation: sign-in only, and registering is refused.
 	other := newBrowser(t, ui, "stranger")
