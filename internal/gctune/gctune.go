@@ -15,9 +15,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"sync"
+
+	"github.com/otelhouse/otelhouse/internal/memlimit"
 )
 
 // DefaultFloor is the heap size below which a process started with
@@ -37,7 +37,7 @@ func FromEnv() {
 	if os.Getenv("GOGC") != "" {
 		return
 	}
-	Start(Floor(uint64(debug.SetMemoryLimit(-1)), containerLimit(cgroupFiles)))
+	Start(Floor(uint64(debug.SetMemoryLimit(-1)), memlimit.Container(memlimit.CgroupFiles())))
 }
 
 // Floor is DefaultFloor under a Go memory limit and a container's limit
@@ -51,26 +51,6 @@ func Floor(goLimit, containerLimit uint64) uint64 {
 		floor = min(floor, containerLimit/4)
 	}
 	return floor
-}
-
-// cgroupFiles hold the process's memory limit in cgroup v2 and v1, as a
-// container sees them.
-var cgroupFiles = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
-
-// containerLimit is the first limit found in files, or math.MaxUint64.
-func containerLimit(files []string) uint64 {
-	for _, f := range files {
-		b, err := os.ReadFile(f) //nolint:gosec // the cgroup's own memory files, names fixed above
-		if err != nil {
-			continue
-		}
-		// v2 says "max" for none; v1 a number near 2^63.
-		if n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil {
-			return n
-		}
-		return math.MaxUint64
-	}
-	return math.MaxUint64
 }
 
 // Tuner adjusts GOGC after each garbage collection.

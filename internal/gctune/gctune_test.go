@@ -2,14 +2,11 @@ package gctune
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestPercent(t *testing.T) {
@@ -39,20 +36,6 @@ func TestFloor(t *testing.T) {
 	assert.EqualValues(t, 32*mib, Floor(none, 128*mib), "a quarter of the container's limit")
 	assert.EqualValues(t, 64*mib, Floor(none, 9223372036854771712), "cgroup v1's 'unlimited'")
 	assert.EqualValues(t, 64*mib, Floor(512*mib, 128*mib), "GOMEMLIMIT, when set, is the user's word")
-}
-
-func TestContainerLimit(t *testing.T) {
-	dir := t.TempDir()
-	file := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
-		return p
-	}
-	missing := filepath.Join(dir, "missing")
-	assert.EqualValues(t, 268435456, containerLimit([]string{missing, file("v2", "268435456\n")}))
-	assert.EqualValues(t, uint64(math.MaxUint64), containerLimit([]string{file("v2max", "max\n"), file("v1", "1024\n")}), "v2 without a limit")
-	assert.EqualValues(t, 1024, containerLimit([]string{missing, file("v1b", "1024\n")}))
-	assert.EqualValues(t, uint64(math.MaxUint64), containerLimit([]string{missing}), "no cgroup files")
 }
 
 func gogc() int64 {
