@@ -14,6 +14,7 @@ require (
 	github.com/DataDog/datadog-agent/pkg/proto v0.85.1
 	github.com/DataDog/sketches-go v1.4.7
 	github.com/chromedp/chromedp v0.23.0
+	github.com/dustin/go-humanize v1.1.0
 	github.com/ebitengine/purego v0.10.2
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/google/uuid v1.6.0

@@ -8,6 +8,7 @@ import (
 
 	datadogswitchconverter "github.com/otelhouse/otelhouse/converter/datadogswitchconverter"
 	ingestionauthconverter "github.com/otelhouse/otelhouse/converter/ingestionauthconverter"
+	memorybudgetconverter "github.com/otelhouse/otelhouse/converter/memorybudgetconverter"
 	storageswitchconverter "github.com/otelhouse/otelhouse/converter/storageswitchconverter"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
@@ -38,6 +39,7 @@ func main() {
 					datadogswitchconverter.NewFactory(),
 					storageswitchconverter.NewFactory(),
 					ingestionauthconverter.NewFactory(),
+					memorybudgetconverter.NewFactory(),
 				},
 			},
 		},
@@ -47,6 +49,7 @@ func main() {
 			yamlprovider.NewFactory().Create(confmap.ProviderSettings{}).Scheme(): "go.opentelemetry.io/collector/confmap/provider/yamlprovider v1.67.0",
 		},
 		ConverterModules: []string{
+			"github.com/otelhouse/otelhouse v0.0.0",
 			"github.com/otelhouse/otelhouse v0.0.0",
 			"github.com/otelhouse/otelhouse v0.0.0",
 			"github.com/otelhouse/otelhouse v0.0.0",

@@ -1,0 +1,118 @@
+// Package memorybudgetconverter gives the whole process one memory budget:
+// OTELHOUSE_MEMORY_LIMIT, or the configuration's otelhouse::memory_limit,
+// defaulting to the container's (cgroup) limit, else half the machine's
+// RAM. The budget is split by fixed shares (Split, docs/memory.md) between
+// the embedded ClickHouse engine, when the configuration runs one, and the
+// collector: the Go runtime's soft limit, the memory_limiter processors,
+// the receivers' decode budgets. A value written in the configuration
+// keeps its place; the budget fills in only what is not set.
+package memorybudgetconverter
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/otelhouse/otelhouse/internal/memlimit"
+)
+
+// EnvVar is the budget in bytes, with or without a unit (1GiB, 512MiB).
+const EnvVar = "OTELHOUSE_MEMORY_LIMIT"
+
+// Key is the budget's configuration key, which wins over EnvVar. The
+// converter removes the otelhouse section: the collector knows no such
+// top-level key.
+const (
+	Key     = "otelhouse::memory_limit"
+	section = "otelhouse"
+)
+
+type converter struct {
+	getenv func(string) string
+	// found is the budget when none is given: the container's limit,
+	// else half the RAM.
+	found func() uint64
+	// setGoLimit sets the Go runtime's soft memory limit.
+	setGoLimit func(int64) int64
+}
+
+// NewFactory returns the converter factory ocb wires into the distribution.
+func NewFactory() confmap.ConverterFactory {
+	return confmap.NewConverterFactory(func(confmap.ConverterSettings) confmap.Converter {
+		return converter{getenv: os.Getenv, found: found, setGoLimit: debug.SetMemoryLimit}
+	})
+}
+
+func found() uint64 {
+	if c := memlimit.Container(memlimit.CgroupFiles()); c < memlimit.Unlimited {
+		return c
+	}
+	return memlimit.RAM() / 2
+}
+
+func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
+	given, from := conf.Get(Key), Key
+	conf.Delete(section)
+	if given == nil || given == "" {
+		given, from = c.getenv(EnvVar), EnvVar
+	}
+	var budget uint64
+	if given != nil && given != "" {
+		var err error
+		if budget, err = ParseSize(given); err != nil {
+			return fmt.Errorf("%s: %w", from, err)
+		}
+	} else {
+		budget = c.found()
+	}
+	if budget == 0 {
+		return nil // nothing known to split
+	}
+	extensions, _ := conf.Get("service::extensions").([]any)
+	engines := idsOf(extensions, "embedded_clickhouse")
+	plan, err := Split(budget, len(engines) > 0)
+	if err != nil {
+		return fmt.Errorf("%s=%s: %w", from, given, err)
+	}
+	if c.getenv("GOMEMLIMIT") == "" {
+		c.setGoLimit(int64(plan.GoLimit()))
+	}
+	settings := plan.Settings(conf, engines)
+	update := make(map[string]any, len(settings))
+	for key, v := range settings {
+		if !conf.IsSet(key) {
+			update[key] = v
+		}
+	}
+	return conf.Merge(confmap.NewFromStringMap(update))
+}
+
+// idsOf are the component ids of a type among ids (the type itself and
+// type/name), in order.
+func idsOf(ids []any, typ string) []string {
+	var out []string
+	for _, v := range ids {
+		if id, ok := v.(string); ok && (id == typ || strings.HasPrefix(id, typ+"/")) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// configured are the ids of a component type under a configuration
+// section (receivers, processors, extensions), sorted.
+func configured(conf *confmap.Conf, kind, typ string) []string {
+	m, _ := conf.Get(kind).(map[string]any)
+	var all []any
+	for id := range m {
+		all = append(all, id)
+	}
+	ids := idsOf(all, typ)
+	slices.Sort(ids)
+	return ids
+}
