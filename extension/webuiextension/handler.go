@@ -158,6 +158,11 @@ func (u *webUI) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusNotFound, err.Error()
 	case errors.Is(err, charts.ErrTimeout):
 		status, msg = http.StatusGatewayTimeout, "the query exceeded query_timeout; narrow the time range or the filter"
+	case errors.Is(err, charts.ErrQueryMemory):
+		status, msg = http.StatusUnprocessableEntity, charts.ErrQueryMemory.Error()
+	case errors.Is(err, charts.ErrEngineMemory):
+		w.Header().Set("Retry-After", "5")
+		status, msg = http.StatusServiceUnavailable, charts.ErrEngineMemory.Error()
 	case r.Context().Err() != nil:
 		return // the browser went away; its query was cancelled
 	default:

@@ -398,12 +398,30 @@ type Point struct {
 // ErrTimeout is a query the engine stopped at max_execution_time.
 var ErrTimeout = errors.New("query exceeded query_timeout")
 
-// engineError recognises the engine's timeout, which clickhouse-go over
-// HTTP reports only as text.
+// ErrQueryMemory is a query that needed more memory than one query may
+// take (the engine's max_memory_usage, a share of the memory budget):
+// the query must ask for less, retrying it will not help.
+var ErrQueryMemory = errors.New("the query needs more memory than one query may take; narrow the time range or the filter, or group by fewer values")
+
+// ErrEngineMemory is a query refused because the engine as a whole was at
+// its memory limit (max_server_memory_usage): it may pass once the load
+// does.
+var ErrEngineMemory = errors.New("the engine is at its memory limit; retry shortly")
+
+// engineError recognises the engine's timeout and memory refusals, which
+// clickhouse-go over HTTP reports only as text.
 func engineError(err error) error {
 	msg := err.Error()
 	if strings.Contains(msg, "(TIMEOUT_EXCEEDED)") {
 		return fmt.Errorf("%w: %v", ErrTimeout, err)
+	}
+	if strings.Contains(msg, "(MEMORY_LIMIT_EXCEEDED)") {
+		// "Memory limit (for query) exceeded" or "(total)"; the text
+		// names the limit, which the caller's message need not.
+		if strings.Contains(msg, "(total)") {
+			return fmt.Errorf("%w: %v", ErrEngineMemory, err)
+		}
+		return fmt.Errorf("%w: %v", ErrQueryMemory, err)
 	}
 	for _, name := range queryFaults {
 		if strings.Contains(msg, "("+name+")") {

@@ -85,17 +85,7 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 	}
 	points, err := charts.Run(r.Context(), s.opts.DB, series, start, end, step, s.queryTimeout())
 	if err != nil {
-		var pe charts.QueryError
-		switch {
-		case errors.As(err, &pe):
-			return fail(http.StatusBadRequest, "invalid chart query: "+err.Error())
-		case r.Context().Err() != nil:
-			return failed("", errGone) // its query was cancelled
-		case errors.Is(err, charts.ErrTimeout):
-			return fail(http.StatusGatewayTimeout, "chart query exceeded query_timeout ("+s.queryTimeout().String()+"); narrow the time range or the filter")
-		default:
-			return fail(http.StatusBadGateway, "chart query failed: "+err.Error())
-		}
+		return s.queryFailed(r, "chart query", err)
 	}
 	rows := make([]map[string]any, 0, len(points))
 	for _, pt := range points {

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"go.uber.org/zap"
 
@@ -142,16 +143,23 @@ func ok(status int, data any, extra map[string]any) result {
 	return result{status: status, data: data, extra: extra}
 }
 
-// apiError is an error answered with its own status and message.
+// apiError is an error answered with its own status and message, and a
+// Retry-After (seconds) when it may pass.
 type apiError struct {
-	status int
-	msg    string
+	status     int
+	msg        string
+	retryAfter int
 }
 
 func (e *apiError) Error() string { return e.msg }
 
 // fail answers status with msg.
-func fail(status int, msg string) result { return result{err: &apiError{status, msg}} }
+func fail(status int, msg string) result { return result{err: &apiError{status: status, msg: msg}} }
+
+// unavailable answers 503 with msg and when to retry.
+func unavailable(msg string, retryAfter int) result {
+	return result{err: &apiError{status: http.StatusServiceUnavailable, msg: msg, retryAfter: retryAfter}}
+}
 
 // failed answers err: a store's not-found about kind is 404, a
 // validationError 400, an apiError its own status, errGone nothing (the
@@ -175,6 +183,9 @@ func (s *Server) answer(w http.ResponseWriter, f form, res result) {
 		reply(w, f, cmp.Or(res.status, http.StatusOK), res.data, res.extra)
 	case errors.Is(res.err, errGone):
 	case errors.As(res.err, &ae):
+		if ae.retryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))
+		}
 		writeFail(w, f, ae.status, ae.msg)
 	case errors.Is(res.err, store.ErrNotFound):
 		writeFail(w, f, http.StatusNotFound, res.kind+" not found")

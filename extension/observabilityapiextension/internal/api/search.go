@@ -110,15 +110,31 @@ func (s *Server) searchHandler(r *http.Request) result {
 			return ok(http.StatusOK, rows, extra)
 		}
 	}
+	return s.queryFailed(r, "search", err)
+}
+
+// queryFailed answers a chart or search query the engine did not run:
+// the caller's mistake or a query needing more memory than one may take
+// (4xx, theirs to change), the engine at its memory limit (503, to
+// retry), a timeout (504).
+func (s *Server) queryFailed(r *http.Request, what string, err error) result {
 	var qe charts.QueryError
 	switch {
 	case errors.As(err, &qe):
-		return fail(http.StatusBadRequest, "invalid search: "+err.Error())
+		return fail(http.StatusBadRequest, "invalid "+what+": "+err.Error())
 	case r.Context().Err() != nil:
-		return failed("", errGone)
+		return failed("", errGone) // its query was cancelled
 	case errors.Is(err, charts.ErrTimeout):
-		return fail(http.StatusGatewayTimeout, "search exceeded query_timeout ("+s.queryTimeout().String()+"); narrow the time range or the filter")
+		return fail(http.StatusGatewayTimeout, what+" exceeded query_timeout ("+s.queryTimeout().String()+"); narrow the time range or the filter")
+	case errors.Is(err, charts.ErrQueryMemory):
+		return fail(http.StatusUnprocessableEntity, what+": "+charts.ErrQueryMemory.Error())
+	case errors.Is(err, charts.ErrEngineMemory):
+		return unavailable(what+": "+charts.ErrEngineMemory.Error(), engineMemoryRetry)
 	default:
-		return fail(http.StatusBadGateway, "search failed: "+err.Error())
+		return fail(http.StatusBadGateway, what+" failed: "+err.Error())
 	}
 }
+
+// engineMemoryRetry is the Retry-After for a query refused while the
+// engine was at its memory limit: merges and inserts free it in seconds.
+const engineMemoryRetry = 5

@@ -229,15 +229,15 @@ func (s *Server) guard(f form, next endpoint) http.Handler {
 // readJSON enforces the JSON content type and the size limit.
 func readJSON(r *http.Request, limit int64) ([]byte, error) {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		return nil, &apiError{http.StatusUnsupportedMediaType, "Content-Type must be application/json"}
+		return nil, &apiError{status: http.StatusUnsupportedMediaType, msg: "Content-Type must be application/json"}
 	}
 	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, &apiError{http.StatusRequestEntityTooLarge, "request body exceeds " + sizeText(limit)}
+			return nil, &apiError{status: http.StatusRequestEntityTooLarge, msg: "request body exceeds " + sizeText(limit)}
 		}
-		return nil, &apiError{http.StatusBadRequest, "reading body: " + err.Error()}
+		return nil, &apiError{status: http.StatusBadRequest, msg: "reading body: " + err.Error()}
 	}
 	return b, nil
 }

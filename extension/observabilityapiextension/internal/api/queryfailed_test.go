@@ -1,0 +1,37 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/internal/charts"
+)
+
+// A chart or search the engine refused for memory: past one query's share
+// it is the caller's to narrow (422); with the engine at its limit it is
+// to retry (503 with Retry-After), as a refused ingestion is.
+func TestQueryFailedForMemory(t *testing.T) {
+	s := &Server{opts: Options{Logger: zap.NewNop()}}
+	r := httptest.NewRequest(http.MethodPost, "/api/v2/charts/series", nil)
+	for _, tc := range []struct {
+		err        error
+		status     int
+		retryAfter string
+		msg        string
+	}{
+		{fmt.Errorf("%w: Memory limit (for query) exceeded", charts.ErrQueryMemory), http.StatusUnprocessableEntity, "", "chart query: the query needs more memory than one query may take"},
+		{fmt.Errorf("%w: Memory limit (total) exceeded", charts.ErrEngineMemory), http.StatusServiceUnavailable, "5", "chart query: the engine is at its memory limit; retry shortly"},
+		{fmt.Errorf("%w: took too long", charts.ErrTimeout), http.StatusGatewayTimeout, "", "chart query exceeded query_timeout"},
+	} {
+		w := httptest.NewRecorder()
+		s.answer(w, selfHosted, s.queryFailed(r, "chart query", tc.err))
+		assert.Equal(t, tc.status, w.Code, tc.err)
+		assert.Equal(t, tc.retryAfter, w.Header().Get("Retry-After"), tc.err)
+		assert.Contains(t, w.Body.String(), tc.msg)
+	}
+}
