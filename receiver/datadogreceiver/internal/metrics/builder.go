@@ -45,9 +45,10 @@ type series struct {
 type origin struct{ product, category, service uint32 }
 
 type metricKey struct {
-	res, name, unit string
-	typ             Type
-	interval        int64
+	res        int // the resource's index: cheaper to hash than its key
+	name, unit string
+	typ        Type
+	interval   int64
 }
 
 // builder groups series into ResourceMetrics (host, device, source type,
@@ -57,14 +58,27 @@ type metricKey struct {
 type builder struct {
 	md      pmetric.Metrics
 	bud     *budget.Budget
-	res     map[string]pmetric.MetricSlice
+	res     map[string]resource
 	metrics map[metricKey]pmetric.Metric
 	key     []byte
-	attrs   pcommon.Map // scratch: the data-point attributes of one series
+	// attrs are the data-point attributes of the series being built.
+	// Its first point takes them (a move, not a copy: the copy was a
+	// tenth of the translation), later points copy that point's.
+	attrs pcommon.Map
+	moved bool        // attrs went to the series' first point…
+	first pcommon.Map // …whose attributes these are
+}
+
+// resource is a ResourceMetrics' metrics and its index, which metric keys
+// hold instead of the resource's key: no conversion to a string, and an
+// int to hash rather than the host, device and tags.
+type resource struct {
+	index   int
+	metrics pmetric.MetricSlice
 }
 
 func newBuilder(bud *budget.Budget) *builder {
-	return &builder{md: pmetric.NewMetrics(), res: map[string]pmetric.MetricSlice{},
+	return &builder{md: pmetric.NewMetrics(), res: map[string]resource{},
 		metrics: map[metricKey]pmetric.Metric{}, attrs: pcommon.NewMap(), bud: bud}
 }
 
@@ -84,6 +98,7 @@ func (b *builder) result() (pmetric.Metrics, error) {
 // tags: resource tags to the resource, the rest into b.attrs.
 func (b *builder) metric(s *series) pmetric.Metric {
 	b.attrs.Clear()
+	b.moved = false
 	k := append(b.key[:0], s.host...)
 	k = append(k, 0)
 	k = append(k, s.device...)
@@ -111,7 +126,7 @@ func (b *builder) metric(s *series) pmetric.Metric {
 	w.Flush()
 	b.key = k
 	b.bud.Take(int64(len(s.tags)) * budget.Slot)
-	slice, ok := b.res[string(k)]
+	r, ok := b.res[string(k)]
 	if !ok {
 		b.bud.Entries(3 + len(s.resources) + resTags)
 		b.bud.Take(int64(len(k)))
@@ -143,16 +158,16 @@ func (b *builder) metric(s *series) pmetric.Metric {
 		rw.Flush()
 		sm := rm.ScopeMetrics().AppendEmpty()
 		sm.Scope().SetName(ScopeName)
-		slice = sm.Metrics()
-		b.res[string(k)] = slice
+		r = resource{index: len(b.res), metrics: sm.Metrics()}
+		b.res[string(k)] = r
 	}
-	mk := metricKey{res: string(k), name: s.name, unit: s.unit, typ: s.typ, interval: s.interval}
+	mk := metricKey{res: r.index, name: s.name, unit: s.unit, typ: s.typ, interval: s.interval}
 	if m, ok := b.metrics[mk]; ok {
 		return m
 	}
 	b.bud.Entries(3)
 	b.bud.Take(int64(len(k)))
-	m := slice.AppendEmpty()
+	m := r.metrics.AppendEmpty()
 	m.SetName(s.name)
 	m.SetUnit(s.unit)
 	switch s.typ {
@@ -183,7 +198,7 @@ func (b *builder) metric(s *series) pmetric.Metric {
 // point appends one point of s (ts in seconds) to m with the series'
 // attributes. Rates become the delta they stand for (value × interval).
 func (b *builder) point(m pmetric.Metric, s *series, ts int64, v float64) {
-	if !b.bud.Entries(b.attrs.Len()) {
+	if !b.bud.Entries(b.pointAttrs().Len()) {
 		return
 	}
 	var dp pmetric.NumberDataPoint
@@ -202,17 +217,36 @@ func (b *builder) point(m pmetric.Metric, s *series, ts int64, v float64) {
 	}
 	dp.SetTimestamp(seconds(ts))
 	dp.SetDoubleValue(v)
-	b.attrs.CopyTo(dp.Attributes())
+	b.giveAttrs(dp.Attributes())
+}
+
+// pointAttrs are the attributes the series' points carry.
+func (b *builder) pointAttrs() pcommon.Map {
+	if b.moved {
+		return b.first
+	}
+	return b.attrs
+}
+
+// giveAttrs sets a new point's attributes: the first point of a series
+// takes attrs, later ones copy the first's.
+func (b *builder) giveAttrs(dst pcommon.Map) {
+	if b.moved {
+		b.first.CopyTo(dst)
+		return
+	}
+	b.attrs.MoveTo(dst)
+	b.first, b.moved = dst, true
 }
 
 // histogram appends a point to m's exponential histogram with the series'
 // attributes; false once the budget is spent.
 func (b *builder) histogram(m pmetric.Metric) (pmetric.ExponentialHistogramDataPoint, bool) {
-	if !b.bud.Entries(b.attrs.Len()) {
+	if !b.bud.Entries(b.pointAttrs().Len()) {
 		return pmetric.ExponentialHistogramDataPoint{}, false
 	}
 	dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
-	b.attrs.CopyTo(dp.Attributes())
+	b.giveAttrs(dp.Attributes())
 	return dp, true
 }
 

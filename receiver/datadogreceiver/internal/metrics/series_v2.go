@@ -49,6 +49,10 @@ type seriesDecoder struct {
 	s        series
 	points   []wirePoint
 	interned *intern.Table
+	// origin is the series' metadata origin, kept here rather than in a
+	// variable of series() that would escape to the heap once per series
+	// (the builder reads it only while creating the series' metric).
+	origin origin
 	// invalid is why the first invalid series is (no name, a type Datadog
 	// does not define): the whole payload is still read, as the generated
 	// decoder would, before it is refused.
@@ -67,7 +71,7 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 	s := &d.s
 	*s = series{resources: s.resources[:0], tags: s.tags[:0]}
 	d.points = d.points[:0]
-	var o origin
+	d.origin = origin{}
 	hasOrigin := false
 	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
 		switch num {
@@ -90,7 +94,7 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 			case seriesSourceTypeName:
 				s.sourceType = d.str(v)
 			case seriesMetadata:
-				err = metadata(v, &o, &hasOrigin)
+				err = metadata(v, &d.origin, &hasOrigin)
 			}
 			return end, err
 		case seriesType, seriesInterval:
@@ -111,7 +115,7 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 		return nil
 	}
 	if hasOrigin {
-		s.origin = &o
+		s.origin = &d.origin
 	}
 	m := d.b.metric(s)
 	for _, p := range d.points {
