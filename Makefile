@@ -21,7 +21,7 @@ export OTELHOUSE_LIBCHDB := $(LIBCHDB)
 # golangci-lint, built from tools/golangci into the cache (see lint).
 GOLANGCI := $(CURDIR)/.cache/bin/golangci-lint
 
-.PHONY: all build image podman check-generated run test bench-once test-race unit e2e bench fuzz lint generate check-manifest clean libchdb web chromium
+.PHONY: all build image podman check-generated run test bench-once test-race unit e2e bench bench-go bench-corpus bench-storage bench-memory fuzz lint generate check-manifest clean libchdb web chromium
 
 all: build
 
@@ -95,8 +95,29 @@ test-race: build libchdb
 	@command -v gcc >/dev/null || { apt-get update -qq && apt-get install -y -qq gcc >/dev/null; }
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) CGO_ENABLED=1 $(GO) test -race -count=1 $(PKGS)
 
-bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./receiver/...
+# The figures of docs/performance.md and docs/memory.md, each by its own
+# tool (minutes; run on a quiet machine): the receiver's and translators'
+# Go benchmarks with pdata's floors, the perf corpus's CPU per item and
+# peak RSS (nop exporter), stored throughput against the engine's insert
+# path and against the pipeline with merges stopped, and the memory
+# budget under a flood. BENCH picks some: BENCH="go corpus".
+BENCH ?= go corpus storage memory
+bench: build libchdb
+	@for b in $(BENCH); do $(MAKE) --no-print-directory bench-$$b || exit 1; done
+
+bench-go:
+	$(GO) test -run='^$$' -bench=. -benchmem ./receiver/... ./internal/charts/...
+
+bench-corpus:
+	../shared/perf/measure.sh "$(BIN) --config testdata/perf/nop.yaml --feature-gates=receiver.datadog"
+	scripts/bench-gcpace.sh
+
+bench-storage:
+	KINDS="logs_zstd traces_v04" DURATION=40s scripts/bench-storage.sh
+	KINDS="logs_zstd traces_v04" DURATION=40s SETUP_SQL="SYSTEM STOP MERGES" scripts/bench-storage.sh
+
+bench-memory:
+	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run TestMemoryBudgetHoldsUnderFlood -v ./e2e
 
 # Short coverage-guided runs of every fuzz target. Minimising each new
 # input is capped: the default minute per input, on the traces

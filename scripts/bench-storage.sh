@@ -53,10 +53,27 @@ for round in $(seq "${ROUNDS:-1}"); do for config in $CONFIG; do for kind in ${K
   parts=$(sql "SELECT count() FROM system.parts WHERE active AND database = 'otel' AND table = '$table'")
   disk=$(sql "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'otel' AND table = '$table'")
   hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$pid/status")
+  # What the engine's insert path alone takes, for the same rows: they are
+  # inserted again into an empty copy of the table, with its merges
+  # stopped, in blocks of the exporter's batch size (8,192) on both cores;
+  # the time to read them back (measured apart: the engine's user may not
+  # make a Memory table) is taken off. No HTTP, no decoding, no queue, no
+  # merges. (The pipeline's ceiling with merges stopped is a run of its
+  # own: SETUP_SQL="SYSTEM STOP MERGES".)
+  sql "CREATE TABLE otel.ceiling AS otel.$table"
+  sql "SYSTEM STOP MERGES otel.ceiling"
+  r0=$(date +%s.%N)
+  sql "SELECT * FROM otel.$table FORMAT Null SETTINGS max_threads = 2"
+  r1=$(date +%s.%N)
+  sql "INSERT INTO otel.ceiling SELECT * FROM otel.$table SETTINGS max_insert_block_size = 8192, min_insert_block_size_rows = 8192, min_insert_block_size_bytes = 0, max_insert_threads = 2, max_threads = 2"
+  c1=$(date +%s.%N)
+  ceiling_rows=$(sql "SELECT count() FROM otel.ceiling")
+  sql "DROP TABLE otel.ceiling"
   kill -TERM "$pid"; wait "$pid" || true
   wait "$sampler" 2>/dev/null || true
   echo "RSS_MB kind=$kind every_5s (total/anonymous): $(cat "$OTELHOUSE_DATA_DIR/rss.txt")"
   awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" -v p="$parts" -v c="$config" -v n="$round" -v q="$queue_mb" -v d="$disk" \
-    'BEGIN { printf "STORED config=%s round=%d kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f peak_rss_mb=%d active_parts=%d queue_mb_when_load_ended=%d bytes_on_disk_per_row=%.1f\n", c, n, k, s, r, b-a, r/(b-a), m, p, q, d/r }'
+    -v cr="$ceiling_rows" -v r0="$r0" -v r1="$r1" -v c1="$c1" \
+    'BEGIN { printf "STORED config=%s round=%d kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f engine_insert_rows_per_s=%.0f peak_rss_mb=%d active_parts=%d queue_mb_when_load_ended=%d bytes_on_disk_per_row=%.1f\n", c, n, k, s, r, b-a, r/(b-a), cr/((c1-r1)-(r1-r0)), m, p, q, d/r }'
   rm -rf "$OTELHOUSE_DATA_DIR"
 done; done; done
