@@ -80,6 +80,9 @@ func TestMemoryBudgetHoldsUnderFlood(t *testing.T) {
 	c := run(t, []string{"OTELHOUSE_MEMORY_LIMIT=1GiB"}, shippedConfig(t))
 	confined := group.add(t, c.cmd.Process.Pid)
 	c.waitHealthy(t)
+	// The engine took its half of the budget, and a query half of that.
+	assert.Equal(t, "536870912\t268435456", c.sql(t, "SELECT (SELECT value FROM system.server_settings WHERE name = 'max_server_memory_usage'), "+
+		"(SELECT value FROM system.settings WHERE name = 'max_memory_usage')"))
 	url := fmt.Sprintf("http://127.0.0.1:%d/v1/logs", c.otlpHTTP)
 	high := watchRSS(t, c.cmd.Process.Pid)
 
@@ -174,6 +177,10 @@ func chartQueries(t *testing.T, c *collector, stop time.Time) func() map[string]
 			}
 		}
 		return key != ""
+	}, 30*time.Second, 100*time.Millisecond)
+	// The heavy chart needs rows to expand: it starts once some are stored.
+	require.Eventually(t, func() bool {
+		return c.sql(t, "SELECT count() > 0 FROM otel.otel_logs WHERE ServiceName = 'flood'") == "1"
 	}, 30*time.Second, 100*time.Millisecond)
 	series := map[string]string{
 		"light": `{"sourceId":"logs","aggFn":"count","groupBy":["service"]}`,
