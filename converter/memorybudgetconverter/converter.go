@@ -71,7 +71,9 @@ func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 		budget = c.found()
 	}
 	if budget == 0 {
-		return nil // nothing known to split
+		// Neither a limit nor the RAM is known (no /proc): the memory
+		// limiters keep a share of what they find themselves.
+		return conf.Merge(confmap.NewFromStringMap(unknownBudget(conf)))
 	}
 	extensions, _ := conf.Get("service::extensions").([]any)
 	engines := idsOf(extensions, "embedded_clickhouse")
@@ -115,4 +117,19 @@ func configured(conf *confmap.Conf, kind, typ string) []string {
 	ids := idsOf(all, typ)
 	slices.Sort(ids)
 	return ids
+}
+
+// unknownBudget sets the memory limiters that have no limit of their own
+// to a share of the memory they find (limit_percentage), as the collector's
+// documentation suggests, since no budget can be split.
+func unknownBudget(conf *confmap.Conf) map[string]any {
+	out := map[string]any{}
+	for _, id := range configured(conf, "processors", "memory_limiter") {
+		base := "processors::" + id
+		if !conf.IsSet(base+"::limit_mib") && !conf.IsSet(base+"::limit_percentage") {
+			out[base+"::limit_percentage"] = 80
+			out[base+"::spike_limit_percentage"] = 20
+		}
+	}
+	return out
 }

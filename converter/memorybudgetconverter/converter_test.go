@@ -127,3 +127,11 @@ func TestBadBudgetIsRefused(t *testing.T) {
 		assert.ErrorContains(t, c.Convert(context.Background(), confmap.NewFromStringMap(shipped())), msg, env)
 	}
 }
+
+func TestUnknownMemoryLeavesLimitersAShare(t *testing.T) {
+	conf := confmap.NewFromStringMap(shipped())
+	c := converter{getenv: func(string) string { return "" }, found: func() uint64 { return 0 }, setGoLimit: func(int64) int64 { panic("no budget, no Go limit") }}
+	require.NoError(t, c.Convert(context.Background(), conf))
+	assert.Equal(t, 80, conf.Get("processors::memory_limiter::limit_percentage"))
+	assert.Nil(t, conf.Get("extensions::embedded_clickhouse::server::max_server_memory_usage"))
+}
