@@ -16,7 +16,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"go.opentelemetry.io/collector/confmap"
+	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/internal/memlimit"
 )
@@ -33,26 +35,31 @@ const (
 )
 
 type converter struct {
+	logger *zap.Logger
 	getenv func(string) string
 	// found is the budget when none is given: the container's limit,
-	// else half the RAM.
-	found func() uint64
+	// else half the RAM, and which it is.
+	found func() (uint64, string)
 	// setGoLimit sets the Go runtime's soft memory limit.
 	setGoLimit func(int64) int64
 }
 
 // NewFactory returns the converter factory ocb wires into the distribution.
 func NewFactory() confmap.ConverterFactory {
-	return confmap.NewConverterFactory(func(confmap.ConverterSettings) confmap.Converter {
-		return converter{getenv: os.Getenv, found: found, setGoLimit: debug.SetMemoryLimit}
+	return confmap.NewConverterFactory(func(set confmap.ConverterSettings) confmap.Converter {
+		logger := set.Logger
+		if logger == nil {
+			logger = zap.NewNop()
+		}
+		return converter{logger: logger, getenv: os.Getenv, found: found, setGoLimit: debug.SetMemoryLimit}
 	})
 }
 
-func found() uint64 {
+func found() (uint64, string) {
 	if c := memlimit.Container(memlimit.CgroupFiles()); c < memlimit.Unlimited {
-		return c
+		return c, "the cgroup's memory limit"
 	}
-	return memlimit.RAM() / 2
+	return memlimit.RAM() / 2, "half the RAM"
 }
 
 func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
@@ -68,7 +75,7 @@ func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 			return fmt.Errorf("%s: %w", from, err)
 		}
 	} else {
-		budget = c.found()
+		budget, from = c.found()
 	}
 	if budget == 0 {
 		// Neither a limit nor the RAM is known (no /proc): the memory
@@ -81,9 +88,14 @@ func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	if err != nil {
 		return fmt.Errorf("%s=%s: %w", from, given, err)
 	}
+	goLimit := "GOMEMLIMIT from the environment"
 	if c.getenv("GOMEMLIMIT") == "" {
 		c.setGoLimit(int64(plan.GoLimit()))
+		goLimit = humanize.IBytes(plan.GoLimit())
 	}
+	c.logger.Info("Memory budget (docs/memory.md)", zap.String("budget", humanize.IBytes(budget)), zap.String("from", from),
+		zap.String("embedded_engine", humanize.IBytes(plan.Engine)), zap.String("collector", humanize.IBytes(plan.Collector)),
+		zap.String("go_soft_limit", goLimit))
 	settings := plan.Settings(conf, engines)
 	update := make(map[string]any, len(settings))
 	for key, v := range settings {

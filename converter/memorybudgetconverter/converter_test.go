@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 const gib = 1 << 30
@@ -54,20 +56,30 @@ func shipped() map[string]any {
 }
 
 func convert(t *testing.T, env map[string]string, raw map[string]any) (*confmap.Conf, int64) {
-	t.Helper()
-	conf := confmap.NewFromStringMap(raw)
-	goLimit := int64(-1)
-	c := converter{
-		getenv:     func(k string) string { return env[k] },
-		found:      func() uint64 { return 4 * gib },
-		setGoLimit: func(n int64) int64 { goLimit = n; return 0 },
-	}
-	require.NoError(t, c.Convert(context.Background(), conf))
+	conf, goLimit, _ := convertLogged(t, env, raw)
 	return conf, goLimit
 }
 
+func convertLogged(t *testing.T, env map[string]string, raw map[string]any) (*confmap.Conf, int64, *observer.ObservedLogs) {
+	t.Helper()
+	conf := confmap.NewFromStringMap(raw)
+	goLimit := int64(-1)
+	core, logs := observer.New(zap.InfoLevel)
+	c := converter{
+		logger:     zap.New(core),
+		getenv:     func(k string) string { return env[k] },
+		found:      func() (uint64, string) { return 4 * gib, "half the RAM" },
+		setGoLimit: func(n int64) int64 { goLimit = n; return 0 },
+	}
+	require.NoError(t, c.Convert(context.Background(), conf))
+	return conf, goLimit, logs
+}
+
 func TestBudgetFromEnv(t *testing.T) {
-	conf, goLimit := convert(t, map[string]string{EnvVar: "1GiB"}, shipped())
+	conf, goLimit, logs := convertLogged(t, map[string]string{EnvVar: "1GiB"}, shipped())
+	require.Equal(t, 1, logs.Len(), "the split is said once, at start")
+	assert.Equal(t, map[string]any{"budget": "1.0 GiB", "from": EnvVar, "embedded_engine": "512 MiB", "collector": "512 MiB", "go_soft_limit": "461 MiB"},
+		logs.All()[0].ContextMap())
 	assert.False(t, conf.IsSet("otelhouse"), "the collector knows no otelhouse section")
 	assert.EqualValues(t, 512*mib/10*9, goLimit)
 	for key, want := range map[string]any{
@@ -123,14 +135,14 @@ func TestWrittenLimiterIsKept(t *testing.T) {
 
 func TestBadBudgetIsRefused(t *testing.T) {
 	for env, msg := range map[string]string{"lots": "OTELHOUSE_MEMORY_LIMIT", "100MiB": "under 512 MiB"} {
-		c := converter{getenv: func(k string) string { return map[string]string{EnvVar: env}[k] }, found: func() uint64 { return 0 }, setGoLimit: func(int64) int64 { return 0 }}
+		c := converter{logger: zap.NewNop(), getenv: func(k string) string { return map[string]string{EnvVar: env}[k] }, found: func() (uint64, string) { return 0, "half the RAM" }, setGoLimit: func(int64) int64 { return 0 }}
 		assert.ErrorContains(t, c.Convert(context.Background(), confmap.NewFromStringMap(shipped())), msg, env)
 	}
 }
 
 func TestUnknownMemoryLeavesLimitersAShare(t *testing.T) {
 	conf := confmap.NewFromStringMap(shipped())
-	c := converter{getenv: func(string) string { return "" }, found: func() uint64 { return 0 }, setGoLimit: func(int64) int64 { panic("no budget, no Go limit") }}
+	c := converter{logger: zap.NewNop(), getenv: func(string) string { return "" }, found: func() (uint64, string) { return 0, "half the RAM" }, setGoLimit: func(int64) int64 { panic("no budget, no Go limit") }}
 	require.NoError(t, c.Convert(context.Background(), conf))
 	assert.Equal(t, 80, conf.Get("processors::memory_limiter::limit_percentage"))
 	assert.Nil(t, conf.Get("extensions::embedded_clickhouse::server::max_server_memory_usage"))
