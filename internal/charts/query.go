@@ -25,6 +25,20 @@ type Source struct {
 	// is), sum (cumulative series become increases, counter resets
 	// included) or histogram (quantiles from the bucket counts).
 	MetricType string
+	// Cluster, when set, is the ClickHouse cluster whose shards hold the
+	// table: queries read it through cluster(), one replica of every
+	// shard, rather than the one server they reach.
+	Cluster string
+}
+
+// TableRef is how a query names a table of the source's database: itself
+// on one server, through cluster() on a cluster. Names are checked plain
+// identifiers (OpenScope, the store's cluster check) before they get here.
+func (s Source) TableRef(table string) string {
+	if s.Cluster != "" {
+		return fmt.Sprintf("cluster('%s', `%s`, `%s`)", s.Cluster, s.Database, table)
+	}
+	return fmt.Sprintf("`%s`.`%s`", s.Database, table)
 }
 
 // Series is one line of a chart.

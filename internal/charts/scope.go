@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"regexp"
 	"sort"
 )
 
@@ -14,7 +15,7 @@ type Scope struct {
 	f fields
 	// Timestamp is the quoted timestamp column.
 	Timestamp string
-	// From is the quoted database.table.
+	// From is the quoted database.table, or cluster(…) on a cluster.
 	From string
 }
 
@@ -25,6 +26,9 @@ func OpenScope(ctx context.Context, db *sql.DB, src Source) (*Scope, error) {
 			return nil, fmt.Errorf("source names %q, not a plain identifier", id)
 		}
 	}
+	if src.Cluster != "" && !clusterName.MatchString(src.Cluster) {
+		return nil, fmt.Errorf("cluster %q is not a plain name", src.Cluster)
+	}
 	cols, err := columns(ctx, db, src)
 	if err != nil {
 		return nil, err
@@ -34,8 +38,12 @@ func OpenScope(ctx context.Context, db *sql.DB, src Source) (*Scope, error) {
 	if !ok {
 		return nil, fmt.Errorf("timestamp column %s is not in %s.%s", src.TimestampColumn, src.Database, src.Table)
 	}
-	return &Scope{f: f, Timestamp: ts, From: fmt.Sprintf("`%s`.`%s`", src.Database, src.Table)}, nil
+	return &Scope{f: f, Timestamp: ts, From: src.TableRef(src.Table)}, nil
 }
+
+// clusterName is what a cluster may be called here (as the store checks
+// it): it is written into queries as a string literal.
+var clusterName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 // Where compiles a where (lucene or sql) into a condition with bound
 // values in p; a mistake in it is a QueryError.

@@ -106,7 +106,7 @@ func traceBounds(ctx context.Context, db *sql.DB, spans *charts.Scope, id string
 		return time.Time{}, time.Time{}, false, err
 	}
 	var p charts.Params
-	q := render("trace_bounds", map[string]any{"Lookup": "`" + src.Database + "`.`" + lookup + "`", "TraceID": p.Add(id, "String")})
+	q := render("trace_bounds", map[string]any{"Lookup": src.TableRef(lookup), "TraceID": p.Add(id, "String")})
 	params := clickhouse.Parameters{}
 	for k, v := range p.Values {
 		params[k] = v

@@ -44,6 +44,11 @@ type Source struct {
 	SpanIDColumn       string `json:"spanIdColumn,omitempty"`
 	ParentSpanIDColumn string `json:"parentSpanIdColumn,omitempty"`
 	StatusCodeColumn   string `json:"statusCodeColumn,omitempty"`
+
+	// cluster is the ClickHouse cluster whose shards hold the table (the
+	// store's), set when the catalog reads the source: not stored, a
+	// deployment's property rather than the team's.
+	cluster string
 }
 
 // Value sets of a source's fields.
@@ -70,7 +75,7 @@ func Defaults(database string) []Source {
 func (s Source) Chart() charts.Source {
 	return charts.Source{Database: s.Database, Table: s.Table, TimestampColumn: s.TimestampColumn, BodyColumn: s.BodyColumn,
 		ServiceColumn: s.ServiceColumn, SeverityColumn: s.SeverityColumn, Duration: s.DurationColumn,
-		AttributesMap: s.AttributesMap, ResourceMap: s.ResourceMap, MetricType: s.MetricType}
+		AttributesMap: s.AttributesMap, ResourceMap: s.ResourceMap, MetricType: s.MetricType, Cluster: s.cluster}
 }
 
 // Column returns the configured column, or def where none is set.
@@ -185,6 +190,7 @@ func (c *Catalog) Get(ctx context.Context, team, id string) (Source, error) {
 	if err := Readable(src.Database, c.Readable); err != nil {
 		return Source{}, fmt.Errorf("%w: source %s: %v", ErrUnreadable, id, err)
 	}
+	src.cluster = c.Store.Cluster()
 	return src, nil
 }
 
@@ -208,6 +214,7 @@ func (c *Catalog) List(ctx context.Context, team string) ([]Source, error) {
 	for _, it := range items {
 		var src Source
 		if json.Unmarshal(it.Doc, &src) == nil {
+			src.cluster = c.Store.Cluster()
 			out = append(out, src)
 		}
 	}

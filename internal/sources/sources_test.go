@@ -1,9 +1,11 @@
 package sources
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestValidate(t *testing.T) {
@@ -45,4 +47,17 @@ func TestDefaultsMatchTheExporter(t *testing.T) {
 	assert.Equal(t, "ParentSpanId", d[1].ParentSpanIDColumn)
 	assert.Equal(t, "TraceId", Column(d[0].TraceIDColumn, "x"))
 	assert.Equal(t, "x", Column("", "x"))
+}
+
+// The cluster a source is read across is the deployment's, not stored
+// with the team's source: the catalog stamps it on what it reads, and the
+// chart builders get it.
+func TestChartCarriesTheCluster(t *testing.T) {
+	src := Defaults("otel")[0]
+	assert.Empty(t, src.Chart().Cluster)
+	src.cluster = "otel_cluster"
+	assert.Equal(t, "otel_cluster", src.Chart().Cluster)
+	b, err := json.Marshal(src)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "otel_cluster", "not part of the stored document")
 }

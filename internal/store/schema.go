@@ -8,10 +8,13 @@ import (
 	"github.com/otelhouse/otelhouse/internal/sqlfile"
 )
 
-// The zookeeper path and replica name of a replicated state table, from
-// the macros every replica of a ClickHouse cluster defines ({shard},
-// {replica}; the operator and the chart set them).
-const replication = "'/clickhouse/tables/{shard}/{database}/{table}', '{replica}'"
+// The zookeeper path and replica name of a replicated state table. The
+// path leaves out {shard}: on a cluster of several shards every server is
+// a replica of the one state (the teams, keys and dashboards are not
+// sharded, every collector must see them all), while the telemetry
+// tables stay per shard. {replica} is the macro every server of a cluster
+// defines (the operator and the chart set it), unique across the cluster.
+const replication = "'/clickhouse/tables/{database}/{table}', '{replica}'"
 
 var (
 	clusterRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
@@ -21,8 +24,9 @@ var (
 
 // Schema is the statements that create the state tables in database. On
 // a cluster (cluster not empty) every statement runs ON CLUSTER and each
-// engine is its Replicated form, so every replica of a one-shard cluster
-// holds all the state and the collectors sharing it read it locally.
+// engine is its Replicated form, so every server of the cluster, in every
+// shard, holds all the state and the collectors sharing it read it
+// locally.
 func Schema(database, cluster string) ([]string, error) {
 	if !identRE.MatchString(database) {
 		return nil, fmt.Errorf("database name %q is not a plain identifier", database)

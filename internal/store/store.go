@@ -48,6 +48,7 @@ type Store struct {
 	// revoked through any door stops working in every one at once.
 	cachesMu sync.Mutex
 	caches   map[string]*KeyCache
+	cluster  string
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -75,8 +76,13 @@ func Open(ctx context.Context, db *sql.DB, database string, opts ...Option) (*St
 	for name, stmt := range queries {
 		q[name] = strings.ReplaceAll(stmt, "{db}", database)
 	}
-	return &Store{db: db, q: q, caches: map[string]*KeyCache{}}, nil
+	return &Store{db: db, q: q, caches: map[string]*KeyCache{}, cluster: o.cluster}, nil
 }
+
+// Cluster is the ClickHouse cluster the store was opened on (OnCluster),
+// ” for one server. The telemetry lives there too: sources read it
+// across the cluster's shards.
+func (s *Store) Cluster() string { return s.cluster }
 
 // Option changes how Open lays out the state.
 type Option func(*options)
