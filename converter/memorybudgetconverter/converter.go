@@ -86,7 +86,7 @@ func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	engines := idsOf(extensions, "embedded_clickhouse")
 	plan, err := Split(budget, len(engines) > 0)
 	if err != nil {
-		return fmt.Errorf("%s=%s: %w", from, given, err)
+		return fmt.Errorf("memory budget %s (from %s): %w", humanize.IBytes(budget), from, err)
 	}
 	goLimit := "GOMEMLIMIT from the environment"
 	if c.getenv("GOMEMLIMIT") == "" {
