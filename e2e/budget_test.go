@@ -24,11 +24,11 @@ import (
 )
 
 // budgetMargin is what the resident set may pass OTELHOUSE_MEMORY_LIMIT
-// by (docs/memory.md): the budget bounds the anonymous memory the Go
-// runtime and the engine's memory tracker account for, not the pages of
-// libchdb's code the process has touched (about 190 MiB) or allocator
-// slack.
-const budgetMargin = 256 << 20
+// by in a cgroup of that limit (docs/memory.md): the code pages the
+// process maps but another group was charged for, having read them first
+// (libchdb's, about 190 MiB, and the binary's, about 40 MiB), with room
+// for the shared libraries and the sampling.
+const budgetMargin = 320 << 20
 
 // floodLogs is one OTLP/HTTP protobuf body of n log records shaped like an
 // instrumented service's: a message, a severity, a trace context and a
