@@ -137,8 +137,8 @@ func (u *webUI) fail(w http.ResponseWriter, r *http.Request, err error) {
 		he        httpError
 		in        accounts.InputError
 		throttled accounts.ThrottledError
-		qe        charts.QueryError
 	)
+	ref, refused := charts.Refuse(err)
 	status, msg := http.StatusInternalServerError, "internal error"
 	switch {
 	case errors.As(err, &he):
@@ -146,7 +146,7 @@ func (u *webUI) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &throttled):
 		w.Header().Set("Retry-After", strconv.Itoa(int(throttled.Wait.Seconds())+1))
 		status, msg = http.StatusTooManyRequests, err.Error()
-	case errors.As(err, &in), errors.As(err, &qe), errors.Is(err, accounts.ErrInvitation):
+	case errors.As(err, &in), errors.Is(err, accounts.ErrInvitation):
 		status, msg = http.StatusBadRequest, err.Error()
 	case errors.Is(err, accounts.ErrBadCredentials), errors.Is(err, accounts.ErrNoSession):
 		status, msg = http.StatusUnauthorized, err.Error()
@@ -156,15 +156,15 @@ func (u *webUI) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusConflict, err.Error()
 	case errors.Is(err, store.ErrNotFound), errors.Is(err, search.ErrNoTrace):
 		status, msg = http.StatusNotFound, err.Error()
-	case errors.Is(err, charts.ErrTimeout):
-		status, msg = http.StatusGatewayTimeout, "the query exceeded query_timeout; narrow the time range or the filter"
-	case errors.Is(err, charts.ErrQueryMemory):
-		status, msg = http.StatusUnprocessableEntity, charts.ErrQueryMemory.Error()
-	case errors.Is(err, charts.ErrEngineMemory):
-		w.Header().Set("Retry-After", "5")
-		status, msg = http.StatusServiceUnavailable, charts.ErrEngineMemory.Error()
+	case refused && ref.Status == http.StatusBadRequest:
+		status, msg = ref.Status, ref.Message
 	case r.Context().Err() != nil:
 		return // the browser went away; its query was cancelled
+	case refused:
+		if ref.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(ref.RetryAfter))
+		}
+		status, msg = ref.Status, ref.Message
 	default:
 		u.set.Logger.Error("web UI request failed", zap.String("path", r.URL.Path), zap.Error(err))
 	}

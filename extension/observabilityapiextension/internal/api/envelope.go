@@ -156,11 +156,6 @@ func (e *apiError) Error() string { return e.msg }
 // fail answers status with msg.
 func fail(status int, msg string) result { return result{err: &apiError{status: status, msg: msg}} }
 
-// unavailable answers 503 with msg and when to retry.
-func unavailable(msg string, retryAfter int) result {
-	return result{err: &apiError{status: http.StatusServiceUnavailable, msg: msg, retryAfter: retryAfter}}
-}
-
 // failed answers err: a store's not-found about kind is 404, a
 // validationError 400, an apiError its own status, errGone nothing (the
 // client left), anything else 500, logged.

@@ -113,28 +113,20 @@ func (s *Server) searchHandler(r *http.Request) result {
 	return s.queryFailed(r, "search", err)
 }
 
-// queryFailed answers a chart or search query the engine did not run:
-// the caller's mistake or a query needing more memory than one may take
-// (4xx, theirs to change), the engine at its memory limit (503, to
-// retry), a timeout (504).
+// queryFailed answers a chart or search query the engine did not run, as
+// charts.Refuse classifies it (the web UI answers the same), with what
+// was asked in the message; anything else is the engine's fault (502).
 func (s *Server) queryFailed(r *http.Request, what string, err error) result {
-	var qe charts.QueryError
+	ref, refused := charts.Refuse(err)
 	switch {
-	case errors.As(err, &qe):
-		return fail(http.StatusBadRequest, "invalid "+what+": "+err.Error())
+	case refused && ref.Status == http.StatusBadRequest:
+		return fail(ref.Status, "invalid "+what+": "+ref.Message)
 	case r.Context().Err() != nil:
 		return failed("", errGone) // its query was cancelled
-	case errors.Is(err, charts.ErrTimeout):
-		return fail(http.StatusGatewayTimeout, what+" exceeded query_timeout ("+s.queryTimeout().String()+"); narrow the time range or the filter")
-	case errors.Is(err, charts.ErrQueryMemory):
-		return fail(http.StatusUnprocessableEntity, what+": "+charts.ErrQueryMemory.Error())
-	case errors.Is(err, charts.ErrEngineMemory):
-		return unavailable(what+": "+charts.ErrEngineMemory.Error(), engineMemoryRetry)
-	default:
+	case !refused:
 		return fail(http.StatusBadGateway, what+" failed: "+err.Error())
+	case ref.Status == http.StatusGatewayTimeout:
+		return fail(ref.Status, what+" exceeded query_timeout ("+s.queryTimeout().String()+"); narrow the time range or the filter")
 	}
+	return result{err: &apiError{status: ref.Status, msg: what + ": " + ref.Message, retryAfter: ref.RetryAfter}}
 }
-
-// engineMemoryRetry is the Retry-After for a query refused while the
-// engine was at its memory limit: merges and inserts free it in seconds.
-const engineMemoryRetry = 5
