@@ -168,16 +168,7 @@ func TestMemoryBudgetHoldsUnderFlood(t *testing.T) {
 // strings). It returns a function that waits for them and counts their
 // answers by weight and status; a 503 must say when to retry.
 func chartQueries(t *testing.T, c *collector, stop time.Time) func() map[string]int {
-	var key string
-	require.Eventually(t, func() bool {
-		b, _ := os.ReadFile(filepath.Join(c.dataDir, "api-keys.txt"))
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, ok := strings.CutPrefix(l, "personal_api_access_key="); ok {
-				key = k
-			}
-		}
-		return key != ""
-	}, 30*time.Second, 100*time.Millisecond)
+	key := generatedKey(t, c.dataDir, "personal_api_access_key")
 	// The heavy chart needs rows to expand: it starts once some are stored.
 	require.Eventually(t, func() bool {
 		return c.sql(t, "SELECT count() > 0 FROM otel.otel_logs WHERE ServiceName = 'flood'") == "1"

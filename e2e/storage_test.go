@@ -152,19 +152,7 @@ func TestAPIFromTheShippedConfig(t *testing.T) {
 	dataDir := t.TempDir()
 	c := run(t, []string{"OTELHOUSE_DATA_DIR=" + dataDir}, shippedConfig(t))
 	c.waitHealthy(t)
-	var b []byte
-	require.Eventually(t, func() bool {
-		var err error
-		b, err = os.ReadFile(filepath.Join(dataDir, "api-keys.txt"))
-		return err == nil
-	}, 30*time.Second, 100*time.Millisecond, "first start writes the generated keys")
-	var key string
-	for _, l := range strings.Split(string(b), "\n") {
-		if k, ok := strings.CutPrefix(l, "personal_api_access_key="); ok {
-			key = k
-		}
-	}
-	require.NotEmpty(t, key)
+	key := generatedKey(t, dataDir, "personal_api_access_key")
 	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/api/v2/sources", c.api), nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	resp, err := http.DefaultClient.Do(req)
@@ -184,16 +172,7 @@ func TestIngestionKeyThroughTheAPI(t *testing.T) {
 	dataDir := t.TempDir()
 	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true", "OTELHOUSE_DATA_DIR=" + dataDir, "OTLP_AUTH_TOKEN="}, shippedConfig(t))
 	c.waitHealthy(t)
-	var key string
-	require.Eventually(t, func() bool {
-		b, err := os.ReadFile(filepath.Join(dataDir, "api-keys.txt"))
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, ok := strings.CutPrefix(l, "ingestion_api_key="); ok {
-				key = k
-			}
-		}
-		return err == nil && key != ""
-	}, 30*time.Second, 100*time.Millisecond)
+	key := generatedKey(t, dataDir, "ingestion_api_key")
 
 	dd := fmt.Sprintf("http://127.0.0.1:%d/api/v2/logs", c.datadog)
 	assert.Equal(t, http.StatusForbidden, post(t, dd, "application/json", `[{"message":"x"}]`))
@@ -202,4 +181,22 @@ func TestIngestionKeyThroughTheAPI(t *testing.T) {
 	now := time.Now().UnixNano()
 	assert.Equal(t, http.StatusUnauthorized, post(t, otlp, "application/json", otlpLogs(now)))
 	assert.Equal(t, http.StatusOK, post(t, otlp, "application/json", otlpLogs(now), "Authorization", "Bearer "+key))
+}
+
+// generatedKey is a key the collector generated at its first start, from
+// the keys file in its data directory (name: personal_api_access_key or
+// ingestion_api_key), once the file is written.
+func generatedKey(t *testing.T, dataDir, name string) string {
+	t.Helper()
+	var key string
+	require.Eventually(t, func() bool {
+		b, _ := os.ReadFile(filepath.Join(dataDir, "api-keys.txt"))
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, ok := strings.CutPrefix(l, name+"="); ok {
+				key = k
+			}
+		}
+		return key != ""
+	}, 30*time.Second, 100*time.Millisecond, "first start writes the generated keys")
+	return key
 }
