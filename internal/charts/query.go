@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,8 +80,6 @@ func Bucket(g string, start, end time.Time) (time.Duration, error) {
 	}
 	return d, nil
 }
-
-var ident = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // columns reads the source table's columns and types, from a short-lived
 // cache: every chart, search histogram and alert evaluation resolves its

@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
 	"sort"
+
+	"github.com/otelhouse/otelhouse/internal/sqlname"
 )
 
 // Scope is a source's table resolved against its real columns. Search and
@@ -22,11 +23,11 @@ type Scope struct {
 // OpenScope reads the source table's columns and checks its names.
 func OpenScope(ctx context.Context, db *sql.DB, src Source) (*Scope, error) {
 	for _, id := range []string{src.Database, src.Table, src.TimestampColumn} {
-		if !ident.MatchString(id) {
+		if !sqlname.Plain(id) {
 			return nil, fmt.Errorf("source names %q, not a plain identifier", id)
 		}
 	}
-	if src.Cluster != "" && !clusterName.MatchString(src.Cluster) {
+	if src.Cluster != "" && !sqlname.Cluster(src.Cluster) {
 		return nil, fmt.Errorf("cluster %q is not a plain name", src.Cluster)
 	}
 	cols, err := columns(ctx, db, src)
@@ -40,10 +41,6 @@ func OpenScope(ctx context.Context, db *sql.DB, src Source) (*Scope, error) {
 	}
 	return &Scope{f: f, Timestamp: ts, From: src.TableRef(src.Table)}, nil
 }
-
-// clusterName is what a cluster may be called here (as the store checks
-// it): it is written into queries as a string literal.
-var clusterName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
 // Where compiles a where (lucene or sql) into a condition with bound
 // values in p; a mistake in it is a QueryError.

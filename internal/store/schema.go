@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/otelhouse/otelhouse/internal/sqlfile"
+	"github.com/otelhouse/otelhouse/internal/sqlname"
 )
 
 // The zookeeper path and replica name of a replicated state table. The
@@ -17,9 +18,8 @@ import (
 const replication = "'/clickhouse/tables/{database}/{table}', '{replica}'"
 
 var (
-	clusterRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
-	tableRE   = regexp.MustCompile(`(?m)^((?:CREATE TABLE IF NOT EXISTS|ALTER TABLE) \{db\}\.\w+)`)
-	engineRE  = regexp.MustCompile(`ENGINE = (\w*MergeTree)(?:\(([^)]*)\))?`)
+	tableRE  = regexp.MustCompile(`(?m)^((?:CREATE TABLE IF NOT EXISTS|ALTER TABLE) \{db\}\.\w+)`)
+	engineRE = regexp.MustCompile(`ENGINE = (\w*MergeTree)(?:\(([^)]*)\))?`)
 )
 
 // Schema is the statements that create the state tables in database. On
@@ -28,10 +28,10 @@ var (
 // shard, holds all the state and the collectors sharing it read it
 // locally.
 func Schema(database, cluster string) ([]string, error) {
-	if !identRE.MatchString(database) {
+	if !sqlname.Plain(database) {
 		return nil, fmt.Errorf("database name %q is not a plain identifier", database)
 	}
-	if cluster != "" && !clusterRE.MatchString(cluster) {
+	if cluster != "" && !sqlname.Cluster(cluster) {
 		return nil, fmt.Errorf("cluster name %q is not a plain identifier", cluster)
 	}
 	on := ""

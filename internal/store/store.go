@@ -10,7 +10,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -50,8 +49,6 @@ type Store struct {
 	caches   map[string]*KeyCache
 	cluster  string
 }
-
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Open creates the state tables in database if needed; with OnCluster,
 // on every replica of that cluster (Schema).
