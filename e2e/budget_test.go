@@ -228,16 +228,13 @@ func watchRSS(t *testing.T, pid int) func() (anon, file int64) {
 				return
 			case <-time.After(100 * time.Millisecond):
 			}
-			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+			status, err := procStatus(pid)
 			if err != nil {
 				return
 			}
 			mu.Lock()
-			for _, line := range strings.Split(string(b), "\n") {
-				if name, v, ok := strings.Cut(line, ":"); ok && (name == "RssAnon" || name == "RssFile") {
-					kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-					high[name] = max(high[name], kb<<10)
-				}
+			for _, name := range []string{"RssAnon", "RssFile"} {
+				high[name] = max(high[name], status[name])
 			}
 			mu.Unlock()
 		}

@@ -25,19 +25,30 @@ import (
 // peakRSS is a process's VmHWM in bytes.
 func peakRSS(t *testing.T, pid int) int64 {
 	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	status, err := procStatus(pid)
 	require.NoError(t, err)
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			require.NoError(t, err)
-			return kb << 10
+	hwm, ok := status["VmHWM"]
+	require.True(t, ok, "no VmHWM in /proc status")
+	return hwm
+}
+
+// procStatus is a process's memory figures from /proc/<pid>/status
+// (VmHWM, VmRSS, RssAnon, RssFile…), in bytes.
+func procStatus(pid int) (map[string]int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, v, ok := strings.Cut(line, ":")
+		if kb, isKB := strings.CutSuffix(strings.TrimSpace(v), " kB"); ok && isKB {
+			if n, err := strconv.ParseInt(kb, 10, 64); err == nil {
+				out[name] = n << 10
+			}
 		}
 	}
-	t.Fatal("no VmHWM in /proc status")
-	return 0
+	return out, nil
 }
 
 // startCollector runs the built binary with args and waits until port
