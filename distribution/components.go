@@ -6,6 +6,7 @@ import (
 	clickhouseexporter "github.com/open-telemetry/opentelemetry-collector-contrib/exporter/clickhouseexporter"
 	bearertokenauthextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
 	healthcheckextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension"
+	pprofextension "github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension"
 	filestorage "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	transformprocessor "github.com/open-telemetry/opentelemetry-collector-contrib/processor/transformprocessor"
 	embeddedclickhouseextension "github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension"
@@ -54,6 +55,7 @@ func components() (otelcol.Factories, error) {
 		healthcheckextension.NewFactory(),
 		filestorage.NewFactory(),
 		bearertokenauthextension.NewFactory(),
+		pprofextension.NewFactory(),
 		embeddedclickhouseextension.NewFactory(),
 		observabilityapiextension.NewFactory(),
 		otlpbudgetextension.NewFactory(),
@@ -66,6 +68,7 @@ func components() (otelcol.Factories, error) {
 		healthcheckextension.NewFactory().Type():        "github.com/open-telemetry/opentelemetry-collector-contrib/extension/healthcheckextension v0.161.0",
 		filestorage.NewFactory().Type():                 "github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage v0.161.0",
 		bearertokenauthextension.NewFactory().Type():    "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension v0.161.0",
+		pprofextension.NewFactory().Type():              "github.com/open-telemetry/opentelemetry-collector-contrib/extension/pprofextension v0.161.0",
 		embeddedclickhouseextension.NewFactory().Type(): "github.com/otelhouse/otelhouse v0.0.0",
 		observabilityapiextension.NewFactory().Type():   "github.com/otelhouse/otelhouse v0.0.0",
 		otlpbudgetextension.NewFactory().Type():         "github.com/otelhouse/otelhouse v0.0.0",
