@@ -53,6 +53,11 @@ for round in $(seq "${ROUNDS:-1}"); do for config in $CONFIG; do for kind in ${K
   parts=$(sql "SELECT count() FROM system.parts WHERE active AND database = 'otel' AND table = '$table'")
   disk=$(sql "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'otel' AND table = '$table'")
   hwm=$(awk '/VmHWM/ {print int($2/1024)}' "/proc/$pid/status")
+  # What the merges cost (the engine's own counters, since it started):
+  # rows merged per row stored, and the merges' wall time, of it the
+  # stage that builds the text indexes again.
+  read -r merged merge_ms text_ms < <(sql "SELECT sumIf(value, event = 'MergedRows'), sumIf(value, event = 'MergeTotalMilliseconds'),
+    sumIf(value, event = 'MergeTextIndexStageTotalMilliseconds') FROM system.events FORMAT TSV")
   # What the engine's insert path alone takes, for the same rows: they are
   # inserted again into an empty copy of the table, with its merges
   # stopped, in blocks of the exporter's batch size (8,192) on both cores;
@@ -73,7 +78,7 @@ for round in $(seq "${ROUNDS:-1}"); do for config in $CONFIG; do for kind in ${K
   wait "$sampler" 2>/dev/null || true
   echo "RSS_MB kind=$kind every_5s (total/anonymous): $(cat "$OTELHOUSE_DATA_DIR/rss.txt")"
   awk -v k="$kind" -v r="$rows" -v s="$sent" -v a="$t0" -v b="$t1" -v m="$hwm" -v p="$parts" -v c="$config" -v n="$round" -v q="$queue_mb" -v d="$disk" \
-    -v cr="$ceiling_rows" -v r0="$r0" -v r1="$r1" -v c1="$c1" \
-    'BEGIN { printf "STORED config=%s round=%d kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f engine_insert_rows_per_s=%.0f peak_rss_mb=%d active_parts=%d queue_mb_when_load_ended=%d bytes_on_disk_per_row=%.1f\n", c, n, k, s, r, b-a, r/(b-a), cr/((c1-r1)-(r1-r0)), m, p, q, d/r }'
+    -v cr="$ceiling_rows" -v r0="$r0" -v r1="$r1" -v c1="$c1" -v mr="$merged" -v mm="$merge_ms" -v tm="$text_ms" \
+    'BEGIN { printf "STORED config=%s round=%d kind=%s acknowledged=%d rows=%d seconds=%.1f rows_per_s=%.0f engine_insert_rows_per_s=%.0f peak_rss_mb=%d active_parts=%d queue_mb_when_load_ended=%d bytes_on_disk_per_row=%.1f merged_rows_per_row=%.2f merge_s=%.1f text_index_merge_s=%.1f\n", c, n, k, s, r, b-a, r/(b-a), cr/((c1-r1)-(r1-r0)), m, p, q, d/r, mr/r, mm/1000, tm/1000 }'
   rm -rf "$OTELHOUSE_DATA_DIR"
 done; done; done
