@@ -22,6 +22,40 @@ func TestResourceKey(t *testing.T) {
 		assert.True(t, ok, dd)
 		assert.Equal(t, otel, got, dd)
 	}
-	_, ok := ResourceKey("team")
-	assert.False(t, ok)
+	for _, miss := range []string{"team", "", "e", "envx", "xenv", "kube_", "Service", "region ", "availability_zon"} {
+		_, ok := ResourceKey(miss)
+		assert.False(t, ok, miss)
+	}
+	// The table answers as the map does, for each key and near misses.
+	assert.Less(t, len(resourceKeys)*3, len(resourceSlots), "a third full at most")
+	for dd, otel := range resourceKeys {
+		got, ok := ResourceKey(dd)
+		assert.True(t, ok, dd)
+		assert.Equal(t, otel, got, dd)
+		for _, near := range []string{dd[1:], dd[:len(dd)-1], dd + "s", "_" + dd} {
+			want, wantOK := resourceKeys[near]
+			got, ok := ResourceKey(near)
+			assert.Equal(t, wantOK, ok, near)
+			assert.Equal(t, want, got, near)
+		}
+	}
+}
+
+// BenchmarkResourceKey looks up a series' usual tags, hits and misses.
+func BenchmarkResourceKey(b *testing.B) {
+	keys := []string{"env", "service", "version", "region", "availability-zone", "team", "endpoint", "status_code", "pod_name", "kube_namespace"}
+	b.Run("slots", func(b *testing.B) {
+		for b.Loop() {
+			for _, k := range keys {
+				ResourceKey(k)
+			}
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		for b.Loop() {
+			for _, k := range keys {
+				_ = resourceKeys[k]
+			}
+		}
+	})
 }
