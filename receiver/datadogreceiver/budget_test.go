@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tinylib/msgp/msgp"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // hostile is a small body that stands for a great deal of memory once
@@ -84,6 +85,20 @@ func hostileBodies(t *testing.T) []hostile {
 	}
 	out = append(out, hostile{"v2 series tags × points", "/api/v2/series", "application/x-protobuf",
 		encoded(t)((&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{Metric: "m", Tags: tags, Points: points}}}).Marshal())})
+
+	// One series of empty resources, tags or points, two bytes each on the
+	// wire and 16 to 32 held until the series is built: counted as read.
+	for _, f := range []struct {
+		name string
+		num  protowire.Number
+	}{{"resources", 1}, {"tags", 3}, {"points", 4}} {
+		series := protowire.AppendBytes(protowire.AppendTag(nil, 2, protowire.BytesType), []byte("m"))
+		for range 3 * n {
+			series = protowire.AppendBytes(protowire.AppendTag(series, f.num, protowire.BytesType), nil)
+		}
+		out = append(out, hostile{"v2 series empty " + f.name, "/api/v2/series", "application/x-protobuf",
+			protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), series)})
+	}
 
 	v1 := `{"series":[{"metric":"m","tags":["` + strings.Join(tags, `","`) + `"],"points":[` +
 		strings.Repeat("[1,1],", 20_000) + `[1,1]]}]}`

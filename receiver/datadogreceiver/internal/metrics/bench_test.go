@@ -3,11 +3,15 @@ package metrics
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/DataDog/agent-payload/v5/gogen"
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"github.com/klauspost/compress/zstd"
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 )
 
@@ -61,6 +65,44 @@ func BenchmarkSeriesV2(b *testing.B) {
 	bench(b, 1000, benchV2(), func(body []byte) error { _, err := SeriesV2(body, nil); return err })
 }
 
+// BenchmarkSeriesV2Corpus translates the ../shared/perf corpus's v2
+// payloads in turn (PERF_CORPUS=/tmp/otelhouse-perf/corpus, once the load
+// tool has generated it; else benchV2): more hosts, services and zones
+// than benchV2, so many more resources per payload, as the load tool
+// sends them.
+func BenchmarkSeriesV2Corpus(b *testing.B) {
+	bodies := corpusV2(b)
+	i := 0
+	bench(b, 1000, bodies[0], func([]byte) error {
+		_, err := SeriesV2(bodies[i%len(bodies)], nil)
+		i++
+		return err
+	})
+}
+
+// corpusV2 is the perf corpus's series_v2_zstd payloads, decompressed.
+func corpusV2(tb testing.TB) [][]byte {
+	dir := os.Getenv("PERF_CORPUS")
+	if dir == "" {
+		return [][]byte{benchV2()}
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "series_v2_zstd", "*.bin"))
+	require.NoError(tb, err)
+	require.NotEmpty(tb, files, "no series_v2_zstd payloads under %s", dir)
+	dec, err := zstd.NewReader(nil)
+	require.NoError(tb, err)
+	defer dec.Close()
+	var bodies [][]byte
+	for _, f := range files {
+		z, err := os.ReadFile(f)
+		require.NoError(tb, err)
+		body, err := dec.DecodeAll(z, nil)
+		require.NoError(tb, err)
+		bodies = append(bodies, body)
+	}
+	return bodies
+}
+
 func BenchmarkSeriesV1(b *testing.B) {
 	bench(b, 1000, benchV1(), func(body []byte) error { _, err := SeriesV1(body, nil); return err })
 }
@@ -99,7 +141,7 @@ func BenchmarkClientStats(b *testing.B) {
 // OpenTelemetry model puts a series' tags on each of its points), with no
 // decoding and no lookups. It is the floor under BenchmarkSeriesV2.
 func BenchmarkPdataCopy(b *testing.B) {
-	md, err := SeriesV2(benchV2(), nil)
+	md, err := SeriesV2(corpusV2(b)[0], nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,8 @@
 package metrics
 
 import (
+	"sync"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
@@ -77,9 +79,29 @@ type resource struct {
 	metrics pmetric.MetricSlice
 }
 
+// builders keeps builders between requests: their maps, cleared, keep
+// their room, where a new builder grew each from empty on every request
+// (a twentieth of a series payload's translation).
+var builders = sync.Pool{New: func() any {
+	return &builder{res: map[string]resource{}, metrics: map[metricKey]pmetric.Metric{}, attrs: pcommon.NewMap()}
+}}
+
+// newBuilder returns a builder for one request; its caller releases it
+// once the result is taken.
 func newBuilder(bud *budget.Budget) *builder {
-	return &builder{md: pmetric.NewMetrics(), res: map[string]resource{},
-		metrics: map[metricKey]pmetric.Metric{}, attrs: pcommon.NewMap(), bud: bud}
+	b := builders.Get().(*builder)
+	b.md, b.bud = pmetric.NewMetrics(), bud
+	return b
+}
+
+// release lets go of what the builder holds of its request and pools it.
+func (b *builder) release() {
+	b.md, b.bud = pmetric.Metrics{}, nil
+	clear(b.res)
+	clear(b.metrics)
+	b.attrs.Clear()
+	b.moved, b.first = false, pcommon.Map{}
+	builders.Put(b)
 }
 
 // more reports whether the budget has room left: translators stop at the
@@ -112,6 +134,9 @@ func (b *builder) metric(s *series) pmetric.Metric {
 		k = append(k, 0)
 	}
 	resTags := 0
+	// Room for every tag at once: attributes added one by one grew the
+	// slice four times for a usual series (pdata's CopyTo sizes it once).
+	attrmap.Reserve(b.attrs, len(s.tags))
 	w := attrmap.NewWriter(b.attrs)
 	for _, t := range s.tags {
 		key, v := tags.Split(t)
@@ -132,6 +157,7 @@ func (b *builder) metric(s *series) pmetric.Metric {
 		b.bud.Take(int64(len(k)))
 		rm := b.md.ResourceMetrics().AppendEmpty()
 		ra := rm.Resource().Attributes()
+		attrmap.Reserve(ra, 3+len(s.resources)+resTags)
 		host := s.host
 		for _, r := range s.resources {
 			if r[0] == "host" && host == "" {
@@ -218,6 +244,24 @@ func (b *builder) point(m pmetric.Metric, s *series, ts int64, v float64) {
 	dp.SetTimestamp(seconds(ts))
 	dp.SetDoubleValue(v)
 	b.giveAttrs(dp.Attributes())
+}
+
+// reservePoints makes room for a new metric's n points at once: appended
+// one by one, a series' points grew the slice for each of the first two
+// (pdata's CopyTo sizes it once). A metric that has points already keeps
+// pdata's doubling, where sizing it exactly for each series would copy it
+// each time.
+func (b *builder) reservePoints(m pmetric.Metric, n int) {
+	switch m.Type() {
+	case pmetric.MetricTypeSum:
+		if dps := m.Sum().DataPoints(); dps.Len() == 0 {
+			dps.EnsureCapacity(n)
+		}
+	case pmetric.MetricTypeGauge:
+		if dps := m.Gauge().DataPoints(); dps.Len() == 0 {
+			dps.EnsureCapacity(n)
+		}
+	}
 }
 
 // pointAttrs are the attributes the series' points carry.

@@ -29,6 +29,7 @@ func CheckRuns(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 		return pmetric.Metrics{}, errors.New("check runs body must be a JSON array")
 	}
 	b := newBuilder(bud)
+	defer b.release()
 	for i, cv := range list {
 		if !b.more() {
 			break

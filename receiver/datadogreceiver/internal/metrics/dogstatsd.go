@@ -34,6 +34,7 @@ type DogStatsDResult struct {
 func DogStatsD(body []byte, now time.Time, bud *budget.Budget) (pmetric.Metrics, DogStatsDResult, error) {
 	var res DogStatsDResult
 	b := newBuilder(bud)
+	defer b.release()
 	dists := map[string]*distAcc{}
 	var order []string
 	sets := map[string]map[string]struct{}{}

@@ -22,6 +22,7 @@ func SeriesV1(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 			s.interval = f.GetInt64()
 		}
 	}, func(b *builder, m pmetric.Metric, s *series, points []*fastjson.Value) error {
+		b.reservePoints(m, len(points))
 		for j, pv := range points {
 			pair, err := pv.Array()
 			if err != nil || len(pair) != 2 {
@@ -60,6 +61,7 @@ func eachV1Series(body []byte, bud *budget.Budget, what string, typ Type,
 		return pmetric.Metrics{}, err
 	}
 	b := newBuilder(bud)
+	defer b.release()
 	var s series
 	for i, sv := range list {
 		if !b.more() {

@@ -16,11 +16,9 @@ import (
 )
 
 // seriesV2Reference is what SeriesV2 is held to: gogo's generated
-// decoder, then the same builder.
+// decoder, then the same builder, with the same budget: each series'
+// resources, tags and points (heldCost), then what the builder takes.
 func seriesV2Reference(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
-	if err := bud.Proto(payloadDescriptor("MetricPayload"), body); err != nil {
-		return pmetric.Metrics{}, err
-	}
 	var mp gogen.MetricPayload
 	if err := mp.Unmarshal(body); err != nil {
 		return pmetric.Metrics{}, fmt.Errorf("decoding MetricPayload protobuf: %w", err)
@@ -29,6 +27,10 @@ func seriesV2Reference(body []byte, bud *budget.Budget) (pmetric.Metrics, error)
 	var s series
 	for i, ps := range mp.Series {
 		if !b.more() {
+			break
+		}
+		if !bud.Take(int64(len(ps.Resources))*heldCost(seriesResources) + int64(len(ps.Tags))*heldCost(seriesTags) +
+			int64(len(ps.Points))*heldCost(seriesPoints)) {
 			break
 		}
 		s = series{name: ps.Metric, unit: ps.Unit, typ: Type(ps.Type), interval: ps.Interval,

@@ -22,6 +22,7 @@ func Sketches(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 		return pmetric.Metrics{}, fmt.Errorf("decoding SketchPayload protobuf: %w", err)
 	}
 	b := newBuilder(bud)
+	defer b.release()
 	var bins []bin
 	for i := range sp.Sketches {
 		if !b.more() {

@@ -36,6 +36,7 @@ func ClientStats(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 		return pmetric.Metrics{}, fmt.Errorf("decoding ClientStatsPayload msgpack: %w", err)
 	}
 	b := newBuilder(bud)
+	defer b.release()
 	if err := statsPayload(b, &p, "", ""); err != nil {
 		return pmetric.Metrics{}, err
 	}
@@ -53,6 +54,7 @@ func AgentStats(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 		return pmetric.Metrics{}, fmt.Errorf("decoding StatsPayload msgpack: %w", err)
 	}
 	b := newBuilder(bud)
+	defer b.release()
 	for _, c := range p.Stats {
 		if c == nil {
 			continue
