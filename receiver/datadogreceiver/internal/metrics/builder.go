@@ -188,8 +188,10 @@ func (b *builder) metric(s *series) pmetric.Metric {
 		b.res[string(k)] = r
 	}
 	mk := metricKey{res: r.index, name: s.name, unit: s.unit, typ: s.typ, interval: s.interval}
-	if m, ok := b.metrics[mk]; ok {
-		return m
+	if ok { // a new resource has no metrics to look up
+		if m, found := b.metrics[mk]; found {
+			return m
+		}
 	}
 	b.bud.Entries(3)
 	b.bud.Take(int64(len(k)))
