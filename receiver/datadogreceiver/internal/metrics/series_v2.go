@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/intern"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/pbwire"
 )
 
@@ -28,12 +29,6 @@ func SeriesV2(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 	d := seriesDecoders.Get().(*seriesDecoder)
 	d.b = newBuilder(bud)
 	defer d.release()
-	// The result's strings are cut from one copy of the body, held while
-	// the result lives.
-	if !bud.Take(int64(len(body))) {
-		return pmetric.Metrics{}, bud.Err()
-	}
-	d.text, d.capBody = string(body), cap(body)
 	n := 0
 	err := pbwire.Fields(body, func(num int32, typ, i int) (int, error) {
 		if num != metricPayloadSeries {
@@ -56,17 +51,10 @@ func SeriesV2(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 }
 
 type seriesDecoder struct {
-	b      *builder
-	s      series
-	points []wirePoint
-	// text is one copy of the body, which every string of the result is
-	// cut from: interning each string (a map lookup, a copy per distinct
-	// one) took a tenth of the translation; the copy costs a hundredth,
-	// and holds repeated tags once per series rather than once. capBody
-	// finds where a field lies in it: the fields are slices of the body,
-	// so their capacity runs to its end.
-	text    string
-	capBody int
+	b        *builder
+	s        series
+	points   []wirePoint
+	interned *intern.Table
 	// origin is the series' metadata origin, kept here rather than in a
 	// variable of series() that would escape to the heap once per series
 	// (the builder reads it only while creating the series' metric).
@@ -78,14 +66,14 @@ type seriesDecoder struct {
 }
 
 // seriesDecoders keeps decoders between requests, for the room of their
-// scratch slices, as builders does for the builder's maps.
-var seriesDecoders = sync.Pool{New: func() any { return new(seriesDecoder) }}
+// intern table and scratch slices, as builders does for the builder's.
+var seriesDecoders = sync.Pool{New: func() any { return &seriesDecoder{interned: intern.New()} }}
 
 // release clears what the decoder holds of the request and pools it.
 func (d *seriesDecoder) release() {
 	d.b.release()
 	d.b = nil
-	d.text = ""
+	d.interned.Reset()
 	d.s = series{resources: d.s.resources[:0], tags: d.s.tags[:0]}
 	d.invalid = nil
 	seriesDecoders.Put(d)
@@ -239,14 +227,8 @@ func metadata(b []byte, o *origin, has *bool) error {
 	})
 }
 
-// str returns field v as a string cut from the body's copy.
-func (d *seriesDecoder) str(v []byte) string {
-	if len(v) == 0 { // nil too, as a field that failed to read is
-		return ""
-	}
-	at := d.capBody - cap(v)
-	return d.text[at : at+len(v)]
-}
+// str returns v as a string copied once per request.
+func (d *seriesDecoder) str(v []byte) string { return d.interned.String(v) }
 
 // SeriesV2JSON translates the JSON form of /api/v2/series that the
 // Datadog API clients send: types are 0 unspecified, 1 count, 2 rate,
