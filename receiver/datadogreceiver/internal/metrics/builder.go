@@ -63,12 +63,20 @@ type builder struct {
 	res     map[string]resource
 	metrics map[metricKey]pmetric.Metric
 	key     []byte
+	split   []splitTag // the series' tags, split and classified
 	// attrs are the data-point attributes of the series being built.
 	// Its first point takes them (a move, not a copy: the copy was a
 	// tenth of the translation), later points copy that point's.
 	attrs pcommon.Map
 	moved bool        // attrs went to the series' first point…
 	first pcommon.Map // …whose attributes these are
+}
+
+// splitTag is a series' tag as the builder reads it: key and value, and
+// the resource attribute the key maps to, if any.
+type splitTag struct {
+	key, value, resourceKey string
+	resource                bool
 }
 
 // resource is a ResourceMetrics' metrics and its index, which metric keys
@@ -99,6 +107,7 @@ func (b *builder) release() {
 	b.md, b.bud = pmetric.Metrics{}, nil
 	clear(b.res)
 	clear(b.metrics)
+	clear(b.split)
 	b.attrs.Clear()
 	b.moved, b.first = false, pcommon.Map{}
 	builders.Put(b)
@@ -133,20 +142,29 @@ func (b *builder) metric(s *series) pmetric.Metric {
 		k = append(k, r[1]...)
 		k = append(k, 0)
 	}
+	// Tags are split and classified once: resource tags go to the key
+	// (and to a new resource's attributes), the rest to the points.
+	b.split = b.split[:0]
 	resTags := 0
-	// Room for every tag at once: attributes added one by one grew the
-	// slice four times for a usual series (pdata's CopyTo sizes it once).
-	attrmap.Reserve(b.attrs, len(s.tags))
-	w := attrmap.NewWriter(b.attrs)
 	for _, t := range s.tags {
 		key, v := tags.Split(t)
-		if _, ok := tags.ResourceKey(key); ok {
+		rk, res := tags.ResourceKey(key)
+		if res {
 			k = append(k, t...)
 			k = append(k, ',')
 			resTags++
-			continue
 		}
-		w.AddTag(key, v)
+		b.split = append(b.split, splitTag{key: key, value: v, resourceKey: rk, resource: res})
+	}
+	// Room for the point attributes at once: added one by one they grew
+	// the slice four times for a usual series (pdata's CopyTo sizes it
+	// once).
+	attrmap.Reserve(b.attrs, len(s.tags)-resTags)
+	w := attrmap.NewWriter(b.attrs)
+	for _, t := range b.split {
+		if !t.resource {
+			w.AddTag(t.key, t.value)
+		}
 	}
 	w.Flush()
 	b.key = k
@@ -173,12 +191,9 @@ func (b *builder) metric(s *series) pmetric.Metric {
 				rw.AddTag("datadog.resource."+r[0], r[1])
 			}
 		}
-		if resTags > 0 {
-			for _, t := range s.tags {
-				key, v := tags.Split(t)
-				if rk, ok := tags.ResourceKey(key); ok {
-					rw.AddTag(rk, v)
-				}
+		for _, t := range b.split {
+			if t.resource {
+				rw.AddTag(t.resourceKey, t.value)
 			}
 		}
 		rw.Flush()
