@@ -113,7 +113,8 @@ func TestConcurrentBombsStayBounded(t *testing.T) {
 	require.NoError(t, err)
 	cmd := startCollector(t, port, "--config", config, "--feature-gates=receiver.datadog",
 		"--set", fmt.Sprintf("receivers::datadog::endpoint=127.0.0.1:%d", port),
-		"--set", fmt.Sprintf("receivers::datadog::max_concurrent_requests=%d", limit))
+		"--set", fmt.Sprintf("receivers::datadog::max_concurrent_requests=%d", limit),
+		"--set", "extensions::pprof::endpoint=127.0.0.1:0") // the config's fixed port may be taken
 
 	var raw bytes.Buffer
 	raw.WriteByte('[')
