@@ -122,11 +122,20 @@ func fill(sel, v string) chromedp.Action[chromedp.Void] {
 }
 
 // poll waits until a JavaScript condition holds.
+//
+// A poll that starts while the page's document is being replaced can find
+// the execution context it was given already gone ("Cannot find context
+// with specified id"); it only reads, so it polls again in the new one.
 func poll(js string) chromedp.Action[chromedp.Void] {
 	p := chromedp.Poll[bool](js, chromedp.WithPollingInterval(100*time.Millisecond))
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		_, err := p(ctx, t)
-		return chromedp.Void{}, err
+		for {
+			_, err := p(ctx, t)
+			if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") || ctx.Err() != nil {
+				return chromedp.Void{}, err
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 }
 
