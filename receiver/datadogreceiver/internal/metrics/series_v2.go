@@ -150,14 +150,19 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 
 // heldCost is what a series' field costs while it is held until the
 // series is built: a resource, tag or point is a few bytes on the wire
-// and 16 to 32 in the decoder's slices, so a body of empty ones must
-// spend the budget as it is read, not once the series is complete.
+// and more in the decoder's slices, so a body of empty ones must spend
+// the budget as it is read, not once the series is complete. Each cost
+// covers the field's slot, twice over for the slices' doubling, and for a
+// tag its split form in the builder: a resource [2]string (32 bytes) is
+// charged as the attribute it becomes, a tag 16 + 48, a point 16.
 func heldCost(num int32) int64 {
 	switch num {
 	case seriesResources:
+		return budget.Value
+	case seriesTags:
+		return 4 * budget.Slot
+	case seriesPoints:
 		return 2 * budget.Slot
-	case seriesTags, seriesPoints:
-		return budget.Slot
 	}
 	return 0
 }
