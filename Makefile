@@ -105,8 +105,11 @@ BENCH ?= go corpus storage memory
 bench: build libchdb
 	@for b in $(BENCH); do $(MAKE) --no-print-directory bench-$$b || exit 1; done
 
+# With the load tool's corpus generated (bench-corpus does), the decoders'
+# corpus benchmarks read its payloads (PERF_CORPUS).
 bench-go:
-	$(GO) test -run='^$$' -bench=. -benchmem ./receiver/... ./internal/charts/...
+	PERF_CORPUS=$$([ -d /tmp/otelhouse-perf/corpus ] && echo /tmp/otelhouse-perf/corpus) \
+	  $(GO) test -run='^$$' -bench=. -benchmem ./receiver/... ./internal/charts/...
 
 bench-corpus:
 	../shared/perf/measure.sh "$(BIN) --config testdata/perf/nop.yaml --feature-gates=receiver.datadog"
