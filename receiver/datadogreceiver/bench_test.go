@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +12,8 @@ import (
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/perfcorpus"
 )
 
 // corpusLogs mirrors the perf corpus: 1000 agent-json records, 40% with
@@ -122,17 +122,8 @@ func BenchmarkDecompressLogs(b *testing.B) {
 		dec func(io.ReadCloser) (io.ReadCloser, error)
 	}{{"gzip", gzipDecoder}, {"zstd", zstdDecoder}} {
 		b.Run(c.enc, func(b *testing.B) {
-			var bodies [][]byte
-			if dir := os.Getenv("PERF_CORPUS"); dir != "" {
-				files, err := filepath.Glob(filepath.Join(dir, "logs_"+c.enc, "*.bin"))
-				require.NoError(b, err)
-				require.NotEmpty(b, files, "no logs_%s payloads under %s", c.enc, dir)
-				for _, f := range files {
-					body, err := os.ReadFile(f)
-					require.NoError(b, err)
-					bodies = append(bodies, body)
-				}
-			} else {
+			bodies := perfcorpus.Payloads(b, "logs_"+c.enc)
+			if bodies == nil {
 				bodies = [][]byte{compressTB(b, c.enc, corpusLogs())}
 			}
 			var out bytes.Buffer

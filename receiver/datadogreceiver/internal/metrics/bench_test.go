@@ -3,8 +3,6 @@ package metrics
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +11,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/perfcorpus"
 )
 
 // 500 series × 2 points, tags like an Agent's system and container checks.
@@ -82,20 +82,15 @@ func BenchmarkSeriesV2Corpus(b *testing.B) {
 
 // corpusV2 is the perf corpus's series_v2_zstd payloads, decompressed.
 func corpusV2(tb testing.TB) [][]byte {
-	dir := os.Getenv("PERF_CORPUS")
-	if dir == "" {
+	zs := perfcorpus.Payloads(tb, "series_v2_zstd")
+	if zs == nil {
 		return [][]byte{benchV2()}
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "series_v2_zstd", "*.bin"))
-	require.NoError(tb, err)
-	require.NotEmpty(tb, files, "no series_v2_zstd payloads under %s", dir)
 	dec, err := zstd.NewReader(nil)
 	require.NoError(tb, err)
 	defer dec.Close()
-	var bodies [][]byte
-	for _, f := range files {
-		z, err := os.ReadFile(f)
-		require.NoError(tb, err)
+	bodies := make([][]byte, 0, len(zs))
+	for _, z := range zs {
 		body, err := dec.DecodeAll(z, nil)
 		require.NoError(tb, err)
 		bodies = append(bodies, body)

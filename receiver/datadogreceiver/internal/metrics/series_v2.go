@@ -151,10 +151,10 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 // heldCost is what a series' field costs while it is held until the
 // series is built: a resource, tag or point is a few bytes on the wire
 // and more in the decoder's slices, so a body of empty ones must spend
-// the budget as it is read, not once the series is complete. Each cost
-// covers the field's slot, twice over for the slices' doubling, and for a
-// tag its split form in the builder: a resource [2]string (32 bytes) is
-// charged as the attribute it becomes, a tag 16 + 48, a point 16.
+// the budget as it is read, not once the series is complete. A resource
+// ([2]string, 32 bytes) is charged as the attribute it becomes (80), a tag
+// as its string (16) and its split form in the builder (48), a point as
+// its 16 bytes twice over, for the slice's doubling.
 func heldCost(num int32) int64 {
 	switch num {
 	case seriesResources:
