@@ -22,9 +22,11 @@ for pace in tuned GOGC=100; do
   pid=$!
   "$LOADGEN" wait --target http://127.0.0.1:18126 --timeout 60s >/dev/null
   (sleep 12; curl -s -o "$heap" 'http://127.0.0.1:1777/debug/pprof/heap') &
+  grab=$!
   result=$("$LOADGEN" run --target http://127.0.0.1:18126 --corpus "$PERFH/corpus" --kind logs_zstd --duration 15s \
     --warmup 2s --concurrency 4 --pid "$pid" --label "$pace" | grep '^RESULT')
   mem=$(awk '/VmHWM|RssAnon|RssFile/ {printf "%s %d MB  ", $1, $2/1024}' "/proc/$pid/status")
+  wait "$grab" || true
   kill "$pid"; wait "$pid" 2>/dev/null || true
   echo "PACE $pace $(grep -o 'cpu_us_per_item=[0-9.]*' <<<"$result")  $mem collections=$(grep -c '^gc ' "$log")"
   echo "  last collections, heap start->end->live: $(grep '^gc ' "$log" | tail -3 | grep -o '[0-9]*->[0-9]*->[0-9]* MB' | tr '\n' ' ')"
