@@ -74,6 +74,17 @@ func (w *Writer) PutStr(k, v string) { w.Put(k).SetStr(v) }
 // AddTag adds a tag's value: a key seen again keeps every value, in
 // order, as one slice (Datadog tags are multi-valued, not last-wins).
 func (w *Writer) AddTag(k, v string) {
+	if w.index == nil && w.m.Len() < direct {
+		// One search of the map, where get and then Put made two: a
+		// resource's tags were a sixth of a series payload's translation.
+		cur, found := w.m.GetOrPutEmpty(k)
+		if found {
+			tags.AddValue(cur, v)
+		} else {
+			cur.SetStr(v)
+		}
+		return
+	}
 	if cur, ok := w.get(k); ok {
 		tags.AddValue(cur, v)
 		return

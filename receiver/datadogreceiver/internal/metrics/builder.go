@@ -46,24 +46,16 @@ type series struct {
 
 type origin struct{ product, category, service uint32 }
 
-type metricKey struct {
-	res        int // the resource's index: cheaper to hash than its key
-	name, unit string
-	typ        Type
-	interval   int64
-}
-
 // builder groups series into ResourceMetrics (host, device, source type,
 // resources and resource tags) and Metrics (name, type, unit, interval).
 // Points stop being added once the budget is spent: a series' tags are
 // copied to each of its points, so a small body can ask for a great many.
 type builder struct {
-	md      pmetric.Metrics
-	bud     *budget.Budget
-	res     map[string]resource
-	metrics map[metricKey]pmetric.Metric
-	key     []byte
-	split   []splitTag // the series' tags, split and classified
+	md     pmetric.Metrics
+	bud    *budget.Budget
+	groups groups
+	key    []byte
+	split  []splitTag // the series' tags, split and classified
 	// attrs are the data-point attributes of the series being built.
 	// Its first point takes them (a move, not a copy: the copy was a
 	// tenth of the translation), later points copy that point's.
@@ -72,26 +64,32 @@ type builder struct {
 	first pcommon.Map // …whose attributes these are
 }
 
-// splitTag is a series' tag as the builder reads it: key and value, and
-// the resource attribute the key maps to, if any.
+// splitTag is a series' tag as the builder reads it: where its key ends
+// (its colon, or its length), and the resource attribute the key maps to,
+// if any. It holds no pointers, so that filling it needs no write
+// barriers while a collection runs (a thirtieth of the translation under
+// load, when it held the strings).
 type splitTag struct {
-	key, value, resourceKey string
-	resource                bool
+	keyEnd      int32
+	resourceKey uint8
+	resource    bool
 }
 
-// resource is a ResourceMetrics' metrics and its index, which metric keys
-// hold instead of the resource's key: no conversion to a string, and an
-// int to hash rather than the host, device and tags.
-type resource struct {
-	index   int
-	metrics pmetric.MetricSlice
+// key and value are tag t's, split as t.keyEnd says.
+func (t splitTag) key(tag string) string { return tag[:t.keyEnd] }
+
+func (t splitTag) value(tag string) string {
+	if int(t.keyEnd) < len(tag) {
+		return tag[t.keyEnd+1:]
+	}
+	return ""
 }
 
 // builders keeps builders between requests: their maps, cleared, keep
 // their room, where a new builder grew each from empty on every request
 // (a twentieth of a series payload's translation).
 var builders = sync.Pool{New: func() any {
-	return &builder{res: map[string]resource{}, metrics: map[metricKey]pmetric.Metric{}, attrs: pcommon.NewMap()}
+	return &builder{groups: newGroups(), attrs: pcommon.NewMap()}
 }}
 
 // newBuilder returns a builder for one request; its caller releases it
@@ -105,8 +103,7 @@ func newBuilder(bud *budget.Budget) *builder {
 // release lets go of what the builder holds of its request and pools it.
 func (b *builder) release() {
 	b.md, b.bud = pmetric.Metrics{}, nil
-	clear(b.res)
-	clear(b.metrics)
+	b.groups.reset()
 	clear(b.split)
 	b.attrs.Clear()
 	b.moved, b.first = false, pcommon.Map{}
@@ -147,41 +144,51 @@ func (b *builder) metric(s *series) pmetric.Metric {
 	b.split = b.split[:0]
 	resTags := 0
 	for _, t := range s.tags {
-		key, v := tags.Split(t)
-		rk, res := tags.ResourceKey(key)
+		key, _ := tags.Split(t)
+		rk, res := tags.ResourceIndex(key)
 		if res {
 			k = append(k, t...)
 			k = append(k, ',')
 			resTags++
 		}
-		b.split = append(b.split, splitTag{key: key, value: v, resourceKey: rk, resource: res})
+		b.split = append(b.split, splitTag{keyEnd: int32(len(key)), resourceKey: rk, resource: res}) //nolint:gosec // a tag is shorter than a body
 	}
 	// Room for the point attributes at once: added one by one they grew
 	// the slice four times for a usual series (pdata's CopyTo sizes it
 	// once).
 	attrmap.Reserve(b.attrs, len(s.tags)-resTags)
 	w := attrmap.NewWriter(b.attrs)
-	for _, t := range b.split {
+	for i, t := range b.split {
 		if !t.resource {
-			w.AddTag(t.key, t.value)
+			w.AddTag(t.key(s.tags[i]), t.value(s.tags[i]))
 		}
 	}
 	w.Flush()
 	b.key = k
 	b.bud.Take(int64(len(s.tags)) * budget.Slot)
-	r, ok := b.res[string(k)]
+	ri, hash, ok := b.groups.resource(k)
 	if !ok {
 		b.bud.Entries(3 + len(s.resources) + resTags)
 		b.bud.Take(int64(len(k)))
 		rm := b.md.ResourceMetrics().AppendEmpty()
 		ra := rm.Resource().Attributes()
-		attrmap.Reserve(ra, 3+len(s.resources)+resTags)
-		host := s.host
+		host, n := s.host, resTags
 		for _, r := range s.resources {
-			if r[0] == "host" && host == "" {
+			if r[0] != "host" {
+				n++
+			} else if host == "" {
 				host = r[1]
 			}
 		}
+		// As many entries as the resource will have (fewer only if a key
+		// repeats): a slot reserved and left empty was a tenth of its
+		// attributes' bytes.
+		for _, v := range [...]string{host, s.device, s.sourceType} {
+			if v != "" {
+				n++
+			}
+		}
+		attrmap.Reserve(ra, n)
 		tags.PutNonEmpty(ra, tags.Host, host)
 		tags.PutNonEmpty(ra, "datadog.device", s.device)
 		tags.PutNonEmpty(ra, "datadog.source_type_name", s.sourceType)
@@ -191,26 +198,24 @@ func (b *builder) metric(s *series) pmetric.Metric {
 				rw.AddTag("datadog.resource."+r[0], r[1])
 			}
 		}
-		for _, t := range b.split {
+		for i, t := range b.split {
 			if t.resource {
-				rw.AddTag(t.resourceKey, t.value)
+				rw.AddTag(tags.ResourceName(t.resourceKey), t.value(s.tags[i]))
 			}
 		}
 		rw.Flush()
 		sm := rm.ScopeMetrics().AppendEmpty()
 		sm.Scope().SetName(ScopeName)
-		r = resource{index: len(b.res), metrics: sm.Metrics()}
-		b.res[string(k)] = r
+		ri = b.groups.addResource(k, hash, sm.Metrics())
 	}
-	mk := metricKey{res: r.index, name: s.name, unit: s.unit, typ: s.typ, interval: s.interval}
-	if ok { // a new resource has no metrics to look up
-		if m, found := b.metrics[mk]; found {
-			return m
-		}
+	mk := metricKey{res: ri, name: s.name, unit: s.unit, typ: s.typ, interval: s.interval}
+	m, hash, found := b.groups.metric(mk)
+	if found {
+		return m
 	}
 	b.bud.Entries(3)
 	b.bud.Take(int64(len(k)))
-	m := r.metrics.AppendEmpty()
+	m = b.groups.resources[ri].metrics.AppendEmpty()
 	m.SetName(s.name)
 	m.SetUnit(s.unit)
 	switch s.typ {
@@ -234,7 +239,7 @@ func (b *builder) metric(s *series) pmetric.Metric {
 		md.PutInt("datadog.origin.category", int64(o.category))
 		md.PutInt("datadog.origin.service", int64(o.service))
 	}
-	b.metrics[mk] = m
+	b.groups.addMetric(mk, hash, m)
 	return m
 }
 

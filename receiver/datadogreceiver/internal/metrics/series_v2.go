@@ -152,15 +152,15 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 // series is built: a resource, tag or point is a few bytes on the wire
 // and more in the decoder's slices, so a body of empty ones must spend
 // the budget as it is read, not once the series is complete. A resource
-// ([2]string, 32 bytes) is charged as the attribute it becomes (80), a tag
-// as its string (16) and its split form in the builder (48), a point as
-// its 16 bytes twice over, for the slice's doubling.
+// ([2]string, 32 bytes) is charged as the attribute it becomes (80); a
+// tag, its string (16) and its split form in the builder (8), and a point,
+// its 16 bytes, each twice over, for the slices' doubling.
 func heldCost(num int32) int64 {
 	switch num {
 	case seriesResources:
 		return budget.Value
 	case seriesTags:
-		return 4 * budget.Slot
+		return 3 * budget.Slot
 	case seriesPoints:
 		return 2 * budget.Slot
 	}

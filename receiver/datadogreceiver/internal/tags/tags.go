@@ -61,19 +61,32 @@ var resourceKeys = map[string]string{
 // its slot, and one string comparison (or an empty slot) decides, at half
 // a map lookup's cost (BenchmarkResourceKey).
 func ResourceKey(ddKey string) (string, bool) {
+	if i, ok := ResourceIndex(ddKey); ok {
+		return ResourceName(i), true
+	}
+	return "", false
+}
+
+// ResourceIndex is ResourceKey as a small number for ResourceName, for
+// records that hold no pointers (the garbage collector need not see
+// them): 0 and false for a key with no resource attribute.
+func ResourceIndex(ddKey string) (uint8, bool) {
 	if ddKey == "" {
-		return "", false
+		return 0, false
 	}
 	for i := resourceSlot(ddKey); ; i = (i + 1) % uint(len(resourceSlots)) {
 		e := &resourceSlots[i]
 		if e.dd == ddKey {
-			return e.otel, true
+			return uint8(i), true
 		}
 		if e.dd == "" {
-			return "", false
+			return 0, false
 		}
 	}
 }
+
+// ResourceName is the resource attribute of a ResourceIndex.
+func ResourceName(i uint8) string { return resourceSlots[i%uint8(len(resourceSlots))].otel }
 
 // resourceSlots is resourceKeys as an open-addressed table (linear probing),
 // at most a third full so that a miss meets an empty slot at once.
