@@ -4,7 +4,10 @@
 // between requests), so it grows with the body, never beyond.
 package intern
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"sync"
+)
 
 // Table maps the bytes of a string to the one copy handed out.
 type Table struct {
@@ -68,8 +71,37 @@ func recentSlot(b []byte) uint {
 // Len is how many distinct strings the table holds.
 func (t *Table) Len() int { return len(t.m) }
 
-// Reset empties the table for another request, keeping its room.
+// keepStrings is the most distinct strings whose room Reset keeps: a
+// table that held more drops its map, so that one large body does not pin
+// it for the life of the process.
+const keepStrings = 1 << 14
+
+// Reset empties the table for another request, keeping the room of a
+// usual one.
 func (t *Table) Reset() {
-	clear(t.m)
+	if len(t.m) > keepStrings {
+		t.m = map[string]string{}
+	} else {
+		clear(t.m)
+	}
 	clear(t.recent[:])
+}
+
+// Pool keeps tables between requests, for decoders made per request: a
+// table is 16 KiB of recent slots before its first string.
+type Pool struct{ p sync.Pool }
+
+// NewPool returns a pool of tables whose copies are made by conv (nil: as
+// they are).
+func NewPool(conv func([]byte) string) *Pool {
+	return &Pool{p: sync.Pool{New: func() any { return NewWith(conv) }}}
+}
+
+// Get returns an empty table.
+func (p *Pool) Get() *Table { return p.p.Get().(*Table) }
+
+// Put empties t and keeps it for a later Get; t must not be used after.
+func (p *Pool) Put(t *Table) {
+	t.Reset()
+	p.p.Put(t)
 }

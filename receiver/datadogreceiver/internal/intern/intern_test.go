@@ -57,3 +57,23 @@ func BenchmarkTableSeries(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(in)), "ns/string")
 }
+
+func TestPoolHandsOutEmptyTables(t *testing.T) {
+	p := NewPool(func(b []byte) string { return strings.ToUpper(string(b)) })
+	tb := p.Get()
+	assert.Equal(t, "ABC", tb.String([]byte("abc")), "the pool's conversion")
+	p.Put(tb)
+	again := p.Get()
+	assert.Equal(t, 0, again.Len())
+	assert.Equal(t, "XYZ", again.String([]byte("xyz")))
+}
+
+func TestResetDropsALargeTablesMap(t *testing.T) {
+	tb := New()
+	for i := range keepStrings + 1 {
+		tb.String(fmt.Appendf(nil, "s%d", i))
+	}
+	tb.Reset()
+	assert.Equal(t, 0, tb.Len())
+	assert.Equal(t, "s1", tb.String([]byte("s1")))
+}

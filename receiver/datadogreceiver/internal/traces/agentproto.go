@@ -29,7 +29,8 @@ func TranslateAgent(body []byte, bud *budget.Budget) (ptrace.Traces, error) {
 	if len(body) == 0 {
 		return ptrace.Traces{}, errors.New("empty AgentPayload")
 	}
-	d := agentDecoder{g: newGrouper(bud), interned: intern.New(), scratch: ptrace.NewSpan()}
+	d := agentDecoder{g: newGrouper(bud), interned: agentTables.Get(), scratch: ptrace.NewSpan()}
+	defer agentTables.Put(d.interned)
 	idx, err := d.payload(body)
 	if idx {
 		ap, err := DecodeAgent(body, bud)

@@ -57,10 +57,18 @@ func TranslateTracer(version, contentType string, body []byte, t Tracer, bud *bu
 	return ToTraces([]*pb.TracerPayload{tp}, Agent{}, bud)
 }
 
+// msgpackTables and agentTables keep the decoders' intern tables between
+// requests.
+var (
+	msgpackTables = intern.NewPool(validString)
+	agentTables   = intern.NewPool(nil)
+)
+
 func decodeMsgpackV04(body []byte, t Tracer, bud *budget.Budget) (ptrace.Traces, error) {
-	d := msgpackDecoder{g: newGrouper(bud), interned: intern.NewWith(validString), scratch: ptrace.NewSpan(),
+	d := msgpackDecoder{g: newGrouper(bud), interned: msgpackTables.Get(), scratch: ptrace.NewSpan(),
 		tracer: &pb.TracerPayload{LanguageName: t.Lang, LanguageVersion: t.LangVersion,
 			TracerVersion: t.TracerVersion, ContainerID: t.ContainerID}}
+	defer msgpackTables.Put(d.interned)
 	if err := d.traces(body); err != nil {
 		if over := bud.Err(); over != nil {
 			return ptrace.Traces{}, over
