@@ -93,44 +93,7 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 	d.points = d.points[:0]
 	d.origin = origin{}
 	hasOrigin := false
-	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
-		switch num {
-		case seriesResources, seriesMetric, seriesTags, seriesPoints, seriesUnit, seriesSourceTypeName, seriesMetadata:
-			v, end, err := pbwire.Field(b, at, typ, num)
-			if err != nil {
-				return at, err
-			}
-			if c := heldCost(num); c > 0 && !d.b.bud.Take(c) {
-				return at, d.b.bud.Err()
-			}
-			switch num {
-			case seriesResources:
-				err = d.readResource(v)
-			case seriesMetric:
-				s.name = d.str(v)
-			case seriesTags:
-				s.tags = append(s.tags, d.str(v))
-			case seriesPoints:
-				err = d.readPoint(v)
-			case seriesUnit:
-				s.unit = d.str(v)
-			case seriesSourceTypeName:
-				s.sourceType = d.str(v)
-			case seriesMetadata:
-				err = metadata(v, &d.origin, &hasOrigin)
-			}
-			return end, err
-		case seriesType, seriesInterval:
-			v, end, err := pbwire.VarintField(b, at, typ, num)
-			if num == seriesType {
-				s.typ = Type(int32(v))
-			} else {
-				s.interval = int64(v)
-			}
-			return end, err
-		}
-		return at, pbwire.ErrSkip
-	})
+	err := d.seriesFields(b, &hasOrigin)
 	if err != nil || d.invalid != nil || !d.b.more() {
 		return err
 	}
@@ -146,6 +109,54 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 		d.b.point(m, s, p.ts, p.v)
 	}
 	return nil
+}
+
+// seriesFields reads a series' fields into d.s. It and the readers of
+// its resources and points read with a pbwire.Reader, not through
+// pbwire.Fields' callback (see Reader).
+func (d *seriesDecoder) seriesFields(b []byte, hasOrigin *bool) error {
+	s := &d.s
+	for r := pbwire.NewReader(b); ; {
+		if !r.Next() {
+			return r.Err()
+		}
+		switch r.Num {
+		case seriesResources, seriesMetric, seriesTags, seriesPoints, seriesUnit, seriesSourceTypeName, seriesMetadata:
+			v := r.Bytes()
+			if r.Err() != nil {
+				return r.Err()
+			}
+			if c := heldCost(r.Num); c > 0 && !d.b.bud.Take(c) {
+				return d.b.bud.Err()
+			}
+			var err error
+			switch r.Num {
+			case seriesResources:
+				err = d.readResource(v)
+			case seriesMetric:
+				s.name = d.str(v)
+			case seriesTags:
+				s.tags = append(s.tags, d.str(v))
+			case seriesPoints:
+				err = d.readPoint(v)
+			case seriesUnit:
+				s.unit = d.str(v)
+			case seriesSourceTypeName:
+				s.sourceType = d.str(v)
+			case seriesMetadata:
+				err = metadata(v, &d.origin, hasOrigin)
+			}
+			if err != nil {
+				return err
+			}
+		case seriesType:
+			s.typ = Type(int32(r.Varint())) //nolint:gosec // the generated decoder's conversion
+		case seriesInterval:
+			s.interval = int64(r.Varint()) //nolint:gosec // the generated decoder's conversion
+		default:
+			r.Skip()
+		}
+	}
 }
 
 // heldCost is what a series' field costs while it is held until the
@@ -169,37 +180,35 @@ func heldCost(num int32) int64 {
 
 // readResource reads a Resource {type, name}.
 func (d *seriesDecoder) readResource(b []byte) error {
-	var r [2]string
-	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
-		if num != resourceType && num != resourceName {
-			return at, pbwire.ErrSkip
+	var res [2]string
+	r := pbwire.NewReader(b)
+	for r.Next() {
+		if r.Num == resourceType || r.Num == resourceName {
+			res[r.Num-resourceType] = d.str(r.Bytes()) // {type, name}
+		} else {
+			r.Skip()
 		}
-		v, end, err := pbwire.Field(b, at, typ, num)
-		r[num-resourceType] = d.str(v) // {type, name}
-		return end, err
-	})
-	d.s.resources = append(d.s.resources, r)
-	return err
+	}
+	d.s.resources = append(d.s.resources, res)
+	return r.Err()
 }
 
 // readPoint reads a MetricPoint {value, timestamp}.
 func (d *seriesDecoder) readPoint(b []byte) error {
 	var p wirePoint
-	err := pbwire.Fields(b, func(num int32, typ, at int) (int, error) {
-		switch num {
+	r := pbwire.NewReader(b)
+	for r.Next() {
+		switch r.Num {
 		case pointValue:
-			bits, end, err := pbwire.Fixed64(b, at, typ, num)
-			p.v = math.Float64frombits(bits)
-			return end, err
+			p.v = math.Float64frombits(r.Fixed64())
 		case pointTimestamp:
-			v, end, err := pbwire.VarintField(b, at, typ, num)
-			p.ts = int64(v)
-			return end, err
+			p.ts = int64(r.Varint()) //nolint:gosec // the generated decoder's conversion
+		default:
+			r.Skip()
 		}
-		return at, pbwire.ErrSkip
-	})
+	}
 	d.points = append(d.points, p)
-	return err
+	return r.Err()
 }
 
 // metadata reads Metadata {origin {product, category, service}}; repeated

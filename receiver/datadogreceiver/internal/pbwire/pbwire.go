@@ -38,6 +38,12 @@ func Varint(b []byte, i int) (uint64, int, error) {
 
 // Tag reads a field's key: its number and wire type.
 func Tag(b []byte, i int) (num int32, typ int, next int, err error) {
+	// A key of one byte (fields 1 to 15) needs no varint loop.
+	if i < len(b) {
+		if c := b[i]; c < 0x80 && c>>3 != 0 && c&7 != 4 {
+			return int32(c >> 3), int(c & 7), i + 1, nil
+		}
+	}
 	w, next, err := Varint(b, i)
 	if err != nil {
 		return 0, 0, next, err
@@ -67,6 +73,10 @@ func Field(b []byte, i, typ int, num int32) ([]byte, int, error) {
 
 // Len reads a length prefix and returns the bounds of the value it heads.
 func Len(b []byte, i int) (start, end int, err error) {
+	// Nor does a length of one byte.
+	if i < len(b) && b[i] < 0x80 && i+1+int(b[i]) <= len(b) {
+		return i + 1, i + 1 + int(b[i]), nil
+	}
 	n, i, err := Varint(b, i)
 	if err != nil {
 		return 0, 0, err
@@ -195,3 +205,77 @@ func MapEntry(b []byte, i, typ int, num int32, fixed bool, fn func(k, v []byte, 
 	}
 	return end, nil
 }
+
+// Reader reads a message's fields in order, by the rules Fields follows,
+// for loops that read every field of every item without a callback: a
+// call through a closure for each of a series' twenty-odd fields was a
+// tenth of the wire's cost. The zero value reads an empty message.
+//
+//	for r := pbwire.NewReader(b); r.Next(); {
+//		switch r.Num {
+//		case 1:
+//			name = string(r.Bytes())
+//		default:
+//			r.Skip()
+//		}
+//	}
+//	return r.Err()
+type Reader struct {
+	b []byte
+	// at is where the current field's key starts; next where its value
+	// starts, then, once it is read, where the next field starts.
+	at, next int
+	// Num and Typ are the current field's number and wire type.
+	Num int32
+	Typ int
+	err error
+}
+
+// NewReader returns a Reader of message b.
+func NewReader(b []byte) Reader { return Reader{b: b} }
+
+// Next reads the next field's key: false at the message's end or once
+// reading failed. Each field must be read or skipped before the next.
+func (r *Reader) Next() bool {
+	if r.err != nil || r.next >= len(r.b) {
+		return false
+	}
+	r.at = r.next
+	r.Num, r.Typ, r.next, r.err = Tag(r.b, r.at)
+	return r.err == nil
+}
+
+// Bytes reads the current field, which must be length-delimited.
+func (r *Reader) Bytes() []byte {
+	v, next, err := Field(r.b, r.next, r.Typ, r.Num)
+	r.next, r.err = next, err
+	return v
+}
+
+// Varint reads the current field, which must be a varint.
+func (r *Reader) Varint() uint64 {
+	v, next, err := VarintField(r.b, r.next, r.Typ, r.Num)
+	r.next, r.err = next, err
+	return v
+}
+
+// Fixed64 reads the current field's bits, which must be a fixed64.
+func (r *Reader) Fixed64() uint64 {
+	v, next, err := Fixed64(r.b, r.next, r.Typ, r.Num)
+	r.next, r.err = next, err
+	return v
+}
+
+// Skip steps over the current field, one the caller does not read.
+func (r *Reader) Skip() { r.next, r.err = Skip(r.b, r.at) }
+
+// Fail stops the reader with the caller's own error, unless it failed
+// already.
+func (r *Reader) Fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// Err is why reading stopped early, or nil.
+func (r *Reader) Err() error { return r.err }

@@ -1,6 +1,7 @@
 package pbwire
 
 import (
+	"fmt"
 	"io"
 	"testing"
 
@@ -92,4 +93,62 @@ func TestMapEntry(t *testing.T) {
 	require.NoError(t, err)
 	_, err = MapEntry(overrun[:5], 1, 2, 10, false, nil)
 	assert.Error(t, err)
+}
+
+// TestReaderReadsAsFields reads messages with a Reader and with Fields:
+// the same values, the same errors.
+func TestReaderReadsAsFields(t *testing.T) {
+	for name, msg := range map[string][]byte{
+		// field 1 varint 7, unknown field 3 (a group holding a varint),
+		// field 2 bytes "hi", field 4 fixed64, field 20 (a two-byte key).
+		"valid":            {0x08, 0x07, 0x1b, 0x08, 0x01, 0x1c, 0x12, 0x02, 'h', 'i', 0x21, 1, 0, 0, 0, 0, 0, 0, 0, 0xa2, 0x01, 0x01, 'x'},
+		"long length":      append([]byte{0x12, 0x80, 0x01}, make([]byte, 128)...),
+		"wrong wire type":  {0x0d, 0, 0, 0, 0},
+		"truncated bytes":  {0x12, 0x05, 'h'},
+		"truncated fixed":  {0x21, 1, 2},
+		"end group":        {0x0c},
+		"field zero":       {0x02, 0x00},
+		"truncated varint": {0x08, 0x80},
+		"empty":            {},
+	} {
+		var viaFields, viaReader []string
+		errFields := Fields(msg, func(num int32, typ, i int) (int, error) {
+			switch num {
+			case 1:
+				v, end, err := VarintField(msg, i, typ, num)
+				viaFields = append(viaFields, fmt.Sprint(v))
+				return end, err
+			case 2, 20:
+				v, end, err := Field(msg, i, typ, num)
+				viaFields = append(viaFields, string(v))
+				return end, err
+			case 4:
+				v, end, err := Fixed64(msg, i, typ, num)
+				viaFields = append(viaFields, fmt.Sprint(v))
+				return end, err
+			}
+			return i, ErrSkip
+		})
+		r := NewReader(msg)
+		for r.Next() {
+			switch r.Num {
+			case 1:
+				viaReader = append(viaReader, fmt.Sprint(r.Varint()))
+			case 2, 20:
+				viaReader = append(viaReader, string(r.Bytes()))
+			case 4:
+				viaReader = append(viaReader, fmt.Sprint(r.Fixed64()))
+			default:
+				r.Skip()
+			}
+		}
+		assert.Equal(t, viaFields, viaReader, name)
+		assert.Equal(t, errFields, r.Err(), name)
+	}
+	r := NewReader([]byte{0x08, 0x01, 0x08, 0x02})
+	require.True(t, r.Next())
+	r.Varint()
+	r.Fail(ErrSkip)
+	assert.False(t, r.Next(), "a caller's failure stops the reader")
+	assert.Equal(t, ErrSkip, r.Err())
 }
