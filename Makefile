@@ -21,7 +21,7 @@ export OTELHOUSE_LIBCHDB := $(LIBCHDB)
 # golangci-lint, built from tools/golangci into the cache (see lint).
 GOLANGCI := $(CURDIR)/.cache/bin/golangci-lint
 
-.PHONY: all build image podman check-generated run test bench-once test-race unit e2e bench bench-go bench-corpus bench-storage bench-memory fuzz lint generate check-manifest clean libchdb web chromium
+.PHONY: all build image podman check-generated run test bench-once test-race unit e2e bench bench-go bench-corpus bench-storage bench-memory pgo fuzz lint generate check-manifest clean libchdb web chromium
 
 all: build
 
@@ -107,9 +107,10 @@ bench: build libchdb
 
 # With the load tool's corpus generated (bench-corpus does), the decoders'
 # corpus benchmarks read its payloads (PERF_CORPUS).
+# They are built with the binary's profile (PGO), as the binary is.
 bench-go:
 	PERF_CORPUS=$$([ -d /tmp/otelhouse-perf/corpus ] && echo /tmp/otelhouse-perf/corpus) \
-	  $(GO) test -run='^$$' -bench=. -benchmem ./receiver/... ./internal/charts/...
+	  $(GO) test -run='^$$' -bench=. -benchmem -pgo=$(CURDIR)/distribution/default.pgo ./receiver/... ./internal/charts/...
 
 bench-corpus:
 	../shared/perf/measure.sh "$(BIN) --config testdata/perf/nop.yaml --feature-gates=receiver.datadog"
@@ -121,6 +122,12 @@ bench-storage:
 
 bench-memory:
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run TestMemoryBudgetHoldsUnderFlood -v ./e2e
+
+# Rewrites distribution/default.pgo, the CPU profile `go build` optimises
+# the binary with (profile-guided optimisation), from the receiver under
+# the perf corpus; `make build` after it uses the new one.
+pgo: build
+	scripts/pgo-profile.sh
 
 # Short coverage-guided runs of every fuzz target. Minimising each new
 # input is capped: the default minute per input, on the traces
