@@ -237,16 +237,31 @@ func NewReader(b []byte) Reader { return Reader{b: b} }
 // Next reads the next field's key: false at the message's end or once
 // reading failed. Each field must be read or skipped before the next.
 func (r *Reader) Next() bool {
-	if r.err != nil || r.next >= len(r.b) {
+	i := r.next
+	if r.err != nil || i >= len(r.b) {
 		return false
 	}
-	r.at = r.next
-	r.Num, r.Typ, r.next, r.err = Tag(r.b, r.at)
+	r.at = i
+	// A valid key of one byte is read here, the rest by Tag: this much
+	// is small enough for the profile-guided build to inline into the
+	// decoders' loops.
+	if c := r.b[i]; c < 0x80 && c>>3 != 0 && c&7 != 4 {
+		r.Num, r.Typ, r.next = int32(c>>3), int(c&7), i+1
+		return true
+	}
+	r.Num, r.Typ, r.next, r.err = Tag(r.b, i)
 	return r.err == nil
 }
 
 // Bytes reads the current field, which must be length-delimited.
 func (r *Reader) Bytes() []byte {
+	// A length of one byte, within the message, is read here (see Next).
+	if i := r.next; r.Typ == 2 && i < len(r.b) {
+		if e := i + 1 + int(r.b[i]); r.b[i] < 0x80 && e <= len(r.b) {
+			r.next = e
+			return r.b[i+1 : e]
+		}
+	}
 	v, next, err := Field(r.b, r.next, r.Typ, r.Num)
 	r.next, r.err = next, err
 	return v
@@ -264,6 +279,11 @@ func (r *Reader) Fixed64() uint64 {
 	v, next, err := Fixed64(r.b, r.next, r.Typ, r.Num)
 	r.next, r.err = next, err
 	return v
+}
+
+// MapEntry reads the current field as a map entry (see MapEntry).
+func (r *Reader) MapEntry(fixed bool, fn func(k, v []byte, bits uint64)) {
+	r.next, r.err = MapEntry(r.b, r.next, r.Typ, r.Num, fixed, fn)
 }
 
 // Skip steps over the current field, one the caller does not read.

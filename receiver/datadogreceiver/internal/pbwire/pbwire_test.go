@@ -86,6 +86,13 @@ func TestMapEntry(t *testing.T) {
 	}
 	assert.Equal(t, [][2]string{{"k", "v"}, {"j", "w"}}, got)
 
+	got = nil
+	for r := NewReader(msg); r.Next(); {
+		r.MapEntry(false, func(k, v []byte, _ uint64) { got = append(got, [2]string{string(k), string(v)}) })
+		require.NoError(t, r.Err())
+	}
+	assert.Equal(t, [][2]string{{"k", "v"}, {"j", "w"}}, got, "read by a Reader")
+
 	// A key whose length runs past its entry, within the message, is read
 	// as the generated decoders read it; past the message it is refused.
 	overrun := []byte{0x52, 0x02, 0x0a, 0x03, 'a', 'b', 'c'}

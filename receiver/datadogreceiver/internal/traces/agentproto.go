@@ -212,12 +212,16 @@ func (d *agentDecoder) span(b []byte, tp *pb.TracerPayload) error {
 	var sc scalars
 	var service string
 	bud := d.g.bud
-	err := pbwire.Fields(b, func(num int32, typ, i int) (int, error) {
-		switch num {
+	// A span is read with a pbwire.Reader, not through pbwire.Fields'
+	// callback: a call through a closure for each of its fields cost more
+	// than reading it.
+	r := pbwire.NewReader(b)
+	for r.Next() {
+		switch num := r.Num; num {
 		case spanService, spanName, spanResource, spanType, spanSpanLinks, spanSpanEvents:
-			v, e, err := pbwire.Field(b, i, typ, num)
-			if err != nil {
-				return i, err
+			v := r.Bytes()
+			if r.Err() != nil {
+				return r.Err()
 			}
 			switch num {
 			case spanService:
@@ -234,11 +238,10 @@ func (d *agentDecoder) span(b []byte, tp *pb.TracerPayload) error {
 				d.events = append(d.events, v)
 			}
 			if num >= spanSpanLinks && !bud.Entries(0) { // the link or event
-				return e, bud.Err()
+				return bud.Err()
 			}
-			return e, nil
 		case spanTraceID, spanSpanID, spanParentID, spanStart, spanDuration, spanError:
-			v, i, err := pbwire.VarintField(b, i, typ, num)
+			v := r.Varint()
 			switch num {
 			case spanTraceID:
 				sc.traceID = v
@@ -247,31 +250,30 @@ func (d *agentDecoder) span(b []byte, tp *pb.TracerPayload) error {
 			case spanParentID:
 				sc.parentID = v
 			case spanStart:
-				sc.start = int64(v)
+				sc.start = int64(v) //nolint:gosec // the generated decoder's conversion
 			case spanDuration:
-				sc.duration = int64(v)
+				sc.duration = int64(v) //nolint:gosec // the generated decoder's conversion
 			case spanError:
-				sc.error = int32(v)
+				sc.error = int32(v) //nolint:gosec // the generated decoder's conversion
 			}
-			return i, err
 		case spanMeta, spanMetrics:
-			i, err := pbwire.MapEntry(b, i, typ, num, num == spanMetrics, func(k, v []byte, bits uint64) {
+			r.MapEntry(num == spanMetrics, func(k, v []byte, bits uint64) {
 				if num == spanMeta {
 					d.meta = append(d.meta, [2][]byte{k, v})
 				} else {
 					d.metrics = append(d.metrics, metricEntry{k, math.Float64frombits(bits)})
 				}
 			})
-			if err == nil && !bud.Values(1) { // counted as read: empty entries are 2 bytes
-				err = bud.Err()
+			if r.Err() == nil && !bud.Values(1) { // counted as read: empty entries are 2 bytes
+				return bud.Err()
 			}
-			return i, err
 		case spanMetaStruct: // meta_struct: not mapped, as by ToTraces
-			return pbwire.MapEntry(b, i, typ, num, false, nil)
+			r.MapEntry(false, nil)
+		default:
+			r.Skip()
 		}
-		return i, pbwire.ErrSkip
-	})
-	if err != nil {
+	}
+	if err := r.Err(); err != nil {
 		return err
 	}
 	return d.translate(service, sc, tp)
