@@ -104,7 +104,6 @@ func newBuilder(bud *budget.Budget) *builder {
 func (b *builder) release() {
 	b.md, b.bud = pmetric.Metrics{}, nil
 	b.groups.reset()
-	clear(b.split)
 	b.attrs.Clear()
 	b.moved, b.first = false, pcommon.Map{}
 	builders.Put(b)

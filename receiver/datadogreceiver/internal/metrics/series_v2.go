@@ -116,10 +116,8 @@ func (d *seriesDecoder) series(i int, b []byte) error {
 // pbwire.Fields' callback (see Reader).
 func (d *seriesDecoder) seriesFields(b []byte, hasOrigin *bool) error {
 	s := &d.s
-	for r := pbwire.NewReader(b); ; {
-		if !r.Next() {
-			return r.Err()
-		}
+	r := pbwire.NewReader(b)
+	for r.Next() {
 		switch r.Num {
 		case seriesResources, seriesMetric, seriesTags, seriesPoints, seriesUnit, seriesSourceTypeName, seriesMetadata:
 			v := r.Bytes()
@@ -157,6 +155,7 @@ func (d *seriesDecoder) seriesFields(b []byte, hasOrigin *bool) error {
 			r.Skip()
 		}
 	}
+	return r.Err()
 }
 
 // heldCost is what a series' field costs while it is held until the

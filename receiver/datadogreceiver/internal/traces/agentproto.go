@@ -24,6 +24,9 @@ import (
 // DecodeAgent + AgentToTraces. Payloads with v1.0 (idx) tracer payloads,
 // still rare, take that reference path whole.
 
+// agentTables keeps the decoder's intern tables between requests.
+var agentTables = intern.NewPool(nil)
+
 // TranslateAgent decodes and translates an AgentPayload within bud.
 func TranslateAgent(body []byte, bud *budget.Budget) (ptrace.Traces, error) {
 	if len(body) == 0 {

@@ -57,12 +57,8 @@ func TranslateTracer(version, contentType string, body []byte, t Tracer, bud *bu
 	return ToTraces([]*pb.TracerPayload{tp}, Agent{}, bud)
 }
 
-// msgpackTables and agentTables keep the decoders' intern tables between
-// requests.
-var (
-	msgpackTables = intern.NewPool(validString)
-	agentTables   = intern.NewPool(nil)
-)
+// msgpackTables keeps the decoder's intern tables between requests.
+var msgpackTables = intern.NewPool(validString)
 
 func decodeMsgpackV04(body []byte, t Tracer, bud *budget.Budget) (ptrace.Traces, error) {
 	d := msgpackDecoder{g: newGrouper(bud), interned: msgpackTables.Get(), scratch: ptrace.NewSpan(),
