@@ -102,7 +102,9 @@ func BenchmarkSeriesV1(b *testing.B) {
 	bench(b, 1000, benchV1(), func(body []byte) error { _, err := SeriesV1(body, nil); return err })
 }
 
-func BenchmarkSketches(b *testing.B) {
+// sketchPayload is 100 sketches of 200 latencies each, as an Agent sends
+// a distribution's interval.
+func sketchPayload() []byte {
 	r := rand.New(rand.NewPCG(1, 1))
 	sp := gogen.SketchPayload{}
 	for i := 0; i < 100; i++ {
@@ -114,7 +116,11 @@ func BenchmarkSketches(b *testing.B) {
 			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1_700_000_000, vals)}})
 	}
 	body, _ := sp.Marshal()
-	bench(b, 100, body, func(body []byte) error { _, err := Sketches(body, nil); return err })
+	return body
+}
+
+func BenchmarkSketches(b *testing.B) {
+	bench(b, 100, sketchPayload(), func(body []byte) error { _, err := Sketches(body, nil); return err })
 }
 
 func BenchmarkClientStats(b *testing.B) {
@@ -134,12 +140,26 @@ func BenchmarkClientStats(b *testing.B) {
 // pdata's own deep copy: the allocations the translation cannot avoid
 // (pdata allocates each metric, data point and attribute apart, and the
 // OpenTelemetry model puts a series' tags on each of its points), with no
-// decoding and no lookups. It is the floor under BenchmarkSeriesV2.
+// decoding and no lookups. It is the floor under BenchmarkSeriesV2Corpus.
 func BenchmarkPdataCopy(b *testing.B) {
 	md, err := SeriesV2(corpusV2(b)[0], nil)
 	if err != nil {
 		b.Fatal(err)
 	}
+	pdataCopy(b, md)
+}
+
+// BenchmarkSketchesPdataCopy is the same floor under BenchmarkSketches:
+// each point an exponential histogram of about a thousand buckets.
+func BenchmarkSketchesPdataCopy(b *testing.B) {
+	md, err := Sketches(sketchPayload(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pdataCopy(b, md)
+}
+
+func pdataCopy(b *testing.B, md pmetric.Metrics) {
 	b.ReportAllocs()
 	for b.Loop() {
 		md.CopyTo(pmetric.NewMetrics())

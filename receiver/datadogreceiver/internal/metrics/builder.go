@@ -62,6 +62,8 @@ type builder struct {
 	attrs pcommon.Map
 	moved bool        // attrs went to the series' first point…
 	first pcommon.Map // …whose attributes these are
+	// counts is where setBuckets sums a histogram point's buckets.
+	counts []uint64
 }
 
 // splitTag is a series' tag as the builder reads it: where its key ends
@@ -106,6 +108,9 @@ func (b *builder) release() {
 	b.groups.reset()
 	b.attrs.Clear()
 	b.moved, b.first = false, pcommon.Map{}
+	if cap(b.counts) > 2*maxBuckets {
+		b.counts = nil // a sketch spread wider than downscaling could bound
+	}
 	builders.Put(b)
 }
 

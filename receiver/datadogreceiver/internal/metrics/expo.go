@@ -4,25 +4,16 @@ import (
 	"math"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
-
-	"github.com/otelhouse/otelhouse/internal/budget"
 )
 
 // The Agent's DDSketch: relative accuracy 1/128, so bin k > 0 holds values
 // around γ^(k-bias) with γ = 1 + 2/128; negative keys mirror positive ones
 // and key 0 holds zero (|v| < 1e-9).
 var (
-	agentGammaLn = math.Log1p(2.0 / 128)
-	agentBias    = 1 - int(math.Floor(math.Log(1e-9)/agentGammaLn))
+	agentGammaLn   = math.Log1p(2.0 / 128)
+	agentGammaLog2 = agentGammaLn / math.Ln2
+	agentBias      = 1 - int(math.Floor(math.Log(1e-9)/agentGammaLn))
 )
-
-// agentValue is the value a Datadog Agent sketch bin key stands for.
-func agentValue(k int32) float64 {
-	if k < 0 {
-		return -agentValue(-k)
-	}
-	return math.Exp(float64(int(k)-agentBias) * agentGammaLn)
-}
 
 // maxScale is the finest exponential scale used: its buckets (2^(2^-6),
 // about 1.1% wide) are narrower than the Agent's (1.56%), so every sketch
@@ -34,10 +25,44 @@ const (
 	maxBuckets = 2048
 )
 
-// bin is one sketch bin: the value it stands for and its count.
+// bin is one sketch bin: the sign of the value it stands for (0 for zero),
+// the base-2 logarithm of its magnitude, from which its bucket at every
+// scale follows, and its count. Holding the logarithm rather than the
+// value lets a sketch key become a bin with one multiplication, where
+// going through the value took an exponential and a logarithm per key
+// (two thirds of a sketch's translation).
 type bin struct {
-	v float64
-	n uint64
+	log2 float64
+	sign int8
+	n    uint64
+}
+
+// valueBin is the bin of n samples of v; NaN counts as zero, as it falls
+// in no bucket.
+func valueBin(v float64, n uint64) bin {
+	var sign int8
+	switch {
+	case v > 0:
+		sign = 1
+	case v < 0:
+		sign, v = -1, -v
+	default:
+		return bin{n: n}
+	}
+	// ±Inf is counted in a bucket beyond every finite value's, which keeps
+	// its index an int.
+	return bin{log2: min(math.Log2(v), 1100), sign: sign, n: n}
+}
+
+// keyBin is the bin of an Agent sketch key k holding n samples.
+func keyBin(k int32, n uint32) bin {
+	switch {
+	case k > 0:
+		return bin{log2: float64(int(k)-agentBias) * agentGammaLog2, sign: 1, n: uint64(n)}
+	case k < 0:
+		return bin{log2: float64(-int(k)-agentBias) * agentGammaLog2, sign: -1, n: uint64(n)}
+	}
+	return bin{n: uint64(n)}
 }
 
 // values are raw samples on their way to one exponential histogram point.
@@ -58,7 +83,7 @@ func (d *values) add(v float64, n uint64) {
 	}
 	d.count += n
 	d.sum += v * float64(n)
-	d.bins = append(d.bins, bin{v: v, n: n})
+	d.bins = append(d.bins, valueBin(v, n))
 }
 
 // distribution appends d to m as one delta exponential histogram point
@@ -74,65 +99,91 @@ func (b *builder) distribution(m pmetric.Metric, ts int64, d *values) bool {
 	dp.SetSum(d.sum)
 	dp.SetMin(d.min)
 	dp.SetMax(d.max)
-	setBuckets(dp, d.bins, b.bud)
+	b.setBuckets(dp, d.bins)
 	return true
+}
+
+// logRange is the smallest and largest log2 of one sign's bins; lo > hi
+// when there are none.
+type logRange struct{ lo, hi float64 }
+
+// add widens r to l (never NaN), by comparisons: the builtin min and max,
+// which order NaNs and signed zeros, cost a twentieth of a sketch.
+func (r *logRange) add(l float64) {
+	if l < r.lo {
+		r.lo = l
+	}
+	if l > r.hi {
+		r.hi = l
+	}
+}
+
+// buckets is the first and last bucket index r spans at the scale whose
+// multiplier is mult, with last < first when r is empty.
+func (r logRange) buckets(mult float64) (first, last int) {
+	if r.lo > r.hi {
+		return 0, -1
+	}
+	return index(r.lo, mult), index(r.hi, mult)
 }
 
 // setBuckets fills an exponential histogram point from sketch bins,
 // conserving every count: positive and negative bins go to the bucket
 // holding their value, zero bins to the zero count.
-// The buckets are taken from bud first.
-func setBuckets(dp pmetric.ExponentialHistogramDataPoint, bins []bin, bud *budget.Budget) {
+// The buckets are taken from the builder's budget first.
+func (b *builder) setBuckets(dp pmetric.ExponentialHistogramDataPoint, bins []bin) {
+	pos, neg := logRange{math.Inf(1), math.Inf(-1)}, logRange{math.Inf(1), math.Inf(-1)}
 	var zero uint64
-	loP, hiP, loN, hiN := math.MaxInt32, math.MinInt32, math.MaxInt32, math.MinInt32
-	scale := maxScale
-	for {
-		loP, hiP, loN, hiN = math.MaxInt32, math.MinInt32, math.MaxInt32, math.MinInt32
-		for _, b := range bins {
-			switch {
-			case b.v > 0:
-				i := index(b.v, scale)
-				loP, hiP = min(loP, i), max(hiP, i)
-			case b.v < 0:
-				i := index(-b.v, scale)
-				loN, hiN = min(loN, i), max(hiN, i)
-			}
+	for _, x := range bins {
+		switch x.sign {
+		case 1:
+			pos.add(x.log2)
+		case -1:
+			neg.add(x.log2)
+		default:
+			zero += x.n
 		}
-		if (hiP-loP < maxBuckets && hiN-loN < maxBuckets) || scale == minScale {
-			break
-		}
-		scale--
 	}
-	if !bud.Take(8 * (int64(max(hiP-loP+1, 0)) + int64(max(hiN-loN+1, 0)))) {
+	// Bucket indexes rise with the logarithm, so the extremes bound the
+	// span at every scale.
+	scale, mult := maxScale, math.Ldexp(1, maxScale)
+	loP, hiP := pos.buckets(mult)
+	loN, hiN := neg.buckets(mult)
+	for (hiP-loP >= maxBuckets || hiN-loN >= maxBuckets) && scale > minScale {
+		scale, mult = scale-1, mult/2
+		loP, hiP = pos.buckets(mult)
+		loN, hiN = neg.buckets(mult)
+	}
+	nP, nN := max(hiP-loP+1, 0), max(hiN-loN+1, 0)
+	if !b.bud.Take(8 * int64(nP+nN)) {
 		return
 	}
-	dp.SetScale(int32(scale))
-	pos := dp.Positive()
-	neg := dp.Negative()
-	if hiP >= loP {
-		pos.SetOffset(int32(loP))
-		pos.BucketCounts().FromRaw(make([]uint64, hiP-loP+1))
-	}
-	if hiN >= loN {
-		neg.SetOffset(int32(loN))
-		neg.BucketCounts().FromRaw(make([]uint64, hiN-loN+1))
-	}
-	for _, b := range bins {
-		switch {
-		case b.v > 0:
-			i := index(b.v, scale) - loP
-			pos.BucketCounts().SetAt(i, pos.BucketCounts().At(i)+b.n)
-		case b.v < 0:
-			i := index(-b.v, scale) - loN
-			neg.BucketCounts().SetAt(i, neg.BucketCounts().At(i)+b.n)
-		default:
-			zero += b.n
+	// The counts are summed in the builder's scratch and copied into the
+	// point once (pdata copies whatever it is given).
+	b.counts = append(b.counts[:0], make([]uint64, nP+nN)...)
+	counts := b.counts
+	for _, x := range bins {
+		switch x.sign {
+		case 1:
+			counts[index(x.log2, mult)-loP] += x.n
+		case -1:
+			counts[nP+index(x.log2, mult)-loN] += x.n
 		}
+	}
+	dp.SetScale(int32(scale))
+	if nP > 0 {
+		dp.Positive().SetOffset(int32(loP))
+		dp.Positive().BucketCounts().FromRaw(counts[:nP])
+	}
+	if nN > 0 {
+		dp.Negative().SetOffset(int32(loN))
+		dp.Negative().BucketCounts().FromRaw(counts[nP:])
 	}
 	dp.SetZeroCount(zero)
 }
 
-// index is the exponential bucket of v > 0 at scale: base^i < v <= base^(i+1).
-func index(v float64, scale int) int {
-	return int(math.Ceil(math.Log2(v)*math.Ldexp(1, scale))) - 1
+// index is the exponential bucket of a value whose log2 is l, at the scale
+// whose multiplier is mult (2^scale): base^i < v <= base^(i+1).
+func index(l, mult float64) int {
+	return int(math.Ceil(l*mult)) - 1
 }

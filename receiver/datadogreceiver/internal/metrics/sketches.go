@@ -47,7 +47,7 @@ func Sketches(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 			}
 			bins = bins[:0]
 			for x, k := range d.K {
-				bins = append(bins, bin{v: agentValue(k), n: uint64(d.N[x])})
+				bins = append(bins, keyBin(k, d.N[x]))
 			}
 			dp, ok := b.histogram(m)
 			if !ok {
@@ -61,7 +61,7 @@ func Sketches(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 				dp.SetMin(d.Min)
 				dp.SetMax(d.Max)
 			}
-			setBuckets(dp, bins, b.bud)
+			b.setBuckets(dp, bins)
 		}
 	}
 	return b.result()

@@ -116,6 +116,8 @@ func TestSketchQuantiles(t *testing.T) {
 				}
 			}
 			assert.Equal(t, dp.Count(), inBuckets, "every count lands in a bucket")
+			assert.Equal(t, uint64(len(values)-len(slices.DeleteFunc(slices.Clone(values), func(v float64) bool { return v == 0 }))),
+				dp.ZeroCount(), "key 0, the Agent's zero, is the zero count")
 			assert.Equal(t, sorted[0], dp.Min())
 			assert.Equal(t, sorted[len(sorted)-1], dp.Max())
 			assert.InDelta(t, sumOf(values), dp.Sum(), 1e-6*math.Abs(sumOf(values))+1e-9)

@@ -129,7 +129,7 @@ func statsPayload(b *builder, p *pb.ClientStatsPayload, agentHost, agentEnv stri
 				bins = bins[:0]
 				var count float64
 				sk.ForEach(func(v, n float64) bool {
-					bins = append(bins, bin{v: v / 1e9, n: uint64(math.Round(n))})
+					bins = append(bins, valueBin(v/1e9, uint64(math.Round(n))))
 					count += n
 					return false
 				})
@@ -140,7 +140,7 @@ func statsPayload(b *builder, p *pb.ClientStatsPayload, agentHost, agentEnv stri
 				dp.SetStartTimestamp(seconds(end - interval))
 				dp.SetTimestamp(seconds(end))
 				dp.SetCount(uint64(math.Round(count)))
-				setBuckets(dp, bins, b.bud)
+				b.setBuckets(dp, bins)
 			}
 		}
 	}
