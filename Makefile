@@ -99,7 +99,8 @@ test-race: build libchdb
 # tool (minutes; run on a quiet machine): the receiver's and translators'
 # Go benchmarks with pdata's floors, the perf corpus's CPU per item and
 # peak RSS (nop exporter), stored throughput against the engine's insert
-# path and against the pipeline with merges stopped, and the memory
+# path and against the pipeline with merges stopped, what one merge costs
+# per row with each of the tables' indexes and codecs, and the memory
 # budget under a flood. BENCH picks some: BENCH="go corpus".
 BENCH ?= go corpus storage memory
 bench: build libchdb
@@ -119,6 +120,8 @@ bench-corpus:
 bench-storage:
 	KINDS="logs_zstd traces_v04" DURATION=40s scripts/bench-storage.sh
 	KINDS="logs_zstd traces_v04" DURATION=40s SETUP_SQL="SYSTEM STOP MERGES" scripts/bench-storage.sh
+	scripts/bench-merge-cost.sh
+	KIND=traces_v04 scripts/bench-merge-cost.sh
 
 bench-memory:
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -run TestMemoryBudgetHoldsUnderFlood -v ./e2e

@@ -9,10 +9,7 @@
 # allocates the garbage between collections. After `make build`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PERFH="${PERFH:-/tmp/otelhouse-perf}"
-LOADGEN="$PERFH/loadgen"
-[[ -x "$LOADGEN" ]] || (cd ../shared/perf/loadgen && GOFLAGS=-mod=mod go build -o "$LOADGEN" .)
-[[ -d "$PERFH/corpus/logs_zstd" ]] || "$LOADGEN" gen --out "$PERFH/corpus"
+. scripts/perf-load.sh
 log=$(mktemp)
 heap=$(mktemp)
 trap 'rm -f "$log" "$heap"' EXIT

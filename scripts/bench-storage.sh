@@ -15,13 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION="${DURATION:-30s}"
 CONFIG="${CONFIG:-testdata/perf/store.yaml}"
-PERF="${PERF:-../shared/perf}"
-PERFH="${PERFH:-/tmp/otelhouse-perf}"
-LOADGEN="$PERFH/loadgen"
-[[ -x "$LOADGEN" ]] || (cd "$PERF/loadgen" && GOFLAGS=-mod=mod go build -o "$LOADGEN" .)
-[[ -d "$PERFH/corpus/traces_v04" ]] || "$LOADGEN" gen --out "$PERFH/corpus"
-: "${OTELHOUSE_LIBCHDB:=$PWD/.cache/chdb/26.7.3-stable.1/libchdb.so}"
-export OTELHOUSE_LIBCHDB
+. scripts/perf-load.sh
 
 sql() { curl -s -u "default:$(cat "$OTELHOUSE_DATA_DIR/clickhouse-password" 2>/dev/null)" 127.0.0.1:18123/ --data-binary "$1"; }
 

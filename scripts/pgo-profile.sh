@@ -10,12 +10,9 @@
 # builds, it only guides less.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PERFH="${PERFH:-/tmp/otelhouse-perf}"
-LOADGEN="$PERFH/loadgen"
+. scripts/perf-load.sh
 KINDS="${KINDS:-traces_v04 traces_v02_gzip series_v2_zstd series_v2_deflate series_v1_gzip logs_zstd logs_gzip}"
 PROFILE_SECONDS="${PROFILE_SECONDS:-10}"
-[[ -x "$LOADGEN" ]] || (cd ../shared/perf/loadgen && GOFLAGS=-mod=mod go build -o "$LOADGEN" .)
-[[ -d "$PERFH/corpus/traces_v04" ]] || "$LOADGEN" gen --out "$PERFH/corpus"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 for kind in $KINDS; do
