@@ -29,3 +29,26 @@ const (
 	originCategory = 5
 	originService  = 6
 )
+
+// Field numbers of agent-payload's SketchPayload, as sketches.go reads
+// them.
+const (
+	sketchPayloadSketches = 1
+	sketchPayloadMetadata = 2
+
+	sketchMetric        = 1
+	sketchHost          = 2
+	sketchDistributions = 3
+	sketchTags          = 4
+	sketchDogsketches   = 7
+	sketchMetadata      = 8
+
+	dogsketchTs  = 1
+	dogsketchCnt = 2
+	dogsketchMin = 3
+	dogsketchMax = 4
+	dogsketchAvg = 5
+	dogsketchSum = 6
+	dogsketchK   = 7
+	dogsketchN   = 8
+)

@@ -11,6 +11,7 @@ import (
 func TestFieldNumbersMatchTheProtos(t *testing.T) {
 	f := payloadFile()
 	payload := f.Messages().ByName("MetricPayload")
+	sketches := f.Messages().ByName("SketchPayload")
 	for _, tc := range []struct {
 		msg    protoreflect.MessageDescriptor
 		fields map[protoreflect.Name]protowire.Number
@@ -21,6 +22,12 @@ func TestFieldNumbersMatchTheProtos(t *testing.T) {
 			"unit": seriesUnit, "source_type_name": seriesSourceTypeName, "interval": seriesInterval, "metadata": seriesMetadata}},
 		{payload.Messages().ByName("Resource"), map[protoreflect.Name]protowire.Number{"type": resourceType, "name": resourceName}},
 		{payload.Messages().ByName("MetricPoint"), map[protoreflect.Name]protowire.Number{"value": pointValue, "timestamp": pointTimestamp}},
+		{sketches, map[protoreflect.Name]protowire.Number{"sketches": sketchPayloadSketches, "metadata": sketchPayloadMetadata}},
+		{sketches.Messages().ByName("Sketch"), map[protoreflect.Name]protowire.Number{"metric": sketchMetric, "host": sketchHost,
+			"distributions": sketchDistributions, "tags": sketchTags, "dogsketches": sketchDogsketches, "metadata": sketchMetadata}},
+		{sketches.Messages().ByName("Sketch").Messages().ByName("Dogsketch"), map[protoreflect.Name]protowire.Number{
+			"ts": dogsketchTs, "cnt": dogsketchCnt, "min": dogsketchMin, "max": dogsketchMax, "avg": dogsketchAvg,
+			"sum": dogsketchSum, "k": dogsketchK, "n": dogsketchN}},
 		{f.Messages().ByName("Metadata"), map[protoreflect.Name]protowire.Number{"origin": metadataOrigin}},
 		{f.Messages().ByName("Origin"), map[protoreflect.Name]protowire.Number{
 			"origin_product": originProduct, "origin_category": originCategory, "origin_service": originService}},

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/DataDog/agent-payload/v5/gogen"
@@ -52,13 +53,22 @@ func seriesV2Reference(body []byte, bud *budget.Budget) (pmetric.Metrics, error)
 	return b.result()
 }
 
-// assertSameSeries: SeriesV2 accepts what the reference accepts, and
-// only that, and builds the same metrics.
+// assertSameSeries holds SeriesV2 to its reference (assertSameAs).
 func assertSameSeries(t testing.TB, body []byte, limit int64) {
-	want, errWant := seriesV2Reference(body, budget.New(limit))
-	got, errGot := SeriesV2(body, budget.New(limit))
+	assertSameAs(t, body, limit, seriesV2Reference, SeriesV2)
+}
+
+// assertSameAs: decode accepts what reference accepts, and only that,
+// refuses it with the same error (perhaps wrapped) unless the wire's,
+// whose wording is pbwire's, and builds the same metrics.
+func assertSameAs(t testing.TB, body []byte, limit int64, reference, decode func([]byte, *budget.Budget) (pmetric.Metrics, error)) {
+	want, errWant := reference(body, budget.New(limit))
+	got, errGot := decode(body, budget.New(limit))
 	if errWant != nil {
 		require.Error(t, errGot, "the reference refused it: %v", errWant)
+		if !strings.HasPrefix(errWant.Error(), "decoding") {
+			require.True(t, strings.HasSuffix(errGot.Error(), errWant.Error()), "%v, where the reference says %v", errGot, errWant)
+		}
 		return
 	}
 	require.NoError(t, errGot)

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,6 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/mutate"
 )
 
 // agentKey is the Agent's key for v: round(log_γ v) + bias, mirrored for
@@ -183,4 +189,152 @@ func TestWideSketchIsDownscaled(t *testing.T) {
 	assert.Less(t, dp.Scale(), int32(maxScale))
 	assert.LessOrEqual(t, dp.Positive().BucketCounts().Len(), maxBuckets)
 	assert.Equal(t, uint64(3), dp.Count())
+}
+
+// sketchesReference is what Sketches is held to: gogo's generated
+// decoder, then the same builder with the same budget.
+func sketchesReference(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
+	if err := bud.Proto(payloadDescriptor("SketchPayload"), body); err != nil {
+		return pmetric.Metrics{}, err
+	}
+	var sp gogen.SketchPayload
+	if err := sp.Unmarshal(body); err != nil {
+		return pmetric.Metrics{}, fmt.Errorf("decoding SketchPayload protobuf: %w", err)
+	}
+	b := newBuilder(bud)
+	var bins []bin
+	for i := range sp.Sketches {
+		if !b.more() {
+			break
+		}
+		sk := &sp.Sketches[i]
+		if sk.Metric == "" {
+			return pmetric.Metrics{}, fmt.Errorf("sketch %d has no metric name", i)
+		}
+		if len(sk.Dogsketches) == 0 && len(sk.Distributions) > 0 {
+			return pmetric.Metrics{}, errors.New("legacy GK-sketch distributions are not supported; Agents since v6 send DDSketches")
+		}
+		s := series{name: sk.Metric, host: sk.Host, typ: distribution, interval: DefaultInterval, tags: sk.Tags}
+		if o := sk.Metadata.GetOrigin(); o != nil {
+			s.origin = &origin{product: o.OriginProduct, category: o.OriginCategory, service: o.OriginService}
+		}
+		m := b.metric(&s)
+		for j := range sk.Dogsketches {
+			d := &sk.Dogsketches[j]
+			if len(d.K) != len(d.N) {
+				return pmetric.Metrics{}, fmt.Errorf("sketch %d (%s) has %d keys but %d counts", i, sk.Metric, len(d.K), len(d.N))
+			}
+			bins = bins[:0]
+			for x, k := range d.K {
+				bins = append(bins, keyBin(k, d.N[x]))
+			}
+			dp, ok := b.histogram(m)
+			if !ok {
+				return b.result()
+			}
+			dp.SetStartTimestamp(seconds(d.Ts - DefaultInterval))
+			dp.SetTimestamp(seconds(d.Ts))
+			dp.SetCount(uint64(d.Cnt))
+			dp.SetSum(d.Sum)
+			if d.Cnt > 0 {
+				dp.SetMin(d.Min)
+				dp.SetMax(d.Max)
+			}
+			b.setBuckets(dp, bins)
+		}
+	}
+	return b.result()
+}
+
+// assertSameSketches holds Sketches to its reference (assertSameAs).
+func assertSameSketches(t testing.TB, body []byte, limit int64) {
+	assertSameAs(t, body, limit, sketchesReference, Sketches)
+}
+
+// sketchFixture has two sketches, one with an origin and zero, negative
+// and positive keys, and the payload's own metadata.
+func sketchFixture(t testing.TB) []byte {
+	sp := gogen.SketchPayload{
+		Sketches: []gogen.SketchPayload_Sketch{{
+			Metric: "request.latency", Host: "web-1", Tags: []string{"env:prod", "route:/cart"},
+			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1_700_000_000, []float64{0, 0.5, 1, 1, 2, 40, -3}),
+				dogsketch(1_700_000_010, []float64{7, 8})},
+			Metadata: &gogen.Metadata{Origin: &gogen.Origin{OriginProduct: 10, OriginService: 3}},
+		}, {
+			Metric: "queue.wait", Host: "web-2", Tags: []string{"env:prod"},
+			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1_700_000_000, []float64{0.001, 0.002, 5})},
+		}},
+		Metadata: gogen.CommonMetadata{AgentVersion: "7.60.0", Timezone: "UTC"},
+	}
+	body, err := sp.Marshal()
+	require.NoError(t, err)
+	return body
+}
+
+func TestSketchesMatchGeneratedDecoder(t *testing.T) {
+	fixture := sketchFixture(t)
+	assertSameSketches(t, fixture, 1<<30)
+	assertSameSketches(t, sketchPayload(), 1<<30)
+	assertSameSketches(t, sketchPayload(), 256<<10) // the budget runs out part-way
+
+	// Keys and counts unpacked and interleaved, a nameless sketch, keys
+	// without counts, and a legacy distribution alone.
+	dog := protowire.AppendTag(nil, dogsketchTs, protowire.VarintType)
+	dog = protowire.AppendVarint(dog, 1_700_000_000)
+	for _, k := range []int32{1338, -1400, 0} {
+		dog = protowire.AppendTag(dog, dogsketchK, protowire.VarintType)
+		dog = protowire.AppendVarint(dog, protowire.EncodeZigZag(int64(k)))
+		dog = protowire.AppendTag(dog, dogsketchN, protowire.VarintType)
+		dog = protowire.AppendVarint(dog, 2)
+	}
+	sketch := protowire.AppendBytes(protowire.AppendTag(nil, sketchDogsketches, protowire.BytesType), dog)
+	named := protowire.AppendString(protowire.AppendTag(sketch, sketchMetric, protowire.BytesType), "late.name")
+	body := protowire.AppendBytes(protowire.AppendTag(nil, sketchPayloadSketches, protowire.BytesType), named)
+	assertSameSketches(t, body, 1<<30)
+	md, err := Sketches(body, nil)
+	require.NoError(t, err)
+	dp := byName(md)["late.name"].ExponentialHistogram().DataPoints().At(0)
+	assert.Equal(t, uint64(2), dp.ZeroCount())
+
+	nameless := protowire.AppendBytes(protowire.AppendTag(body, sketchPayloadSketches, protowire.BytesType), sketch)
+	_, err = Sketches(nameless, nil)
+	assert.EqualError(t, err, "sketch 1 has no metric name")
+	assertSameSketches(t, nameless, 1<<30)
+
+	half := protowire.AppendTag(nil, dogsketchK, protowire.VarintType)
+	half = protowire.AppendVarint(half, 4)
+	lopsided := protowire.AppendBytes(protowire.AppendTag(nil, sketchDogsketches, protowire.BytesType), half)
+	lopsided = protowire.AppendString(protowire.AppendTag(lopsided, sketchMetric, protowire.BytesType), "m")
+	assertSameSketches(t, protowire.AppendBytes(protowire.AppendTag(body, sketchPayloadSketches, protowire.BytesType), lopsided), 1<<30)
+
+	// A packed run of keys whose last varint carries on past the run: the
+	// generated decoder reads it to its end (key 128 zigzagged, 64) and
+	// goes on from there (a count of 1).
+	overrun := []byte{dogsketchK<<3 | 2, 1, 0x80, 0x01, dogsketchN << 3, 1}
+	overrun = protowire.AppendBytes(protowire.AppendTag(nil, sketchDogsketches, protowire.BytesType), overrun)
+	overrun = protowire.AppendString(protowire.AppendTag(overrun, sketchMetric, protowire.BytesType), "overrun")
+	overrunBody := protowire.AppendBytes(protowire.AppendTag(nil, sketchPayloadSketches, protowire.BytesType), overrun)
+	assertSameSketches(t, overrunBody, 1<<30)
+	md, err = Sketches(overrunBody, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, byName(md)["overrun"].ExponentialHistogram().DataPoints().At(0).Positive().BucketCounts().Len())
+
+	legacy := protowire.AppendBytes(protowire.AppendTag(nil, sketchDistributions, protowire.BytesType), nil)
+	legacy = protowire.AppendString(protowire.AppendTag(legacy, sketchMetric, protowire.BytesType), "m")
+	assertSameSketches(t, protowire.AppendBytes(protowire.AppendTag(nil, sketchPayloadSketches, protowire.BytesType), legacy), 1<<30)
+}
+
+// TestSketchesMatchOnMutations holds Sketches to gogo's decoder on
+// corrupted, truncated payloads (fixed seed, fixed count).
+func TestSketchesMatchOnMutations(t *testing.T) {
+	mutate.Each(sketchFixture(t), 7, func(b []byte) { assertSameSketches(t, b, 1<<30) })
+}
+
+func FuzzSketches(f *testing.F) {
+	f.Add(sketchFixture(f))
+	f.Fuzz(func(t *testing.T, body []byte) { assertSameSketches(t, body, 1<<20) })
+}
+
+func BenchmarkSketchesReference(b *testing.B) {
+	bench(b, 100, sketchPayload(), func(body []byte) error { _, err := sketchesReference(body, nil); return err })
 }

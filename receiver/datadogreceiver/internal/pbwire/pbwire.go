@@ -281,6 +281,36 @@ func (r *Reader) Fixed64() uint64 {
 	return v
 }
 
+// AppendVarints reads the current field, a repeated varint field, onto
+// dst: a packed run (wire type 2) or one element (wire type 0), as the
+// generated decoders accept either. Like theirs, a run's last varint may
+// carry on past the run's length into the rest of the message, and
+// reading resumes where it ended.
+func (r *Reader) AppendVarints(dst []uint64) []uint64 {
+	switch r.Typ {
+	case 0:
+		var v uint64
+		v, r.next, r.err = Varint(r.b, r.next)
+		if r.err == nil {
+			dst = append(dst, v)
+		}
+		return dst
+	case 2:
+	default:
+		r.err = fmt.Errorf("wrong wireType = %d for field %d", r.Typ, r.Num)
+		return dst
+	}
+	i, end, err := Len(r.b, r.next)
+	for err == nil && i < end {
+		var v uint64
+		if v, i, err = Varint(r.b, i); err == nil {
+			dst = append(dst, v)
+		}
+	}
+	r.next, r.err = i, err
+	return dst
+}
+
 // MapEntry reads the current field as a map entry (see MapEntry).
 func (r *Reader) MapEntry(fixed bool, fn func(k, v []byte, bits uint64)) {
 	r.next, r.err = MapEntry(r.b, r.next, r.Typ, r.Num, fixed, fn)

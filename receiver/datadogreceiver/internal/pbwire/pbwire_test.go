@@ -159,3 +159,23 @@ func TestReaderReadsAsFields(t *testing.T) {
 	assert.False(t, r.Next(), "a caller's failure stops the reader")
 	assert.Equal(t, ErrSkip, r.Err())
 }
+
+func TestReaderAppendVarints(t *testing.T) {
+	read := func(msg []byte) ([]uint64, error) {
+		var out []uint64
+		r := NewReader(msg)
+		for r.Next() {
+			out = r.AppendVarints(out)
+		}
+		return out, r.Err()
+	}
+	// One element, then a packed run of two, then a run whose last varint
+	// carries on past its length (as generated decoders read it) to 128.
+	got, err := read([]byte{1 << 3, 5, 1<<3 | 2, 2, 7, 9, 1<<3 | 2, 1, 0x80, 0x01})
+	require.NoError(t, err)
+	assert.Equal(t, []uint64{5, 7, 9, 128}, got)
+	_, err = read([]byte{1<<3 | 1, 0, 0, 0, 0, 0, 0, 0, 0})
+	require.EqualError(t, err, "wrong wireType = 1 for field 1")
+	_, err = read([]byte{1<<3 | 2, 3, 0x80})
+	require.Error(t, err, "a run longer than the message")
+}
