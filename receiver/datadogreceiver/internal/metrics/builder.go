@@ -12,6 +12,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
+	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/intern"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )
 
@@ -64,6 +65,9 @@ type builder struct {
 	first pcommon.Map // …whose attributes these are
 	// counts is where setBuckets sums a histogram point's buckets.
 	counts []uint64
+	// strs copies the request's names, hosts and tags, each distinct one
+	// once, for every decoder: a payload repeats them series after series.
+	strs *intern.Table
 }
 
 // splitTag is a series' tag as the builder reads it: where its key ends
@@ -91,7 +95,7 @@ func (t splitTag) value(tag string) string {
 // their room, where a new builder grew each from empty on every request
 // (a twentieth of a series payload's translation).
 var builders = sync.Pool{New: func() any {
-	return &builder{groups: newGroups(), attrs: pcommon.NewMap()}
+	return &builder{groups: newGroups(), attrs: pcommon.NewMap(), strs: intern.New()}
 }}
 
 // newBuilder returns a builder for one request; its caller releases it
@@ -108,6 +112,7 @@ func (b *builder) release() {
 	b.groups.reset()
 	b.attrs.Clear()
 	b.moved, b.first = false, pcommon.Map{}
+	b.strs.Reset()
 	if cap(b.counts) > 2*maxBuckets {
 		b.counts = nil // a sketch spread wider than downscaling could bound
 	}

@@ -37,7 +37,7 @@ func CheckRuns(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 		if cv.Type() != fastjson.TypeObject {
 			return pmetric.Metrics{}, fmt.Errorf("check run %d is not an object", i)
 		}
-		s := series{name: string(cv.GetStringBytes("check")), host: string(cv.GetStringBytes("host_name")), typ: Gauge}
+		s := series{name: b.strs.String(cv.GetStringBytes("check")), host: b.strs.String(cv.GetStringBytes("host_name")), typ: Gauge}
 		if s.name == "" {
 			return pmetric.Metrics{}, fmt.Errorf("check run %d has no check name", i)
 		}
@@ -47,7 +47,7 @@ func CheckRuns(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 		}
 		for _, t := range cv.GetArray("tags") {
 			if tb := t.GetStringBytes(); len(tb) > 0 {
-				s.tags = append(s.tags, string(tb))
+				s.tags = append(s.tags, b.strs.String(tb))
 			}
 		}
 		m := b.metric(&s)

@@ -78,17 +78,17 @@ func eachV1Series(body []byte, bud *budget.Budget, what string, typ Type,
 			case "points":
 				points, _ = f.Array()
 			case "metric":
-				s.name = string(f.GetStringBytes())
+				s.name = b.strs.String(f.GetStringBytes())
 			case "host":
-				s.host = string(f.GetStringBytes())
+				s.host = b.strs.String(f.GetStringBytes())
 			case "device":
-				s.device = string(f.GetStringBytes())
+				s.device = b.strs.String(f.GetStringBytes())
 			case "source_type_name":
-				s.sourceType = string(f.GetStringBytes())
+				s.sourceType = b.strs.String(f.GetStringBytes())
 			case "tags":
 				for _, t := range f.GetArray() {
 					if tb := t.GetStringBytes(); len(tb) > 0 {
-						s.tags = append(s.tags, string(tb))
+						s.tags = append(s.tags, b.strs.String(tb))
 					}
 				}
 			default:

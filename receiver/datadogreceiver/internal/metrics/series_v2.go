@@ -9,7 +9,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/intern"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/pbwire"
 )
 
@@ -51,10 +50,9 @@ func SeriesV2(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 }
 
 type seriesDecoder struct {
-	b        *builder
-	s        series
-	points   []wirePoint
-	interned *intern.Table
+	b      *builder
+	s      series
+	points []wirePoint
 	// origin is the series' metadata origin, kept here rather than in a
 	// variable of series() that would escape to the heap once per series
 	// (the builder reads it only while creating the series' metric).
@@ -67,13 +65,12 @@ type seriesDecoder struct {
 
 // seriesDecoders keeps decoders between requests, for the room of their
 // intern table and scratch slices, as builders does for the builder's.
-var seriesDecoders = sync.Pool{New: func() any { return &seriesDecoder{interned: intern.New()} }}
+var seriesDecoders = sync.Pool{New: func() any { return &seriesDecoder{} }}
 
 // release clears what the decoder holds of the request and pools it.
 func (d *seriesDecoder) release() {
 	d.b.release()
 	d.b = nil
-	d.interned.Reset()
 	d.s = series{resources: d.s.resources[:0], tags: d.s.tags[:0]}
 	d.invalid = nil
 	seriesDecoders.Put(d)
@@ -241,7 +238,7 @@ func metadata(b []byte, o *origin, has *bool) error {
 }
 
 // str returns v as a string copied once per request.
-func (d *seriesDecoder) str(v []byte) string { return d.interned.String(v) }
+func (d *seriesDecoder) str(v []byte) string { return d.b.strs.String(v) }
 
 // SeriesV2JSON translates the JSON form of /api/v2/series that the
 // Datadog API clients send: types are 0 unspecified, 1 count, 2 rate,
@@ -266,20 +263,20 @@ func SeriesV2JSON(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 			return pmetric.Metrics{}, fmt.Errorf("series %d is not an object", i)
 		}
 		s := series{
-			name: string(sv.GetStringBytes("metric")), unit: string(sv.GetStringBytes("unit")),
+			name: b.strs.String(sv.GetStringBytes("metric")), unit: b.strs.String(sv.GetStringBytes("unit")),
 			typ: Type(sv.GetInt("type")), interval: sv.GetInt64("interval"),
-			sourceType: string(sv.GetStringBytes("source_type_name")),
+			sourceType: b.strs.String(sv.GetStringBytes("source_type_name")),
 		}
 		if err := s.check(i); err != nil {
 			return pmetric.Metrics{}, err
 		}
 		for _, t := range sv.GetArray("tags") {
 			if tb := t.GetStringBytes(); len(tb) > 0 {
-				s.tags = append(s.tags, string(tb))
+				s.tags = append(s.tags, b.strs.String(tb))
 			}
 		}
 		for _, r := range sv.GetArray("resources") {
-			s.resources = append(s.resources, [2]string{string(r.GetStringBytes("type")), string(r.GetStringBytes("name"))})
+			s.resources = append(s.resources, [2]string{b.strs.String(r.GetStringBytes("type")), b.strs.String(r.GetStringBytes("name"))})
 		}
 		if o := sv.Get("metadata", "origin"); o != nil {
 			s.origin = &origin{product: uint32(o.GetUint("origin_product")), category: uint32(o.GetUint("origin_category")),

@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
-	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/intern"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/pbwire"
 )
 
@@ -60,8 +59,7 @@ func Sketches(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 
 // sketchDecoder reads one SketchPayload, a sketch at a time.
 type sketchDecoder struct {
-	b        *builder
-	interned *intern.Table
+	b *builder
 	// The sketch being read: its tags, origin and dogsketches, whose keys
 	// and counts lie in keys and counts.
 	tags           []string
@@ -88,13 +86,12 @@ type wireDogsketch struct {
 	k0, k1, n0, n1 int
 }
 
-var sketchDecoders = sync.Pool{New: func() any { return &sketchDecoder{interned: intern.New()} }}
+var sketchDecoders = sync.Pool{New: func() any { return &sketchDecoder{} }}
 
 // release clears what the decoder holds of the request and pools it.
 func (d *sketchDecoder) release() {
 	d.b.release()
 	d.b = nil
-	d.interned.Reset()
 	d.invalid, d.done = nil, false
 	clear(d.tags)
 	sketchDecoders.Put(d)
@@ -116,11 +113,11 @@ func (d *sketchDecoder) sketch(i int, b []byte) error {
 			}
 			switch r.Num {
 			case sketchMetric:
-				d.name = d.interned.String(v)
+				d.name = d.b.strs.String(v)
 			case sketchHost:
-				d.hostname = d.interned.String(v)
+				d.hostname = d.b.strs.String(v)
 			case sketchTags:
-				d.tags = append(d.tags, d.interned.String(v))
+				d.tags = append(d.tags, d.b.strs.String(v))
 			case sketchDistributions:
 				var dist gogen.SketchPayload_Sketch_Distribution
 				r.Fail(dist.Unmarshal(v))
