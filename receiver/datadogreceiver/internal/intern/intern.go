@@ -79,6 +79,9 @@ const keepStrings = 1 << 14
 // Reset empties the table for another request, keeping the room of a
 // usual one.
 func (t *Table) Reset() {
+	if len(t.m) == 0 {
+		return // nothing was handed out, so no slot holds anything
+	}
 	if len(t.m) > keepStrings {
 		t.m = map[string]string{}
 	} else {
