@@ -88,12 +88,19 @@ type wireDogsketch struct {
 
 var sketchDecoders = sync.Pool{New: func() any { return &sketchDecoder{} }}
 
+// keepBins is the most keys and counts whose room a pooled decoder keeps:
+// an Agent's sketch holds a few hundred bins (4,096 at most).
+const keepBins = 1 << 14
+
 // release clears what the decoder holds of the request and pools it.
 func (d *sketchDecoder) release() {
 	d.b.release()
 	d.b = nil
 	d.invalid, d.done = nil, false
 	clear(d.tags)
+	if cap(d.keys)+cap(d.counts) > keepBins {
+		d.keys, d.counts, d.bins = nil, nil, nil // one large sketch does not pin its room in the pool
+	}
 	sketchDecoders.Put(d)
 }
 
