@@ -64,7 +64,8 @@ type seriesDecoder struct {
 }
 
 // seriesDecoders keeps decoders between requests, for the room of their
-// intern table and scratch slices, as builders does for the builder's.
+// scratch slices, as builders does for the builder's (whose intern table
+// the decoder copies its strings into).
 var seriesDecoders = sync.Pool{New: func() any { return &seriesDecoder{} }}
 
 // release clears what the decoder holds of the request and pools it.

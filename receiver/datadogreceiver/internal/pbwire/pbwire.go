@@ -62,13 +62,19 @@ func Tag(b []byte, i int) (num int32, typ int, next int, err error) {
 // value and where it ends.
 func Field(b []byte, i, typ int, num int32) ([]byte, int, error) {
 	if typ != 2 {
-		return nil, i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
+		return nil, i, wrongType(typ, num)
 	}
 	s, e, err := Len(b, i)
 	if err != nil {
 		return nil, i, err
 	}
 	return b[s:e], e, nil
+}
+
+// wrongType is the generated decoders' error for a known field read with
+// another wire type than its own.
+func wrongType(typ int, num int32) error {
+	return fmt.Errorf("wrong wireType = %d for field %d", typ, num)
 }
 
 // Len reads a length prefix and returns the bounds of the value it heads.
@@ -94,7 +100,7 @@ func Len(b []byte, i int) (start, end int, err error) {
 // VarintField checks that a known field is a varint and reads it.
 func VarintField(b []byte, i, typ int, num int32) (uint64, int, error) {
 	if typ != 0 {
-		return 0, i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
+		return 0, i, wrongType(typ, num)
 	}
 	return Varint(b, i)
 }
@@ -102,7 +108,7 @@ func VarintField(b []byte, i, typ int, num int32) (uint64, int, error) {
 // Fixed64 checks that a known field is a fixed64 and reads its bits.
 func Fixed64(b []byte, i, typ int, num int32) (uint64, int, error) {
 	if typ != 1 {
-		return 0, i, fmt.Errorf("wrong wireType = %d for field %d", typ, num)
+		return 0, i, wrongType(typ, num)
 	}
 	if i+8 > len(b) {
 		return 0, i, io.ErrUnexpectedEOF
@@ -287,17 +293,11 @@ func (r *Reader) Fixed64() uint64 {
 // carry on past the run's length into the rest of the message, and
 // reading resumes where it ended.
 func (r *Reader) AppendVarints(dst []uint64) []uint64 {
-	switch r.Typ {
-	case 0:
-		var v uint64
-		v, r.next, r.err = Varint(r.b, r.next)
+	if r.Typ != 2 {
+		v := r.Varint() // one element, or the wrong wire type's error
 		if r.err == nil {
 			dst = append(dst, v)
 		}
-		return dst
-	case 2:
-	default:
-		r.err = fmt.Errorf("wrong wireType = %d for field %d", r.Typ, r.Num)
 		return dst
 	}
 	i, end, err := Len(r.b, r.next)
