@@ -106,3 +106,35 @@ func TestTracerNetworksAreValidated(t *testing.T) {
 	cfg.TracerNetworks = []string{"10.0.0.0/8", "not-a-cidr"}
 	assert.ErrorContains(t, cfg.Validate(), `tracer_networks: "not-a-cidr" is not a CIDR`)
 }
+
+// A web page can post to a collector on the developer's machine (a
+// text/plain POST needs no preflight), and tracer paths take keyless
+// requests from loopback: a request with a browser's Origin header is
+// refused on every tracer path, with or without keys, and counted. Agent
+// paths are not tracer paths and keep judging by the key alone.
+func TestTracerPathsRefuseBrowsers(t *testing.T) {
+	trace := []byte(`[[{"service":"s","name":"n","resource":"r","trace_id":1,"span_id":2,"start":1700000000000000000,"duration":10}]]`)
+	for _, keys := range [][]configopaque.String{nil, {"k"}} {
+		h := startAll(t, func(c *Config) { c.APIKeys = keys },
+			new(consumertest.TracesSink), new(consumertest.LogsSink), new(consumertest.MetricsSink))
+		paths := []string{"/v0.3/traces", "/v0.4/traces", "/v0.5/traces", "/v0.7/traces", "/v1.0/traces",
+			"/v0.6/stats", "/telemetry/proxy/api/v2/apmtelemetry", "/profiling/v1/input", "/debugger/v1/input",
+			"/v0.7/config", "/evp_proxy/v2/api/v2/citestcycle", "/dogstatsd/v2/proxy"}
+		for _, p := range paths {
+			for _, origin := range []string{"https://attacker.example", "null"} {
+				status, body, _ := h.do(t, http.MethodPost, p, trace, "Content-Type", "text/plain", "Origin", origin, "DD-API-KEY", "k")
+				assert.Equal(t, http.StatusForbidden, status, "%s from %s (keys %v)", p, origin, keys)
+				assert.Contains(t, body, "tracers send no Origin header", p)
+			}
+		}
+		status, body, _ := h.do(t, http.MethodGet, "/info", nil, "Origin", "https://attacker.example")
+		assert.Equal(t, http.StatusForbidden, status, body)
+		assert.Equal(t, int64(2*len(paths)+1), sumMetric(t, h.tel, "otelcol_receiver_datadog_browser_requests"))
+		assert.Zero(t, h.traces.SpanCount(), "nothing from a web page is stored")
+
+		status, body, _ = h.do(t, http.MethodPost, "/v0.4/traces", trace, "Content-Type", "application/json")
+		assert.Equal(t, http.StatusOK, status, "a tracer (no Origin) is served: %s", body)
+		status, body, _ = h.do(t, http.MethodPost, "/api/v2/logs", []byte(logsBody), "Origin", "https://app.example", "DD-API-KEY", "k")
+		assert.Equal(t, http.StatusAccepted, status, "agent paths judge by key: %s", body)
+	}
+}

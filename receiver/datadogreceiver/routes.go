@@ -1,6 +1,7 @@
 package datadogreceiver
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
@@ -115,9 +116,35 @@ func (r *datadogReceiver) router() http.Handler {
 		if !rt.unlisted {
 			r.endpoints = append(r.endpoints, rt.path)
 		}
+		h := r.authorize(rt.tracer, rt.handler)
+		if rt.tracer {
+			h = r.refuseBrowsers(h)
+		}
 		for _, m := range rt.methods {
-			mux.Handle(m+" "+rt.path, r.authorize(rt.tracer, rt.handler))
+			mux.Handle(m+" "+rt.path, h)
 		}
 	}
 	return mux
+}
+
+// refuseBrowsers answers 403 to a request on a tracer path that carries an
+// Origin header. Tracers never send one; browsers send it with every POST
+// and PUT, and a "simple" cross-origin POST (text/plain, no preflight)
+// reaches the handler even though the page cannot read the answer. Tracer
+// paths take keyless requests from loopback and private networks, so
+// without this any web page a developer opens could post spans, stats and
+// DogStatsD lines to the collector on their machine. The check comes
+// before the key check and holds with open ingestion too: a key in a web
+// page is not a tracer either.
+func (r *datadogReceiver) refuseBrowsers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if _, browser := req.Header["Origin"]; !browser {
+			next.ServeHTTP(w, req)
+			return
+		}
+		_, pattern := r.mux.Handler(req)
+		r.telemetry.ReceiverDatadogBrowserRequests.Add(req.Context(), 1, byPath(pattern))
+		r.refuse(w, req, http.StatusForbidden, fmt.Sprintf(
+			"tracer paths refuse requests from web pages (Origin %q): tracers send no Origin header", req.Header.Get("Origin")))
+	})
 }

@@ -26,6 +26,7 @@ type TelemetryBuilder struct {
 	meter                            metric.Meter
 	mu                               sync.Mutex
 	registrations                    []metric.Registration
+	ReceiverDatadogBrowserRequests   metric.Int64Counter
 	ReceiverDatadogDiscardedRequests metric.Int64Counter
 	ReceiverDatadogThrottledRequests metric.Int64Counter
 }
@@ -59,6 +60,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.ReceiverDatadogBrowserRequests, err = builder.meter.Int64Counter(
+		"otelcol_receiver_datadog_browser_requests",
+		metric.WithDescription("Requests refused 403 on a tracer path because they carried a browser's Origin header (tracers send none), by path, so a web page cannot post to a local collector unseen. [Alpha]"),
+		metric.WithUnit("{requests}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ReceiverDatadogDiscardedRequests, err = builder.meter.Int64Counter(
 		"otelcol_receiver_datadog_discarded_requests",
 		metric.WithDescription("Requests accepted and dropped on purpose, by path (Agent metadata and events, tracer instrumentation telemetry), so nothing is dropped unseen. [Alpha]"),

@@ -19,8 +19,12 @@ func TestSetupTelemetry(t *testing.T) {
 	tb, err := metadata.NewTelemetryBuilder(testTel.NewTelemetrySettings())
 	require.NoError(t, err)
 	defer tb.Shutdown()
+	tb.ReceiverDatadogBrowserRequests.Add(context.Background(), 1)
 	tb.ReceiverDatadogDiscardedRequests.Add(context.Background(), 1)
 	tb.ReceiverDatadogThrottledRequests.Add(context.Background(), 1)
+	AssertEqualReceiverDatadogBrowserRequests(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverDatadogDiscardedRequests(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
