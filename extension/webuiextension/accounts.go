@@ -54,7 +54,12 @@ func (u *webUI) login(r *http.Request, c *call) (any, error) {
 }
 
 func (u *webUI) signIn(r *http.Request, c *call, in credentials) (any, error) {
-	token, a, err := c.accounts.Login(r.Context(), in.Email, in.Password, clientAddr(r))
+	var device string
+	if ck, err := r.Cookie(deviceCookie); err == nil {
+		device = ck.Value
+	}
+	attempt := accounts.Attempt{Email: in.Email, Password: in.Password, Addr: clientAddr(r), Device: device}
+	done, err := c.accounts.Login(r.Context(), attempt)
 	outcome := "ok"
 	var throttled accounts.ThrottledError
 	switch {
@@ -70,7 +75,18 @@ func (u *webUI) signIn(r *http.Request, c *call, in credentials) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return reply{cookie: u.cookie(token, u.cfg.SessionLifetime), data: a}, nil
+	return reply{cookies: []*http.Cookie{u.cookie(done.Token, u.cfg.SessionLifetime), u.deviceCookie(done.Device)}, data: done.Account}, nil
+}
+
+// deviceCookie keeps the device token (accounts.Attempt): it lets this
+// browser's sign-ins be counted apart from strangers' guesses at the
+// same account. It grants nothing else, so it outlives sessions.
+func (u *webUI) deviceCookie(token string) *http.Cookie {
+	if token == "" {
+		return nil
+	}
+	return &http.Cookie{Name: deviceCookie, Value: token, Path: "/api/", HttpOnly: true, SameSite: http.SameSiteStrictMode, //nolint:gosec // Secure whenever the UI serves TLS, as the session cookie
+		Secure: u.cfg.ServerConfig.TLS.HasValue(), MaxAge: int(deviceLifetime.Seconds())}
 }
 
 // cookie is the session cookie (maxAge < 0 deletes it).
@@ -89,7 +105,7 @@ func (u *webUI) logout(r *http.Request, c *call) (any, error) {
 			return nil, err
 		}
 	}
-	return reply{cookie: u.cookie("", -1), data: map[string]any{"signedOut": true}}, nil
+	return reply{cookies: []*http.Cookie{u.cookie("", -1)}, data: map[string]any{"signedOut": true}}, nil
 }
 
 func (u *webUI) me(_ *http.Request, c *call) (any, error) { return c.account, nil }
@@ -102,7 +118,7 @@ func (u *webUI) changePassword(r *http.Request, c *call) (any, error) {
 	if err := decode(r, &in); err != nil {
 		return nil, err
 	}
-	if err := c.accounts.ChangePassword(r.Context(), c.account, in.Current, in.Password); err != nil {
+	if err := c.accounts.ChangePassword(r.Context(), c.account, c.token, in.Current, in.Password); err != nil {
 		return nil, err
 	}
 	return map[string]any{"changed": true}, nil

@@ -63,7 +63,8 @@ func realStateIn(t testing.TB, database string) *apistate.State {
 	}
 	sealer, err := keys.LoadSealer(filepath.Join(t.TempDir(), keys.SecretFile))
 	require.NoError(t, err)
-	return &apistate.State{Store: st, Sealer: sealer, DB: db, Team: "default", Sources: &sources.Catalog{Store: st, Readable: []string{"otel"}}}
+	return &apistate.State{Store: st, Sealer: sealer, DB: db, Team: "default", Sources: &sources.Catalog{Store: st,
+		Tenancy: &sources.Tenancy{Store: st, State: database, Owner: "default", OwnerDatabases: []string{"otel"}}}}
 }
 
 func do(t testing.TB, h http.Handler, method, path, body string, hdr ...string) *httptest.ResponseRecorder {
@@ -111,11 +112,14 @@ func TestWritesNeedTheCSRFHeaderAndTheSameOrigin(t *testing.T) {
 	w = do(t, h, http.MethodPost, "/api/register", body, csrfHeader, "1", "Origin", "http://example.com")
 	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
 	ck := w.Result().Cookies()
-	require.Len(t, ck, 1)
+	require.Len(t, ck, 2)
 	assert.Equal(t, sessionCookie, ck[0].Name)
-	assert.True(t, ck[0].HttpOnly)
-	assert.Equal(t, http.SameSiteStrictMode, ck[0].SameSite)
-	assert.False(t, ck[0].Secure, "no TLS configured")
+	assert.Equal(t, deviceCookie, ck[1].Name)
+	for _, c := range ck {
+		assert.True(t, c.HttpOnly, c.Name)
+		assert.Equal(t, http.SameSiteStrictMode, c.SameSite, c.Name)
+		assert.False(t, c.Secure, "no TLS configured")
+	}
 
 	me := do(t, h, http.MethodGet, "/api/me", "", "Cookie", sessionCookie+"="+ck[0].Value)
 	assert.Equal(t, http.StatusOK, me.Code)

@@ -39,11 +39,11 @@ type call struct {
 type endpoint func(r *http.Request, c *call) (any, error)
 
 // reply is a value an endpoint answers with a status other than 200, or
-// with a cookie.
+// with cookies (nil ones are left out).
 type reply struct {
-	status int
-	cookie *http.Cookie
-	data   any
+	status  int
+	cookies []*http.Cookie
+	data    any
 }
 
 // httpError is an error with its own status and message for the person.
@@ -63,6 +63,13 @@ const maxBody = 64 << 10
 
 // sessionCookie carries the session token; HttpOnly, SameSite=Strict.
 const sessionCookie = "otelhouse_session"
+
+// deviceCookie carries the device token of a browser that signed in
+// before (webUI.deviceCookie), for a year.
+const (
+	deviceCookie   = "otelhouse_device"
+	deviceLifetime = 365 * 24 * time.Hour
+)
 
 // csrfHeader must be on every state-changing request: a cross-site page
 // cannot send it without a CORS preflight, which this server never
@@ -105,8 +112,10 @@ func (u *webUI) serve(signedIn bool, ep endpoint) http.Handler {
 		}
 		status := http.StatusOK
 		if rp, ok := v.(reply); ok {
-			if rp.cookie != nil {
-				http.SetCookie(w, rp.cookie)
+			for _, ck := range rp.cookies {
+				if ck != nil {
+					http.SetCookie(w, ck)
+				}
 			}
 			if rp.status != 0 {
 				status = rp.status
@@ -144,7 +153,7 @@ func (u *webUI) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &he):
 		status, msg = he.status, he.msg
 	case errors.As(err, &throttled):
-		w.Header().Set("Retry-After", strconv.Itoa(int(throttled.Wait.Seconds())+1))
+		w.Header().Set("Retry-After", strconv.Itoa(throttled.Seconds()))
 		status, msg = http.StatusTooManyRequests, err.Error()
 	case errors.As(err, &in), errors.Is(err, accounts.ErrInvitation):
 		status, msg = http.StatusBadRequest, err.Error()

@@ -44,7 +44,13 @@ func (e InputError) Error() string { return e.msg }
 type ThrottledError struct{ Wait time.Duration }
 
 func (e ThrottledError) Error() string {
-	return fmt.Sprintf("too many failed sign-ins: try again in %s", e.Wait.Round(time.Second))
+	return fmt.Sprintf("too many failed sign-ins: try again in %s", time.Duration(e.Seconds())*time.Second)
+}
+
+// Seconds is the wait in whole seconds, rounded up and at least 1: the
+// person is never told to try again in 0 s (Retry-After says the same).
+func (e ThrottledError) Seconds() int {
+	return max(1, int((e.Wait+time.Second-1)/time.Second))
 }
 
 // Options configure a Service.
@@ -186,41 +192,104 @@ func (s *Service) Register(ctx context.Context, email, password, invitation stri
 	return accountOf(u), nil
 }
 
-// Login checks a password and opens a session; it answers the session
-// token for the cookie. Repeated failures for the email or from the
-// client address are slowed (ThrottledError).
-func (s *Service) Login(ctx context.Context, email, password, clientAddr string) (string, Account, error) {
-	email = strings.ToLower(strings.TrimSpace(email))
-	tk := []string{"email:" + email, "addr:" + clientAddr}
-	if wait := s.throttle.wait(tk...); wait > 0 {
-		return "", Account{}, ThrottledError{Wait: wait}
+// Attempt is one sign-in: the credentials, the client's address, and
+// the device token of the browser ("" when it has none).
+type Attempt struct {
+	Email, Password string
+	Addr, Device    string
+}
+
+// SignedIn is a successful sign-in: the session token for the cookie,
+// the device token the browser keeps (deviceToken), and the account.
+type SignedIn struct {
+	Token, Device string
+	Account       Account
+}
+
+// Login checks a password and opens a session. Attempts are counted when
+// they start (throttle), against the account from this address, this
+// address at any account, and the account from any address; a browser
+// that signed in to the account before (its device token) is counted on
+// its own instead, so a stranger's guesses cannot keep the owner out of
+// it. A spent count answers ThrottledError.
+func (s *Service) Login(ctx context.Context, at Attempt) (SignedIn, error) {
+	email := strings.ToLower(strings.TrimSpace(at.Email))
+	var mine, shared []tkey
+	if device, ok := s.deviceOf(at.Device, email); ok {
+		mine = []tkey{{"device:" + device, deviceBudget}}
+	} else {
+		mine = []tkey{{"pair:" + email + "\n" + at.Addr, pairBudget}}
+		shared = []tkey{{"address:" + at.Addr, addressBudget}, {"account:" + email, accountBudget}}
+	}
+	if wait := s.throttle.begin(append(mine, shared...)...); wait > 0 {
+		return SignedIn{}, ThrottledError{Wait: wait}
 	}
 	u, err := s.opts.Store.UserByEmail(ctx, email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return "", Account{}, err
+		return SignedIn{}, err
 	}
 	phc := u.PasswordHash
 	if phc == "" {
 		phc = dummyHash
 	}
-	ok, err := checkPassword(phc, password)
+	ok, err := checkPassword(phc, at.Password)
 	if err != nil {
-		return "", Account{}, err
+		return SignedIn{}, err
 	}
 	if !ok || u.ID == "" {
-		s.throttle.fail(tk...)
-		return "", Account{}, ErrBadCredentials
+		return SignedIn{}, ErrBadCredentials // already counted
 	}
-	s.throttle.clear(tk...)
+	s.throttle.succeeded(names(mine), names(shared))
 	token, err := s.openSession(ctx, u)
-	return token, accountOf(u), err
+	if err != nil {
+		return SignedIn{}, err
+	}
+	return SignedIn{Token: token, Device: s.deviceToken(email), Account: accountOf(u)}, nil
 }
 
-// ChangePassword sets a new password after checking the current one.
-func (s *Service) ChangePassword(ctx context.Context, a Account, current, next string) error {
+func names(ks []tkey) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.name
+	}
+	return out
+}
+
+// deviceToken marks a browser that signed in to an account: a random id
+// and, sealed with the install's secret, the id and the email, so that
+// no one without the secret can make one, and one made for an account
+// says nothing about another.
+func (s *Service) deviceToken(email string) string {
+	if s.opts.Sealer == nil {
+		return ""
+	}
+	id := keys.New("")[:24]
+	return id + "." + s.opts.Sealer.Seal(id+"\n"+email)
+}
+
+// deviceOf answers the id of a device token made for email.
+func (s *Service) deviceOf(token, email string) (string, bool) {
+	id, sealed, ok := strings.Cut(token, ".")
+	if !ok || id == "" || s.opts.Sealer == nil {
+		return "", false
+	}
+	plain, err := s.opts.Sealer.Open(sealed, keys.Hash(id+"\n"+email))
+	return id, err == nil && plain == id+"\n"+email
+}
+
+// ChangePassword sets a new password after checking the current one, and
+// ends the account's other sessions (keeping keep, the session the
+// change came from): whoever learnt the old password and signed in with
+// it is signed out. A wrong current password is counted as a failed
+// sign-in of the account from that session.
+func (s *Service) ChangePassword(ctx context.Context, a Account, keep, current, next string) error {
 	u, err := s.opts.Store.UserByID(ctx, a.ID)
 	if err != nil {
 		return err
+	}
+	k := tkey{"change:" + a.ID, pairBudget}
+	if wait := s.throttle.begin(k); wait > 0 {
+		return ThrottledError{Wait: wait}
 	}
 	ok, err := checkPassword(u.PasswordHash, current)
 	if err != nil {
@@ -229,9 +298,13 @@ func (s *Service) ChangePassword(ctx context.Context, a Account, current, next s
 	if !ok {
 		return InputError{"the current password is wrong"}
 	}
+	s.throttle.succeeded([]string{k.name}, nil)
 	if err := checkNewPassword(next, u.Email); err != nil {
 		return err
 	}
 	u.PasswordHash = hashPassword(next)
-	return s.opts.Store.PutUser(ctx, u)
+	if err := s.opts.Store.PutUser(ctx, u); err != nil {
+		return err
+	}
+	return s.endSessions(ctx, u.ID, keep)
 }

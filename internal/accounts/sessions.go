@@ -118,3 +118,32 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 	}
 	return s.opts.Store.DeleteSession(ctx, ss)
 }
+
+// endSessions ends every session of an account but keep's (a token, or
+// "" to end them all), on every replica: the others trust their cache
+// for at most sessionCacheFor.
+func (s *Service) endSessions(ctx context.Context, userID, keep string) error {
+	kept := ""
+	if keep != "" {
+		kept = keys.Hash(keep)
+	}
+	s.sessions.mu.Lock()
+	for h, cs := range s.sessions.m {
+		if cs.a.ID == userID && h != kept {
+			delete(s.sessions.m, h)
+		}
+	}
+	s.sessions.mu.Unlock()
+	all, err := s.opts.Store.UserSessions(ctx, userID)
+	if err != nil {
+		return err
+	}
+	for _, ss := range all {
+		if ss.Hash != kept {
+			if err := s.opts.Store.DeleteSession(ctx, ss); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

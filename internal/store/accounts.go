@@ -105,6 +105,25 @@ func (s *Store) SessionByHash(ctx context.Context, hash string) (Session, error)
 	return ss, err
 }
 
+// UserSessions lists an account's live sessions (to end them when its
+// password changes).
+func (s *Store) UserSessions(ctx context.Context, userID string) ([]Session, error) {
+	rows, err := s.db.QueryContext(ctx, s.sql("user_sessions"), userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		ss := Session{UserID: userID}
+		if err := rows.Scan(&ss.Hash, &ss.TeamID, &ss.CreatedAt, &ss.SeenAt, &ss.ExpireAt); err != nil {
+			return nil, err
+		}
+		out = append(out, ss)
+	}
+	return out, rows.Err()
+}
+
 // Invitation lets one person create an account in a team.
 type Invitation struct {
 	Hash, ID, TeamID, Email, CreatedBy string

@@ -123,6 +123,9 @@ VALUES (?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?,
 -- name: get_session
 SELECT user_id, team_id, created_at, seen_at, expires_at FROM {db}.api_sessions FINAL WHERE hash = ? AND deleted = 0
 
+-- name: user_sessions
+SELECT hash, team_id, created_at, seen_at, expires_at FROM {db}.api_sessions FINAL WHERE user_id = ? AND deleted = 0
+
 -- name: insert_invitation
 INSERT INTO {db}.api_invitations (hash, id, team_id, email, created_by, created_at, expires_at, version, deleted)
 VALUES (?, ?, ?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'), ?, ?)
