@@ -37,14 +37,12 @@ type response struct {
 	// closer ends the Content-Encoding's stream, when there is one.
 	closer io.Closer
 	tag    string
-	// sendTimeout bounds how long a streamed write may wait for the client.
+	// sendTimeout bounds how long one write may wait for the client
+	// (http_send_timeout): a client that reads nothing for this long
+	// loses its statement, which would otherwise hold an engine session
+	// while it stalls.
 	sendTimeout time.Duration
 }
-
-// defaultSendTimeout is ClickHouse's http_send_timeout: a client that
-// reads nothing for this long loses its statement, which would otherwise
-// hold an engine session while it stalls.
-const defaultSendTimeout = 30 * time.Second
 
 // start sends the headers and sets up the body's encoders.
 func (rw *response) start(res *chdb.Result, resultBytes int, streamed bool) {
@@ -68,7 +66,7 @@ func (rw *response) start(res *chdb.Result, resultBytes int, streamed bool) {
 		rw.tag = randomTag() // 16 characters, as ClickHouse's
 		h.Set("X-ClickHouse-Exception-Tag", rw.tag)
 	}
-	rw.out = clientWriter{rw.w}
+	rw.out = clientWriter{w: rw.w, rc: http.NewResponseController(rw.w), timeout: rw.sendTimeout}
 	if rw.q.Get("enable_http_compression") == "1" {
 		accept := rw.r.Header.Get("Accept-Encoding")
 		switch {
@@ -135,7 +133,6 @@ func (rw *response) stream(c *chdb.Conn, sql string, params map[string]string) e
 		return err
 	}
 	defer st.Close()
-	rc := http.NewResponseController(rw.w) // net/http clears its deadline after the request
 	for {
 		more, err := st.Next(func(b []byte) error {
 			out, err := rw.reframe(b)
@@ -145,7 +142,6 @@ func (rw *response) stream(c *chdb.Conn, sql string, params map[string]string) e
 			if !rw.started {
 				rw.start(&st.Stats, len(b), true)
 			}
-			_ = rc.SetWriteDeadline(time.Now().Add(rw.sendTimeout))
 			return rw.write(out)
 		})
 		switch {
@@ -169,9 +165,15 @@ func (rw *response) stream(c *chdb.Conn, sql string, params map[string]string) e
 // errWrite marks a failed write to the client, which no answer can reach.
 var errWrite = errors.New("writing the response")
 
-type clientWriter struct{ w io.Writer }
+// clientWriter writes to the client, each write within the send timeout.
+type clientWriter struct {
+	w       io.Writer
+	rc      *http.ResponseController
+	timeout time.Duration
+}
 
 func (c clientWriter) Write(b []byte) (int, error) {
+	_ = c.rc.SetWriteDeadline(time.Now().Add(c.timeout))
 	n, err := c.w.Write(b)
 	if err != nil {
 		err = fmt.Errorf("%w: %w", errWrite, err)
@@ -214,20 +216,13 @@ func (rw *response) exception(err error) {
 }
 
 // newResponse writes req's result to w: in the request's format, in the
-// session's time zone unless the request sets one, with its
-// http_send_timeout.
-func newResponse(w http.ResponseWriter, r *http.Request, req *request, timezone string) *response {
-	rw := &response{w: w, r: r, q: req.q, format: req.format, timezone: timezone, sendTimeout: defaultSendTimeout}
+// session's time zone unless the request sets one, each write within
+// send.
+func newResponse(w http.ResponseWriter, r *http.Request, req *request, timezone string, send time.Duration) *response {
+	rw := &response{w: w, r: r, q: req.q, format: req.format, timezone: timezone, sendTimeout: send}
 	for _, kv := range req.settings {
-		switch kv[0] {
-		case "session_timezone":
-			if kv[1] != "" {
-				rw.timezone = kv[1]
-			}
-		case "http_send_timeout":
-			if secs, err := strconv.ParseFloat(kv[1], 64); err == nil && secs > 0 {
-				rw.sendTimeout = time.Duration(secs * float64(time.Second))
-			}
+		if kv[0] == "session_timezone" && kv[1] != "" {
+			rw.timezone = kv[1]
 		}
 	}
 	return rw

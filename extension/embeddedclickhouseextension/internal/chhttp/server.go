@@ -1,7 +1,6 @@
 package chhttp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -33,6 +34,9 @@ type Server struct {
 	// timezone is the one sessions start in, reported to clients as a
 	// server reports its own.
 	timezone string
+	// timeouts bound each read from and write to a client, unless a
+	// request sets its own (deadlines.go).
+	timeouts timeouts
 	// readers bounds the pooled sessions that SELECTs hold at once to one
 	// fewer than the pool: a result streams for as long as its client
 	// reads, and writes (the exporter's inserts) must always find one.
@@ -68,7 +72,8 @@ type Options struct {
 func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
 	s := &Server{sessions: make(chan *session, len(conns)), readers: make(chan struct{}, max(1, len(conns)-1)),
 		byID: map[string]*httpSession{}, control: control, user: o.User, password: o.Password,
-		logger: o.Logger, maxBody: o.MaxBody}
+		logger: o.Logger, maxBody: o.MaxBody,
+		timeouts: timeouts{send: defaultSendTimeout, receive: defaultReceiveTimeout}.with(o.Profile)}
 	names := slices.Sorted(maps.Keys(o.Profile))
 	for _, name := range names {
 		if !IsSettingName(name) {
@@ -110,29 +115,19 @@ func (s *Server) Close() {
 	}
 }
 
-// cancelOnDisconnect kills the tagged statement if the client goes away
-// before it finishes; the returned func ends the watch.
-func (s *Server) cancelOnDisconnect(ctx context.Context, tag string) func() {
-	if s.control == nil {
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			// tag is ours (hex), never user input.
-			if _, err := s.control.Query("KILL QUERY WHERE query LIKE '%"+tag+"%' AND query NOT LIKE '%KILL QUERY%' ASYNC", "TSV"); err != nil {
-				s.logger.Warn("cannot cancel the query of a client that went away", zap.Error(err))
-			}
-		}
-	}()
-	return func() { close(done) }
-}
-
 // ServeHTTP answers one request: the guard, then the request read into a
 // statement, then the statement run on a session and its result written.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Deadlines per read and per write, never over the statement's run
+	// time (deadlines.go says why): writes before the statement, and the
+	// flush net/http makes after ServeHTTP returns, within one send's time.
+	rc := http.NewResponseController(w)
+	liftServerDeadlines(rc)
+	tm := s.timeouts.request(r.URL.Query())
+	answering := func() { _ = rc.SetWriteDeadline(time.Now().Add(tm.send)) }
+	answering()
+	defer answering()
+	r.Body = &receivingBody{r: r.Body, rc: rc, timeout: tm.receive}
 	if !s.guard(w, r) {
 		return
 	}
@@ -153,15 +148,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer done()
-	// A client that disconnects cancels its statement (the engine's call
-	// cannot be interrupted from here): the statement carries a tag the
-	// control session can kill it by.
-	tag := "otelhouse-stmt-" + randomTag()
-	stop := s.cancelOnDisconnect(r.Context(), tag)
+	// A client that disconnects cancels its statement, and only its own
+	// (cancel.go): the statement carries a mark to be found by.
+	mark := markPrefix + randomTag()
+	var marked atomic.Bool
+	stop := s.cancelOnDisconnect(r.Context(), mark, marked.Load)
 	defer stop()
-	rw := newResponse(w, r, req, s.timezone)
-	sql := "/* " + tag + " */ " + req.st.sql
+	rw := newResponse(w, r, req, s.timezone, tm.send)
+	sql := req.st.sql
+	// No write is due while the statement runs; a streamed result's
+	// writes each set their own deadline.
+	_ = rc.SetWriteDeadline(time.Time{})
 	res, err := s.run(sess, req.sessionID != "", headerOr(r, "X-ClickHouse-Database", req.q.Get("database")), req.settings, sessionEffect(req.st.sql), func(c *chdb.Conn) (*chdb.Result, error) {
+		if !req.st.insert && sessionEffect(req.st.sql) != effectSettings {
+			// An INSERT's data comes from its client: one that goes away
+			// ends the data, and the statement with it. A SET is quick,
+			// and what it sets must outlast the mark.
+			unmark, ok := s.markStatement(c, req.sessionID != "", req.settings, mark)
+			defer unmark()
+			marked.Store(ok)
+		}
 		switch {
 		case req.st.insert:
 			return c.Insert(req.st.sql, req.st.format, func(appendChunk func([]byte) error) error {
@@ -177,6 +183,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return c.QueryParams(sql, req.format, req.params)
 	})
+	answering()
 	if err != nil {
 		if !rw.started {
 			writeEngineError(w, err)
