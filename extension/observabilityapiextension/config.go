@@ -3,7 +3,10 @@ package observabilityapiextension
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -12,6 +15,8 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/internal/httpconfig"
+	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 // Config configures the API server and where it keeps its state.
@@ -25,11 +30,14 @@ type Settings struct {
 	ClickHouse ClickHouseConfig `mapstructure:"clickhouse"`
 	// TelemetryDatabase holds the exporter's tables (the default sources).
 	TelemetryDatabase string `mapstructure:"telemetry_database"`
-	// SourceDatabases are the databases sources may read besides
-	// TelemetryDatabase. Chart queries run with the API's credentials, so
-	// a source elsewhere (the API's own state, system) would read what the
-	// caller may not.
+	// SourceDatabases are more databases the install's team (the first
+	// team, DefaultTeam) reads besides TelemetryDatabase. Chart queries
+	// run with the API's credentials, so a source elsewhere (the API's
+	// own state, system, another team's) would read what the caller may
+	// not.
 	SourceDatabases []string `mapstructure:"source_databases"`
+	// Tenancy assigns databases to the other teams.
+	Tenancy TenancyConfig `mapstructure:"tenancy"`
 	// DataDir receives api-keys.txt (0600) on first start.
 	DataDir string `mapstructure:"data_dir"`
 	// PersonalKeys and IngestionKeys are added to the first team; empty
@@ -50,6 +58,22 @@ type Settings struct {
 	// TeamLimits bound the dashboards, alerts, sources and webhooks one
 	// team keeps.
 	TeamLimits api.TeamLimits `mapstructure:"team_limits"`
+}
+
+// TenancyConfig is which databases the teams other than the install's
+// read (docs/security.md, Tenancy).
+type TenancyConfig struct {
+	// TeamDatabases maps a team id to the databases its sources read.
+	// Each start writes the listed teams' assignments to the state, which
+	// every collector sharing it enforces; a team not listed keeps what
+	// the state holds, and an empty list takes its databases away.
+	TeamDatabases map[string][]string `mapstructure:"team_databases"`
+}
+
+// tenancy is the rule this configuration sets; st keeps the assignments.
+func (c *Config) tenancy(st *store.Store) *sources.Tenancy {
+	return &sources.Tenancy{Store: st, State: c.ClickHouse.Database, Owner: DefaultTeam,
+		OwnerDatabases: append([]string{c.TelemetryDatabase}, c.SourceDatabases...)}
 }
 
 // AlertsConfig drives alert evaluation and webhook delivery.
@@ -121,9 +145,26 @@ func (c *Config) Validate() error {
 	if c.ClickHouse.Database == "" || c.TelemetryDatabase == "" {
 		errs = append(errs, errors.New("clickhouse.database and telemetry_database are required"))
 	}
+	if c.TelemetryDatabase != "" && strings.EqualFold(c.TelemetryDatabase, c.ClickHouse.Database) {
+		errs = append(errs, fmt.Errorf("telemetry_database may not be %q, the API's state database: sources would read every team's state", c.TelemetryDatabase))
+	}
 	for _, d := range c.SourceDatabases {
-		if d == c.ClickHouse.Database || api.SystemDatabase(d) {
+		if strings.EqualFold(d, c.ClickHouse.Database) || api.SystemDatabase(d) {
 			errs = append(errs, fmt.Errorf("source_databases may not list %q: sources would read the API's state or the server's", d))
+		}
+	}
+	ten := c.tenancy(nil)
+	owner := map[string]string{}
+	for _, team := range slices.Sorted(maps.Keys(c.Tenancy.TeamDatabases)) {
+		dbs := c.Tenancy.TeamDatabases[team]
+		if err := ten.ValidateAssignment(team, dbs); err != nil {
+			errs = append(errs, fmt.Errorf("tenancy.team_databases[%s]: %w", team, err))
+		}
+		for _, d := range dbs {
+			if o, ok := owner[d]; ok && o != team {
+				errs = append(errs, fmt.Errorf("tenancy.team_databases: %q is assigned to teams %q and %q; a database belongs to one team", d, o, team))
+			}
+			owner[d] = team
 		}
 	}
 	m := c.Managed

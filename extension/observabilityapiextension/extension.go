@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -113,12 +115,18 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 		if err == nil {
 			err = st.KeepHistory(ctx, e.cfg.Alerts.HistoryRetention)
 		}
+		tenancy := e.cfg.tenancy(st)
+		for _, team := range slices.Sorted(maps.Keys(e.cfg.Tenancy.TeamDatabases)) {
+			if err == nil {
+				err = tenancy.Assign(ctx, team, e.cfg.Tenancy.TeamDatabases[team])
+			}
+		}
 		if err == nil {
 			srv := api.New(api.Options{Store: st, Sealer: sealer, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
 				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
-				RateLimit:       api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
-				SourceDatabases: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...),
-				AlertWorkers:    e.cfg.Alerts.Workers, AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks, AlertClaimSettle: e.cfg.Alerts.ClaimSettle,
+				RateLimit:    api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
+				Tenancy:      tenancy,
+				AlertWorkers: e.cfg.Alerts.Workers, AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks, AlertClaimSettle: e.cfg.Alerts.ClaimSettle,
 				TeamLimits: e.cfg.TeamLimits,
 				DB:         e.db, QueryTimeout: e.cfg.QueryTimeout})
 			var firstKeys string
@@ -128,7 +136,7 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				e.writeKeysFile(firstKeys)
 				e.ingestion.Store(st.KeyCache(keys.Ingestion))
 				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam, Limit: e.cfg.TeamLimits.Of,
-					Sources: &sources.Catalog{Store: st, Readable: append([]string{e.cfg.TelemetryDatabase}, e.cfg.SourceDatabases...)}})
+					Sources: &sources.Catalog{Store: st, Tenancy: tenancy}})
 				e.ready.Store(srv)
 				e.evaluateAlerts(ctx, srv)
 				return

@@ -137,7 +137,7 @@ func BenchmarkSearchPage(b *testing.B) {
 	db := chtest.DB(b)
 	end, bigTrace := seedBench(b, db)
 	st := realStateIn(b, "bench_ui_state")
-	st.Sources.Readable = []string{benchDB}
+	st.Sources.Tenancy.OwnerDatabases = []string{benchDB}
 	ctx := context.Background()
 	for _, src := range sources.Defaults(benchDB) {
 		doc := fmt.Sprintf(`{"id":%q,"name":%q,"kind":%q,"database":%q,"table":%q,"timestampColumn":%q,"bodyColumn":%q,"serviceColumn":%q,"severityColumn":%q,"durationColumn":%q,"attributesMap":%q,"resourceMap":%q,"traceIdColumn":"TraceId"}`,

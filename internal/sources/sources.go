@@ -86,8 +86,10 @@ func Column(configured, def string) string {
 	return def
 }
 
-// Validate checks a source a team writes and fills its defaults.
-func (s *Source) Validate(telemetry string, readable []string) error {
+// Validate checks a source a team writes and fills its defaults (db is
+// the database of a source that names none). Whether the team may read
+// its database is Tenancy.Check's to say.
+func (s *Source) Validate(db string) error {
 	var p []string
 	add := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
 	if strings.TrimSpace(s.Name) == "" {
@@ -100,10 +102,10 @@ func (s *Source) Validate(telemetry string, readable []string) error {
 		add("table and timestampColumn are required")
 	}
 	if s.Database == "" {
-		s.Database = telemetry
+		s.Database = db
 	}
-	if err := Readable(s.Database, readable); err != nil {
-		add("%v", err)
+	if s.Database == "" {
+		add("database is required (the team has no database assigned)")
 	}
 	if s.Kind == "metric" {
 		if s.MetricType == "" {
@@ -127,26 +129,16 @@ func SystemDatabase(db string) bool {
 	return strings.EqualFold(db, "system") || strings.EqualFold(db, "information_schema")
 }
 
-// Readable refuses a source outside the databases the operator opened to
-// sources: queries run with the API's credentials, which also read the
-// API's state (every team's documents, webhook headers, key hashes) and
-// the server's system tables.
-func Readable(db string, readable []string) error {
-	if !SystemDatabase(db) && slices.Contains(readable, db) {
-		return nil
-	}
-	return fmt.Errorf("database %q is not open to sources (it must be the telemetry database or listed in source_databases: %s)", db, strings.Join(readable, ", "))
-}
-
-// ErrUnreadable wraps a stored source whose database the operator has
-// since closed to sources.
+// ErrUnreadable is a source whose database its team may not read (a
+// Refused is one): the caller's to fix, never read.
 var ErrUnreadable = errors.New("source not readable")
 
 // Catalog reads a team's sources from the store.
 type Catalog struct {
 	Store *store.Store
-	// Readable are the databases a source may read.
-	Readable []string
+	// Tenancy decides which databases each team's sources read; nil
+	// reads none.
+	Tenancy *Tenancy
 
 	mu     sync.Mutex
 	recent map[[2]string]cachedSource
@@ -164,8 +156,11 @@ type cachedSource struct {
 }
 
 // Get reads one of the team's sources (store.ErrNotFound if it has none
-// by that id). It is checked again on use: a source stored before the
-// operator narrowed source_databases must not keep reading.
+// by that id) for a query. Every query path (search, charts, dashboards'
+// tiles, alerts, the trace view, services, the UI's endpoints) resolves
+// its source here, so the team's tenancy is checked here on every use: a
+// source stored before the rule, edited in the state table, or whose
+// database the operator has since taken away is refused (ErrUnreadable).
 func (c *Catalog) Get(ctx context.Context, team, id string) (Source, error) {
 	key := [2]string{team, id}
 	c.mu.Lock()
@@ -187,8 +182,8 @@ func (c *Catalog) Get(ctx context.Context, team, id string) (Source, error) {
 		c.recent[key] = cachedSource{src: src, at: time.Now()}
 		c.mu.Unlock()
 	}
-	if err := Readable(src.Database, c.Readable); err != nil {
-		return Source{}, fmt.Errorf("%w: source %s: %v", ErrUnreadable, id, err)
+	if err := c.Tenancy.Check(ctx, team, src.Database); err != nil {
+		return Source{}, fmt.Errorf("source %s: %w", id, err)
 	}
 	src.cluster = c.Store.Cluster()
 	return src, nil

@@ -47,7 +47,7 @@ var benchStart = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 func BenchmarkChartThroughAPI(b *testing.B) {
 	// The bench table's database is opened to sources, as an operator
 	// would list it in source_databases.
-	fx := setupWith(b, func(o *Options) { o.SourceDatabases = append(o.SourceDatabases, "api_bench") })
+	fx := setupWith(b, func(o *Options) { o.Tenancy.OwnerDatabases = append(o.Tenancy.OwnerDatabases, "api_bench") })
 	db := chtest.DB(b)
 	benchTable(b, db)
 	src := item(call(b, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "bench", "kind": "log",

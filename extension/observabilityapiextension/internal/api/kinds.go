@@ -9,6 +9,7 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/dashboards"
 	"github.com/otelhouse/otelhouse/internal/savedsearch"
+	"github.com/otelhouse/otelhouse/internal/sources"
 )
 
 // stamp is what the API, not the caller, gives a document: its id and
@@ -73,13 +74,26 @@ func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (documen
 	return document{st.id, &a}, nil
 }
 
-func decodeSource(s *Server, _ context.Context, body []byte, st stamp) (document, error) {
+func decodeSource(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
 	var src Source
 	if err := decodeStrict(body, &src); err != nil {
 		return document{}, validationError{err}
 	}
-	if err := src.Validate(s.opts.Database, s.opts.SourceDatabases); err != nil {
+	// A source that names no database reads the team's first one (the
+	// install's team: the telemetry database).
+	team := teamOf(ctx)
+	dbs, err := s.opts.Tenancy.Databases(ctx, team)
+	if err != nil {
+		return document{}, err
+	}
+	if err := src.Validate(append(dbs, "")[0]); err != nil {
 		return document{}, validationError{err}
+	}
+	// The tenancy rule, as every query of the source checks it again.
+	if err := s.opts.Tenancy.Check(ctx, team, src.Database); errors.Is(err, sources.ErrUnreadable) {
+		return document{}, validationError{err}
+	} else if err != nil {
+		return document{}, err
 	}
 	src.ID = st.id
 	return document{st.id, &src}, nil

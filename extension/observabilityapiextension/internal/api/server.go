@@ -58,9 +58,9 @@ type Options struct {
 	ServiceID      string
 	ManagedKeys    []ManagedKey
 	RateLimit      RateLimit
-	// SourceDatabases are the databases a source may read (Database among
-	// them): chart queries run with the API's credentials.
-	SourceDatabases []string
+	// Tenancy decides which databases each team's sources read (chart
+	// and search queries run with the API's credentials); nil reads none.
+	Tenancy *sources.Tenancy
 	// DB runs chart queries; QueryTimeout bounds each (generous default).
 	DB           *sql.DB
 	QueryTimeout time.Duration
@@ -107,7 +107,7 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}},
 		personal: opts.Store.KeyCache(keys.Personal),
-		sources:  &sources.Catalog{Store: opts.Store, Readable: opts.SourceDatabases}, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer}),
+		sources:  &sources.Catalog{Store: opts.Store, Tenancy: opts.Tenancy}, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer}),
 		replica: newID()}
 	s.scheduler = alerting.New(alerting.Options{Store: opts.Store, Sources: s.sources, DB: opts.DB, QueryTimeout: s.queryTimeout(),
 		Workers: opts.AlertWorkers, ClaimSettle: opts.AlertClaimSettle, Replica: s.replica, Logger: opts.Logger})

@@ -25,6 +25,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/chtest"
 	"github.com/otelhouse/otelhouse/internal/keys"
+	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
 
@@ -55,8 +56,11 @@ func setupWith(t testing.TB, with func(*Options)) fixture {
 	sealer, err := keys.LoadSealer(filepath.Join(t.TempDir(), keys.SecretFile))
 	require.NoError(t, err)
 	opts := Options{Store: st, Sealer: sealer, Database: "otel", DB: chtest.DB(t), OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
-		ManagedKeys:     []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}},
-		SourceDatabases: []string{"otel", "api_charts", "api_alerts"}, AlertClaimSettle: 20 * time.Millisecond}
+		ManagedKeys: []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}},
+		// Team a is the install's team; b has no database until a test
+		// assigns it one.
+		Tenancy:          &sources.Tenancy{Store: st, State: state, Owner: "a", OwnerDatabases: []string{"otel", "api_charts", "api_alerts"}},
+		AlertClaimSettle: 20 * time.Millisecond}
 	with(&opts)
 	s := New(opts)
 	require.NoError(t, s.Bootstrap(ctx, "a"))
