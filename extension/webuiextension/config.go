@@ -32,6 +32,13 @@ type Settings struct {
 	SessionIdleTimeout time.Duration `mapstructure:"session_idle_timeout"`
 	// InvitationLifetime is how long an invitation link works.
 	InvitationLifetime time.Duration `mapstructure:"invitation_lifetime"`
+	// AllowedHosts are names, besides the defaults, that requests may
+	// address the UI by (Host, and Origin on writes): "ui.example.com",
+	// "*.example.com", or "*" for any (a proxy in front that checks Host
+	// itself). The defaults are localhost and its subdomains, this
+	// machine's host name and the endpoint's host; IP addresses are always
+	// accepted. An entry may list several names separated by commas.
+	AllowedHosts []string `mapstructure:"allowed_hosts"`
 	// AssetsDir serves the frontend from a folder instead of the build
 	// embedded in the binary (frontend development: point it at web/dist).
 	AssetsDir string `mapstructure:"assets_dir"`

@@ -23,6 +23,7 @@ type webUI struct {
 	set       extension.Settings
 	telemetry *metadata.TelemetryBuilder
 	authLog   *authfail.Log // failed sign-ins, once a minute per address
+	hosts     *hostGuard    // the names the UI answers to (routes)
 	server    *http.Server
 	done      chan struct{}
 

@@ -70,10 +70,15 @@ func realStateIn(t testing.TB, database string) *apistate.State {
 func do(t testing.TB, h http.Handler, method, path, body string, hdr ...string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Host = "localhost:8080" // as a browser on this machine addresses it
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+			continue
+		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	w := httptest.NewRecorder()
@@ -109,7 +114,7 @@ func TestWritesNeedTheCSRFHeaderAndTheSameOrigin(t *testing.T) {
 	w = do(t, h, http.MethodPost, "/api/register", "email=a", csrfHeader, "1", "Content-Type", "application/x-www-form-urlencoded")
 	assert.Equal(t, http.StatusUnsupportedMediaType, w.Code, "a form post")
 
-	w = do(t, h, http.MethodPost, "/api/register", body, csrfHeader, "1", "Origin", "http://example.com")
+	w = do(t, h, http.MethodPost, "/api/register", body, csrfHeader, "1", "Origin", "http://localhost:8080")
 	require.Equal(t, http.StatusOK, w.Code, w.Body.String())
 	ck := w.Result().Cookies()
 	require.Len(t, ck, 2)
@@ -137,6 +142,57 @@ func TestWritesNeedTheCSRFHeaderAndTheSameOrigin(t *testing.T) {
 	var msg struct{ Message string }
 	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &msg))
 	assert.Equal(t, "wrong email or password", msg.Message)
+}
+
+// Issue 41: a page whose name an attacker re-points at this server (DNS
+// rebinding) registered itself the owner of a fresh install, since the
+// UI checked neither Host nor Origin against its own names.
+func TestRebindingPagesAreRefused(t *testing.T) {
+	h := newUI(t, realState(t), "")
+	body := `{"email":"a@example.com","password":"long enough password"}`
+	w := do(t, h, http.MethodPost, "/api/register", body, csrfHeader, "1", "Host", "attacker.example:8080", "Origin", "http://attacker.example:8080")
+	assert.Equal(t, http.StatusMisdirectedRequest, w.Code)
+	assert.Contains(t, w.Body.String(), `not \"attacker.example\"`)
+	assert.Contains(t, w.Body.String(), "allowed_hosts")
+	w = do(t, h, http.MethodGet, "/api/status", "", "Host", "attacker.example")
+	assert.Equal(t, http.StatusMisdirectedRequest, w.Code, "reads too")
+	w = do(t, h, http.MethodGet, "/", "", "Host", "attacker.example")
+	assert.Equal(t, http.StatusMisdirectedRequest, w.Code, "the app too")
+	assert.Contains(t, w.Body.String(), "allowed_hosts")
+
+	// The Origin is judged by the UI's names, not by the request's Host.
+	w = do(t, h, http.MethodPost, "/api/register", body, csrfHeader, "1", "Host", "localhost:8080", "Origin", "http://attacker.example:8080")
+	assert.Equal(t, http.StatusForbidden, w.Code)
+	w = do(t, h, http.MethodPost, "/api/register", body, csrfHeader, "1", "Origin", "null")
+	assert.Equal(t, http.StatusForbidden, w.Code)
+	needs := do(t, h, http.MethodGet, "/api/status", "")
+	assert.Contains(t, needs.Body.String(), `"needsOwner":true`, "no one registered")
+
+	// The names it does answer to.
+	for _, host := range []string{"localhost", "LOCALHOST.:8080", "ui.localhost:8080", "127.0.0.1:8080", "[::1]:8080", "192.0.2.10:8080", ""} {
+		assert.Equal(t, http.StatusOK, do(t, h, http.MethodGet, "/api/status", "", "Host", host).Code, host)
+	}
+	if name, err := os.Hostname(); err == nil {
+		assert.Equal(t, http.StatusOK, do(t, h, http.MethodGet, "/api/status", "", "Host", name+":8080").Code, "this machine's name")
+	}
+}
+
+func TestAllowedHostsAddNames(t *testing.T) {
+	g := newHostGuard("otel.internal:8080", []string{"ui.example.com", "*.corp.example,  Other.Example. "})
+	for _, ok := range []string{"otel.internal", "ui.example.com:443", "a.corp.example", "b.a.corp.example", "other.example", "localhost"} {
+		assert.True(t, g.allows(ok), ok)
+	}
+	for _, no := range []string{"example.com", "corp.example", "evil-ui.example.com", "ui.example.com.evil", "localhost.evil"} {
+		assert.False(t, g.allows(no), no)
+	}
+	assert.True(t, g.originAllowed("https://ui.example.com"))
+	assert.False(t, g.originAllowed("https://evil.example"))
+	assert.False(t, g.originAllowed("null"))
+	assert.True(t, newHostGuard("0.0.0.0:8080", []string{"*"}).allows("anything.example"), `"*" allows any name`)
+
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, confmap.NewFromStringMap(map[string]any{"allowed_hosts": []any{"ui.example.com"}}).Unmarshal(cfg))
+	assert.Equal(t, []string{"ui.example.com"}, cfg.AllowedHosts)
 }
 
 func TestUnknownPathsAndSecurityHeaders(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -88,7 +87,7 @@ func (u *webUI) serve(signedIn bool, ep endpoint) http.Handler {
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if err := sameOrigin(r); err != nil {
+			if err := u.sameOrigin(r); err != nil {
 				u.fail(w, r, err)
 				return
 			}
@@ -127,15 +126,14 @@ func (u *webUI) serve(signedIn bool, ep endpoint) http.Handler {
 }
 
 // sameOrigin refuses what a cross-site page could make the browser send.
-func sameOrigin(r *http.Request) error {
+// The Origin is judged by the names the UI answers to (hostGuard), never
+// by the request's own Host: a rebinding page sends its own name in both.
+func (u *webUI) sameOrigin(r *http.Request) error {
 	if r.Header.Get(csrfHeader) == "" {
 		return httpError{http.StatusForbidden, "missing " + csrfHeader + " header (cross-site request refused)"}
 	}
-	if o := r.Header.Get("Origin"); o != "" {
-		ou, err := url.Parse(o)
-		if err != nil || ou.Host != r.Host {
-			return httpError{http.StatusForbidden, "cross-origin request refused"}
-		}
+	if o := r.Header.Get("Origin"); o != "" && !u.hosts.originAllowed(o) {
+		return httpError{http.StatusForbidden, "cross-origin request refused: " + strconv.Quote(o) + " is not one of this UI's names (webui::allowed_hosts)"}
 	}
 	return nil
 }

@@ -45,7 +45,8 @@ func (u *webUI) routes() http.Handler {
 		return nil, httpError{http.StatusNotFound, "no such endpoint"}
 	}))
 	mux.Handle("/", u.assets)
-	return securityHeaders(mux)
+	u.hosts = newHostGuard(u.cfg.ServerConfig.NetAddr.Endpoint, u.cfg.AllowedHosts)
+	return securityHeaders(u.hosts.check(mux))
 }
 
 // securityHeaders keeps the app in its own origin: its own scripts and
