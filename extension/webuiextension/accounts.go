@@ -153,7 +153,7 @@ func (u *webUI) invite(r *http.Request, c *call) (any, error) {
 }
 
 func (u *webUI) revokeInvitation(r *http.Request, c *call) (any, error) {
-	if err := c.accounts.RevokeInvitation(r.Context(), c.account.TeamID, r.PathValue("id")); err != nil {
+	if err := c.accounts.RevokeInvitation(r.Context(), c.account, r.PathValue("id")); err != nil {
 		return nil, err
 	}
 	return map[string]any{"revoked": true}, nil

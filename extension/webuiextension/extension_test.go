@@ -264,3 +264,54 @@ func TestConfigRefusesUnknownKeys(t *testing.T) {
 	cfg.SessionIdleTimeout = 2 * time.Hour
 	assert.ErrorContains(t, cfg.Validate(), "session_idle_timeout may not exceed session_lifetime")
 }
+
+// Issue 41: inviting, removing members and rotating the team's ingestion
+// key are the owner's; a member searches, saves and rotates its own key,
+// and is told why the rest is refused.
+func TestMembersDoNotManageTheTeam(t *testing.T) {
+	h := newUI(t, realState(t), "")
+	signUp := func(body string) string {
+		w := do(t, h, http.MethodPost, "/api/register", body, csrfHeader, "1")
+		require.Equal(t, http.StatusOK, w.Code, w.Body.String())
+		return sessionCookie + "=" + w.Result().Cookies()[0].Value
+	}
+	owner := signUp(`{"email":"o@example.com","password":"long enough password"}`)
+	w := do(t, h, http.MethodPost, "/api/team/invitations", `{"email":""}`, csrfHeader, "1", "Cookie", owner)
+	require.Equal(t, http.StatusCreated, w.Code, w.Body.String())
+	var inv struct {
+		Data struct {
+			Path       string
+			Invitation struct{ ID string }
+		}
+	}
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &inv))
+	member := signUp(`{"email":"m@example.com","password":"long enough password","invitation":"` + strings.TrimPrefix(inv.Data.Path, "/join#") + `"}`)
+	w = do(t, h, http.MethodPost, "/api/team/invitations", `{"email":""}`, csrfHeader, "1", "Cookie", owner)
+	require.Equal(t, http.StatusCreated, w.Code)
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &inv))
+	var me struct{ Data struct{ ID, Role string } }
+	require.NoError(t, json.Unmarshal(do(t, h, http.MethodGet, "/api/me", "", "Cookie", member).Body.Bytes(), &me))
+	require.Equal(t, "member", me.Data.Role)
+
+	for _, rq := range []struct{ method, path, body string }{
+		{http.MethodPost, "/api/team/invitations", `{"email":""}`},
+		{http.MethodDelete, "/api/team/invitations/" + inv.Data.Invitation.ID, ""},
+		{http.MethodDelete, "/api/team/members/" + me.Data.ID, ""},
+		{http.MethodPost, "/api/keys/ingestion/rotate", ""},
+	} {
+		w := do(t, h, rq.method, rq.path, rq.body, csrfHeader, "1", "Cookie", member)
+		assert.Equal(t, http.StatusForbidden, w.Code, rq.path)
+		assert.Contains(t, w.Body.String(), "only the team's owner", rq.path)
+	}
+	for _, rq := range []struct{ method, path, body string }{
+		{http.MethodGet, "/api/team", ""},
+		{http.MethodPost, "/api/keys/personal/rotate", ""},
+		{http.MethodGet, "/api/saved-searches", ""},
+		{http.MethodGet, "/api/alerts", ""},
+	} {
+		w := do(t, h, rq.method, rq.path, rq.body, csrfHeader, "1", "Cookie", member)
+		assert.Equal(t, http.StatusOK, w.Code, "%s: %s", rq.path, w.Body.String())
+	}
+	assert.Equal(t, http.StatusOK, do(t, h, http.MethodPost, "/api/keys/ingestion/rotate", "", csrfHeader, "1", "Cookie", owner).Code)
+	assert.Equal(t, http.StatusOK, do(t, h, http.MethodDelete, "/api/team/members/"+me.Data.ID, "", csrfHeader, "1", "Cookie", owner).Code)
+}

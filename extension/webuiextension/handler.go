@@ -157,7 +157,7 @@ func (u *webUI) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusBadRequest, err.Error()
 	case errors.Is(err, accounts.ErrBadCredentials), errors.Is(err, accounts.ErrNoSession):
 		status, msg = http.StatusUnauthorized, err.Error()
-	case errors.Is(err, accounts.ErrClosed), errors.Is(err, accounts.ErrForbidden):
+	case errors.Is(err, accounts.ErrClosed), errors.Is(err, accounts.ErrForbidden), errors.Is(err, accounts.ErrOwnerOnly):
 		status, msg = http.StatusForbidden, err.Error()
 	case errors.Is(err, accounts.ErrEmailTaken):
 		status, msg = http.StatusConflict, err.Error()

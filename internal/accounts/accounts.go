@@ -32,7 +32,16 @@ var (
 	ErrEmailTaken     = errors.New("an account with this email exists")
 	ErrNoSession      = errors.New("not signed in, or the session expired")
 	ErrForbidden      = errors.New("not allowed")
+	// ErrOwnerOnly: the team's people and its ingestion keys are the
+	// owner's to change (a member searches, builds and alerts).
+	ErrOwnerOnly = errors.New("only the team's owner may invite people, remove members or change the team's ingestion keys")
 )
+
+// ManagesTeam tells whether an account of this role may invite people,
+// remove members and rotate or revoke the team's ingestion keys: only the
+// owner. A member may search, build dashboards, save searches and set
+// alerts, and see and rotate its own personal key.
+func ManagesTeam(role string) bool { return role == Owner }
 
 // InputError is a request the person must correct (a weak password, a
 // malformed email).

@@ -94,8 +94,11 @@ func (s *Service) RotatePersonal(ctx context.Context, a Account) (Key, error) {
 
 // RotateIngestion replaces the team's generated ingestion keys with a new
 // one (configured keys such as OTLP_AUTH_TOKEN stay: configuration owns
-// them). Agents must be given the new key.
+// them). Agents must be given the new key. Only the owner rotates.
 func (s *Service) RotateIngestion(ctx context.Context, a Account) (Key, error) {
+	if !ManagesTeam(a.Role) {
+		return Key{}, ErrOwnerOnly
+	}
 	return s.Rotate(ctx, a.TeamID, "", keys.Ingestion, func(k store.Key) bool { return k.Sealed != "" })
 }
 

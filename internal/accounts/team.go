@@ -35,6 +35,9 @@ func (s *Service) Members(ctx context.Context, team string) ([]Account, error) {
 // (email empty) anyone holding the link; it answers the token, which the
 // link carries and which is never stored.
 func (s *Service) Invite(ctx context.Context, by Account, email string) (string, Invitation, error) {
+	if !ManagesTeam(by.Role) {
+		return "", Invitation{}, ErrOwnerOnly
+	}
 	if email != "" {
 		var err error
 		if email, err = normalEmail(email); err != nil {
@@ -73,9 +76,12 @@ func (s *Service) Invitations(ctx context.Context, team string) ([]Invitation, e
 	return out, nil
 }
 
-// RevokeInvitation retires one of the team's invitations.
-func (s *Service) RevokeInvitation(ctx context.Context, team, id string) error {
-	all, err := s.opts.Store.TeamInvitations(ctx, team)
+// RevokeInvitation retires one of the actor's team's invitations.
+func (s *Service) RevokeInvitation(ctx context.Context, actor Account, id string) error {
+	if !ManagesTeam(actor.Role) {
+		return ErrOwnerOnly
+	}
+	all, err := s.opts.Store.TeamInvitations(ctx, actor.TeamID)
 	if err != nil {
 		return err
 	}
@@ -88,9 +94,12 @@ func (s *Service) RevokeInvitation(ctx context.Context, team, id string) error {
 }
 
 // RemoveMember removes an account of the actor's team, with its personal
-// keys and (through the session check) its sessions. The owner cannot be
-// removed, nor can one remove oneself.
+// keys and (through the session check) its sessions. Only the owner
+// removes; the owner cannot be removed, nor can one remove oneself.
 func (s *Service) RemoveMember(ctx context.Context, actor Account, id string) error {
+	if !ManagesTeam(actor.Role) {
+		return ErrOwnerOnly
+	}
 	u, err := s.opts.Store.UserByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) || err == nil && u.TeamID != actor.TeamID {
 		return store.ErrNotFound

@@ -21,9 +21,30 @@ func (s *Server) rotatePersonal(r *http.Request) result {
 	return ok(http.StatusCreated, k, nil)
 }
 
+// managesTeam refuses a caller whose key belongs to an account that may
+// not change the team's ingestion keys (a member's: accounts.ManagesTeam).
+// The bootstrap key no account has taken yet is the operator's.
+func (s *Server) managesTeam(r *http.Request) (result, bool) {
+	caller, _ := r.Context().Value(callerKey{}).(store.Key)
+	if caller.UserID == "" {
+		return result{}, true
+	}
+	u, err := s.opts.Store.UserByID(r.Context(), caller.UserID)
+	if err != nil {
+		return failed("", err), false
+	}
+	if !accounts.ManagesTeam(u.Role) {
+		return fail(http.StatusForbidden, accounts.ErrOwnerOnly.Error()), false
+	}
+	return result{}, true
+}
+
 // rotateIngestion replaces the team's generated ingestion keys by a new
-// one; keys from configuration stay.
+// one; keys from configuration stay. Only the owner rotates.
 func (s *Server) rotateIngestion(r *http.Request) result {
+	if res, ok := s.managesTeam(r); !ok {
+		return res
+	}
 	k, err := s.accounts.Rotate(r.Context(), teamOf(r.Context()), "", keys.Ingestion, func(k store.Key) bool { return k.Sealed != "" })
 	if err != nil {
 		return failed("", err)
@@ -31,8 +52,12 @@ func (s *Server) rotateIngestion(r *http.Request) result {
 	return ok(http.StatusCreated, k, nil)
 }
 
-// revokeIngestion revokes one generated ingestion key by its id.
+// revokeIngestion revokes one generated ingestion key by its id (the
+// owner's to do).
 func (s *Server) revokeIngestion(r *http.Request) result {
+	if res, ok := s.managesTeam(r); !ok {
+		return res
+	}
 	err := s.accounts.RevokeIngestion(r.Context(), teamOf(r.Context()), r.PathValue("id"))
 	switch {
 	case errors.Is(err, store.ErrNotFound):

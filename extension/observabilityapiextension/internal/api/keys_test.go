@@ -46,3 +46,30 @@ func TestRotateAndRevokeKeys(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, call(t, http.MethodDelete, fx.url+"/api/v2/keys/ingestion/"+ingestion["id"].(string), bearer(fx.keyB), nil).status,
 		"another team cannot reach it")
 }
+
+// Issue 41: the team's ingestion keys are the owner's to change; a
+// member's personal key may search, build and alert, and rotate itself,
+// but not rotate or revoke the key every agent sends.
+func TestOnlyTheOwnerChangesIngestionKeys(t *testing.T) {
+	fx := setup(t)
+	ctx := context.Background()
+	st := fx.server.opts.Store
+	personal := func(id, role string) string {
+		require.NoError(t, st.PutUser(ctx, store.User{ID: id, TeamID: "a", Email: id + "@example.com", PasswordHash: "x", Role: role}))
+		k := keys.New("ohp_")
+		require.NoError(t, st.PutKey(ctx, store.Key{Hash: keys.Hash(k), TeamID: "a", Kind: keys.Personal, KeyID: keys.Hash(k)[:12], UserID: id}))
+		return k
+	}
+	member, owner := personal("m", "member"), personal("o", "owner")
+
+	r := call(t, http.MethodPost, fx.url+"/api/v2/keys/ingestion/rotate", bearer(member), nil)
+	assert.Equal(t, http.StatusForbidden, r.status)
+	assert.Contains(t, r.body["message"], "only the team's owner")
+	assert.Equal(t, http.StatusForbidden, call(t, http.MethodDelete, fx.url+"/api/v2/keys/ingestion/any", bearer(member), nil).status)
+	assert.Equal(t, http.StatusOK, call(t, http.MethodGet, fx.url+"/api/v2/dashboards", bearer(member), nil).status, "a member reads and builds")
+	r = call(t, http.MethodPost, fx.url+"/api/v2/keys/personal/rotate", bearer(member), nil)
+	assert.Equal(t, http.StatusCreated, r.status, "a member rotates its own key")
+
+	r = call(t, http.MethodPost, fx.url+"/api/v2/keys/ingestion/rotate", bearer(owner), nil)
+	assert.Equal(t, http.StatusCreated, r.status, r.body)
+}
