@@ -27,6 +27,8 @@ import (
 
 var (
 	srvURL string
+	// srv is the handler behind srvURL, for tests that serve it otherwise.
+	srv *Server
 	// spare is a session no server holds, for tests of New itself.
 	spare *chdb.Conn
 )
@@ -60,6 +62,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
+	srv = s
 	ts := httptest.NewServer(s)
 	srvURL = ts.URL
 	code := m.Run()
