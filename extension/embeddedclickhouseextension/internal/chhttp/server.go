@@ -137,7 +137,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { _ = body.Close() }()
-	req, err := readRequest(r, body)
+	req, err := s.readRequest(r, body)
 	if err != nil {
 		writeRequestError(w, err)
 		return
@@ -159,8 +159,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No write is due while the statement runs; a streamed result's
 	// writes each set their own deadline.
 	_ = rc.SetWriteDeadline(time.Time{})
-	res, err := s.run(sess, req.sessionID != "", headerOr(r, "X-ClickHouse-Database", req.q.Get("database")), req.settings, sessionEffect(req.st.sql), func(c *chdb.Conn) (*chdb.Result, error) {
-		if !req.st.insert && sessionEffect(req.st.sql) != effectSettings {
+	res, err := s.run(sess, req.sessionID != "", headerOr(r, "X-ClickHouse-Database", req.q.Get("database")), req.settings, req.st.effect, func(c *chdb.Conn) (*chdb.Result, error) {
+		if !req.st.insert && req.st.effect != effectSettings {
 			// An INSERT's data comes from its client: one that goes away
 			// ends the data, and the statement with it. A SET is quick,
 			// and what it sets must outlast the mark.

@@ -4,64 +4,140 @@
 package chhttp
 
 import (
-	"regexp"
-	"slices"
 	"strings"
 )
 
-// statement is a query split the way the HTTP interface needs it.
+// statement is a query split the way the HTTP interface needs it, from
+// the engine's parse (parse.go).
 type statement struct {
 	sql    string // what to execute (an INSERT without its FORMAT clause and data)
-	insert bool   // INSERT … FORMAT <format>: the data follows
-	format string // the FORMAT clause's format, "" when absent
+	insert bool   // INSERT … FORMAT <format> or VALUES: the data follows
+	format string // the INSERT's data format, or the query's output FORMAT; "" when absent
 	inline string // data written after an INSERT's FORMAT clause, in the query itself
+	// effect is what the statement leaves on its session; streams, that
+	// its output can be handed over block by block.
+	effect  effect
+	streams bool
+	// parsed is the engine's parse of sql (with its FORMAT clause, for
+	// an INSERT).
+	parsed *parsed
 }
 
-var (
-	insertFormatRE = regexp.MustCompile(`(?is)^(\s*insert\s+into\s+.*?)\s+format\s+([A-Za-z0-9_]+)[ \t]*\r?\n?(.*)$`)
-	formatRE       = regexp.MustCompile(`(?is)\sformat\s+([A-Za-z0-9_]+)\s*;?\s*$`)
+// effect is what a statement leaves on the engine session that ran it.
+type effect uint8
+
+const (
+	effectNone      effect = iota
+	effectSettings         // SET: the session's settings
+	effectDatabase         // USE: its current database
+	effectTemporary        // CREATE TEMPORARY TABLE: its temporary tables
 )
 
-// parseStatement finds an INSERT's FORMAT clause (its data is streamed to
-// the engine, never pasted into SQL) or a query's output FORMAT.
-func parseStatement(q string) statement {
-	body := q[codeStart(q):]
-	if m := insertFormatRE.FindStringSubmatch(body); m != nil && !strings.Contains(strings.ToLower(m[1]), " select ") {
-		return statement{sql: m[1], insert: true, format: m[2], inline: m[3]}
+// classify fills the statement's kind from the engine's parse: its
+// session effect (ClickHouse gives each request without a session_id a
+// fresh context, so these effects must not reach the next request the
+// pooled session serves), and whether it streams: a SELECT (the others'
+// output is small, and the engine streams no SHOW, DESCRIBE or DDL).
+func (st *statement) classify() {
+	p := st.parsed
+	switch p.root() {
+	case "Set":
+		st.effect = effectSettings
+	case "UseQuery":
+		st.effect = effectDatabase
+	case "CreateQuery":
+		// The tree does not say TEMPORARY; the canonical text's first
+		// line is the statement's head, names escaped.
+		head, _, _ := strings.Cut(p.canonical, "\n")
+		if strings.Contains(head, " TEMPORARY ") {
+			st.effect = effectTemporary
+		}
+	case "SelectWithUnionQuery", "SelectIntersectExceptQuery":
+		st.streams = true
 	}
-	st := statement{sql: strings.TrimRight(strings.TrimSpace(q), ";")}
-	if m := formatRE.FindStringSubmatch(q); m != nil {
-		st.format = m[1]
+	if !st.insert {
+		st.format = p.outputFormat()
 	}
-	return st
 }
 
-// multiStatement reports whether sql holds more than one statement: a ';'
-// outside literals, quoted names and comments, followed by more than
-// blanks and comments. ClickHouse's HTTP interface refuses these; the
-// engine would run them all.
-func multiStatement(sql string) bool {
-	ended := false
-	for i := 0; i < len(sql); {
+// dataCandidate is where an INSERT's data might begin: after VALUES, or
+// after FORMAT <name>. The engine's parse decides which one is (readRequest).
+type dataCandidate struct {
+	headEnd   int    // where the VALUES or FORMAT keyword starts
+	format    string // the data's format
+	dataStart int    // where the data starts
+}
+
+// dataCandidates lists, in order, the places an INSERT's data might
+// begin, for the engine to confirm: only a hint of where to look, for
+// text that is not confirmed is never run as an INSERT's head. It reads
+// tokens as the engine's lexer does (comments, quoted strings and names,
+// heredocs, parentheses) so that an INSERT with "format" in its values
+// is not cut there.
+func dataCandidates(sql string) []dataCandidate {
+	if w := leadingWords(sql, 1); len(w) == 0 || w[0] != "insert" {
+		return nil
+	}
+	var out []dataCandidate
+	depth := 0
+	for i := codeStart(sql); i < len(sql); {
 		if next, ok := skipNonCode(sql, i); ok {
 			i = next
 			continue
 		}
 		switch c := sql[i]; {
-		case c == ';':
-			ended = true
-		case ended && c != ' ' && c != '\t' && c != '\r' && c != '\n':
-			return true
+		case isBlank(c):
+			i++
+		case c == '(' || c == '[':
+			depth++
+			i++
+		case c == ')' || c == ']':
+			depth--
+			i++
 		case c == '\'' || c == '"' || c == '`':
 			i = skipQuoted(sql, i)
-			continue
 		case c == '$':
 			i = skipHeredoc(sql, i)
-			continue
+		case identEnd(sql, i) > i:
+			end := identEnd(sql, i)
+			word := sql[i:end]
+			if depth == 0 && strings.EqualFold(word, "values") {
+				out = append(out, dataCandidate{headEnd: i, format: "Values", dataStart: end})
+			}
+			if depth == 0 && strings.EqualFold(word, "format") {
+				j := end + codeStart(sql[end:])
+				if k := identEnd(sql, j); k > j && !startsDigit(sql, j) {
+					out = append(out, dataCandidate{headEnd: i, format: sql[j:k], dataStart: dataAfterFormat(sql, k)})
+				}
+			}
+			i = end
+		default:
+			i++
 		}
+	}
+	return out
+}
+
+// dataAfterFormat is where data starts after a FORMAT clause ending at i:
+// past blanks and one line break, as ClickHouse reads it.
+func dataAfterFormat(sql string, i int) int {
+	for i < len(sql) && (sql[i] == ' ' || sql[i] == '\t') {
 		i++
 	}
-	return false
+	if strings.HasPrefix(sql[i:], "\r\n") {
+		return i + 2
+	}
+	if i < len(sql) && sql[i] == '\n' {
+		return i + 1
+	}
+	return i
+}
+
+func startsDigit(s string, i int) bool { return i < len(s) && s[i] >= '0' && s[i] <= '9' }
+
+// isBlank is whitespace as the engine's lexer reads it (\f and \v too).
+func isBlank(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'
 }
 
 // skipNonCode steps over the comment at i, if there is one.
@@ -116,7 +192,7 @@ func skipQuoted(s string, i int) int {
 
 // skipHeredoc steps over a $tag$…$tag$ literal at i, or the lone '$'.
 func skipHeredoc(s string, i int) int {
-	j := identEnd(s, i+1)
+	j := wordEnd(s, i+1)
 	if j >= len(s) || s[j] != '$' {
 		return i + 1
 	}
@@ -127,49 +203,13 @@ func skipHeredoc(s string, i int) int {
 	return len(s)
 }
 
-// effect is what a statement leaves on the engine session that ran it.
-type effect uint8
-
-const (
-	effectNone      effect = iota
-	effectSettings         // SET: the session's settings
-	effectDatabase         // USE: its current database
-	effectTemporary        // CREATE TEMPORARY TABLE: its temporary tables
-)
-
-// sessionEffect classifies a single statement by its leading words.
-// ClickHouse gives each request without a session_id a fresh context, so
-// these effects must not reach the next request the pooled session serves.
-func sessionEffect(sql string) effect {
-	words := leadingWords(sql, 4)
-	switch {
-	case len(words) == 0:
-		return effectNone
-	case words[0] == "set":
-		return effectSettings
-	case words[0] == "use":
-		return effectDatabase
-	case (words[0] == "create" || words[0] == "attach") && slices.Contains(words[1:], "temporary"):
-		return effectTemporary
-	}
-	return effectNone
-}
-
-// streams reports whether sql is a statement whose output the engine can
-// hand over block by block: a SELECT (the others' output is small, and
-// the engine streams no SHOW, DESCRIBE or DDL).
-func streams(sql string) bool {
-	words := leadingWords(sql, 1)
-	return len(words) == 1 && (words[0] == "select" || words[0] == "with")
-}
-
 // codeStart is where sql's code starts, past blanks and comments.
 func codeStart(sql string) int {
 	i := 0
 	for i < len(sql) {
 		if next, ok := skipNonCode(sql, i); ok {
 			i = next
-		} else if c := sql[i]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+		} else if isBlank(sql[i]) {
 			i++
 		} else {
 			break
@@ -198,10 +238,27 @@ func leadingWords(sql string, n int) []string {
 	return words
 }
 
-// identEnd is the end of the run of word characters at i.
+// identEnd is the end of the bare name at i: word characters, and '$'
+// after the first (the engine's lexer reads a$b as one name, not as a
+// heredoc's start).
 func identEnd(s string, i int) int {
-	for i < len(s) && (s[i] == '_' || s[i] >= '0' && s[i] <= '9' || s[i]|0x20 >= 'a' && s[i]|0x20 <= 'z') {
+	start := i
+	for i < len(s) && (isWordChar(s[i]) || s[i] == '$' && i > start) {
 		i++
 	}
 	return i
+}
+
+// wordEnd is the end of the run of word characters at i (a heredoc's tag).
+func wordEnd(s string, i int) int {
+	for i < len(s) && isWordChar(s[i]) {
+		i++
+	}
+	return i
+}
+
+// isWordChar is a character of a bare name: ASCII letters, digits, '_',
+// and every byte of a UTF-8 sequence.
+func isWordChar(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= 0x80
 }

@@ -6,81 +6,33 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestMultiStatement(t *testing.T) {
+// The places an INSERT's data may begin are offered in order; what is in
+// literals, comments, quoted names, heredocs and parentheses is passed
+// over, and '$' inside a name starts no heredoc.
+func TestDataCandidates(t *testing.T) {
 	for _, tc := range []struct {
 		sql  string
-		want bool
+		want []string // format@data
 	}{
-		{"SELECT 1", false},
-		{"SELECT 1;", false},
-		{"SELECT 1;  -- done\n /* really */ ", false},
-		{"SELECT 1; SELECT 2", true},
-		{"SELECT 1;SET readonly = 1", true},
-		{"SELECT ';' AS a, \"b;c\" , `d;e`", false},
-		{"SELECT 'it''s; fine', 'back\\'slash;'", false},
-		{"SELECT 1 -- ; SET x = 1\n", false},
-		{"SELECT 1 # ; SET x = 1\n", false},
-		{"SELECT 1 /* outer /* inner; */ still; */", false},
-		{"SELECT $tag$ ; $tag$, $$;$$", false},
-		{"SELECT 1; 'x'", true},
-		{"INSERT INTO t VALUES ('a;b'), ('c')", false},
-		{"SELECT 'unterminated; SET x = 1", false},
+		{"SELECT 1 FORMAT CSV", nil},
+		{"INSERT INTO t FORMAT CSV\n1,2", []string{"CSV@1,2"}},
+		{"-- a\n/* b\n c /* d */ */ # e\nINSERT INTO t FORMAT CSV\r\n1,2", []string{"CSV@1,2"}},
+		{"INSERT INTO t (format) FORMAT JSONEachRow {\"a\":1}", []string{"JSONEachRow@{\"a\":1}"}},
+		{"INSERT INTO t VALUES ('the format x', 'values')", []string{"Values@ ('the format x', 'values')"}},
+		{"INSERT INTO t SETTINGS a = 'format CSV' VALUES (1)", []string{"Values@ (1)"}},
+		{"INSERT INTO t VALUES ($$ format x $$)", []string{"Values@ ($$ format x $$)"}},
+		{"INSERT INTO a$a$ VALUES (1) -- $a$", []string{"Values@ (1) -- $a$"}},
+		{"INSERT INTO t FORMAT\fCSV\t\n1", []string{"CSV@1"}},
+		{"INSERT INTO t SELECT 1", nil},
 	} {
-		assert.Equal(t, tc.want, multiStatement(tc.sql), tc.sql)
+		var got []string
+		for _, c := range dataCandidates(tc.sql) {
+			got = append(got, c.format+"@"+tc.sql[c.dataStart:])
+		}
+		assert.Equal(t, tc.want, got, tc.sql)
 	}
 }
 
-func TestSessionEffect(t *testing.T) {
-	for _, tc := range []struct {
-		sql  string
-		want effect
-	}{
-		{"SELECT 1", effectNone},
-		{"set max_threads = 1", effectSettings},
-		{"/* c */ -- d\n# e\n  SET readonly = 1", effectSettings},
-		{"USE system", effectDatabase},
-		{"CREATE TEMPORARY TABLE t (x UInt8)", effectTemporary},
-		{"create or replace temporary table t (x UInt8)", effectTemporary},
-		{"CREATE TABLE t (x UInt8) ENGINE = Memory", effectNone},
-		{"SELECT * FROM t SETTINGS max_threads = 1", effectNone},
-		{"(SELECT 1)", effectNone},
-		{"", effectNone},
-	} {
-		assert.Equal(t, tc.want, sessionEffect(tc.sql), tc.sql)
-	}
-}
-
-// Only what reads goes through the engine's streaming API, which refuses
-// SHOW, DESCRIBE and DDL.
-func TestStreams(t *testing.T) {
-	for _, tc := range []struct {
-		sql  string
-		want bool
-	}{
-		{"SELECT 1", true},
-		{"/* c */ -- d\n  select * FROM t", true},
-		{"WITH x AS (SELECT 1) SELECT * FROM x", true},
-		{"(SELECT 1) UNION ALL (SELECT 2)", true},
-		{"SHOW TABLES", false},
-		{"DESCRIBE TABLE t", false},
-		{"INSERT INTO t SELECT 1", false},
-		{"CREATE TABLE t (x UInt8) ENGINE = Memory", false},
-		{"", false},
-	} {
-		assert.Equal(t, tc.want, streams(tc.sql), tc.sql)
-	}
-}
-
-// An INSERT's data is found past any leading comment the lexer knows,
-// multi-line and nested ones included.
-func TestParseStatementSkipsLeadingComments(t *testing.T) {
-	for _, q := range []string{
-		"INSERT INTO t FORMAT CSV\n1,2",
-		"-- a\n/* b\n c /* d */ */ # e\nINSERT INTO t FORMAT CSV\n1,2",
-	} {
-		st := parseStatement(q)
-		assert.True(t, st.insert, q)
-		assert.Equal(t, "CSV", st.format, q)
-		assert.Equal(t, "1,2", st.inline, q)
-	}
+func TestEscapeParam(t *testing.T) {
+	assert.Equal(t, `a\\b\nc\td\re\0`, escapeParam("a\\b\nc\td\re\x00"))
 }
