@@ -30,7 +30,10 @@ func forbidden(ip net.IP) string {
 	if !ok {
 		return "an unusable address"
 	}
-	addr = addr.Unmap()
+	return forbiddenAddr(addr.Unmap())
+}
+
+func forbiddenAddr(addr netip.Addr) string {
 	switch {
 	case addr.IsLoopback():
 		return "loopback"
@@ -46,7 +49,70 @@ func forbidden(ip net.IP) string {
 			return "reserved (" + p.String() + ")"
 		}
 	}
+	// An IPv6 address that carries an IPv4 one reaches it through a
+	// translator or a tunnel (or, on some stacks, directly): judged by
+	// the IPv4 address it carries.
+	for _, v4 := range embeddedIPv4(addr) {
+		if why := forbiddenAddr(v4); why != "" {
+			return "an IPv6 form of " + v4.String() + ", which is " + why
+		}
+	}
+	for _, own := range hostAddrs() {
+		if own.Unmap() == addr {
+			return "this host's own (" + addr.String() + " is on one of its interfaces)"
+		}
+	}
 	return ""
+}
+
+// IPv6 ranges whose addresses carry an IPv4 address.
+var (
+	ipv4Compatible = netip.MustParsePrefix("::/96")        // ::a.b.c.d, deprecated but still routed by some stacks
+	nat64          = netip.MustParsePrefix("64:ff9b::/96") // RFC 6052 well-known prefix
+	sixToFour      = netip.MustParsePrefix("2002::/16")    // RFC 3056: 2002:AABB:CCDD::
+	teredo         = netip.MustParsePrefix("2001::/32")    // RFC 4380: server, and the client's XOR-ed
+)
+
+// embeddedIPv4 answers the IPv4 addresses an IPv6 address carries (none
+// for a plain one). ::ffff:a.b.c.d is unmapped before this.
+func embeddedIPv4(addr netip.Addr) []netip.Addr {
+	if !addr.Is6() {
+		return nil
+	}
+	b := addr.As16()
+	v4 := func(p []byte) netip.Addr { return netip.AddrFrom4([4]byte{p[0], p[1], p[2], p[3]}) }
+	switch {
+	case ipv4Compatible.Contains(addr), nat64.Contains(addr):
+		return []netip.Addr{v4(b[12:16])}
+	case sixToFour.Contains(addr):
+		return []netip.Addr{v4(b[2:6])}
+	case teredo.Contains(addr):
+		client := [4]byte{^b[12], ^b[13], ^b[14], ^b[15]}
+		return []netip.Addr{v4(b[4:8]), netip.AddrFrom4(client)}
+	}
+	return nil
+}
+
+// hostAddrs are the addresses on this host's interfaces, public ones
+// among them (a cloud VM's, a host with a routable address): a webhook
+// to one reaches this host's own services on every interface they
+// listen on. Read at each check, so an address gained later counts.
+var hostAddrs = realHostAddrs
+
+func realHostAddrs() []netip.Addr {
+	ifAddrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	out := make([]netip.Addr, 0, len(ifAddrs))
+	for _, a := range ifAddrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr().Unmap())
+		} else if ip, err := netip.ParseAddr(a.String()); err == nil {
+			out = append(out, ip.Unmap())
+		}
+	}
+	return out
 }
 
 // looseIPv4 reads the IPv4 forms C's inet_aton takes and some resolvers
