@@ -31,8 +31,8 @@ import (
 // The search page's server time over a day of logs, and opening a large
 // trace, in the embedded engine on the tables the contrib exporter
 // creates. SEARCH_BENCH_LOGS and SEARCH_BENCH_SPANS size the data (10
-// million logs and 1 million spans by default, as the issue asks; about
-// a minute to generate on two cores). Each iteration reports its time;
+// million logs and 1 million spans by default, as the issue asks;
+// docs/performance.md says how long generating them takes). Each iteration reports its time;
 // p50 and p95 over the run are reported as metrics, for the UI's path
 // (the handlers, as the browser calls them: histogram and first 100 rows
 // at once) and for the same SQL sent straight to the engine.
@@ -51,14 +51,19 @@ func envInt(name string, def int) int {
 }
 
 // seedBench makes the exporter's tables (by starting the exporter itself)
-// and fills them with generated rows ending now.
-func seedBench(b *testing.B, db *sql.DB) (time.Time, string) {
+// and fills them with generated rows ending now. Each of its statements
+// runs for minutes on a slow machine: they go over a connection of their
+// own whose client waits as long as they run (clickhouse-go's read
+// timeout is 5 minutes by default, for a server as for the engine).
+func seedBench(b *testing.B) (time.Time, string) {
 	nLogs, nSpans := envInt("SEARCH_BENCH_LOGS", 10_000_000), envInt("SEARCH_BENCH_SPANS", 1_000_000)
 	end := time.Now().UTC().Truncate(time.Second)
 	const bigTrace = "0000000000000000000000000000beef"
 	benchOnce.Do(func() {
 		ctx := context.Background()
 		chtest.FreshDatabase(b, benchDB)
+		db := clickhouse.OpenDB(&clickhouse.Options{Addr: []string{chtest.Endpoint(b)}, Protocol: clickhouse.HTTP, ReadTimeout: time.Hour})
+		defer db.Close()
 		f := clickhouseexporter.NewFactory()
 		cfg := f.CreateDefaultConfig().(*clickhouseexporter.Config)
 		cfg.Endpoint = "http://" + chtest.Endpoint(b)
@@ -83,6 +88,12 @@ func seedBench(b *testing.B, db *sql.DB) (time.Time, string) {
 		day := int64(24 * time.Hour)
 		services := "['checkout','cart','payment','search','auth','frontend','inventory','shipping','email','ads']"
 		t0 := time.Now()
+		step := t0
+		took := func() time.Duration {
+			d := time.Since(step).Round(time.Second)
+			step = time.Now()
+			return d
+		}
 		_, err := db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %[1]s.otel_logs
 			(Timestamp, TraceId, SpanId, SeverityText, SeverityNumber, ServiceName, Body, ResourceAttributes, LogAttributes)
 			SELECT fromUnixTimestamp64Nano(toInt64(%[2]d - intDiv(number * %[3]d, %[4]d))),
@@ -96,6 +107,7 @@ func seedBench(b *testing.B, db *sql.DB) (time.Time, string) {
 			  map('http.status_code', if(number %% 50 = 0, '500', '200'), 'user.id', toString(number %% 10007))
 			FROM numbers(%[4]d) SETTINGS max_insert_block_size = 1048576`, benchDB, end.UnixNano(), day, nLogs, services))
 		require.NoError(b, err)
+		tookLogs := took()
 		// Spans: traces of 10 spans, and one of 1,000.
 		_, err = db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %[1]s.otel_traces
 			(Timestamp, TraceId, SpanId, ParentSpanId, SpanName, SpanKind, ServiceName, ResourceAttributes, SpanAttributes, Duration, StatusCode)
@@ -109,9 +121,11 @@ func seedBench(b *testing.B, db *sql.DB) (time.Time, string) {
 			  toUInt64((number %% 1000 + 1) * 100000), if(number %% 97 = 0, 'Error', 'Unset')
 			FROM numbers(%[4]d)`, benchDB, end.UnixNano(), day, nSpans, services, bigTrace))
 		require.NoError(b, err)
+		tookSpans := took()
 		_, err = db.ExecContext(ctx, "OPTIMIZE TABLE "+benchDB+".otel_logs FINAL")
 		require.NoError(b, err)
-		b.Logf("generated %d logs and %d spans in %s", nLogs, nSpans, time.Since(t0).Round(time.Second))
+		b.Logf("generated %d logs and %d spans in %s (logs %s, spans %s, OPTIMIZE FINAL of the logs %s)",
+			nLogs, nSpans, time.Since(t0).Round(time.Second), tookLogs, tookSpans, took())
 	})
 	return end, bigTrace
 }
@@ -135,7 +149,7 @@ func timed(b *testing.B, fn func()) {
 
 func BenchmarkSearchPage(b *testing.B) {
 	db := chtest.DB(b)
-	end, bigTrace := seedBench(b, db)
+	end, bigTrace := seedBench(b)
 	st := realStateIn(b, "bench_ui_state")
 	st.Sources.Tenancy.OwnerDatabases = []string{benchDB}
 	ctx := context.Background()
