@@ -247,4 +247,3 @@ func TestLongAndShortStatementsTogether(t *testing.T) {
 	_, body, _ := do(t, http.MethodPost, "", strings.NewReader("SELECT count(), sum(n) FROM mix_long"))
 	assert.Equal(t, "8\t28\n", body)
 }
-
