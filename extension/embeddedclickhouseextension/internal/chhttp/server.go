@@ -138,12 +138,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() { _ = body.Close() }()
 	req, err := s.readRequest(r, body)
+	// Reading the body, and then waiting for a session, may take long:
+	// an answer after either gets a send's time from then.
+	answering()
 	if err != nil {
 		writeRequestError(w, err)
 		return
 	}
 	sess, done, err := s.sessionOf(r.Context(), req.sessionID, req.q, req.stream)
 	if err != nil {
+		answering()
 		writeRequestError(w, err)
 		return
 	}
