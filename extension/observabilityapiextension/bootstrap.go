@@ -64,6 +64,12 @@ func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.
 			return "", err
 		}
 	}
+	// Webhooks stored before their headers were sealed are sealed now.
+	if n, err := srv.SealWebhookHeaders(ctx); err != nil {
+		return "", err
+	} else if n > 0 {
+		e.set.Logger.Info("sealed the headers of webhooks stored in clear", zap.Int("webhooks", n))
+	}
 	return firstKeys, nil
 }
 

@@ -75,23 +75,33 @@ func NewSealer(secret []byte) (*Sealer, error) {
 
 // Seal encrypts a key; the hash binds the ciphertext to its row, so a
 // sealed value copied to another key's row does not open there.
-func (s *Sealer) Seal(key string) string {
-	nonce := make([]byte, s.aead.NonceSize())
-	_, _ = rand.Read(nonce)
-	out := s.aead.Seal(nonce, nonce, []byte(key), []byte(Hash(key)))
-	return base64.RawStdEncoding.EncodeToString(out)
-}
+func (s *Sealer) Seal(key string) string { return s.SealBound(key, Hash(key)) }
 
 // Open decrypts a sealed key stored with hash.
 func (s *Sealer) Open(sealed, hash string) (string, error) {
+	return s.OpenBound(sealed, hash)
+}
+
+// SealBound encrypts any secret (a webhook's headers) bound to where it
+// is stored (bound, e.g. its team and id): it opens only with the same
+// binding, so a sealed value copied elsewhere does not open there.
+func (s *Sealer) SealBound(plain, bound string) string {
+	nonce := make([]byte, s.aead.NonceSize())
+	_, _ = rand.Read(nonce)
+	out := s.aead.Seal(nonce, nonce, []byte(plain), []byte(bound))
+	return base64.RawStdEncoding.EncodeToString(out)
+}
+
+// OpenBound decrypts what SealBound sealed with the same binding.
+func (s *Sealer) OpenBound(sealed, bound string) (string, error) {
 	b, err := base64.RawStdEncoding.DecodeString(sealed)
 	if err != nil || len(b) < s.aead.NonceSize() {
-		return "", errors.New("sealed key is malformed")
+		return "", errors.New("sealed value is malformed")
 	}
 	n := s.aead.NonceSize()
-	plain, err := s.aead.Open(nil, b[:n], b[n:], []byte(hash))
+	plain, err := s.aead.Open(nil, b[:n], b[n:], []byte(bound))
 	if err != nil {
-		return "", errors.New("sealed key does not open with this data directory's secret")
+		return "", errors.New("sealed value does not open with this data directory's secret")
 	}
 	return string(plain), nil
 }

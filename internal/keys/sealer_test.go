@@ -44,3 +44,17 @@ func TestSealerRoundTripAndFile(t *testing.T) {
 	_, err = s.Open("not base64 !", Hash(key))
 	assert.Error(t, err)
 }
+
+func TestSealBoundOpensOnlyWhereItWasSealed(t *testing.T) {
+	s, err := NewSealer(make([]byte, 32))
+	require.NoError(t, err)
+	sealed := s.SealBound(`{"Authorization":"Bearer x"}`, "webhook:a/1")
+	assert.NotContains(t, sealed, "Bearer")
+	plain, err := s.OpenBound(sealed, "webhook:a/1")
+	require.NoError(t, err)
+	assert.Equal(t, `{"Authorization":"Bearer x"}`, plain)
+	_, err = s.OpenBound(sealed, "webhook:b/1")
+	assert.Error(t, err, "copied to another team's webhook, it does not open")
+	_, err = s.OpenBound("!!", "webhook:a/1")
+	assert.Error(t, err)
+}

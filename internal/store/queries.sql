@@ -59,6 +59,13 @@ WHERE team_id = ? AND kind = ? AND id IN ? AND deleted = 0
 SELECT team_id, id, doc, created_at, updated_at FROM {db}.api_resources FINAL
 WHERE kind = ? AND deleted = 0 ORDER BY team_id, id
 
+-- name: deleted_with_doc
+SELECT team_id, id, doc, created_at, updated_at FROM {db}.api_resources FINAL
+WHERE kind = ? AND deleted = 1 AND doc != '{}' ORDER BY team_id, id
+
+-- name: drop_old_resource_versions
+OPTIMIZE TABLE {db}.api_resources FINAL
+
 -- name: insert_claim
 -- On a cluster the claim is on a quorum of replicas before the insert
 -- returns, and the read below sees every quorum write; on one server both

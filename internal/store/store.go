@@ -287,14 +287,53 @@ func scanResources(rows *sql.Rows) ([]Resource, error) {
 	return out, rows.Err()
 }
 
-// Delete marks a live resource of the team deleted.
+// Delete marks a live resource of the team deleted. The deleted version
+// keeps no document: nothing reads it, and a webhook's would still hold
+// its (sealed) headers.
 func (s *Store) Delete(ctx context.Context, team, kind, id string) error {
 	r, err := s.Get(ctx, team, kind, id)
 	if err != nil {
 		return err
 	}
 	_, err = s.db.ExecContext(ctx, s.sql("delete_resource"),
-		team, kind, id, string(r.Doc), version(), r.CreatedAt.UnixMilli())
+		team, kind, id, "{}", version(), r.CreatedAt.UnixMilli())
+	return err
+}
+
+// DeletedWithDoc lists every team's deleted resources of a kind whose
+// deleted version still holds a document (deleted before Delete dropped
+// it), for Scrub.
+func (s *Store) DeletedWithDoc(ctx context.Context, kind string) ([]Owned, error) {
+	rows, err := s.db.QueryContext(ctx, s.sql("deleted_with_doc"), kind)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Owned
+	for rows.Next() {
+		var o Owned
+		var doc string
+		if err := rows.Scan(&o.TeamID, &o.ID, &doc, &o.CreatedAt, &o.UpdatedAt); err != nil {
+			return nil, err
+		}
+		o.Doc = []byte(doc)
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// Scrub writes a deleted resource's deleted version again, without its
+// document.
+func (s *Store) Scrub(ctx context.Context, kind string, o Owned) error {
+	_, err := s.db.ExecContext(ctx, s.sql("delete_resource"), o.TeamID, kind, o.ID, "{}", version(), o.CreatedAt.UnixMilli())
+	return err
+}
+
+// DropOldVersions merges the resources table so that the versions its
+// newer rows replace are removed from disk now rather than at some later
+// merge (after rewriting documents that held secrets in clear).
+func (s *Store) DropOldVersions(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, s.sql("drop_old_resource_versions"))
 	return err
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/charts"
 	"github.com/otelhouse/otelhouse/internal/dashboards"
+	"github.com/otelhouse/otelhouse/internal/keys"
 	"github.com/otelhouse/otelhouse/internal/savedsearch"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
@@ -70,6 +71,8 @@ type Options struct {
 	ClaimSettle time.Duration
 	Replica     string
 	Logger      *zap.Logger
+	// Sealer opens the webhooks' sealed headers.
+	Sealer *keys.Sealer
 }
 
 // Scheduler evaluates due alerts (EvaluateDue, called every check
@@ -332,12 +335,20 @@ func (s *Scheduler) notify(ctx context.Context, team string, a *Alert, n Notific
 		return webhook.Result{Err: fmt.Errorf("webhook %s: %w", a.Channel.WebhookID, err)}
 	}
 	var wh struct {
-		URL     string            `json:"url"`
+		URL string `json:"url"`
+		// Headers are in clear only in a document written before
+		// headers were sealed and not yet rewritten (api.SealWebhookHeaders).
 		Headers map[string]string `json:"headers"`
+		Sealed  string            `json:"sealedHeaders"`
 		Body    string            `json:"body"`
 	}
 	if err := json.Unmarshal(res.Doc, &wh); err != nil {
 		return webhook.Result{Err: err}
+	}
+	if wh.Sealed != "" {
+		if wh.Headers, err = webhook.OpenHeaders(s.o.Sealer, team, res.ID, wh.Sealed); err != nil {
+			return webhook.Result{Err: err}
+		}
 	}
 	body, _ := json.Marshal(n)
 	if wh.Body != "" {

@@ -130,5 +130,18 @@ func decodeWebhook(s *Server, ctx context.Context, body []byte, st stamp) (docum
 		}
 	}
 	wh.ID, wh.CreatedAt, wh.UpdatedAt = st.id, st.created, st.updated
-	return document{st.id, &wh}, nil
+	sealed, err := webhook.SealHeaders(s.opts.Sealer, teamOf(ctx), st.id, wh.Headers)
+	if err != nil {
+		return document{}, err
+	}
+	wh.Headers = nil
+	return document{st.id, &storedWebhook{Webhook: wh, SealedHeaders: sealed}}, nil
+}
+
+// storedWebhook is a webhook as stored: its headers sealed, never in
+// clear (webhook.SealHeaders). Callers cannot send sealedHeaders: the
+// body decodes into Webhook, which has no such field.
+type storedWebhook struct {
+	Webhook
+	SealedHeaders string `json:"sealedHeaders,omitempty"`
 }

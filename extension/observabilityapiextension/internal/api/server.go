@@ -20,6 +20,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/accounts"
 	"github.com/otelhouse/otelhouse/internal/dashboards"
 	"github.com/otelhouse/otelhouse/internal/keys"
@@ -110,7 +111,7 @@ func New(opts Options) *Server {
 		sources:  &sources.Catalog{Store: opts.Store, Tenancy: opts.Tenancy}, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer}),
 		replica: newID()}
 	s.scheduler = alerting.New(alerting.Options{Store: opts.Store, Sources: s.sources, DB: opts.DB, QueryTimeout: s.queryTimeout(),
-		Workers: opts.AlertWorkers, ClaimSettle: opts.AlertClaimSettle, Replica: s.replica, Logger: opts.Logger})
+		Workers: opts.AlertWorkers, ClaimSettle: opts.AlertClaimSettle, Replica: s.replica, Logger: opts.Logger, Sealer: opts.Sealer})
 	self := "/api/v2"
 	mgd := "/v1/organizations/{org}/services/{svc}/observability"
 	for _, r := range []struct {
@@ -267,6 +268,7 @@ func public(kind string, doc []byte) any {
 	_ = json.Unmarshal(doc, &m)
 	if kind == kindWebhook {
 		delete(m, "headers")
+		delete(m, webhook.SealedField)
 	}
 	return m
 }
