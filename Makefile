@@ -148,6 +148,7 @@ fuzz:
 	$(FUZZ) -fuzz=FuzzCounters ./internal/budget
 	$(FUZZ) -fuzz=FuzzCheckSQLWhere ./internal/charts
 	$(FUZZ) -fuzz=FuzzRender ./extension/observabilityapiextension/internal/alerttemplate
+	$(FUZZ) -fuzz=FuzzStatement ./extension/embeddedclickhouseextension/internal/chhttp
 
 lint: $(GOLANGCI) tools/openapi/node_modules/.installed
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
