@@ -282,10 +282,11 @@ func condition(ctx context.Context, db *sql.DB, language, text string, f fields,
 		if err != nil {
 			return "", err
 		}
-		if err := CheckSQLWhere(text, f.cols, fns); err != nil {
+		checked, err := CheckSQLWhere(ctx, db, text, f.cols, fns)
+		if err != nil {
 			return "", fmt.Errorf("sql where: %w", err)
 		}
-		return "(" + text + ")", nil
+		return checked, nil
 	}
 	return "", fmt.Errorf("whereLanguage must be lucene or sql, got %q", language)
 }
@@ -462,6 +463,21 @@ func tooManyPoints(buckets, groups int) error {
 		MaxPoints, buckets, groups)}
 }
 
+// UserQuerySettings are the settings of every query that carries a
+// user's text (a where, a field name). readonly=2 is the engine's own
+// guarantee behind the where check: such a query writes nothing, creates
+// nothing and changes no server state, whatever got past the check.
+// (readonly=1 would also refuse the request's own settings below.)
+func UserQuerySettings(timeout time.Duration) clickhouse.Settings {
+	return clickhouse.Settings{
+		"readonly":           2,
+		"max_execution_time": int(math.Ceil(timeout.Seconds())),
+		// A ClickHouse server keeps running an HTTP query whose client
+		// hung up unless told otherwise.
+		"cancel_http_readonly_queries_on_client_close": 1,
+	}
+}
+
 // Run executes the series and lines their results up on shared buckets,
 // every bucket of the range present: count, count_distinct and sum fill
 // gaps with 0, the others with null.
@@ -480,13 +496,7 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 		if err != nil {
 			return nil, QueryError{fmt.Errorf("series %d: %w", i, err)}
 		}
-		qctx := clickhouse.Context(ctx, clickhouse.WithParameters(params),
-			clickhouse.WithSettings(clickhouse.Settings{
-				"max_execution_time": int(math.Ceil(timeout.Seconds())),
-				// A ClickHouse server keeps running an HTTP query whose client
-				// hung up unless told otherwise.
-				"cancel_http_readonly_queries_on_client_close": 1,
-			}))
+		qctx := clickhouse.Context(ctx, clickhouse.WithParameters(params), clickhouse.WithSettings(UserQuerySettings(timeout)))
 		rows, err := db.QueryContext(qctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("series %d: %w", i, engineError(err))

@@ -235,7 +235,7 @@ func TestChartErrors(t *testing.T) {
 		"missing field":    {AggFn: "avg"},
 		"bad lucene":       {AggFn: "count", Where: "(level:error"},
 		"sql subquery":     {AggFn: "count", WhereLanguage: "sql", Where: "1 IN (SELECT 1)"},
-		"sql comment":      {AggFn: "count", WhereLanguage: "sql", Where: "1 -- x"},
+		"sql settings":     {AggFn: "count", WhereLanguage: "sql", Where: "1) SETTINGS max_threads = 1 --"},
 		"quantile level":   {AggFn: "quantile", Field: "Attr.latency", Level: 2},
 		"unknown language": {AggFn: "count", WhereLanguage: "kql"},
 	} {
@@ -296,4 +296,32 @@ func queryErr(rows *sql.Rows, err error) error {
 	for rows.Next() {
 	}
 	return rows.Err()
+}
+
+// TestUserQueriesAreReadOnly: the engine itself refuses a write or a DDL
+// statement run with the settings of queries that carry a user's text,
+// and the sessions that served them still write afterwards.
+func TestUserQueriesAreReadOnly(t *testing.T) {
+	db := chtest.DB(t)
+	chtest.FreshDatabase(t, "ro")
+	_, err := db.Exec("CREATE DATABASE ro")
+	require.NoError(t, err)
+	_, err = db.Exec("CREATE TABLE ro.t (x UInt8) ENGINE = MergeTree ORDER BY x")
+	require.NoError(t, err)
+	ro := clickhouse.Context(context.Background(), clickhouse.WithSettings(UserQuerySettings(time.Minute)))
+	for _, stmt := range []string{"INSERT INTO ro.t SELECT 1", "CREATE TABLE ro.u (x UInt8) ENGINE = Memory", "DROP TABLE ro.t",
+		"SELECT 1 SETTINGS readonly = 0"} {
+		_, err := db.ExecContext(ro, stmt)
+		assert.ErrorContains(t, err, "readonly", stmt)
+	}
+	for range 8 { // more than the engine's sessions
+		_, err = db.Exec("INSERT INTO ro.t SELECT 1")
+		require.NoError(t, err)
+		rows, err := db.QueryContext(ro, "SELECT count() FROM ro.t")
+		require.NoError(t, err)
+		require.NoError(t, rows.Close())
+	}
+	var n uint64
+	require.NoError(t, db.QueryRow("SELECT count() FROM ro.t").Scan(&n))
+	assert.Equal(t, uint64(8), n)
 }

@@ -7,30 +7,23 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
 )
 
 // A whereLanguage=sql condition is pasted into the chart's query, which
 // runs with the API's database credentials: those reach the API's own
 // state (teams, key hashes, other teams' webhooks) and, through functions
 // such as file(), the host's files. An API key must not grant that, so a
-// condition is checked token by token against an allow list: it may name
-// the source's columns, constants, lambda parameters, the operators and
-// keywords of an expression, and functions of the categories that compute
-// on values. Anything else (another table, a subquery, a comment, a
-// function that reads files, dictionaries, settings or remote services)
-// is refused before the query is sent.
-
-// whereKeywords are the words an expression may use besides names.
-var whereKeywords = map[string]bool{
-	"AND": true, "OR": true, "NOT": true, "IN": true, "IS": true, "NULL": true, "TRUE": true, "FALSE": true,
-	"LIKE": true, "ILIKE": true, "REGEXP": true, "BETWEEN": true, "DIV": true, "MOD": true,
-	"CASE": true, "WHEN": true, "THEN": true, "ELSE": true, "END": true, "AS": true, "INF": true, "NAN": true,
-	"INTERVAL": true, "NANOSECOND": true, "MICROSECOND": true, "MILLISECOND": true, "SECOND": true, "MINUTE": true,
-	"HOUR": true, "DAY": true, "WEEK": true, "MONTH": true, "QUARTER": true, "YEAR": true,
-}
+// condition is decided on the engine's own parse of it (EXPLAIN AST, see
+// astdump.go): one expression whose every name is a column of the source
+// (or a lambda's parameter), whose every function computes on values
+// alone, with no sub-query, table, SETTINGS or FORMAT anywhere. What runs
+// is then written from that tree (whererender.go), not the user's text.
 
 // safeCategories are system.functions categories whose functions compute
 // only on their arguments.
@@ -142,264 +135,186 @@ func catalogOf(ctx context.Context, db *sql.DB) (*Catalog, error) {
 	return c, nil
 }
 
-type sqlTokKind uint8
+// MaxSQLWhere bounds a sql where's length: the engine parses it twice.
+const MaxSQLWhere = 64 << 10
 
+// explainPrefix and explainSuffix frame a condition for the engine's
+// parser. The line break ends a `--` comment, so the closing parenthesis
+// is always read; whatever the condition adds past it shows in the tree.
 const (
-	sqlWord   sqlTokKind = iota + 1 // bare name or keyword
-	sqlQuoted                       // `name` or "name"
-	sqlNumber
-	sqlString
-	sqlPunct
+	explainPrefix = "EXPLAIN AST SELECT 1 WHERE ("
+	explainSuffix = "\n)"
 )
 
-type sqlTok struct {
-	kind sqlTokKind
-	text string // a quoted name unquoted; punctuation one or two bytes
-	pos  int
+// parsed is the engine's parse of one framed condition.
+type parsed struct {
+	cond *astNode
+	err  error
 }
 
-// is tells whether t is the punctuation p.
-func (t sqlTok) is(p string) bool { return t.kind == sqlPunct && t.text == p }
+// parses caches the engine's parses by server and text: a dashboard
+// asks for the same conditions on every refresh. Bounded by dropping it
+// whole when full.
+var parses struct {
+	sync.Mutex
+	m map[parseKey]parsed
+}
 
-// lexSQL splits a condition into ClickHouse tokens, refusing what an
-// expression never needs: comments, statement separators, query
-// parameters, heredocs and bytes outside ASCII (outside strings).
-func lexSQL(s string) ([]sqlTok, error) {
-	var toks []sqlTok
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case isWordStart(c):
-			j := i + 1
-			for j < len(s) && (isWordStart(s[j]) || isDigit(s[j])) {
-				j++
-			}
-			toks = append(toks, sqlTok{sqlWord, s[i:j], i})
-			i = j
-		case isDigit(c) || c == '.' && i+1 < len(s) && isDigit(s[i+1]):
-			j := i + 1
-			for j < len(s) && (isWordStart(s[j]) || isDigit(s[j]) || s[j] == '.' ||
-				(s[j] == '+' || s[j] == '-') && (s[j-1] == 'e' || s[j-1] == 'E') && !strings.HasPrefix(s[i:], "0x")) {
-				j++
-			}
-			if !number.MatchString(s[i:j]) {
-				return nil, fmt.Errorf("%q at offset %d is not a number", s[i:j], i)
-			}
-			toks = append(toks, sqlTok{sqlNumber, s[i:j], i})
-			i = j
-		case c == '\'' || c == '`' || c == '"':
-			text, j, ok := quoted(s, i)
-			if !ok {
-				return nil, fmt.Errorf("unterminated %c at offset %d", c, i)
-			}
-			kind := sqlQuoted
-			if c == '\'' {
-				kind = sqlString
-			}
-			toks = append(toks, sqlTok{kind, text, i})
-			i = j
-		case strings.HasPrefix(s[i:], "--") || strings.HasPrefix(s[i:], "/*") || c == '#':
-			return nil, fmt.Errorf("comments are not allowed (offset %d)", i)
-		case strings.HasPrefix(s[i:], "::") || strings.HasPrefix(s[i:], "->"):
-			toks = append(toks, sqlTok{sqlPunct, s[i : i+2], i})
-			i += 2
-		case strings.IndexByte("()[],.+-*/%=!<>|:?", c) >= 0:
-			toks = append(toks, sqlTok{sqlPunct, s[i : i+1], i})
-			i++
-		default:
-			return nil, fmt.Errorf("character %q is not allowed outside a string (offset %d)", c, i)
-		}
+type parseKey struct {
+	db   *sql.DB
+	text string
+}
+
+const maxCachedParses = 4096
+
+// CheckSQLWhere decides on the engine's parse of cond whether it is one
+// condition over the columns cols calling only functions fns allows, and
+// returns the SQL to run for it: written from the checked tree, and
+// parsed by the engine again to the same tree.
+func CheckSQLWhere(ctx context.Context, db *sql.DB, cond string, cols map[string]string, fns *Catalog) (string, error) {
+	if len(cond) > MaxSQLWhere {
+		return "", QueryError{fmt.Errorf("a sql where may be at most %d bytes, got %d", MaxSQLWhere, len(cond))}
 	}
-	return toks, nil
-}
-
-// number is what ClickHouse reads as one numeric literal; letters glued to
-// digits are refused rather than guessed at.
-var number = regexp.MustCompile(`^(0[xX][0-9a-fA-F_]+|0[bB][01_]+|[0-9_]*\.?[0-9_]*([eE][+-]?[0-9_]+)?)$`)
-
-func isWordStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
-
-// quoted reads the quoted token at i (backslash escapes, or the quote
-// doubled) and returns its content and the offset after it.
-func quoted(s string, i int) (string, int, bool) {
-	q := s[i]
-	var b strings.Builder
-	for j := i + 1; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			if j+1 >= len(s) {
-				return "", 0, false
-			}
-			b.WriteByte(s[j])
-			j++
-			b.WriteByte(s[j])
-		case q:
-			if j+1 < len(s) && s[j+1] == q {
-				b.WriteByte(q)
-				j++
-				continue
-			}
-			return b.String(), j + 1, true
-		default:
-			b.WriteByte(s[j])
-		}
-	}
-	return "", 0, false
-}
-
-// group is an open bracket of the condition.
-type group struct {
-	close byte
-	// constant: opened after IN, or inside such a group, where a name
-	// would be read as a table.
-	constant bool
-	// cast: CAST's own parentheses, where AS introduces a type.
-	cast bool
-}
-
-// CheckSQLWhere accepts a condition that is one self-contained expression
-// over the columns cols, calling only functions fns allows.
-func CheckSQLWhere(cond string, cols map[string]string, fns *Catalog) error {
-	toks, err := lexSQL(cond)
+	n, err := parseCondition(ctx, db, cond)
 	if err != nil {
+		return "", err
+	}
+	text, err := renderWhere(n, whereScope{cols: cols, fns: fns})
+	if err != nil {
+		return "", QueryError{err}
+	}
+	again, err := parseCondition(ctx, db, text)
+	if err != nil || again.String() != n.String() {
+		// The rendering must mean what the user wrote; if the engine reads
+		// it otherwise, refuse rather than run something else.
+		return "", QueryError{errors.New("this condition cannot be checked safely; write it more plainly (see docs/api.md, sql where)")}
+	}
+	return "(" + text + ")", nil
+}
+
+// parseCondition has the engine parse cond, read-only, and returns the
+// condition's tree.
+func parseCondition(ctx context.Context, db *sql.DB, cond string) (*astNode, error) {
+	key := parseKey{db, cond}
+	parses.Lock()
+	p, ok := parses.m[key]
+	parses.Unlock()
+	if ok {
+		return p.cond, p.err
+	}
+	dump, err := explainAST(ctx, db, explainPrefix+cond+explainSuffix)
+	if err != nil {
+		var qe QueryError
+		if !errors.As(err, &qe) {
+			return nil, err // the engine unreachable, say: not the text's fault, not cached
+		}
+		p.err = err
+	} else if root, perr := parseASTDump(dump); perr != nil {
+		p.err = QueryError{perr}
+	} else if p.cond, perr = conditionOf(root); perr != nil {
+		p.err = QueryError{perr}
+	}
+	parses.Lock()
+	if parses.m == nil || len(parses.m) >= maxCachedParses {
+		parses.m = map[parseKey]parsed{}
+	}
+	parses.m[key] = p
+	parses.Unlock()
+	return p.cond, p.err
+}
+
+// explainAST runs EXPLAIN AST read-only (it parses, it runs nothing) and
+// returns the dump; the engine's syntax errors come back as the caller's
+// mistake, with positions counted in the condition.
+func explainAST(ctx context.Context, db *sql.DB, stmt string) (string, error) {
+	rows, err := db.QueryContext(clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"readonly": 2})), stmt)
+	if err != nil {
+		return "", syntaxError(err)
+	}
+	defer func() { _ = rows.Close() }()
+	var b strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return "", err
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	if err := rows.Err(); err != nil {
+		return "", syntaxError(err)
+	}
+	return b.String(), nil
+}
+
+// syntaxPosition is where the engine's syntax error message gives the
+// failing offset in the statement.
+var syntaxPosition = regexp.MustCompile(`failed at position (\d+)`)
+
+// syntaxError turns the engine's refusal of the framed condition into
+// the caller's mistake, without the statement's text; other errors pass.
+func syntaxError(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "(ACCESS_DENIED)") || strings.Contains(msg, "Code: 497.") {
+		// The engine's own confinement refused the text before parsing it.
+		reason := msg
+		if _, r, ok := strings.Cut(msg, "Not enough privileges: "); ok {
+			reason = strings.TrimSpace(strings.Trim(strings.TrimSpace(r), `"`))
+		}
+		return QueryError{errors.New(reason)}
+	}
+	if strings.Contains(msg, "(UNKNOWN_QUERY_PARAMETER)") {
+		return QueryError{errors.New("query parameters ({name:Type}) are not allowed in a sql where")}
+	}
+	if strings.Contains(msg, "Code: 62.") && !strings.Contains(msg, "(SYNTAX_ERROR)") {
+		// A refusal before parsing, such as a second statement.
+		return QueryError{errors.New(strings.TrimSpace(strings.Trim(strings.TrimSpace(msg[strings.Index(msg, "Code: 62.")+len("Code: 62. DB::Exception: "):]), `"`)))}
+	}
+	classified := engineError(err)
+	var qe QueryError
+	if !errors.As(classified, &qe) {
 		return err
 	}
-	lambda := lambdaParams(toks)
-	var open []group
-	inConstant := func() bool { return len(open) > 0 && open[len(open)-1].constant }
-	afterIn := false // the previous token was the IN operator
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		wasAfterIn := afterIn
-		afterIn = false
-		switch t.kind {
-		case sqlNumber, sqlString:
-		case sqlPunct:
-			switch t.text {
-			case "(", "[":
-				close := byte(')')
-				if t.text == "[" {
-					close = ']'
+	reason := msg
+	if i := strings.Index(reason, "DB::Exception: "); i >= 0 {
+		reason = reason[i+len("DB::Exception: "):]
+	}
+	if i := strings.LastIndex(reason, " ("); i >= 0 && strings.HasSuffix(strings.TrimSpace(strings.Trim(strings.TrimSpace(reason), `"`)), ")") {
+		reason = reason[:i]
+	}
+	if m := syntaxPosition.FindStringSubmatch(reason); m != nil {
+		pos, _ := strconv.Atoi(m[1])
+		offset := max(0, pos-1-len(explainPrefix))
+		if i := strings.Index(reason, ":"); i >= 0 {
+			reason = fmt.Sprintf("syntax error at offset %d", offset)
+			if j := strings.Index(msg, "Expected "); j >= 0 {
+				exp := msg[j:]
+				if k := strings.IndexAny(exp, ".\n"); k >= 0 {
+					exp = exp[:k]
 				}
-				cast := i > 0 && toks[i-1].kind == sqlWord && strings.EqualFold(toks[i-1].text, "cast")
-				open = append(open, group{close: close, constant: wasAfterIn || inConstant(), cast: cast})
-			case ")", "]":
-				if len(open) == 0 || open[len(open)-1].close != t.text[0] {
-					return fmt.Errorf("unbalanced %q at offset %d: a sql where must be one self-contained condition", t.text, t.pos)
-				}
-				open = open[:len(open)-1]
-			case "::":
-				n, err := skipType(toks, i+1)
-				if err != nil {
-					return err
-				}
-				i = n - 1
-			case ".":
-				// a subcolumn or tuple element: the name after it belongs
-				// to the column before it, which was checked
-				if i == 0 || toks[i-1].kind != sqlWord && toks[i-1].kind != sqlQuoted && !toks[i-1].is(")") && !toks[i-1].is("]") ||
-					i+1 >= len(toks) || toks[i+1].kind != sqlWord && toks[i+1].kind != sqlQuoted && toks[i+1].kind != sqlNumber ||
-					i+2 < len(toks) && toks[i+2].is("(") {
-					return fmt.Errorf("unexpected '.' at offset %d: only a column's subcolumns may follow one", t.pos)
-				}
-				i++
-			}
-		case sqlWord, sqlQuoted:
-			// Keywords first: some are also functions (not, and, in, year),
-			// and in's function form must get the operator's check.
-			if t.kind == sqlWord && whereKeywords[strings.ToUpper(t.text)] {
-				switch strings.ToUpper(t.text) {
-				case "IN":
-					afterIn = true
-				case "AS":
-					if len(open) == 0 || !open[len(open)-1].cast {
-						return fmt.Errorf("AS is only allowed in CAST(value AS type) (offset %d)", t.pos)
-					}
-					n, err := skipType(toks, i+1)
-					if err != nil {
-						return err
-					}
-					i = n - 1
-				}
-				continue
-			}
-			if i+1 < len(toks) && toks[i+1].is("(") {
-				if !fns.allows(t.text) {
-					return fmt.Errorf("function %s is not allowed in a sql where (only functions that compute on values are)", t.text)
-				}
-				if wasAfterIn {
-					afterIn = true // its arguments are IN's values
-				}
-				continue
-			}
-			if _, ok := cols[t.text]; !ok && !lambda[t.text] {
-				return fmt.Errorf("%q is not a column of the source, a keyword or a function call", t.text)
-			}
-			if wasAfterIn || inConstant() {
-				return fmt.Errorf("after IN only constant values are allowed, not %q (it would be read as a table)", t.text)
+				reason += "; " + strings.ToLower(exp[:1]) + exp[1:]
 			}
 		}
 	}
-	if len(open) > 0 {
-		return fmt.Errorf("unclosed bracket: a sql where must be one self-contained condition")
-	}
-	return nil
+	return QueryError{errors.New(reason)}
 }
 
-// lambdaParams collects the names that lambdas declare (x -> …, (x, y) -> …).
-func lambdaParams(toks []sqlTok) map[string]bool {
-	ps := map[string]bool{}
-	for i, t := range toks {
-		if !t.is("->") || i == 0 {
-			continue
+// String writes the node and its children, one per line, as the dump did.
+func (n *astNode) String() string {
+	var b strings.Builder
+	var walk func(n *astNode, depth int)
+	walk = func(n *astNode, depth int) {
+		b.WriteString(strings.Repeat(" ", depth))
+		b.WriteString(n.kind)
+		if n.detail != "" {
+			b.WriteByte(' ')
+			b.WriteString(n.detail)
 		}
-		if p := toks[i-1]; p.kind == sqlWord {
-			ps[p.text] = true
-			continue
-		}
-		if !toks[i-1].is(")") {
-			continue
-		}
-		for j := i - 2; j >= 0 && !toks[j].is("("); j-- {
-			if toks[j].kind == sqlWord {
-				ps[toks[j].text] = true
-			}
+		b.WriteByte('\n')
+		for _, c := range n.children {
+			walk(c, depth+1)
 		}
 	}
-	return ps
-}
-
-// skipType steps over a data type (a name, then its parameters in
-// brackets) and returns the index after it. Type parameters are names,
-// numbers and strings, never expressions.
-func skipType(toks []sqlTok, i int) (int, error) {
-	if i >= len(toks) || toks[i].kind != sqlWord && toks[i].kind != sqlQuoted {
-		return 0, errors.New("expected a type name after AS or after the :: cast")
-	}
-	i++
-	if i >= len(toks) || !toks[i].is("(") {
-		return i, nil
-	}
-	depth := 0
-	for ; i < len(toks); i++ {
-		t := toks[i]
-		if t.kind == sqlPunct {
-			switch t.text {
-			case "(":
-				depth++
-			case ")":
-				depth--
-			case ",", "=", "-":
-			default:
-				return 0, fmt.Errorf("unexpected %q in a type at offset %d", t.text, t.pos)
-			}
-			if depth == 0 {
-				return i + 1, nil
-			}
-		}
-	}
-	return 0, fmt.Errorf("unclosed type parameters")
+	walk(n, 0)
+	return b.String()
 }

@@ -170,10 +170,7 @@ func query(ctx context.Context, db *sql.DB, q string, p charts.Params, timeout t
 	for k, v := range p.Values {
 		params[k] = v
 	}
-	qctx := clickhouse.Context(ctx, clickhouse.WithParameters(params), clickhouse.WithSettings(clickhouse.Settings{
-		"max_execution_time":                           int(math.Ceil(timeout.Seconds())),
-		"cancel_http_readonly_queries_on_client_close": 1,
-	}))
+	qctx := clickhouse.Context(ctx, clickhouse.WithParameters(params), clickhouse.WithSettings(charts.UserQuerySettings(timeout)))
 	rows, err := db.QueryContext(qctx, q)
 	if err != nil {
 		return nil, charts.EngineError(err)
