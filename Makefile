@@ -147,6 +147,7 @@ fuzz:
 	$(FUZZ) -fuzz=FuzzSeriesV2 ./receiver/datadogreceiver/internal/metrics
 	$(FUZZ) -fuzz=FuzzCounters ./internal/budget
 	$(FUZZ) -fuzz=FuzzCheckSQLWhere ./internal/charts
+	$(FUZZ) -fuzz=FuzzLucene ./internal/charts
 	$(FUZZ) -fuzz=FuzzRender ./extension/observabilityapiextension/internal/alerttemplate
 	$(FUZZ) -fuzz=FuzzStatement ./extension/embeddedclickhouseextension/internal/chhttp
 

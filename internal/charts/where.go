@@ -47,7 +47,11 @@ type Fallbacks interface {
 // subset (Lucene) or a checked SQL condition (sqlwhere.go).
 var WhereLanguages = []string{"lucene", "sql"}
 
-// Params collects bound values as {pN:Type} placeholders.
+// Params collects bound values as {pN:Type} placeholders. Values holds
+// each value as the engine reads a query parameter (param_pN over HTTP):
+// in its escaped text form, which clickhouse-go does not apply. Unescaped,
+// a value ending in a backslash or holding a newline was an engine error
+// (a 5xx for the user's search), and C:\temp searched for a tab.
 type Params struct{ Values map[string]string }
 
 // Add binds v and returns its placeholder.
@@ -56,8 +60,55 @@ func (p *Params) Add(v, typ string) string {
 		p.Values = map[string]string{}
 	}
 	name := "p" + strconv.Itoa(len(p.Values))
-	p.Values[name] = v
+	p.Values[name] = escapeParam(v)
 	return "{" + name + ":" + typ + "}"
+}
+
+// paramEscaper writes a value in the engine's escaped format, the one it
+// parses query parameters with: a backslash starts an escape, and a tab
+// or newline would end the value.
+var paramEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`, "\x00", `\0`)
+
+func escapeParam(v string) string {
+	if !strings.ContainsAny(v, "\\\t\n\r\x00") {
+		return v
+	}
+	return paramEscaper.Replace(v)
+}
+
+// MaxWhereBytes bounds a where (either language). Real filters are a few
+// hundred bytes; a bound with a reason answers a pasted megabyte with a
+// 400 before it is compiled, instead of an engine request too large to
+// send (a 5xx).
+const MaxWhereBytes = 64 << 10
+
+// CheckWhere refuses a where too long to be a filter.
+func CheckWhere(text string) error {
+	if len(text) > MaxWhereBytes {
+		return fmt.Errorf("where is longer than %d bytes (%d)", MaxWhereBytes, len(text))
+	}
+	return nil
+}
+
+// maxFieldBytes bounds a field name (groupBy, a chart's field).
+const maxFieldBytes = 1024
+
+// CheckField refuses a field name no column or attribute key is meant to
+// have: empty, longer than 1 KiB, or holding a control character (a
+// newline in a groupBy is a mistake in the request, not a key to look up).
+func CheckField(name string) error {
+	if name == "" {
+		return fmt.Errorf("field name is empty")
+	}
+	if len(name) > maxFieldBytes {
+		return fmt.Errorf("field name is longer than %d bytes", maxFieldBytes)
+	}
+	for i, r := range name {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("field name %q has a control character at byte %d", name, i)
+		}
+	}
+	return nil
 }
 
 // Lucene compiles the supported Lucene subset to a SQL condition:
@@ -65,6 +116,15 @@ func (p *Params) Add(v, typ string) string {
 // parentheses, field:[a TO b], field:>n (>=, <, <=), bare terms searched in
 // the body, and field:* for presence. Adjacent terms are ANDed.
 func Lucene(q string, f Fields, p *Params) (string, error) {
+	if err := CheckWhere(q); err != nil {
+		return "", err
+	}
+	// Outside a quoted phrase a backslash is kept as typed (C:\temp), but
+	// one ending the query is Lucene's "escape of nothing": refused, as
+	// Lucene's own parser does, rather than guessed at.
+	if t := strings.TrimRightFunc(q, unicode.IsSpace); strings.HasSuffix(t, `\`) {
+		return "", fmt.Errorf("the query ends with a backslash, which escapes nothing; to search for a backslash, quote it: \"\\\\\"")
+	}
 	ps := &parser{toks: tokenize(q), f: f, p: p}
 	if len(ps.toks) == 0 {
 		return "1", nil

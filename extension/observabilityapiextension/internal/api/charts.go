@@ -65,6 +65,14 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 			p.Add("series[%d].sourceId is required", i)
 		}
 		p.OneOf(fmt.Sprintf("series[%d].aggFn", i), sr.AggFn, aggFns)
+		if err := charts.CheckWhere(sr.Where); err != nil {
+			p.Add("series[%d]: %v", i, err)
+		}
+		for _, g := range sr.GroupBy {
+			if err := charts.CheckField(g); err != nil {
+				p.Add("series[%d].groupBy: %v", i, err)
+			}
+		}
 	}
 	if err := p.Err(); err != nil {
 		return fail(http.StatusBadRequest, "invalid chart query: "+err.Error())

@@ -79,6 +79,9 @@ func (s *Server) searchHandler(r *http.Request) result {
 		req.WhereLanguage = "lucene"
 	}
 	p.OneOf("whereLanguage", req.WhereLanguage, charts.WhereLanguages)
+	if err := charts.CheckWhere(req.Where); err != nil {
+		p.Add("%v", err)
+	}
 	if err := p.Err(); err != nil {
 		return fail(http.StatusBadRequest, "invalid search: "+err.Error())
 	}
