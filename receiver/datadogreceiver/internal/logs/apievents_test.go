@@ -1,11 +1,13 @@
 package logs
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/otelhouse/otelhouse/internal/budget"
 )
@@ -114,4 +116,25 @@ func TestEventBodiesAreBudgeted(t *testing.T) {
 	require.ErrorAs(t, err, &over)
 	_, err = EventV2([]byte(`{"data":{"type":"event","attributes":{"title":"t","category":"alert","attributes":{"status":"ok","custom":{"a":[1,2,3,4,5,6,7,8]}}}}}`), budget.New(64))
 	require.ErrorAs(t, err, &over)
+}
+
+// An event dated where the store cannot reach (date_happened is seconds;
+// time.Unix(9e15) is in the year 285 million) keeps its receive time, and
+// the date it gave is noted. Before, its nanoseconds wrapped to 1677 or a
+// time far from both.
+func TestEventDateUnstorable(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	for _, ts := range []int64{9_000_000_000_000_000, -9_000_000_000, -1} {
+		e := Event{Title: "t", Text: "x", Time: time.Unix(ts, 0)}
+		lr := plog.NewLogRecord()
+		e.record(lr, now)
+		assert.Equal(t, now, lr.Timestamp().AsTime().Local(), ts)
+		v, ok := lr.Attributes().Get("datadog.event.date_unstorable")
+		require.True(t, ok, ts)
+		assert.Equal(t, strconv.FormatInt(ts, 10), v.Str())
+	}
+	e := Event{Title: "t", Text: "x", Time: time.Unix(9_000_000_000, 0)} // 2255
+	lr := plog.NewLogRecord()
+	e.record(lr, now)
+	assert.Equal(t, int64(9_000_000_000), lr.Timestamp().AsTime().Unix())
 }

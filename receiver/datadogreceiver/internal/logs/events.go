@@ -100,7 +100,12 @@ func (e *Event) record(lr plog.LogRecord, now time.Time) {
 		lr.Body().SetStr(e.Title + e.Text)
 	}
 	lr.SetObservedTimestamp(pcommon.NewTimestampFromTime(now))
-	if e.Time.IsZero() {
+	if e.Time.IsZero() || !Storable(e.Time) {
+		// A date the store cannot hold would wrap to another century;
+		// the event is kept at its receive time, its date noted.
+		if !e.Time.IsZero() {
+			lr.Attributes().PutStr("datadog.event.date_unstorable", strconv.FormatInt(e.Time.Unix(), 10))
+		}
 		lr.SetTimestamp(pcommon.NewTimestampFromTime(now))
 	} else {
 		lr.SetTimestamp(pcommon.NewTimestampFromTime(e.Time))

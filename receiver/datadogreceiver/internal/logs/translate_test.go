@@ -90,6 +90,36 @@ func TestTimestamps(t *testing.T) {
 	assert.Equal(t, pcommon.NewTimestampFromTime(now), lr.Timestamp(), "receive time, never the epoch")
 }
 
+// A time the store (DateTime64(9): 1970 to 2262-04-11 for pdata) cannot
+// hold is not read as the record's time: before, 1e300 became whatever the
+// float conversion gave and ms past 2262 wrapped to 1677. The record takes
+// the receive time and keeps the field as it came, as an attribute.
+func TestUnstorableTimestamps(t *testing.T) {
+	for in, attr := range map[string]any{
+		`1e300`:                  1e300,
+		`9300000000000`:          int64(9_300_000_000_000),     // ms: year 2264
+		`9300000000000000`:       int64(9_300_000_000_000_000), // µs: year 2264
+		`18446744073709551615`:   18446744073709551615.0,       // 2^64-1 ns
+		`9223372036854775808`:    9223372036854775808.0,        // 2^63 ns
+		`"1e300"`:                "1e300",
+		`"2263-01-01T00:00:00Z"`: "2263-01-01T00:00:00Z",
+		`"1969-12-31T23:59:59Z"`: "1969-12-31T23:59:59Z",
+		`"0001-01-01T00:00:00Z"`: "0001-01-01T00:00:00Z",
+	} {
+		lr, _ := one(t, on, `{"message":"m","timestamp":`+in+`}`, Defaults{})
+		assert.Equal(t, pcommon.NewTimestampFromTime(now), lr.Timestamp(), in)
+		v, ok := lr.Attributes().Get("timestamp")
+		if assert.True(t, ok, "%s kept as an attribute", in) {
+			assert.Equal(t, attr, v.AsRaw(), in)
+		}
+	}
+	// The last storable instants still are times.
+	lr, _ := one(t, on, `{"message":"m","timestamp":"2262-04-11T23:47:16Z"}`, Defaults{})
+	assert.Equal(t, time.Date(2262, 4, 11, 23, 47, 16, 0, time.UTC), lr.Timestamp().AsTime())
+	lr, _ = one(t, on, `{"message":"m","timestamp":9200000000000}`, Defaults{})
+	assert.Equal(t, int64(9_200_000_000_000_000_000), int64(lr.Timestamp()), "ms in 2261")
+}
+
 func TestTraceIDs(t *testing.T) {
 	cases := []struct{ name, fields, trace, span string }{
 		{"decimal low half", `"dd.trace_id":"1234","dd.span_id":"5678"`, "000000000000000000000000000004d2", "000000000000162e"},

@@ -86,26 +86,45 @@ func parseTimestamp(f *field) (pcommon.Timestamp, bool) {
 			break
 		}
 		t, err := time.Parse(time.RFC3339Nano, view(f.raw))
-		if err != nil {
+		if err != nil || !Storable(t) {
 			return 0, false
 		}
 		return pcommon.NewTimestampFromTime(t), true
 	default:
 		return 0, false
 	}
+	var ns float64
 	switch {
 	case v <= 0 || math.IsNaN(v):
 		return 0, false
 	case v >= 1e17:
-		return pcommon.Timestamp(v), true
+		ns = v
 	case v >= 1e14:
-		return pcommon.Timestamp(v * 1e3), true
+		ns = v * 1e3
 	case v >= 1e11:
 		// Datadog's own unit: milliseconds.
-		return pcommon.Timestamp(int64(v) * 1e6), true
+		ns = math.Trunc(v) * 1e6
 	default:
-		return pcommon.Timestamp(v * 1e9), true
+		ns = v * 1e9
 	}
+	// A time the store cannot hold (1e300, or past 2262 in any unit) is no
+	// timestamp: converted, it wrapped to a time in 1677 or 1970. The field
+	// stays an attribute and the record takes the receive time.
+	if ns >= maxStorableNS {
+		return 0, false
+	}
+	return pcommon.Timestamp(ns), true
+}
+
+// maxStorableNS is 2^63 ns after 1970 (2262-04-11): the tables store
+// DateTime64(9), nanoseconds in an Int64, and pdata's unsigned times past
+// it wrap to negative there.
+const maxStorableNS = float64(1 << 63)
+
+// Storable tells whether t fits the store's DateTime64(9): from 1970
+// (pdata holds no earlier time) to 2262-04-11.
+func Storable(t time.Time) bool {
+	return !t.Before(time.Unix(0, 0)) && !t.After(time.Unix(0, math.MaxInt64))
 }
 
 // setValue stores a JSON value with its type: integers as Int, other
