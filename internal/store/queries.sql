@@ -26,8 +26,11 @@ WHERE team_id = ? AND kind = ? AND deleted = 0 ORDER BY created_at, hash
 SELECT hash, team_id, kind, key_id, user_id, sealed, created_at FROM {db}.api_keys FINAL WHERE kind = ? AND deleted = 0
 
 -- name: insert_resource
+-- Constants only (times as text in the columns' UTC): a document may
+-- be up to 1 MiB, and the engine front reads Values data that long as
+-- literals, never as expressions.
 INSERT INTO {db}.api_resources (team_id, kind, id, doc, version, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, fromUnixTimestamp64Milli(?, 'UTC'), fromUnixTimestamp64Milli(?, 'UTC'))
+VALUES (?, ?, ?, ?, ?, ?, ?)
 
 -- name: delete_resource
 INSERT INTO {db}.api_resources (team_id, kind, id, doc, version, deleted, created_at, updated_at)

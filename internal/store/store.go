@@ -197,8 +197,13 @@ type Resource struct {
 // version by the caller.
 func (s *Store) Put(ctx context.Context, team, kind, id string, doc []byte, created, updated time.Time) error {
 	_, err := s.db.ExecContext(ctx, s.sql("insert_resource"),
-		team, kind, id, string(doc), version(), created.UnixMilli(), updated.UnixMilli())
+		team, kind, id, string(doc), version(), millisText(created), millisText(updated))
 	return err
+}
+
+// millisText is t as a DateTime64(3, 'UTC') column reads it from text.
+func millisText(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05.000")
 }
 
 // Get reads a live resource of the team.
