@@ -102,8 +102,7 @@ func parseTimestamp(f *field) (pcommon.Timestamp, bool) {
 	case v >= 1e14:
 		ns = v * 1e3
 	case v >= 1e11:
-		// Datadog's own unit: milliseconds.
-		ns = math.Trunc(v) * 1e6
+		ns = v * 1e6
 	default:
 		ns = v * 1e9
 	}
@@ -112,6 +111,10 @@ func parseTimestamp(f *field) (pcommon.Timestamp, bool) {
 	// stays an attribute and the record takes the receive time.
 	if ns >= maxStorableNS {
 		return 0, false
+	}
+	if v >= 1e11 && v < 1e14 {
+		// Datadog's own unit, milliseconds: whole ones, exactly.
+		return pcommon.Timestamp(int64(v) * 1e6), true
 	}
 	return pcommon.Timestamp(ns), true
 }
