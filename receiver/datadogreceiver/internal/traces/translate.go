@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -379,8 +381,12 @@ func finish(out ptrace.Span, sp *special, sc scalars, high uint64, bud *budget.B
 	out.SetSpanID(spanID(sc.spanID))
 	out.SetParentSpanID(spanID(sc.parentID))
 	out.SetName(sc.name)
-	out.SetStartTimestamp(pcommon.Timestamp(sc.start))
-	out.SetEndTimestamp(pcommon.Timestamp(sc.start + sc.duration))
+	start, end, adjusted := spanTimes(sc.start, sc.duration, clock)
+	out.SetStartTimestamp(start)
+	out.SetEndTimestamp(end)
+	if adjusted != "" {
+		out.Attributes().PutStr(TimeAdjustedKey, adjusted)
+	}
 	out.SetKind(spanKind(sp.kind, sc.typ))
 	setStatus(out, sp, sc)
 	if sp.links != "" && bud.JSONText(sp.links, budget.Node) == nil {
@@ -389,6 +395,40 @@ func finish(out ptrace.Span, sp *special, sc scalars, high uint64, bud *budget.B
 	if sp.events != "" && bud.JSONText(sp.events, budget.Node) == nil {
 		addJSONEvents(out.Events(), sp.events)
 	}
+}
+
+// clock gives the receive time a span that started before 1970 is moved
+// to; tests that compare two translations of one body fix it.
+var clock = time.Now
+
+// TimeAdjustedKey marks a span whose times were not storable as sent,
+// with the reasons (comma-separated): negative_duration, start_before_1970,
+// end_after_2262.
+const TimeAdjustedKey = "datadog.span.time_adjusted"
+
+// spanTimes is a span's start and end as the store can hold them
+// (DateTime64(9): nanoseconds since 1970 in an Int64), following the
+// trace-agent's normalizer, which Datadog's intake sees spans through:
+// a negative duration becomes 0 (end = start, not a made-up length); a
+// start before 1970 becomes the receive time less the duration; a
+// duration that would end past 2262-04-11 becomes 0. Before, a negative
+// duration stored an end before the start, and both of the others wrapped
+// to 1677.
+func spanTimes(start, duration int64, now func() time.Time) (s, e pcommon.Timestamp, adjusted string) {
+	var why []string
+	if duration < 0 {
+		duration = 0
+		why = append(why, "negative_duration")
+	}
+	if start < 0 {
+		start = max(now().UnixNano()-duration, 0)
+		why = append(why, "start_before_1970")
+	}
+	if duration > math.MaxInt64-start {
+		duration = 0
+		why = append(why, "end_after_2262")
+	}
+	return pcommon.Timestamp(start), pcommon.Timestamp(start + duration), strings.Join(why, ",")
 }
 
 // keepMeta tells which meta keys become span attributes: Datadog-internal
@@ -444,7 +484,7 @@ func setStatus(out ptrace.Span, sp *special, sc scalars) {
 		st.SetMessage(msg)
 		ev := out.Events().AppendEmpty()
 		ev.SetName("exception")
-		ev.SetTimestamp(pcommon.Timestamp(sc.start + sc.duration))
+		ev.SetTimestamp(out.EndTimestamp())
 		ea := ev.Attributes()
 		tags.PutNonEmpty(ea, "exception.type", sp.errType)
 		tags.PutNonEmpty(ea, "exception.message", msg)

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -293,5 +294,54 @@ func TestOwnFieldsWinOverTags(t *testing.T) {
 		st, _ := attrs.Get("span.type")
 		assert.Equal(t, "GET /x", rn.Str(), name)
 		assert.Equal(t, "web", st.Str(), name)
+	}
+}
+
+// badTimes are spans whose times the store cannot hold as sent: an end
+// before the start, a start before 1970, an end past 2262-04-11 (the
+// DateTime64(9) columns hold nanoseconds in an Int64), and one of each
+// kind at once. The agent path and every tracer format agree on them.
+func badTimes() pb.Traces {
+	span := func(id uint64, start, duration int64) *pb.Span {
+		return &pb.Span{Service: "clock", Name: "op", Resource: "r", TraceID: 99, SpanID: id, Start: start, Duration: duration,
+			Meta: map[string]string{"_dd.hostname": "h"}}
+	}
+	return pb.Traces{{
+		span(1, t0, 5_000),                    // fine: untouched
+		span(2, t0, -5_000),                   // end before start: end = start
+		span(3, -1_000, 2_000),                // before 1970: receive time - duration
+		span(4, math.MaxInt64-10, 1_000),      // would end past 2262: duration 0
+		span(5, math.MinInt64, math.MinInt64), // all at once
+		span(6, math.MaxInt64, 0),             // the last storable instant
+	}}
+}
+
+func TestBadSpanTimesGolden(t *testing.T) {
+	msgpackV04, err := badTimes().MarshalMsg(nil)
+	require.NoError(t, err)
+	jsonV04, err := json.Marshal(badTimes())
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		version, contentType string
+		body                 []byte
+	}{
+		{"v0.4", "application/msgpack", msgpackV04},
+		{"v0.4", "application/json", jsonV04},
+		{"v0.5", "application/msgpack", encodeV05(badTimes())},
+	} {
+		td, err := TranslateTracer(tc.version, tc.contentType, tc.body, goTracer, nil)
+		require.NoError(t, err, tc.version)
+		checkGolden(t, "bad_times", td)
+		byID := spansByID(td)
+		for id, want := range map[uint64]string{2: "negative_duration", 3: "start_before_1970", 4: "end_after_2262",
+			5: "negative_duration,start_before_1970"} {
+			v, ok := byID[id].Attributes().Get(TimeAdjustedKey)
+			require.True(t, ok, "span %d", id)
+			assert.Equal(t, want, v.Str(), "span %d", id)
+		}
+		for _, s := range byID {
+			assert.LessOrEqual(t, s.StartTimestamp(), s.EndTimestamp(), "no span ends before it starts")
+			assert.LessOrEqual(t, uint64(s.EndTimestamp()), uint64(math.MaxInt64), "every end fits an Int64")
+		}
 	}
 }
