@@ -145,6 +145,7 @@ func Lucene(q string, f Fields, p *Params) (string, error) {
 type tok struct {
 	text     string
 	quoted   bool // the value was a "quoted phrase"
+	open     int  // position of a quote never closed, or -1
 	fieldEnd int  // length of the field name before ':', -1 for a bare term
 	pos      int
 }
@@ -160,13 +161,14 @@ func tokenize(q string) []tok {
 		case unicode.IsSpace(r):
 			i++
 		case r == '(' || r == ')':
-			out = append(out, tok{text: string(r), fieldEnd: -1, pos: i})
+			out = append(out, tok{text: string(r), fieldEnd: -1, pos: i, open: -1})
 			i++
 		default:
 			start := i
 			var sb strings.Builder
 			quoted := false
 			fieldEnd := -1
+			open := -1
 			for i < len(rs) && !unicode.IsSpace(rs[i]) && rs[i] != '(' && rs[i] != ')' {
 				switch rs[i] {
 				case ':':
@@ -177,6 +179,7 @@ func tokenize(q string) []tok {
 					i++
 				case '"':
 					quoted = true
+					qstart := i
 					i++
 					for i < len(rs) && rs[i] != '"' {
 						if rs[i] == '\\' && i+1 < len(rs) {
@@ -184,6 +187,9 @@ func tokenize(q string) []tok {
 						}
 						sb.WriteRune(rs[i])
 						i++
+					}
+					if i >= len(rs) {
+						open = qstart
 					}
 					i++ // closing quote
 				case '[', '{':
@@ -200,7 +206,7 @@ func tokenize(q string) []tok {
 					i++
 				}
 			}
-			out = append(out, tok{text: sb.String(), quoted: quoted, fieldEnd: fieldEnd, pos: start})
+			out = append(out, tok{text: sb.String(), quoted: quoted, fieldEnd: fieldEnd, pos: start, open: open})
 		}
 	}
 	return out
@@ -323,6 +329,21 @@ func (ps *parser) term(t tok) (string, error) {
 	if hasField {
 		field, value = t.text[:t.fieldEnd], t.text[t.fieldEnd+1:]
 	}
+	// Input that would otherwise search for something nobody meant (and
+	// silently find nothing) is refused with the way to write it.
+	if t.open >= 0 {
+		return "", fmt.Errorf("the quote at position %d is never closed", t.open)
+	}
+	if hasField && value == "" && !t.quoted {
+		return "", fmt.Errorf("%s: has no value at position %d; write %s:* for any value or %s:\"\" for an empty one", field, t.pos, field, field)
+	}
+	if hasField && !t.quoted && value != "" && !strings.HasPrefix(value, "[") && !strings.HasPrefix(value, "{") && !strings.ContainsAny(value[:1], "<>") {
+		// A URL's or a path's colon (http://…, C:\temp) is a character to
+		// search for; any other is Lucene's field separator used twice.
+		if _, rest, ok := strings.Cut(value, ":"); ok && !strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, `\`) {
+			return "", fmt.Errorf("%s:%s has a second ':' at position %d; quote the value to search for it: %s:\"%s\"", field, value, t.pos, field, value)
+		}
+	}
 	if !hasField {
 		if value == "" {
 			return "", fmt.Errorf("empty term at position %d", t.pos)
@@ -362,8 +383,14 @@ func (ps *parser) match(t tok, field, value, expr string, numeric, text bool) (s
 		// negate the whole range.
 		return "(" + ps.compare(expr, numeric, ">=", strings.TrimSpace(lo)) + " AND " + ps.compare(expr, numeric, "<=", strings.TrimSpace(hi)) + ")", nil
 	case strings.HasPrefix(value, ">=") || strings.HasPrefix(value, "<="):
+		if err := comparable(field, value[:2], value[2:]); err != nil {
+			return "", err
+		}
 		return ps.compare(expr, true, value[:2], value[2:]), nil
 	case strings.HasPrefix(value, ">") || strings.HasPrefix(value, "<"):
+		if err := comparable(field, value[:1], value[1:]); err != nil {
+			return "", err
+		}
 		return ps.compare(expr, true, value[:1], value[1:]), nil
 	case !t.quoted && strings.ContainsAny(value, "*?"):
 		like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`, "*", "%", "?", "_").Replace(value)
@@ -380,6 +407,22 @@ func (ps *parser) match(t tok, field, value, expr string, numeric, text bool) (s
 		return expr + " = " + ps.p.Add(value, "String"), nil
 	}
 	return "toString(" + expr + ") = " + ps.p.Add(value, "String"), nil
+}
+
+// comparable refuses a field:>v whose bound is neither a number nor a
+// date or time (which start with a digit): field:>=abc compared text and
+// matched nothing anyone meant.
+func comparable(field, op, v string) error {
+	if v == "" {
+		return fmt.Errorf("%s:%s needs a number after %s", field, op, op)
+	}
+	if v == "*" || (v[0] >= '0' && v[0] <= '9') {
+		return nil
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s:%s%s compares with %q, which is not a number", field, op, v, v)
 }
 
 // compare binds a bound as a number when it is one (strings compare as

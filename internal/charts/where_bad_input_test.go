@@ -165,3 +165,29 @@ func FuzzLucene(f *testing.F) {
 		}
 	})
 }
+
+// What a person types by mistake is refused with how to write it, never
+// searched as written to find nothing without a word (issue 42.2).
+func TestLuceneMistakesAreRefused(t *testing.T) {
+	for q, why := range map[string]string{
+		`service:`:                   `service: has no value`,
+		`level:error service:`:       `service: has no value`,
+		`Attr.status:>=abc`:          `compares with "abc", which is not a number`,
+		`Attr.status:>`:              `needs a number after >`,
+		`"unterminated`:              `the quote at position 0 is never closed`,
+		`level:error Attr.k:"open x`: `the quote at position 19 is never closed`,
+		`a:b:c`:                      `a:b:c has a second ':'`,
+	} {
+		var p Params
+		_, err := Lucene(q, testFields{}, &p)
+		if assert.Error(t, err, q) {
+			assert.Contains(t, err.Error(), why, q)
+		}
+	}
+	for _, q := range []string{`Attr.k:""`, `Attr.url:http://x/y`, `Attr.path:C:\temp`, `Attr.k:"a:b"`, `Attr.n:>=5`, `Attr.n:<-1.5`,
+		`Attr.n:>*`, `Attr.t:>=2026-01-01T10:00:00`, `Attr.t:[2026-01-01T10:00:00 TO *]`, `"a \"quoted\" phrase"`} {
+		var p Params
+		_, err := Lucene(q, testFields{}, &p)
+		assert.NoError(t, err, q)
+	}
+}
