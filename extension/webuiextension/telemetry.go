@@ -179,7 +179,8 @@ func (u *webUI) trace(r *http.Request, c *call) (any, error) {
 }
 
 // services summarises each service of a trace source over a range:
-// requests, errors and latency quantiles.
+// requests (entry spans), errors and latency quantiles, per service and
+// per operation.
 func (u *webUI) services(r *http.Request, c *call) (any, error) {
 	q := r.URL.Query()
 	var w window
@@ -199,6 +200,8 @@ func (u *webUI) services(r *http.Request, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// SpanKind is the exporter's column; a source has no setting for it.
 	return search.Services(ctx, c.st.DB, sc, search.ServiceColumns{Service: src.ServiceColumn, Duration: src.DurationColumn,
-		Status: sources.Column(src.StatusCodeColumn, "StatusCode")}, time.UnixMilli(w.StartTime), time.UnixMilli(w.EndTime), c.st.QueryTimeout)
+		Status: sources.Column(src.StatusCodeColumn, "StatusCode"), Name: sources.Column(src.BodyColumn, "SpanName"), Kind: "SpanKind",
+		Parent: sources.Column(src.ParentSpanIDColumn, "ParentSpanId")}, time.UnixMilli(w.StartTime), time.UnixMilli(w.EndTime), c.st.QueryTimeout)
 }

@@ -39,12 +39,26 @@ SELECT groupUniqArray(500)(k) FROM (
 
 -- name: services
 -- Each service of a trace source over a range: requests, errors and
--- latency (Duration in nanoseconds, as the exporter stores it).
+-- latency (Duration in nanoseconds, as the exporter stores it), counted
+-- over its entry spans only ({{.Entry}}: server and consumer spans, and
+-- roots), so a request's database and client calls are not requests.
 SELECT toString({{.Service}}) AS service, count() AS requests,
   countIf(lower(toString({{.Status}})) IN ('error', 'status_code_error')) AS errors,
   {{if .Duration}}quantile(0.5)({{.Duration}}) AS p50, quantile(0.95)({{.Duration}}) AS p95, quantile(0.99)({{.Duration}}) AS p99
   {{- else}}nan AS p50, nan AS p95, nan AS p99{{end}}
 FROM {{.From}}
-WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}})
+WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}}) AND {{.Entry}}
 GROUP BY service ORDER BY requests DESC
 LIMIT 500
+
+-- name: operations
+-- The same per service and entry span name, the busiest 50 of each.
+SELECT toString({{.Service}}) AS service, toString({{.Name}}) AS operation, count() AS requests,
+  countIf(lower(toString({{.Status}})) IN ('error', 'status_code_error')) AS errors,
+  {{if .Duration}}quantile(0.5)({{.Duration}}) AS p50, quantile(0.95)({{.Duration}}) AS p95, quantile(0.99)({{.Duration}}) AS p99
+  {{- else}}nan AS p50, nan AS p95, nan AS p99{{end}}
+FROM {{.From}}
+WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}}) AND {{.Entry}}
+GROUP BY service, operation ORDER BY requests DESC
+LIMIT 50 BY service
+LIMIT 5000

@@ -163,16 +163,74 @@ func TestTraceAndItsLogs(t *testing.T) {
 	_, err = GetTrace(ctx, db, spans, TraceRequest{TraceID: "' OR 1=1 --", TraceColumn: "TraceId"}, time.Minute)
 	assert.ErrorAs(t, err, new(charts.QueryError))
 
-	svcs, err := Services(ctx, db, spans, ServiceColumns{Service: "ServiceName", Duration: "Duration", Status: "StatusCode"}, t0, t0.Add(time.Hour), time.Minute)
-	require.NoError(t, err)
-	require.Len(t, svcs, 2)
-	assert.Equal(t, "front", svcs[0]["service"])
-	assert.EqualValues(t, 2, svcs[0]["requests"])
-	assert.EqualValues(t, 1, svcs[0]["errors"])
-
 	f, err := Fields(ctx, db, logs, time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"n"}, f.Attributes)
 	assert.Equal(t, []string{"host.name"}, f.Resource)
 	assert.Contains(t, f.Columns, Column{Name: "Body", Type: "String"})
+}
+
+// Services counts requests, not spans: a service's entry spans (server
+// or consumer kind, or a root), never the database or client calls made
+// while serving one, with a row per operation (issue 42.4).
+func TestServicesCountEntrySpans(t *testing.T) {
+	db := chtest.DB(t)
+	ctx := context.Background()
+	chtest.FreshDatabase(t, "services_test")
+	_, err := db.ExecContext(ctx, "CREATE DATABASE services_test")
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, `CREATE TABLE services_test.otel_traces (
+		Timestamp DateTime64(9), TraceId String, SpanId String, ParentSpanId String, SpanName LowCardinality(String),
+		SpanKind LowCardinality(String), ServiceName LowCardinality(String), Duration UInt64, StatusCode LowCardinality(String))
+		ENGINE = MergeTree ORDER BY (ServiceName, Timestamp)`)
+	require.NoError(t, err)
+	// Ten checkout requests, each calling payments (server span, 2 of 10
+	// failing) and its database (a client span, which fails too, and an
+	// internal span); payments also consumes 5 queue messages.
+	var vals []string
+	ts := t0.Add(time.Second).UnixNano()
+	for i := 0; i < 10; i++ {
+		tr := fmt.Sprintf("%032x", i+1)
+		failed := map[bool]string{true: "Error", false: "Unset"}[i < 2]
+		vals = append(vals,
+			fmt.Sprintf("(%d, '%s', 'a%d', '', 'POST /checkout', 'Server', 'checkout', 9000000, 'Unset')", ts, tr, i),
+			fmt.Sprintf("(%d, '%s', 'b%d', 'a%d', 'charge', 'Client', 'checkout', 8000000, '%s')", ts, tr, i, i, failed),
+			fmt.Sprintf("(%d, '%s', 'c%d', 'b%d', 'payments.charge', 'Server', 'payments', 7000000, '%s')", ts, tr, i, i, failed),
+			fmt.Sprintf("(%d, '%s', 'd%d', 'c%d', 'INSERT charges', 'Client', 'payments', 1000000, '%s')", ts, tr, i, i, failed),
+			fmt.Sprintf("(%d, '%s', 'e%d', 'c%d', 'validate', 'Internal', 'payments', 10000, 'Unset')", ts, tr, i, i))
+	}
+	for i := 0; i < 5; i++ {
+		vals = append(vals, fmt.Sprintf("(%d, '%032x', 'q%d', 'p%d', 'refund', 'SPAN_KIND_CONSUMER', 'payments', 500000, 'Unset')", ts, 100+i, i, i))
+	}
+	_, err = db.ExecContext(ctx, "INSERT INTO services_test.otel_traces VALUES "+strings.Join(vals, ","))
+	require.NoError(t, err)
+	sc, err := charts.OpenScope(ctx, db, charts.Source{Database: "services_test", Table: "otel_traces", TimestampColumn: "Timestamp",
+		BodyColumn: "SpanName", ServiceColumn: "ServiceName", Duration: "Duration"})
+	require.NoError(t, err)
+	cols := ServiceColumns{Service: "ServiceName", Duration: "Duration", Status: "StatusCode", Name: "SpanName", Kind: "SpanKind", Parent: "ParentSpanId"}
+	svcs, err := Services(ctx, db, sc, cols, t0, t0.Add(time.Hour), time.Minute)
+	require.NoError(t, err)
+	require.Len(t, svcs, 2)
+	byName := map[string]map[string]any{}
+	for _, s := range svcs {
+		byName[s["service"].(string)] = s
+	}
+	assert.EqualValues(t, 15, byName["payments"]["requests"], "10 charges and 5 messages; not the database calls")
+	assert.EqualValues(t, 2, byName["payments"]["errors"])
+	assert.EqualValues(t, 10, byName["checkout"]["requests"])
+	assert.EqualValues(t, 0, byName["checkout"]["errors"], "its failed client call is payments' error, not a failed checkout")
+	ops := byName["payments"]["operations"].([]map[string]any)
+	require.Len(t, ops, 2)
+	assert.Equal(t, "payments.charge", ops[0]["operation"])
+	assert.EqualValues(t, 10, ops[0]["requests"])
+	assert.EqualValues(t, 2, ops[0]["errors"])
+	assert.EqualValues(t, 7000000, ops[0]["p50"])
+	assert.Equal(t, "refund", ops[1]["operation"])
+
+	// Without a kind column, a trace's roots are its requests.
+	cols.Kind = ""
+	svcs, err = Services(ctx, db, sc, cols, t0, t0.Add(time.Hour), time.Minute)
+	require.NoError(t, err)
+	require.Len(t, svcs, 1)
+	assert.EqualValues(t, 10, svcs[0]["requests"])
 }
