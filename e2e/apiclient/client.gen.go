@@ -803,30 +803,30 @@ func (e GetAlertHistory200JSONResponseBodyDataState) Valid() bool {
 	}
 }
 
-// Defines values for RotateIngestionKey201JSONResponseBodyDataSource.
+// Defines values for RotateIngestionKey200JSONResponseBodyDataSource.
 const (
-	RotateIngestionKey201JSONResponseBodyDataSourceGenerated RotateIngestionKey201JSONResponseBodyDataSource = "generated"
+	RotateIngestionKey200JSONResponseBodyDataSourceGenerated RotateIngestionKey200JSONResponseBodyDataSource = "generated"
 )
 
-// Valid indicates whether the value is a known member of the RotateIngestionKey201JSONResponseBodyDataSource enum.
-func (e RotateIngestionKey201JSONResponseBodyDataSource) Valid() bool {
+// Valid indicates whether the value is a known member of the RotateIngestionKey200JSONResponseBodyDataSource enum.
+func (e RotateIngestionKey200JSONResponseBodyDataSource) Valid() bool {
 	switch e {
-	case RotateIngestionKey201JSONResponseBodyDataSourceGenerated:
+	case RotateIngestionKey200JSONResponseBodyDataSourceGenerated:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for RotatePersonalKey201JSONResponseBodyDataSource.
+// Defines values for RotatePersonalKey200JSONResponseBodyDataSource.
 const (
-	RotatePersonalKey201JSONResponseBodyDataSourceGenerated RotatePersonalKey201JSONResponseBodyDataSource = "generated"
+	RotatePersonalKey200JSONResponseBodyDataSourceGenerated RotatePersonalKey200JSONResponseBodyDataSource = "generated"
 )
 
-// Valid indicates whether the value is a known member of the RotatePersonalKey201JSONResponseBodyDataSource enum.
-func (e RotatePersonalKey201JSONResponseBodyDataSource) Valid() bool {
+// Valid indicates whether the value is a known member of the RotatePersonalKey200JSONResponseBodyDataSource enum.
+func (e RotatePersonalKey200JSONResponseBodyDataSource) Valid() bool {
 	switch e {
-	case RotatePersonalKey201JSONResponseBodyDataSourceGenerated:
+	case RotatePersonalKey200JSONResponseBodyDataSourceGenerated:
 		return true
 	default:
 		return false
@@ -1021,6 +1021,11 @@ type FirstTileConfigDisplayType string
 
 // FirstTileConfigWhereLanguage defines model for FirstTileConfig.WhereLanguage.
 type FirstTileConfigWhereLanguage string
+
+// ListMeta HyperDX's list envelope, the page under meta (also X-Total-Count)
+type ListMeta struct {
+	Meta Page `json:"meta"`
+}
 
 // ManagedEnvelope defines model for ManagedEnvelope.
 type ManagedEnvelope struct {
@@ -1311,15 +1316,16 @@ type Offset = int
 // Org defines model for org.
 type Org = string
 
+// SelfLimit defines model for selfLimit.
+type SelfLimit = int
+
 // Svc defines model for svc.
 type Svc = string
 
 // AlertList defines model for AlertList.
 type AlertList struct {
-	Data   []Alert `json:"data"`
-	Limit  int     `json:"limit"`
-	Offset int     `json:"offset"`
-	Total  int     `json:"total"`
+	Data []Alert `json:"data"`
+	Meta Page    `json:"meta"`
 }
 
 // AlertResponse defines model for AlertResponse.
@@ -1329,10 +1335,8 @@ type AlertResponse struct {
 
 // DashboardList defines model for DashboardList.
 type DashboardList struct {
-	Data   []Dashboard `json:"data"`
-	Limit  int         `json:"limit"`
-	Offset int         `json:"offset"`
-	Total  int         `json:"total"`
+	Data []Dashboard `json:"data"`
+	Meta Page        `json:"meta"`
 }
 
 // DashboardResponse defines model for DashboardResponse.
@@ -1423,10 +1427,8 @@ type NewKeyDataSource string
 
 // SavedSearchList defines model for SavedSearchList.
 type SavedSearchList struct {
-	Data   []SavedSearch `json:"data"`
-	Limit  int           `json:"limit"`
-	Offset int           `json:"offset"`
-	Total  int           `json:"total"`
+	Data []SavedSearch `json:"data"`
+	Meta Page          `json:"meta"`
 }
 
 // SavedSearchResponse defines model for SavedSearchResponse.
@@ -1436,10 +1438,8 @@ type SavedSearchResponse struct {
 
 // SourceList defines model for SourceList.
 type SourceList struct {
-	Data   []Source `json:"data"`
-	Limit  int      `json:"limit"`
-	Offset int      `json:"offset"`
-	Total  int      `json:"total"`
+	Data []Source `json:"data"`
+	Meta Page     `json:"meta"`
 }
 
 // SourceResponse defines model for SourceResponse.
@@ -1449,10 +1449,8 @@ type SourceResponse struct {
 
 // WebhookList defines model for WebhookList.
 type WebhookList struct {
-	Data   []Webhook `json:"data"`
-	Limit  int       `json:"limit"`
-	Offset int       `json:"offset"`
-	Total  int       `json:"total"`
+	Data []Webhook `json:"data"`
+	Meta Page      `json:"meta"`
 }
 
 // WebhookResponse defines model for WebhookResponse.
@@ -1480,8 +1478,9 @@ type GetKeyOwner200JSONResponseBodyVersion string
 
 // ListAlertsParams defines parameters for ListAlerts.
 type ListAlertsParams struct {
-	Limit  *Limit  `form:"limit,omitempty" json:"limit,omitempty"`
-	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+	// Limit HyperDX's page size (default and maximum 1000)
+	Limit  *SelfLimit `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset *Offset    `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
 // GetAlertHistoryParams defines parameters for GetAlertHistory.
@@ -1495,20 +1494,22 @@ type GetAlertHistory200JSONResponseBodyDataState string
 
 // ListDashboardsParams defines parameters for ListDashboards.
 type ListDashboardsParams struct {
-	Limit  *Limit  `form:"limit,omitempty" json:"limit,omitempty"`
-	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+	// Limit HyperDX's page size (default and maximum 1000)
+	Limit  *SelfLimit `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset *Offset    `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
-// RotateIngestionKey201JSONResponseBodyDataSource defines parameters for RotateIngestionKey.
-type RotateIngestionKey201JSONResponseBodyDataSource string
+// RotateIngestionKey200JSONResponseBodyDataSource defines parameters for RotateIngestionKey.
+type RotateIngestionKey200JSONResponseBodyDataSource string
 
-// RotatePersonalKey201JSONResponseBodyDataSource defines parameters for RotatePersonalKey.
-type RotatePersonalKey201JSONResponseBodyDataSource string
+// RotatePersonalKey200JSONResponseBodyDataSource defines parameters for RotatePersonalKey.
+type RotatePersonalKey200JSONResponseBodyDataSource string
 
 // ListSavedSearchesParams defines parameters for ListSavedSearches.
 type ListSavedSearchesParams struct {
-	Limit  *Limit  `form:"limit,omitempty" json:"limit,omitempty"`
-	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+	// Limit HyperDX's page size (default and maximum 1000)
+	Limit  *SelfLimit `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset *Offset    `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
 // SearchJSONBody defines parameters for Search.
@@ -1560,14 +1561,16 @@ type SearchJSONBodyWhereLanguage string
 
 // ListSourcesParams defines parameters for ListSources.
 type ListSourcesParams struct {
-	Limit  *Limit  `form:"limit,omitempty" json:"limit,omitempty"`
-	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+	// Limit HyperDX's page size (default and maximum 1000)
+	Limit  *SelfLimit `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset *Offset    `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
 // ListWebhooksParams defines parameters for ListWebhooks.
 type ListWebhooksParams struct {
-	Limit  *Limit  `form:"limit,omitempty" json:"limit,omitempty"`
-	Offset *Offset `form:"offset,omitempty" json:"offset,omitempty"`
+	// Limit HyperDX's page size (default and maximum 1000)
+	Limit  *SelfLimit `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset *Offset    `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
 // ManagedListAlertsParams defines parameters for ManagedListAlerts.
@@ -6154,17 +6157,17 @@ func (r ListAlertsResponse) ContentType() string {
 type CreateAlertResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *AlertResponse
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertResponse
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
 
-// GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r CreateAlertResponse) GetJSON201() *AlertResponse {
-	return r.JSON201
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateAlertResponse) GetJSON200() *AlertResponse {
+	return r.JSON200
 }
 
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
@@ -6571,17 +6574,17 @@ func (r ListDashboardsResponse) ContentType() string {
 type CreateDashboardResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *DashboardResponse
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DashboardResponse
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
 
-// GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r CreateDashboardResponse) GetJSON201() *DashboardResponse {
-	return r.JSON201
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateDashboardResponse) GetJSON200() *DashboardResponse {
+	return r.JSON200
 }
 
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
@@ -6791,17 +6794,17 @@ func (r UpdateDashboardResponse) ContentType() string {
 type RotateIngestionKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *NewKey
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *NewKey
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
 
-// GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r RotateIngestionKeyResponse) GetJSON201() *NewKey {
-	return r.JSON201
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RotateIngestionKeyResponse) GetJSON200() *NewKey {
+	return r.JSON200
 }
 
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
@@ -6911,17 +6914,17 @@ func (r RevokeIngestionKeyResponse) ContentType() string {
 type RotatePersonalKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *NewKey
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *NewKey
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
 
-// GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r RotatePersonalKeyResponse) GetJSON201() *NewKey {
-	return r.JSON201
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RotatePersonalKeyResponse) GetJSON200() *NewKey {
+	return r.JSON200
 }
 
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
@@ -7021,17 +7024,17 @@ func (r ListSavedSearchesResponse) ContentType() string {
 type CreateSavedSearchResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *SavedSearchResponse
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SavedSearchResponse
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
 
-// GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r CreateSavedSearchResponse) GetJSON201() *SavedSearchResponse {
-	return r.JSON201
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateSavedSearchResponse) GetJSON200() *SavedSearchResponse {
+	return r.JSON200
 }
 
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
@@ -7357,17 +7360,17 @@ func (r ListSourcesResponse) ContentType() string {
 type CreateSourceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *SourceResponse
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SourceResponse
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
 
-// GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r CreateSourceResponse) GetJSON201() *SourceResponse {
-	return r.JSON201
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateSourceResponse) GetJSON200() *SourceResponse {
+	return r.JSON200
 }
 
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
@@ -7766,17 +7769,17 @@ func (r ListWebhooksResponse) ContentType() string {
 type CreateWebhookResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *WebhookResponse
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookResponse
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
 
-// GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r CreateWebhookResponse) GetJSON201() *WebhookResponse {
-	return r.JSON201
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateWebhookResponse) GetJSON200() *WebhookResponse {
+	return r.JSON200
 }
 
 // GetJSON4XX returns the response for an HTTP 4XX `application/json` response
@@ -9509,12 +9512,12 @@ func ParseCreateAlertResponse(rsp *http.Response) (*CreateAlertResponse, error) 
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest AlertResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON201 = &dest
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
@@ -9805,12 +9808,12 @@ func ParseCreateDashboardResponse(rsp *http.Response) (*CreateDashboardResponse,
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest DashboardResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON201 = &dest
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
@@ -9965,12 +9968,12 @@ func ParseRotateIngestionKeyResponse(rsp *http.Response) (*RotateIngestionKeyRes
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest NewKey
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON201 = &dest
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
@@ -10050,12 +10053,12 @@ func ParseRotatePersonalKeyResponse(rsp *http.Response) (*RotatePersonalKeyRespo
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest NewKey
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON201 = &dest
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
@@ -10130,12 +10133,12 @@ func ParseCreateSavedSearchResponse(rsp *http.Response) (*CreateSavedSearchRespo
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest SavedSearchResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON201 = &dest
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
@@ -10373,12 +10376,12 @@ func ParseCreateSourceResponse(rsp *http.Response) (*CreateSourceResponse, error
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest SourceResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON201 = &dest
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error
@@ -10665,12 +10668,12 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 	}
 
 	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest WebhookResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON201 = &dest
+		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
 		var dest Error

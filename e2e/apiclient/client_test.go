@@ -119,8 +119,8 @@ func TestGeneratedClientCallsTheAPI(t *testing.T) {
 	created, err := c.CreateDashboardWithBodyWithResponse(ctx, "application/json", strings.NewReader(`{"name":"From the generated client",
 	  "tiles":[{"name":"errors","x":0,"y":0,"w":12,"h":4,"config":{"displayType":"line","sourceId":"logs","select":[{"aggFn":"count","where":"level:error"}]}}]}`))
 	require.NoError(t, err)
-	require.NotNil(t, created.JSON201, "%d %s", created.StatusCode(), created.Body)
-	got, err := c.GetDashboardWithResponse(ctx, created.JSON201.Data.Id)
+	require.NotNil(t, created.JSON200, "%d %s", created.StatusCode(), created.Body)
+	got, err := c.GetDashboardWithResponse(ctx, created.JSON200.Data.Id)
 	require.NoError(t, err)
 	require.NotNil(t, got.JSON200)
 	assert.Equal(t, "From the generated client", got.JSON200.Data.Name)
@@ -130,5 +130,5 @@ func TestGeneratedClientCallsTheAPI(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, missing.JSON4XX)
 	assert.Equal(t, http.StatusNotFound, missing.StatusCode())
-	assert.Equal(t, "dashboard not found", missing.JSON4XX.Message)
+	assert.Equal(t, "Dashboard not found", missing.JSON4XX.Message)
 }

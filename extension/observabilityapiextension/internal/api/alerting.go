@@ -39,7 +39,7 @@ func (s *Server) historyHandler(r *http.Request) result {
 	if _, err := s.opts.Store.Get(ctx, team, kindAlert, id); err != nil {
 		return failed(kindAlert, err)
 	}
-	limit, offset, err := paging(r)
+	limit, offset, err := paging(r, 50, 500)
 	if err != nil {
 		return fail(http.StatusBadRequest, err.Error())
 	}

@@ -8,6 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// total is a list answer's total in either form (HyperDX's meta.total or
+// the managed form's total).
+func total(r resp) any {
+	if m, ok := r.body["meta"].(map[string]any); ok {
+		return m["total"]
+	}
+	return r.body["total"]
+}
+
 // item returns the resource in a success body of either form.
 func item(r resp) map[string]any {
 	if v, ok := r.body["data"].(map[string]any); ok {
@@ -39,16 +48,17 @@ func TestFullCRUDOfEveryResourceInEveryForm(t *testing.T) {
 	forms := []struct {
 		name, base, auth string
 		resources        []string
+		created          int // HyperDX answers a create 200, the managed specification 201
 	}{
-		{"self-hosted", fx.url + "/api/v2/", bearer(fx.keyA), []string{"dashboards", "alerts", "sources", "webhooks"}},
-		{"managed", fx.url + "/v1/organizations/org1/services/svc1/observability/", basic(fx.mgdID, fx.mgdSK), []string{"dashboards", "alerts"}},
+		{"self-hosted", fx.url + "/api/v2/", bearer(fx.keyA), []string{"dashboards", "alerts", "sources", "webhooks"}, http.StatusOK},
+		{"managed", fx.url + "/v1/organizations/org1/services/svc1/observability/", basic(fx.mgdID, fx.mgdSK), []string{"dashboards", "alerts"}, http.StatusCreated},
 	}
 	for _, f := range forms {
 		for _, res := range f.resources {
 			t.Run(f.name+" "+res, func(t *testing.T) {
 				url := f.base + res
 				c := call(t, http.MethodPost, url, f.auth, bodies[res]("one"))
-				require.Equal(t, http.StatusCreated, c.status, c.body)
+				require.Equal(t, f.created, c.status, c.body)
 				id := item(c)["id"].(string)
 				g := call(t, http.MethodGet, url+"/"+id, f.auth, nil)
 				require.Equal(t, http.StatusOK, g.status)
@@ -58,7 +68,7 @@ func TestFullCRUDOfEveryResourceInEveryForm(t *testing.T) {
 				assert.Equal(t, "two", item(u)["name"])
 				l := call(t, http.MethodGet, url, f.auth, nil)
 				require.Equal(t, http.StatusOK, l.status)
-				assert.GreaterOrEqual(t, l.body["total"], float64(1))
+				assert.GreaterOrEqual(t, total(l), float64(1))
 				d := call(t, http.MethodDelete, url+"/"+id, f.auth, nil)
 				require.Equal(t, http.StatusOK, d.status, d.body)
 				g = call(t, http.MethodGet, url+"/"+id, f.auth, nil)
@@ -123,12 +133,12 @@ func TestRemovingATileRemovesItsAlerts(t *testing.T) {
 	for _, tile := range []string{"t1", "t2"} {
 		r := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": tile, "dashboardId": dash, "tileId": tile,
 			"threshold": 1, "interval": "5m", "source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": hook}})
-		require.Equal(t, http.StatusCreated, r.status, r.body)
+		require.Equal(t, http.StatusOK, r.status, r.body)
 	}
 	r := call(t, http.MethodPut, fx.url+"/api/v2/dashboards/"+dash, bearer(fx.keyA), dashboard("one tile left"))
 	require.Equal(t, http.StatusOK, r.status)
 	l := call(t, http.MethodGet, fx.url+"/api/v2/alerts", bearer(fx.keyA), nil)
-	require.Equal(t, float64(1), l.body["total"], "the alert on the removed tile went with it")
+	require.Equal(t, float64(1), total(l), "the alert on the removed tile went with it")
 	assert.Equal(t, "t1", l.body["data"].([]any)[0].(map[string]any)["tileId"])
 }
 
@@ -148,5 +158,5 @@ func TestPrivateWebhookTargetsAreRefused(t *testing.T) {
 
 	open := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true })
 	r = call(t, http.MethodPost, open.url+"/api/v2/webhooks", bearer(open.keyA), map[string]any{"name": "h", "url": "http://10.0.0.1/"})
-	assert.Equal(t, http.StatusCreated, r.status)
+	assert.Equal(t, http.StatusOK, r.status)
 }

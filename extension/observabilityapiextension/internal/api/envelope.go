@@ -16,6 +16,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -175,7 +176,13 @@ func (s *Server) answer(w http.ResponseWriter, f form, res result) {
 	case res.err == nil && res.raw:
 		writeJSON(w, cmp.Or(res.status, http.StatusOK), res.data)
 	case res.err == nil:
-		reply(w, f, cmp.Or(res.status, http.StatusOK), res.data, res.extra)
+		status := cmp.Or(res.status, http.StatusOK)
+		if f == selfHosted && status == http.StatusCreated {
+			// HyperDX answers a create 200; the managed form keeps its
+			// specification's 201.
+			status = http.StatusOK
+		}
+		reply(w, f, status, res.data, res.extra)
 	case errors.Is(res.err, errGone):
 	case errors.As(res.err, &ae):
 		if ae.retryAfter > 0 {
@@ -183,13 +190,23 @@ func (s *Server) answer(w http.ResponseWriter, f form, res result) {
 		}
 		writeFail(w, f, ae.status, ae.msg)
 	case errors.Is(res.err, store.ErrNotFound):
-		writeFail(w, f, http.StatusNotFound, res.kind+" not found")
+		writeFail(w, f, http.StatusNotFound, kindTitle(res.kind)+" not found")
 	case errors.As(res.err, &ve):
 		writeFail(w, f, http.StatusBadRequest, "invalid "+res.kind+": "+ve.Error())
 	default:
 		s.opts.Logger.Error("observability API request failed", zap.Error(res.err))
 		writeFail(w, f, http.StatusInternalServerError, "internal error")
 	}
+}
+
+// kindTitle names a kind as HyperDX's messages do ("Alert not found",
+// "Saved search not found").
+func kindTitle(kind string) string {
+	if kind == "" {
+		return "Resource"
+	}
+	t := strings.ReplaceAll(kind, "_", " ")
+	return strings.ToUpper(t[:1]) + t[1:]
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -40,7 +40,7 @@ func TestSavedSearchAlert(t *testing.T) {
 	r := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": "errors by service",
 		"source": "saved_search", "savedSearchId": ss, "groupBy": "svc", "threshold": 2, "interval": "1m", "thresholdType": "above",
 		"message": "{{.state}} {{.group}}", "channel": map[string]any{"type": "webhook", "webhookId": wh}})
-	require.Equal(t, http.StatusCreated, r.status, r.body)
+	require.Equal(t, http.StatusOK, r.status, r.body)
 	alert := item(r)
 	assert.Equal(t, ss, alert["savedSearchId"])
 	assert.Equal(t, "svc", alert["groupBy"])

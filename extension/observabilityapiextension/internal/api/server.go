@@ -176,6 +176,12 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 
 type teamKey struct{}
 
+// formKey holds the form a request came in: paging and list envelopes
+// differ between them.
+type formKey struct{}
+
+func formOf(ctx context.Context) form { f, _ := ctx.Value(formKey{}).(form); return f }
+
 // callerKey holds the personal key a self-hosted request came with.
 type callerKey struct{}
 
@@ -223,7 +229,8 @@ func (s *Server) guard(f form, next endpoint) http.Handler {
 		if !s.limits.allow(w, f, identity) {
 			return
 		}
-		s.answer(w, f, next(r.WithContext(context.WithValue(r.Context(), teamKey{}, team))))
+		ctx := context.WithValue(context.WithValue(r.Context(), teamKey{}, team), formKey{}, f)
+		s.answer(w, f, next(r.WithContext(ctx)))
 	})
 }
 
@@ -350,7 +357,12 @@ func (s *Server) get(kind string) endpoint {
 
 func (s *Server) list(kind string) endpoint {
 	return func(r *http.Request) result {
-		limit, offset, err := paging(r)
+		f := formOf(r.Context())
+		def, most := 1000, 1000 // HyperDX's default and maximum page
+		if f == managed {
+			def, most = 50, 500 // the managed specification's
+		}
+		limit, offset, err := paging(r, def, most)
 		if err != nil {
 			return fail(http.StatusBadRequest, err.Error())
 		}
@@ -359,8 +371,16 @@ func (s *Server) list(kind string) endpoint {
 		if err != nil {
 			return failed(kind, err)
 		}
-		return result{stream: func(w http.ResponseWriter, f form) {
-			out := newListWriter(w, f, map[string]any{"total": total, "limit": limit, "offset": offset})
+		return result{stream: func(w http.ResponseWriter, _ form) {
+			meta := map[string]any{"total": total, "limit": limit, "offset": offset}
+			extra := meta
+			if f == selfHosted {
+				// HyperDX's list envelope: the page beside the data under
+				// meta, and the total also as a header.
+				extra = map[string]any{"meta": meta}
+				w.Header().Set("X-Total-Count", strconv.Itoa(total))
+			}
+			out := newListWriter(w, f, extra)
 			for len(page) > 0 {
 				n, size := 1, page[0].Size
 				for n < len(page) && size+page[n].Size <= pagePart {
@@ -466,11 +486,12 @@ func (s *Server) alerts(ctx context.Context, team string) ([]Alert, error) {
 	return out, nil
 }
 
-func paging(r *http.Request) (limit, offset int, err error) {
-	limit, offset = 50, 0
+// paging reads limit (def when absent, at most most) and offset.
+func paging(r *http.Request, def, most int) (limit, offset int, err error) {
+	limit, offset = def, 0
 	if v := r.URL.Query().Get("limit"); v != "" {
-		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > 500 {
-			return 0, 0, errors.New("limit must be an integer from 1 to 500")
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > most {
+			return 0, 0, fmt.Errorf("limit must be an integer from 1 to %d", most)
 		}
 	}
 	if v := r.URL.Query().Get("offset"); v != "" {
