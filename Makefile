@@ -148,6 +148,7 @@ fuzz:
 	$(FUZZ) -fuzz=FuzzCounters ./internal/budget
 	$(FUZZ) -fuzz=FuzzCheckSQLWhere ./internal/charts
 	$(FUZZ) -fuzz=FuzzLucene ./internal/charts
+	$(FUZZ) -fuzz=FuzzDatadog ./internal/charts
 	$(FUZZ) -fuzz=FuzzRender ./extension/observabilityapiextension/internal/alerttemplate
 	$(FUZZ) -fuzz=FuzzStatement ./extension/embeddedclickhouseextension/internal/chhttp
 

@@ -287,8 +287,10 @@ func condition(ctx context.Context, db *sql.DB, language, text string, f fields,
 			return "", fmt.Errorf("sql where: %w", err)
 		}
 		return checked, nil
+	case "datadog":
+		return datadogWhere(text, f, p)
 	}
-	return "", fmt.Errorf("whereLanguage must be lucene or sql, got %q", language)
+	return "", fmt.Errorf("whereLanguage must be lucene, sql or datadog, got %q", language)
 }
 
 func aggregate(s Series, f fields, p *Params, ts string) (string, error) {

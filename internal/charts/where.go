@@ -44,8 +44,9 @@ type Fallbacks interface {
 }
 
 // WhereLanguages are the languages a where is written in: the Lucene
-// subset (Lucene) or a checked SQL condition (sqlwhere.go).
-var WhereLanguages = []string{"lucene", "sql"}
+// subset (Lucene), a checked SQL condition (sqlwhere.go) or Datadog's
+// log and span search syntax (datadog.go).
+var WhereLanguages = []string{"lucene", "sql", "datadog"}
 
 // Params collects bound values as {pN:Type} placeholders. Values holds
 // each value as the engine reads a query parameter (param_pN over HTTP):

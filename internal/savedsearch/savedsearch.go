@@ -43,7 +43,7 @@ func (s *SavedSearch) Validate(sourceExists func(id string) (bool, error)) error
 		s.WhereLanguage = "lucene"
 	}
 	if !slices.Contains(charts.WhereLanguages, s.WhereLanguage) {
-		p = append(p, fmt.Sprintf("whereLanguage must be one of lucene, sql, got %q", s.WhereLanguage))
+		p = append(p, fmt.Sprintf("whereLanguage must be one of %s, got %q", strings.Join(charts.WhereLanguages, ", "), s.WhereLanguage))
 	}
 	if len(s.Select) > 100 {
 		p = append(p, "select takes at most 100 fields")
