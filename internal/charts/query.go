@@ -48,6 +48,9 @@ type Series struct {
 	Where         string
 	WhereLanguage string
 	GroupBy       []string
+	// Query, on a metric source, is a Datadog metric query or formula
+	// (ddmetrics.go); it replaces AggFn, Field, Where and GroupBy.
+	Query string
 }
 
 // Granularities are the documented bucket sizes; "auto" picks the
@@ -494,6 +497,26 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 	values := map[key][]*float64{}
 	groups := map[string][]string{}
 	for i, s := range series {
+		if s.Query != "" {
+			dd, err := runDatadogMetric(ctx, db, s, start, end, step, timeout)
+			if err != nil {
+				return nil, fmt.Errorf("series %d: %w", i, err)
+			}
+			for gk, vals := range dd.values {
+				if _, ok := groups[gk]; !ok && (len(groups)+1)*buckets > MaxPoints {
+					return nil, tooManyPoints(buckets, len(groups)+1)
+				}
+				groups[gk] = dd.groups[gk]
+				for b, v := range vals {
+					k := key{b, gk}
+					if values[k] == nil {
+						values[k] = make([]*float64, len(series))
+					}
+					values[k][i] = v
+				}
+			}
+			continue
+		}
 		q, params, err := Build(ctx, db, s, start, end, step)
 		if err != nil {
 			return nil, QueryError{fmt.Errorf("series %d: %w", i, err)}
@@ -545,7 +568,7 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 				vs = make([]*float64, len(series))
 			}
 			for i, s := range series {
-				if vs[i] == nil && (s.AggFn == "count" || s.AggFn == "count_distinct" || s.AggFn == "sum") {
+				if vs[i] == nil && s.Query == "" && (s.AggFn == "count" || s.AggFn == "count_distinct" || s.AggFn == "sum") {
 					zero := 0.0
 					vs[i] = &zero
 				}
