@@ -1,6 +1,7 @@
 package datadogreceiver
 
 import (
+	"errors"
 	"mime"
 	"net/http"
 	"time"
@@ -58,7 +59,7 @@ func (r *datadogReceiver) metricsHandler(format string, status int, okBody []byt
 		}
 		defer releaseBody(buf)
 		md, err := translate(req, buf.Bytes(), r.budget())
-		if err != nil {
+		if err = r.leftOut(req, md, err); err != nil {
 			r.refuseDecoded(w, req, err)
 			return
 		}
@@ -78,7 +79,7 @@ func (r *datadogReceiver) dogStatsDHandler(w http.ResponseWriter, req *http.Requ
 	}
 	defer releaseBody(buf)
 	md, res, err := metrics.DogStatsD(buf.Bytes(), time.Now(), r.budget())
-	if err != nil {
+	if err = r.leftOut(req, md, err); err != nil {
 		r.refuseDecoded(w, req, err)
 		return
 	}
@@ -92,6 +93,24 @@ func (r *datadogReceiver) dogStatsDHandler(w http.ResponseWriter, req *http.Requ
 	if r.consumeMetrics(w, req, "datadog_dogstatsd", md) {
 		w.WriteHeader(http.StatusOK)
 	}
+}
+
+// leftOut counts and logs the points a translation left out because the
+// store cannot hold their time (otelcol_receiver_datadog_unstorable_points)
+// and lets the others through; with none left, the payload is refused
+// with the reason. Any other error is returned as it is.
+func (r *datadogReceiver) leftOut(req *http.Request, md pmetric.Metrics, err error) error {
+	var ue *metrics.UnstorableError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	r.telemetry.ReceiverDatadogUnstorablePoints.Add(req.Context(), int64(ue.Points), byPath(req.Pattern))
+	if md.DataPointCount() == 0 {
+		return ue
+	}
+	r.set.Logger.Warn("datadog receiver left out metric points it cannot store",
+		zap.String("path", req.Pattern), zap.Int("points", ue.Points), zap.String("first_timestamp", ue.First))
+	return nil
 }
 
 // seriesV3Handler refuses the v3 series intake loudly: accepting and

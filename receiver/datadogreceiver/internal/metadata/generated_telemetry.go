@@ -29,6 +29,7 @@ type TelemetryBuilder struct {
 	ReceiverDatadogBrowserRequests   metric.Int64Counter
 	ReceiverDatadogDiscardedRequests metric.Int64Counter
 	ReceiverDatadogThrottledRequests metric.Int64Counter
+	ReceiverDatadogUnstorablePoints  metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -76,6 +77,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_receiver_datadog_throttled_requests",
 		metric.WithDescription("Requests answered 429 with Retry-After because max_concurrent_requests requests were in progress for all of max_request_wait, by path; senders retry them. [Alpha]"),
 		metric.WithUnit("{requests}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverDatadogUnstorablePoints, err = builder.meter.Int64Counter(
+		"otelcol_receiver_datadog_unstorable_points",
+		metric.WithDescription("Metric points left out because their timestamp is outside what the store can hold (before 1970 or past 2106-02-07, such as 1e300), by path; a payload with no other point is refused 400. [Alpha]"),
+		metric.WithUnit("{points}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -68,3 +68,19 @@ func AssertEqualReceiverDatadogThrottledRequests(t *testing.T, tt *componenttest
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
+
+func AssertEqualReceiverDatadogUnstorablePoints(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_receiver_datadog_unstorable_points",
+		Description: "Metric points left out because their timestamp is outside what the store can hold (before 1970 or past 2106-02-07, such as 1e300), by path; a payload with no other point is refused 400. [Alpha]",
+		Unit:        "{points}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_receiver_datadog_unstorable_points")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}

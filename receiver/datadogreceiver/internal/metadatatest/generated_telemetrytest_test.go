@@ -22,6 +22,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ReceiverDatadogBrowserRequests.Add(context.Background(), 1)
 	tb.ReceiverDatadogDiscardedRequests.Add(context.Background(), 1)
 	tb.ReceiverDatadogThrottledRequests.Add(context.Background(), 1)
+	tb.ReceiverDatadogUnstorablePoints.Add(context.Background(), 1)
 	AssertEqualReceiverDatadogBrowserRequests(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -29,6 +30,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverDatadogThrottledRequests(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverDatadogUnstorablePoints(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

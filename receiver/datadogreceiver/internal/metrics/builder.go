@@ -5,6 +5,9 @@
 package metrics
 
 import (
+	"fmt"
+	"math"
+	"strconv"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -68,6 +71,10 @@ type builder struct {
 	// strs copies the request's names, hosts and tags, each distinct one
 	// once, for every decoder: a payload repeats them series after series.
 	strs *intern.Table
+	// unstorable counts the points left out for their time, the first
+	// such time as sent.
+	unstorable      int
+	firstUnstorable string
 }
 
 // splitTag is a series' tag as the builder reads it: where its key ends
@@ -113,6 +120,7 @@ func (b *builder) release() {
 	b.attrs.Clear()
 	b.moved, b.first = false, pcommon.Map{}
 	b.strs.Reset()
+	b.unstorable, b.firstUnstorable = 0, ""
 	if cap(b.counts) > 2*maxBuckets {
 		b.counts = nil // a sketch spread wider than downscaling could bound
 	}
@@ -123,12 +131,85 @@ func (b *builder) release() {
 // next series once it has none, rather than reading on for nothing.
 func (b *builder) more() bool { return b.bud.Err() == nil }
 
-// result is what was built, or the budget's error if it was spent.
+// result is what was built, or the budget's error if it was spent. When
+// points were left out for their time, it is what was built and an
+// *UnstorableError saying how many.
 func (b *builder) result() (pmetric.Metrics, error) {
 	if err := b.bud.Err(); err != nil {
 		return pmetric.Metrics{}, err
 	}
+	if b.unstorable > 0 {
+		// A series whose every point was left out is no metric at all.
+		b.md.ResourceMetrics().RemoveIf(func(rm pmetric.ResourceMetrics) bool {
+			rm.ScopeMetrics().RemoveIf(func(sm pmetric.ScopeMetrics) bool {
+				sm.Metrics().RemoveIf(func(m pmetric.Metric) bool { return pointCount(m) == 0 })
+				return sm.Metrics().Len() == 0
+			})
+			return rm.ScopeMetrics().Len() == 0
+		})
+		return b.md, &UnstorableError{Points: b.unstorable, First: b.firstUnstorable}
+	}
 	return b.md, nil
+}
+
+func pointCount(m pmetric.Metric) int {
+	switch m.Type() {
+	case pmetric.MetricTypeGauge:
+		return m.Gauge().DataPoints().Len()
+	case pmetric.MetricTypeSum:
+		return m.Sum().DataPoints().Len()
+	case pmetric.MetricTypeExponentialHistogram:
+		return m.ExponentialHistogram().DataPoints().Len()
+	}
+	return 1
+}
+
+// MaxSeconds is the last second a metric point can be stored at: the
+// metric tables keep their times as DateTime, seconds since 1970 in a
+// UInt32 (2106-02-07 06:28:15). A time before 1970 or past it wrapped (a
+// v1 timestamp of 1e300 was stored in 1970 or 1677, by the conversion).
+const MaxSeconds = math.MaxUint32
+
+// UnstorableError says that points were left out because their time is
+// outside what the store can hold. It comes with the points that were
+// kept, if any: the caller counts the others, and refuses the payload
+// when none is left.
+type UnstorableError struct {
+	Points int    // left out
+	First  string // the first such timestamp, as sent
+}
+
+func (e *UnstorableError) Error() string {
+	return fmt.Sprintf("%d point(s) have a timestamp outside what the store can hold (seconds 0 to %d, 1970-01-01 to 2106-02-07), the first %s; they were left out",
+		e.Points, MaxSeconds, e.First)
+}
+
+// storable reports whether a point at ts (seconds) can be stored; one
+// that cannot is left out and counted.
+func (b *builder) storable(ts int64) bool {
+	if ts >= 0 && ts <= MaxSeconds {
+		return true
+	}
+	b.leaveOut(strconv.FormatInt(ts, 10))
+	return false
+}
+
+// floatSeconds is a JSON timestamp in whole seconds; false (the point
+// left out and counted) when it is no time the store can hold. The range
+// is checked on the float: converting 1e300 to an int64 is undefined.
+func (b *builder) floatSeconds(f float64) (int64, bool) {
+	if f >= 0 && f < MaxSeconds+1 {
+		return int64(f), true
+	}
+	b.leaveOut(strconv.FormatFloat(f, 'g', -1, 64))
+	return 0, false
+}
+
+func (b *builder) leaveOut(ts string) {
+	if b.unstorable == 0 {
+		b.firstUnstorable = ts
+	}
+	b.unstorable++
 }
 
 // metric returns the Metric a series' points go to, after splitting its
@@ -255,7 +336,7 @@ func (b *builder) metric(s *series) pmetric.Metric {
 // point appends one point of s (ts in seconds) to m with the series'
 // attributes. Rates become the delta they stand for (value × interval).
 func (b *builder) point(m pmetric.Metric, s *series, ts int64, v float64) {
-	if !b.bud.Entries(b.pointAttrs().Len()) {
+	if !b.storable(ts) || !b.bud.Entries(b.pointAttrs().Len()) {
 		return
 	}
 	var dp pmetric.NumberDataPoint
@@ -265,7 +346,7 @@ func (b *builder) point(m pmetric.Metric, s *series, ts int64, v float64) {
 		if iv <= 0 {
 			iv = DefaultInterval
 		}
-		dp.SetStartTimestamp(seconds(ts - iv))
+		dp.SetStartTimestamp(startSeconds(ts, iv))
 		if s.typ == Rate {
 			v *= float64(iv)
 		}
@@ -326,3 +407,7 @@ func (b *builder) histogram(m pmetric.Metric) (pmetric.ExponentialHistogramDataP
 }
 
 func seconds(s int64) pcommon.Timestamp { return pcommon.Timestamp(s * 1e9) }
+
+// startSeconds is the start of an interval of iv seconds ending at ts, no
+// earlier than 1970 (pdata's times are unsigned).
+func startSeconds(ts, iv int64) pcommon.Timestamp { return seconds(max(ts-iv, 0)) }

@@ -54,7 +54,11 @@ func CheckRuns(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 		if msg := cv.GetStringBytes("message"); len(msg) > 0 {
 			b.attrs.PutStr("message", string(msg))
 		}
-		b.point(m, &s, cv.GetInt64("timestamp"), float64(status))
+		// Read as a float: GetInt64 makes 1e300 a 0, stored in 1970. A
+		// check run without one is at 0, as before.
+		if sec, ok := b.floatSeconds(cv.GetFloat64("timestamp")); ok {
+			b.point(m, &s, sec, float64(status))
+		}
 	}
 	return b.result()
 }

@@ -43,7 +43,11 @@ func DistributionPoints(body []byte, bud *budget.Budget) (pmetric.Metrics, error
 			if d.count == 0 {
 				continue // nothing was measured in that interval
 			}
-			if !b.distribution(m, int64(ts), &d) {
+			sec, ok := b.floatSeconds(ts)
+			if !ok {
+				continue
+			}
+			if !b.distribution(m, sec, &d) {
 				return nil // the budget is spent: result() says so
 			}
 		}

@@ -88,12 +88,16 @@ func (d *values) add(v float64, n uint64) {
 
 // distribution appends d to m as one delta exponential histogram point
 // for the DefaultInterval ending at ts; false once the budget is spent.
+// A point at a time the store cannot hold is left out and counted.
 func (b *builder) distribution(m pmetric.Metric, ts int64, d *values) bool {
+	if !b.storable(ts) {
+		return true
+	}
 	dp, ok := b.histogram(m)
 	if !ok {
 		return false
 	}
-	dp.SetStartTimestamp(seconds(ts - DefaultInterval))
+	dp.SetStartTimestamp(startSeconds(ts, DefaultInterval))
 	dp.SetTimestamp(seconds(ts))
 	dp.SetCount(d.count)
 	dp.SetSum(d.sum)

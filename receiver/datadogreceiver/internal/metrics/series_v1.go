@@ -36,7 +36,9 @@ func SeriesV1(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 			if err1 != nil || err2 != nil {
 				return fmt.Errorf("point %d: timestamp and value must be numbers", j)
 			}
-			b.point(m, s, int64(ts), val)
+			if sec, ok := b.floatSeconds(ts); ok {
+				b.point(m, s, sec, val)
+			}
 		}
 		return nil
 	})

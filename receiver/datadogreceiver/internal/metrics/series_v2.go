@@ -291,7 +291,10 @@ func SeriesV2JSON(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 			if ts == nil || val == nil || ts.Type() != fastjson.TypeNumber || val.Type() != fastjson.TypeNumber {
 				return pmetric.Metrics{}, fmt.Errorf("series %d (%s) point %d needs numeric timestamp and value", i, s.name, j)
 			}
-			b.point(m, &s, ts.GetInt64(), val.GetFloat64())
+			// Read as a float: GetInt64 makes 1e300 a 0, stored in 1970.
+			if sec, ok := b.floatSeconds(ts.GetFloat64()); ok {
+				b.point(m, &s, sec, val.GetFloat64())
+			}
 		}
 	}
 	return b.result()

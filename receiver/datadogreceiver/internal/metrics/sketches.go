@@ -209,12 +209,15 @@ func (d *sketchDecoder) build(i int, hasOrigin bool) {
 		for x, k := range keys {
 			d.bins = append(d.bins, keyBin(sint32(k), uint32(counts[x]))) //nolint:gosec // as the generated decoder truncates
 		}
+		if !b.storable(g.ts) {
+			continue
+		}
 		dp, ok := b.histogram(m)
 		if !ok {
 			d.done = true
 			return
 		}
-		dp.SetStartTimestamp(seconds(g.ts - DefaultInterval))
+		dp.SetStartTimestamp(startSeconds(g.ts, DefaultInterval))
 		dp.SetTimestamp(seconds(g.ts))
 		dp.SetCount(uint64(g.cnt)) //nolint:gosec // a count the Agent sent
 		dp.SetSum(g.sum)

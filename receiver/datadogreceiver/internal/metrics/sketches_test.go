@@ -228,11 +228,14 @@ func sketchesReference(body []byte, bud *budget.Budget) (pmetric.Metrics, error)
 			for x, k := range d.K {
 				bins = append(bins, keyBin(k, d.N[x]))
 			}
+			if !b.storable(d.Ts) {
+				continue
+			}
 			dp, ok := b.histogram(m)
 			if !ok {
 				return b.result()
 			}
-			dp.SetStartTimestamp(seconds(d.Ts - DefaultInterval))
+			dp.SetStartTimestamp(startSeconds(d.Ts, DefaultInterval))
 			dp.SetTimestamp(seconds(d.Ts))
 			dp.SetCount(uint64(d.Cnt))
 			dp.SetSum(d.Sum)

@@ -80,8 +80,12 @@ func statsPayload(b *builder, p *pb.ClientStatsPayload, agentHost, agentEnv stri
 		if bucket == nil || bucket.Duration == 0 {
 			continue
 		}
-		end := int64(bucket.Start+bucket.Duration) / 1e9
-		interval := int64(bucket.Duration) / 1e9
+		// A bucket ending past 2^63 ns (or whose end overflows) gets a
+		// negative end, which its points' storable check leaves out.
+		end, interval := int64(-1), int64(bucket.Duration/1e9) //nolint:gosec // under 2^64/1e9
+		if bucket.Start <= math.MaxInt64 && bucket.Duration <= math.MaxInt64-bucket.Start {
+			end = int64(bucket.Start+bucket.Duration) / 1e9 //nolint:gosec // checked just above
+		}
 		for _, g := range bucket.Stats {
 			if !b.more() {
 				return b.bud.Err()
@@ -133,11 +137,14 @@ func statsPayload(b *builder, p *pb.ClientStatsPayload, agentHost, agentEnv stri
 					count += n
 					return false
 				})
+				if !b.storable(end) {
+					continue
+				}
 				dp, ok := b.histogram(metric)
 				if !ok {
 					return b.bud.Err()
 				}
-				dp.SetStartTimestamp(seconds(end - interval))
+				dp.SetStartTimestamp(startSeconds(end, interval))
 				dp.SetTimestamp(seconds(end))
 				dp.SetCount(uint64(math.Round(count)))
 				b.setBuckets(dp, bins)
