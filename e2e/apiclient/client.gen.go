@@ -1280,25 +1280,30 @@ type TileSeriesWhereLanguage string
 
 // Webhook defines model for Webhook.
 type Webhook struct {
-	Body      *string   `json:"body,omitempty"`
-	CreatedAt time.Time `json:"createdAt"`
-	Id        string    `json:"id"`
-	Name      string    `json:"name"`
-	Service   string    `json:"service"`
-	UpdatedAt time.Time `json:"updatedAt"`
-	Url       string    `json:"url"`
+	Body        *string   `json:"body,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	Description *string   `json:"description,omitempty"`
+	Id          string    `json:"id"`
+	Name        string    `json:"name"`
+	Service     string    `json:"service"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+	Url         *string   `json:"url,omitempty"`
 }
 
 // WebhookInput defines model for WebhookInput.
 type WebhookInput struct {
-	// Body body sent instead of the notification JSON; a Go template over its fields, without loops (the README lists what answers 400)
-	Body *string `json:"body,omitempty"`
+	// Body generic and pagerduty only; body sent instead of the notification JSON; a Go template over its fields, without loops (the README lists what answers 400)
+	Body        *string `json:"body,omitempty"`
+	Description *string `json:"description,omitempty"`
 
-	// Headers write-only, never returned
-	Headers *map[string]string   `json:"headers,omitempty"`
-	Name    string               `json:"name"`
-	Service *WebhookInputService `json:"service,omitempty"`
-	Url     string               `json:"url"`
+	// Headers write-only, never returned; generic and pagerduty only. On an update, omitted keeps the stored headers while url and service are unchanged (cleared otherwise); {} clears them
+	Headers *map[string]string `json:"headers,omitempty"`
+	Name    string             `json:"name"`
+
+	// QueryParams write-only, never returned, added to the url's query on delivery; kept on an update as headers are
+	QueryParams *map[string]string   `json:"queryParams,omitempty"`
+	Service     *WebhookInputService `json:"service,omitempty"`
+	Url         string               `json:"url"`
 }
 
 // WebhookInputService defines model for WebhookInput.Service.

@@ -340,6 +340,7 @@ func (s *Scheduler) notify(ctx context.Context, team string, a *Alert, n Notific
 		// headers were sealed and not yet rewritten (api.SealWebhookHeaders).
 		Headers map[string]string `json:"headers"`
 		Sealed  string            `json:"sealedHeaders"`
+		Query   string            `json:"sealedQueryParams"`
 		Body    string            `json:"body"`
 	}
 	if err := json.Unmarshal(res.Doc, &wh); err != nil {
@@ -347,6 +348,15 @@ func (s *Scheduler) notify(ctx context.Context, team string, a *Alert, n Notific
 	}
 	if wh.Sealed != "" {
 		if wh.Headers, err = webhook.OpenHeaders(s.o.Sealer, team, res.ID, wh.Sealed); err != nil {
+			return webhook.Result{Err: err}
+		}
+	}
+	if wh.Query != "" {
+		params, err := webhook.OpenHeaders(s.o.Sealer, team, webhook.QueryParamsID(res.ID), wh.Query)
+		if err != nil {
+			return webhook.Result{Err: err}
+		}
+		if wh.URL, err = webhook.WithQueryParams(wh.URL, params); err != nil {
 			return webhook.Result{Err: err}
 		}
 	}

@@ -30,6 +30,9 @@ type chartSeries struct {
 	Where         string   `json:"where"`
 	WhereLanguage string   `json:"whereLanguage"`
 	GroupBy       []string `json:"groupBy"`
+	// Query is a Datadog metric query or formula on a metric source; it
+	// takes the place of aggFn, field, where and groupBy.
+	Query string `json:"query"`
 }
 
 // maxSeries bounds one request; queries are not otherwise throttled.
@@ -63,6 +66,15 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 	for i, sr := range req.Series {
 		if sr.SourceID == "" {
 			p.Add("series[%d].sourceId is required", i)
+		}
+		if sr.Query != "" {
+			if sr.AggFn != "" || sr.Field != "" || sr.Where != "" || len(sr.GroupBy) > 0 {
+				p.Add("series[%d]: query replaces aggFn, field, where and groupBy; send one or the other", i)
+			}
+			if _, err := charts.ParseDatadogMetric(sr.Query); err != nil {
+				p.Add("series[%d].query: %v", i, err)
+			}
+			continue
 		}
 		p.OneOf(fmt.Sprintf("series[%d].aggFn", i), sr.AggFn, aggFns)
 		if err := charts.CheckWhere(sr.Where); err != nil {
@@ -118,5 +130,6 @@ func (s *Server) seriesFor(ctx context.Context, team string, sr chartSeries) (ch
 	return charts.Series{
 		Source: src.Chart(),
 		AggFn:  sr.AggFn, Field: sr.Field, Level: sr.Level, Where: sr.Where, WhereLanguage: sr.WhereLanguage, GroupBy: sr.GroupBy,
+		Query: sr.Query,
 	}, nil
 }

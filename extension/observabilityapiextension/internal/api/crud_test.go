@@ -42,7 +42,7 @@ func TestFullCRUDOfEveryResourceInEveryForm(t *testing.T) {
 			return map[string]any{"name": n, "kind": "log", "table": "my_logs", "timestampColumn": "ts"}
 		},
 		"webhooks": func(n string) map[string]any {
-			return map[string]any{"name": n, "url": "https://hooks.example/" + n, "service": "slack", "body": "{{message}}"}
+			return map[string]any{"name": n, "url": "https://hooks.example/" + n, "service": "pagerduty", "body": "{{.message}}"}
 		},
 	}
 	forms := []struct {

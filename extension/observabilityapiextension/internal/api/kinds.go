@@ -1,7 +1,9 @@
 package api
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -17,6 +19,7 @@ import (
 type stamp struct {
 	id               string
 	created, updated time.Time
+	old              []byte // the stored document an update replaces (nil: a create)
 }
 
 // document is a resource ready to store: its id and the value written.
@@ -126,22 +129,58 @@ func decodeWebhook(s *Server, ctx context.Context, body []byte, st stamp) (docum
 	}
 	if !s.opts.AllowPrivateWebhooks {
 		if err := webhook.CheckTarget(ctx, wh.URL); err != nil {
-			return document{}, validationError{fmt.Errorf("url: %w (set alerts.allow_private_webhooks to allow it)", err)}
+			return document{}, validationError{fmt.Errorf("url: the target is a private or reserved address (%w; set alerts.allow_private_webhooks to allow it)", err)}
 		}
 	}
-	wh.ID, wh.CreatedAt, wh.UpdatedAt = st.id, st.created, st.updated
-	sealed, err := webhook.SealHeaders(s.opts.Sealer, teamOf(ctx), st.id, wh.Headers)
+	team := teamOf(ctx)
+	// HyperDX keeps a team's webhooks unique by service and name.
+	others, err := s.opts.Store.OfTeam(ctx, team, kindWebhook)
 	if err != nil {
 		return document{}, err
 	}
-	wh.Headers = nil
-	return document{st.id, &storedWebhook{Webhook: wh, SealedHeaders: sealed}}, nil
+	for _, o := range others {
+		var e Webhook
+		if o.ID != st.id && json.Unmarshal(o.Doc, &e) == nil && e.Name == wh.Name && cmp.Or(e.Service, "generic") == wh.Service {
+			return document{}, validationError{fmt.Errorf("a %s webhook named %q already exists", wh.Service, wh.Name)}
+		}
+	}
+	stored := storedWebhook{}
+	// The write-only fields cannot be read back, so an update that omits
+	// them keeps them while the destination (url and service) is the
+	// same; a new destination never inherits them, or repointing the url
+	// would send the stored credentials to whoever it now names. An empty
+	// object clears them.
+	var old storedWebhook
+	if st.old != nil && json.Unmarshal(st.old, &old) == nil && old.URL == wh.URL && cmp.Or(old.Service, "generic") == wh.Service {
+		if wh.Headers == nil {
+			stored.SealedHeaders = old.SealedHeaders
+			wh.Headers = old.Headers // in clear only if written before headers were sealed
+		}
+		if wh.QueryParams == nil {
+			stored.SealedQueryParams = old.SealedQueryParams
+		}
+	}
+	wh.ID, wh.CreatedAt, wh.UpdatedAt = st.id, st.created, st.updated
+	if wh.Headers != nil {
+		if stored.SealedHeaders, err = webhook.SealHeaders(s.opts.Sealer, team, st.id, wh.Headers); err != nil {
+			return document{}, err
+		}
+	}
+	if wh.QueryParams != nil {
+		if stored.SealedQueryParams, err = webhook.SealHeaders(s.opts.Sealer, team, webhook.QueryParamsID(st.id), wh.QueryParams); err != nil {
+			return document{}, err
+		}
+	}
+	wh.Headers, wh.QueryParams = nil, nil
+	stored.Webhook = wh
+	return document{st.id, &stored}, nil
 }
 
-// storedWebhook is a webhook as stored: its headers sealed, never in
-// clear (webhook.SealHeaders). Callers cannot send sealedHeaders: the
-// body decodes into Webhook, which has no such field.
+// storedWebhook is a webhook as stored: its headers and query parameters
+// sealed, never in clear (webhook.SealHeaders). Callers cannot send the
+// sealed fields: the body decodes into Webhook, which has no such field.
 type storedWebhook struct {
 	Webhook
-	SealedHeaders string `json:"sealedHeaders,omitempty"`
+	SealedHeaders     string `json:"sealedHeaders,omitempty"`
+	SealedQueryParams string `json:"sealedQueryParams,omitempty"`
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/net/http/httpguts"
 
@@ -48,18 +49,36 @@ type Channel = alerting.Channel
 // web UI).
 type Source = sources.Source
 
-// Webhook is an alert delivery target. Headers are write-only: they may
-// carry credentials and are never returned.
+// Webhook is an alert delivery target, HyperDX's external shape. Headers
+// and query parameters are write-only: they may carry credentials and are
+// never returned.
 type Webhook struct {
-	ID        string            `json:"id"`
-	Name      string            `json:"name"`
-	URL       string            `json:"url"`
-	Service   string            `json:"service"`
-	Headers   map[string]string `json:"headers,omitempty"`
-	Body      string            `json:"body,omitempty"`
-	CreatedAt time.Time         `json:"createdAt"`
-	UpdatedAt time.Time         `json:"updatedAt"`
+	ID          string            `json:"id"`
+	Name        string            `json:"name"`
+	URL         string            `json:"url"`
+	Service     string            `json:"service"`
+	Description string            `json:"description,omitempty"`
+	Headers     map[string]string `json:"headers,omitempty"`
+	QueryParams map[string]string `json:"queryParams,omitempty"`
+	Body        string            `json:"body,omitempty"`
+	CreatedAt   time.Time         `json:"createdAt"`
+	UpdatedAt   time.Time         `json:"updatedAt"`
 }
+
+// The sizes HyperDX's webhook schema allows.
+const (
+	maxWebhookName        = 1024
+	maxWebhookURL         = 2048
+	maxWebhookDescription = 2048
+	maxWebhookBody        = 16 << 10
+	maxWebhookPairs       = 100 // headers, and query parameters
+	maxWebhookPairValue   = 4096
+)
+
+// templatedServices take a body template, headers and query parameters;
+// Slack and incident.io receive their own payload at a URL that carries
+// its credential, so those are refused for them ("not supported").
+var templatedServices = []string{"generic", "pagerduty"}
 
 // The documented value sets.
 var (
@@ -159,22 +178,63 @@ func (wh *Webhook) validate() error {
 	if strings.TrimSpace(wh.Name) == "" {
 		p.Add("name is required")
 	}
+	if len(wh.Name) > maxWebhookName {
+		p.Add("name is longer than %d characters", maxWebhookName)
+	}
 	if u, err := url.Parse(wh.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		p.Add("url must be an absolute http(s) URL")
+	} else if len(wh.URL) > maxWebhookURL {
+		p.Add("url is longer than %d characters", maxWebhookURL)
+	}
+	if len(wh.Description) > maxWebhookDescription {
+		p.Add("description is longer than %d characters", maxWebhookDescription)
 	}
 	if wh.Service == "" {
 		wh.Service = "generic"
 	}
 	p.OneOf("service", wh.Service, webhookTypes)
+	if slices.Contains(webhookTypes, wh.Service) && !slices.Contains(templatedServices, wh.Service) {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"headers", wh.Headers != nil}, {"queryParams", wh.QueryParams != nil}, {"body", wh.Body != ""}} {
+			if f.set {
+				p.Add("%s is not supported by a %s webhook", f.name, wh.Service)
+			}
+		}
+	}
+	if len(wh.Body) > maxWebhookBody {
+		p.Add("body is longer than %d bytes", maxWebhookBody)
+	}
 	if err := alerttemplate.Check(wh.Body); err != nil {
 		p.Add("body: %v", err)
+	}
+	if len(wh.Headers) > maxWebhookPairs {
+		p.Add("headers: at most %d", maxWebhookPairs)
+	}
+	if len(wh.QueryParams) > maxWebhookPairs {
+		p.Add("queryParams: at most %d", maxWebhookPairs)
+	}
+	for _, k := range slices.Sorted(maps.Keys(wh.QueryParams)) {
+		v := wh.QueryParams[k]
+		switch {
+		case k == "" || strings.ContainsFunc(k, unicode.IsControl):
+			p.Add("queryParams: %q is not a parameter name", k)
+		case strings.ContainsFunc(v, unicode.IsControl):
+			p.Add("queryParams: the value of %s holds a control character", k)
+		case len(v) > maxWebhookPairValue:
+			p.Add("queryParams: the value of %s is longer than %d characters", k, maxWebhookPairValue)
+		}
 	}
 	// Checked here, not found when an alert fires: the client refuses to
 	// send such a header, so every delivery would fail.
 	for _, k := range slices.Sorted(maps.Keys(wh.Headers)) {
 		switch {
-		case !httpguts.ValidHeaderFieldName(k):
+		// HyperDX also refuses a name that begins with a digit.
+		case !httpguts.ValidHeaderFieldName(k) || (k[0] >= '0' && k[0] <= '9'):
 			p.Add("headers: %q is not a header name", k)
+		case len(wh.Headers[k]) > maxWebhookPairValue:
+			p.Add("headers: the value of %s is longer than %d characters", k, maxWebhookPairValue)
 		case !httpguts.ValidHeaderFieldValue(wh.Headers[k]):
 			p.Add("headers: the value of %s holds a control character", k)
 		case slices.Contains(deliveryHeaders, textproto.CanonicalMIMEHeaderKey(k)):

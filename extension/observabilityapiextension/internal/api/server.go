@@ -12,6 +12,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -275,7 +276,17 @@ func public(kind string, doc []byte) any {
 	_ = json.Unmarshal(doc, &m)
 	if kind == kindWebhook {
 		delete(m, "headers")
+		delete(m, "queryParams")
 		delete(m, webhook.SealedField)
+		delete(m, webhook.SealedQueryParamsField)
+		switch s, _ := m["service"].(string); {
+		case s == "slack" || s == "incidentio":
+			delete(m, "body") // not theirs (HyperDX strips it too)
+		case s != "" && !slices.Contains(webhookTypes, s):
+			// Not a webhook this API can deliver to: counted in the
+			// total, left out of the list, as HyperDX does.
+			return nil
+		}
 	}
 	return m
 }
@@ -323,7 +334,7 @@ func (s *Server) update(kind string) endpoint {
 			return failed(kind, err)
 		}
 		now := time.Now().UTC().Truncate(time.Millisecond)
-		doc, err := s.decodeValidate(r.Context(), kind, body, stamp{id: id, created: old.CreatedAt.UTC(), updated: now})
+		doc, err := s.decodeValidate(r.Context(), kind, body, stamp{id: id, created: old.CreatedAt.UTC(), updated: now, old: old.Doc})
 		if err != nil {
 			return failed(kind, err)
 		}
@@ -408,7 +419,11 @@ func (s *Server) list(kind string) endpoint {
 				}
 				for _, id := range ids {
 					if doc, ok := byID[id]; ok {
-						if out.add(public(kind, doc)) != nil {
+						pub := public(kind, doc)
+						if pub == nil {
+							continue
+						}
+						if out.add(pub) != nil {
 							return // the client went away
 						}
 					}
@@ -441,7 +456,7 @@ func (s *Server) remove(kind string) endpoint {
 					return failed(kind, err)
 				}
 			case kind == kindWebhook && a.Channel.WebhookID == id:
-				return fail(http.StatusConflict, "webhook is used by alert "+a.ID)
+				return fail(http.StatusConflict, "alerts still reference this webhook (alert "+a.ID+"); delete or repoint them first")
 			}
 		}
 		if err := s.opts.Store.Delete(ctx, team, kind, id); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"github.com/otelhouse/otelhouse/internal/keys"
 )
@@ -19,6 +20,31 @@ import (
 const SealedField = "sealedHeaders"
 
 func bound(team, id string) string { return "webhook-headers:" + team + "/" + id }
+
+// SealedQueryParamsField holds a webhook's sealed query parameters,
+// sealed as headers are under QueryParamsID, so that neither sealed value
+// opens as the other.
+const SealedQueryParamsField = "sealedQueryParams"
+
+// QueryParamsID is what a webhook's query parameters are sealed under.
+func QueryParamsID(id string) string { return id + "#queryParams" }
+
+// WithQueryParams is raw with params added to its query (delivery).
+func WithQueryParams(raw string, params map[string]string) (string, error) {
+	if len(params) == 0 {
+		return raw, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	q := u.Query()
+	for k, v := range params {
+		q.Set(k, v)
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
 
 // SealHeaders seals a webhook's headers ("" for none).
 func SealHeaders(s *keys.Sealer, team, id string, headers map[string]string) (string, error) {
