@@ -292,6 +292,11 @@ func syntaxError(err error) error {
 				if k := strings.IndexAny(exp, ".\n"); k >= 0 {
 					exp = exp[:k]
 				}
+				// The engine then quotes the statement ("In scope SELECT
+				// formatQuery(…)"), which is not the caller's text.
+				if k := strings.Index(exp, ": In scope"); k >= 0 {
+					exp = exp[:k]
+				}
 				reason += "; " + strings.ToLower(exp[:1]) + exp[1:]
 			}
 		}
