@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -411,4 +412,189 @@ func TestBrowserTeamsAreIsolated(t *testing.T) {
 	assert.Equal(t, "otel_b", got.Data[0]["database"])
 	keys := eval[string](b, "team b's keys", `fetch('/api/keys').then(r => r.text())`)
 	assert.NotContains(t, keys, "ohi_", "team a's ingestion key is not shown to team b")
+}
+
+// seeJS answers why the element sel is not what a person sees ("" when
+// it is): missing, an empty box, outside the viewport, covered by another
+// element at its centre, or inside something scrolled sideways. It never
+// scrolls anything into view: a test that did would find an element the
+// page itself leaves off-screen (issue 42.1).
+const seeJS = `((sel) => {
+	const e = document.querySelector(sel);
+	if (!e) return 'missing';
+	const r = e.getBoundingClientRect();
+	if (r.width <= 0 || r.height <= 0) return 'an empty box';
+	if (r.left < 0 || r.top < 0 || r.right > innerWidth + 0.5 || r.bottom > innerHeight + 0.5)
+		return 'outside the ' + innerWidth + 'x' + innerHeight + ' viewport: ' + [r.left, r.top, r.right, r.bottom].map(Math.round).join(',');
+	const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+	if (!top || !(top === e || e.contains(top))) return 'covered by ' + (top ? top.outerHTML.slice(0, 120) : 'nothing');
+	for (let a = e.parentElement; a; a = a.parentElement) if (a.scrollLeft) return 'inside ' + a.tagName + '.' + a.className + ' scrolled sideways';
+	return '';
+})(%q)`
+
+// see waits until sel is visible to a person (seeJS), failing with why not.
+func (b *browser) see(what, sel string) {
+	b.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		why := eval[string](b, what, fmt.Sprintf(seeJS, sel))
+		if why == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("%s: %s is not visible: %s", what, sel, why)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// click clicks sel as a person does: at its centre on the screen, once it
+// is visible there (chromedp.Click would scroll it into view first).
+func (b *browser) click(what, sel string) {
+	b.t.Helper()
+	b.see(what, sel)
+	xy := eval[[]float64](b, what, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, sel))
+	b.run(what, chromedp.MouseClickXY(xy[0], xy[1]))
+}
+
+// scrollPanelTo scrolls the side panel (only it) until sel's top is near
+// the panel's.
+func (b *browser) scrollPanelTo(panel, sel string) {
+	b.t.Helper()
+	b.run("scrolling the panel to "+sel, poll(fmt.Sprintf(`(() => { const p = document.querySelector(%q), e = document.querySelector(%q);
+		if (!p || !e) return false; p.scrollTop += e.getBoundingClientRect().top - p.getBoundingClientRect().top - 60; return true; })()`, panel, sel)))
+}
+
+// The search workbench as a person uses it at three screen widths: every
+// event opens in a panel they can see and read to its nested attributes,
+// a waterfall is reached from a log, a span row and a span; a mistake in
+// the where box is a message; live tail shows a late event; services
+// count requests (issue 42).
+func TestBrowserSearchWorkbench(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t))
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	otlp := fmt.Sprintf("http://127.0.0.1:%d", c.otlpHTTP)
+	b := newBrowser(t, ui, "workbench")
+	b.signUp("/", "owner@example.com", "correct horse battery")
+
+	now := time.Now()
+	traceHex := "4bf92f3577b34da6a3ce929d0e0e4736"
+	var filler []string
+	for i := 0; i < 60; i++ {
+		filler = append(filler, fmt.Sprintf(`{"timeUnixNano":"%d","severityText":"INFO","body":{"stringValue":"filler %d %s"}}`,
+			now.Add(-time.Duration(i+2)*time.Second).UnixNano(), i, strings.Repeat("a long body that makes the table wide ", 8)))
+	}
+	logs := fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"checkout"}},{"key":"host.name","value":{"stringValue":"web-1"}}]},
+	 "scopeLogs":[{"logRecords":[
+	  {"timeUnixNano":"%d","severityText":"ERROR","body":{"stringValue":"workbench payment failed"},"traceId":"%s","spanId":"00f067aa0ba902b7",
+	   "attributes":[{"key":"user","value":{"kvlistValue":{"values":[{"key":"address","value":{"kvlistValue":{"values":[{"key":"city","value":{"stringValue":"Lyon"}}]}}}]}}},
+	    {"key":"exception.stacktrace","value":{"stringValue":"Error: declined\n    at charge (pay.js:10)\n    at main (app.js:3)"}},
+	    {"key":"zz.last.attribute","value":{"stringValue":"end-of-panel"}}]},
+	  %s]}]}]}`, now.Add(-time.Second).UnixNano(), traceHex, strings.Join(filler, ","))
+	require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/logs", "Authorization", "Bearer "+ingestKey, "application/json", logs))
+	span := func(id, parent, name string, kind, status int, svc string, startMs, endMs int) string {
+		return fmt.Sprintf(`{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":%q}}]},"scopeSpans":[{"spans":[{"traceId":%q,"spanId":%q,"parentSpanId":%q,
+		  "name":%q,"kind":%d,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","status":{"code":%d},"attributes":[{"key":"http.route","value":{"stringValue":"/checkout"}}]}]}]}`,
+			svc, traceHex, id, parent, name, kind, now.Add(time.Duration(startMs-1000)*time.Millisecond).UnixNano(), now.Add(time.Duration(endMs-1000)*time.Millisecond).UnixNano(), status)
+	}
+	spans := `{"resourceSpans":[` + strings.Join([]string{
+		span("00f067aa0ba902b7", "", "GET /checkout", 2, 2, "checkout", 0, 300),
+		span("00f067aa0ba902b8", "00f067aa0ba902b7", "SELECT orders", 3, 0, "checkout", 10, 60),
+		span("00f067aa0ba902b9", "00f067aa0ba902b7", "payments.charge", 2, 2, "payments", 80, 280),
+		span("00f067aa0ba902ba", "00f067aa0ba902b9", "INSERT charges", 3, 0, "payments", 100, 150),
+	}, ",") + `]}`
+	require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/traces", "Authorization", "Bearer "+ingestKey, "application/json", spans))
+	require.Eventually(t, func() bool {
+		return c.sql(t, "SELECT count() FROM otel.otel_logs") == "61" && c.sql(t, "SELECT count() FROM otel.otel_traces") == "4"
+	}, 30*time.Second, 200*time.Millisecond, "stored")
+
+	for _, width := range []int64{1000, 1400, 1920} {
+		b.run("a screen of this width", chromedp.EmulateViewport(width, 900))
+		w := fmt.Sprint(width)
+
+		// A log opens in a panel on screen, read to its last attribute.
+		b.run("searching logs at "+w, chromedp.Navigate(ui+"/search/logs?q=service%3Acheckout"), waitText(`[data-testid=results] tbody`, "workbench payment failed"))
+		b.click("opening the log at "+w, `[data-testid=results] tbody tr:first-child td:nth-child(2)`)
+		b.see("the panel at "+w, `[data-testid=event-panel]`)
+		b.see("the panel's close button at "+w, `[data-testid=event-panel] button[aria-label=Close]`)
+		b.scrollPanelTo(`[data-testid=event-panel]`, `[data-attr=user]`)
+		b.see("the nested attribute at "+w, `[data-attr=user]`)
+		assert.Contains(t, b.text(`[data-attr=user]`), "Lyon", "the nested attribute is readable at %s px", w)
+		b.scrollPanelTo(`[data-testid=event-panel]`, `[data-attr="zz.last.attribute"]`)
+		b.see("the last attribute at "+w, `[data-attr="zz.last.attribute"]`)
+		assert.Contains(t, b.text(`[data-attr="exception.stacktrace"]`), "declined\n    at charge", "a stack trace keeps its lines")
+		b.see("the filter button at "+w, `[data-attr="zz.last.attribute"] button.add`)
+		b.screenshot("log-panel-" + w)
+
+		// Esc closes it; "/" goes to the where box.
+		b.run("Esc closes the panel at "+w, chromedp.KeyEvent(kb.Escape), poll(`!document.querySelector('[data-testid=event-panel]')`))
+		b.run("/ focuses the where box", chromedp.KeyEvent("/"), poll(`document.activeElement === document.querySelector('input[name=where]')`))
+
+		// From the log to its trace.
+		b.click("opening the log again at "+w, `[data-testid=results] tbody tr:first-child td:nth-child(2)`)
+		b.scrollPanelTo(`[data-testid=event-panel]`, `[data-testid=open-trace]`)
+		b.click("opening its trace at "+w, `[data-testid=open-trace]`)
+		b.run("the waterfall from a log at "+w, waitText(`[data-testid=waterfall]`, "payments.charge"))
+
+		// The trace page's span panel is on screen.
+		b.click("opening a span at "+w, `[data-span-id="00f067aa0ba902b9"]`)
+		b.see("the span panel at "+w, `[data-testid=span-panel]`)
+		assert.Contains(t, b.text(`[data-testid=span-panel]`), "http.route")
+		b.screenshot("span-panel-" + w)
+
+		// Span search: a row opens in the panel, and its trace link opens
+		// the waterfall.
+		b.run("searching spans at "+w, chromedp.Navigate(ui+"/search/traces?q=service%3Apayments"), waitText(`[data-testid=results] tbody`, "payments.charge"))
+		b.click("opening a span row at "+w, `[data-testid=results] tbody tr:first-child td:nth-child(2)`)
+		b.see("the span's panel at "+w, `[data-testid=event-panel]`)
+		b.screenshot("span-search-" + w)
+		b.click("opening the row's trace at "+w, `[data-testid=results] tbody tr:first-child [data-testid=row-trace]`)
+		b.run("the waterfall from a span row at "+w, waitText(`[data-testid=waterfall]`, "GET /checkout"))
+	}
+
+	// Every mistake is a message under the where box, never a silent 0 or
+	// the engine's statement, and the histogram stops counting.
+	for _, q := range []string{"lang=lucene&q=service%3A", "q=http.status_code%3A%3E%3Dabc", "q=%22unterminated", "q=a%3Ab%3Ac", "lang=sql&q=SeverityText+%3D+"} {
+		b.run("searching "+q, chromedp.Navigate(ui+"/search/logs?"+q), chromedp.WaitVisible(chromedp.CSS(`[data-testid=search-error]`)))
+		b.see("the message of "+q, `[data-testid=search-error]`)
+		msg := b.text(`[data-testid=search-error]`)
+		assert.NotEmpty(t, msg, q)
+		for _, raw := range []string{"SELECT", "formatQuery", "EXPLAIN", "Code:"} {
+			assert.NotContains(t, msg, raw, "%s: the engine's text is not shown", q)
+		}
+		b.run("the histogram gives up on "+q, waitText(`[data-testid=histogram-total]`, "No count"))
+	}
+
+	// A reversed absolute range is refused on Apply, with a message; Esc
+	// closes the picker.
+	b.run("a reversed range", chromedp.Navigate(ui+"/search/logs"), chromedp.Click(chromedp.CSS(`.timepicker > button`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=time-popover]`)),
+		poll(`(() => { const [f, t] = document.querySelectorAll('[data-testid=time-popover] input[type=datetime-local]');
+			const set = (e, v) => { e.value = v; e.dispatchEvent(new Event('input', {bubbles: true})); };
+			set(f, '2026-05-02T10:00:00'); set(t, '2026-05-01T10:00:00'); return true; })()`),
+		chromedp.Click(chromedp.CSS(`[data-testid=time-popover] button.primary`)))
+	assert.Contains(t, b.text(`[data-testid=range-error]`), "From must be before To")
+	b.run("Esc closes the picker", chromedp.KeyEvent(kb.Escape), poll(`!document.querySelector('[data-testid=time-popover]')`))
+
+	// Live tail: an event stamped 30 s ago, arriving after newer ones are
+	// shown, appears in its place and is marked late.
+	b.run("tailing", chromedp.Navigate(ui+"/search/logs?q=latetail&live=1"), waitText(`.results-head`, "No matching events"))
+	tail := func(body string, at time.Time) {
+		require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/logs", "Authorization", "Bearer "+ingestKey, "application/json",
+			fmt.Sprintf(`{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"tail"}}]},"scopeLogs":[{"logRecords":[{"timeUnixNano":"%d","body":{"stringValue":%q}}]}]}]}`, at.UnixNano(), body)))
+	}
+	tail("latetail fresh", time.Now())
+	b.run("the fresh log appears", waitText(`[data-testid=results] tbody`, "latetail fresh"))
+	tail("latetail from 30 s ago", time.Now().Add(-30*time.Second))
+	b.run("the late log appears", waitText(`[data-testid=results] tbody`, "latetail from 30 s ago"))
+	assert.Contains(t, b.text(`[data-testid=results] tbody tr.late`), "latetail from 30 s ago", "placed by its timestamp and marked late")
+	assert.Contains(t, b.text(`[data-testid=results] tbody tr:first-child`), "latetail fresh", "newest first")
+
+	// Services count requests: the database call is not one.
+	b.run("services", chromedp.Navigate(ui+"/services"), waitText(`[data-testid=services]`, "payments.charge"))
+	assert.Equal(t, "1", b.text(`tr.svc-row[data-service=checkout] td:nth-child(2)`), "checkout served one request; its SELECT is part of it")
+	assert.Equal(t, "1", b.text(`tr.svc-row[data-service=payments] td:nth-child(2)`))
+	assert.Equal(t, "100.00%", b.text(`tr.op-row[data-operation="payments.charge"] td:nth-child(3)`))
+	b.screenshot("services")
 }

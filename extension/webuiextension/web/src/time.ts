@@ -65,3 +65,9 @@ export function fmtDuration(ns: number): string {
   if (ns < 1e9) return `${(ns / 1e6).toFixed(ns < 1e7 ? 2 : 1)} ms`;
   return `${(ns / 1e9).toFixed(2)} s`;
 }
+
+// zoneName is the browser's time zone, which the tables and panels show
+// times in (the panel also shows the stored UTC value).
+export function zoneName(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+}

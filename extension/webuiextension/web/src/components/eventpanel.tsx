@@ -1,7 +1,7 @@
 import { Row, Source } from '../api';
 import { show } from '../fields';
 import { onLink } from '../router';
-import { fmtDuration } from '../time';
+import { fmtDuration, fmtTs, zoneName } from '../time';
 
 // EventPanel shows a whole event: its main fields, then every attribute
 // and resource attribute, then the other columns.
@@ -21,20 +21,20 @@ export function EventPanel({ row, src, onClose, onFilter }: { row: Row; src: Sou
   const attrs = (src.attributesMap && row[src.attributesMap]) || {};
   const res = (src.resourceMap && row[src.resourceMap]) || {};
   return (
-    <aside class="panel" data-testid="event-panel">
+    <aside class="panel" data-testid="event-panel" aria-label={src.kind === 'trace' ? 'Span' : 'Log event'}>
       <div class="panel-head">
         <strong>{src.kind === 'trace' ? 'Span' : 'Log event'}</strong>
         <button class="link" onClick={onClose} aria-label="Close">✕</button>
       </div>
       <dl class="kv">
-        <dt>Timestamp</dt><dd>{row[src.timestampColumn]}</dd>
+        <dt>Timestamp</dt><dd>{fmtTs(row[src.timestampColumn])} <span class="muted small">{zoneName()}</span> <span class="muted small" title="as stored, in UTC">({row[src.timestampColumn]})</span></dd>
         {src.serviceColumn && <><dt>Service</dt><dd>{show(row[src.serviceColumn])}<Add on={onFilter} expr={filterFor('service', row[src.serviceColumn])} /></dd></>}
         {src.severityColumn && <><dt>Severity</dt><dd>{show(row[src.severityColumn])}<Add on={onFilter} expr={filterFor('level', row[src.severityColumn])} /></dd></>}
         {src.durationColumn && row[src.durationColumn] !== undefined && <><dt>Duration</dt><dd>{fmtDuration(Number(row[src.durationColumn]))}</dd></>}
         <dt>Trace ID</dt>
         <dd>
           {traceId ? (
-            <a href={`/traces/${traceId}`} data-testid="open-trace" onClick={(e) => onLink(e, `/traces/${traceId}`)}>{traceId} → open trace</a>
+            <><span>{traceId}</span> <a class="open-trace" href={`/traces/${traceId}`} data-testid="open-trace" onClick={(e) => onLink(e, `/traces/${traceId}`)}>open trace →</a></>
           ) : <span class="muted">none</span>}
         </dd>
         <dt>Span ID</dt><dd>{show(row[spanCol]) || <span class="muted">none</span>}</dd>
@@ -65,7 +65,7 @@ export function AttrTable({ m, onFilter, prefix = '' }: { m: Record<string, any>
   return (
     <dl class="kv">
       {keys.map((k) => (
-        <><dt>{k}</dt><dd>{show(m[k])}<Add on={onFilter} expr={filterFor(prefix + k, m[k])} /></dd></>
+        <><dt>{k}</dt><dd data-attr={prefix + k}><span class="prewrap">{pretty(m[k])}</span><Add on={onFilter} expr={filterFor(prefix + k, m[k])} /></dd></>
       ))}
     </dl>
   );
@@ -74,5 +74,17 @@ export function AttrTable({ m, onFilter, prefix = '' }: { m: Record<string, any>
 // Add puts field:value into the search's where (only where there is one).
 function Add({ on, expr }: { on?: (expr: string) => void; expr: string }) {
   if (!on) return null;
-  return <button class="link add" title={`Filter: ${expr}`} data-filter={expr} onClick={() => on(expr)}>+</button>;
+  return <button class="link add" title={`Filter: ${expr}`} aria-label={`Filter: ${expr}`} data-filter={expr} onClick={() => on(expr)}>+</button>;
+}
+
+// pretty shows a value that is a JSON object or array (how a nested
+// attribute is stored) indented, and any other as it is.
+function pretty(v: any): string {
+  const s = show(v);
+  if (!/^\s*[\[{]/.test(s)) return s;
+  try {
+    return JSON.stringify(JSON.parse(s), null, 2);
+  } catch {
+    return s;
+  }
 }

@@ -5,7 +5,7 @@ import { Histogram as Data } from '../api';
 
 // Histogram draws matching events per bucket with uPlot; dragging across
 // it selects a range, which onZoom turns into the search's range.
-export function Histogram({ data, onZoom }: { data: Data | null; onZoom: (from: number, to: number) => void }) {
+export function Histogram({ data, error, onZoom }: { data: Data | null; error?: string; onZoom: (from: number, to: number) => void }) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const zoom = useRef(onZoom);
@@ -53,7 +53,11 @@ export function Histogram({ data, onZoom }: { data: Data | null; onZoom: (from: 
   }, []);
 
   useEffect(() => {
-    if (!plot.current || !data) return;
+    if (!plot.current) return;
+    if (!data) {
+      plot.current.setData([[], []]);
+      return;
+    }
     step.current = data.stepMs;
     const xs = data.buckets.map((b) => b[0] / 1000);
     const ys = data.buckets.map((b) => b[1]);
@@ -64,7 +68,7 @@ export function Histogram({ data, onZoom }: { data: Data | null; onZoom: (from: 
   return (
     <div class="histogram">
       <div class="histogram-head muted small">
-        {total === null ? 'Counting…' : `${total.toLocaleString()} matching events`}
+        <span data-testid="histogram-total">{error ? `No count: ${error}` : total === null ? 'Counting…' : `${total.toLocaleString()} matching events`}</span>
         <span class="hint">drag across the chart to zoom</span>
       </div>
       <div ref={box} class="histogram-plot" data-testid="histogram" />

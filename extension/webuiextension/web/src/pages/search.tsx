@@ -4,11 +4,22 @@ import { Histogram } from '../components/histogram';
 import { TimePicker } from '../components/timepicker';
 import { EventPanel } from '../components/eventpanel';
 import { defaultColumns, severityClass, show, valueOf } from '../fields';
-import { navigate, useLocation } from '../router';
-import { fmtDuration, fmtTs, resolveRange } from '../time';
+import { navigate, onLink, useLocation } from '../router';
+import { fmtDuration, fmtTs, resolveRange, zoneName } from '../time';
 
 const PAGE = 100;
 const TAIL_EVERY_MS = 3000;
+// Live tail asks each time for the last TAIL_LATE_MS, not only what is
+// newer than the newest row shown: agents batch, so an event can arrive
+// with a timestamp well in the past. Rows already shown are skipped by
+// key; a late one is placed by its timestamp and marked.
+const TAIL_LATE_MS = 5 * 60e3;
+const TAIL_LIMIT = 1000;
+
+// rowKey tells rows apart across tail polls (the same event answers the
+// same columns each time).
+const rowKey = (r: Row) => r.__ts_ns + '\u0000' + JSON.stringify(r);
+const newestFirst = (a: Row, b: Row) => { const x = BigInt(a.__ts_ns), y = BigInt(b.__ts_ns); return x > y ? -1 : x < y ? 1 : 0; };
 
 // SearchPage is one search per kind of source: the where box (Lucene or
 // SQL), the range, the histogram, the results newest first with more on
@@ -59,6 +70,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
   const [rowsFor, setRowsFor] = useState<string | null>(null);
   const [cursor, setCursor] = useState<string | undefined>();
   const [hist, setHist] = useState<HistData | null>(null);
+  const [histError, setHistError] = useState('');
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState('');
   const [selected, setSelected] = useState<Row | null>(null);
@@ -73,11 +85,16 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     setRows([]);
     setCursor(undefined);
     setHist(null);
+    setHistError('');
+    late.current = new Set();
     post<Page>('/api/search', { ...body, limit: PAGE }, ac.signal)
       .then((p) => { setRows(p.rows); setCursor(p.nextCursor); setRowsFor(where); })
-      .catch((e) => { if (e.name !== 'AbortError') setError(e.message); })
+      .catch((e) => { if (e.name !== 'AbortError') { setError(e.message); setRowsFor(where); } })
       .finally(() => setLoading(false));
-    post<HistData>('/api/histogram', body, ac.signal).then(setHist).catch(() => {});
+    // A failed count says so (the search's own error is shown above it),
+    // rather than "Counting…" for ever.
+    post<HistData>('/api/histogram', body, ac.signal).then(setHist)
+      .catch((e) => { if (e.name !== 'AbortError') setHistError(e.message); });
     return () => ac.abort();
   }, [src.id, where, lang, range.from, range.to]);
 
@@ -105,29 +122,57 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     return () => io.disconnect();
   });
 
-  // Live tail: the range follows now, and rows newer than the newest shown
-  // go on top.
-  const newest = useRef<string>('0');
-  newest.current = rows.length ? rows[0].__ts_ns : newest.current;
+  // Live tail: the range follows now; each poll reads the last few
+  // minutes again and adds the rows not shown yet, in timestamp order
+  // (a late one, older than the newest shown when it came, is marked).
+  const late = useRef<Set<Row>>(new Set());
+  const rowsRef = useRef<Row[]>(rows);
+  rowsRef.current = rows;
   useEffect(() => {
     if (!live) return;
     const t = setInterval(async () => {
       const now = Date.now();
-      const from = rows.length ? Math.floor(Number(BigInt(newest.current) / 1000000n)) : now - 60e3;
       try {
-        const p = await post<Page>('/api/search', { ...body, startTime: from, endTime: now + 1, limit: 500 });
-        const fresh = p.rows.filter((r) => BigInt(r.__ts_ns) > BigInt(newest.current));
-        if (fresh.length) setRows((rs) => fresh.concat(rs));
+        const p = await post<Page>('/api/search', { ...body, startTime: now - TAIL_LATE_MS, endTime: now + 1, limit: TAIL_LIMIT });
+        const cur = rowsRef.current;
+        const seen = new Set(cur.map(rowKey));
+        const fresh = p.rows.filter((r) => !seen.has(rowKey(r)));
+        if (fresh.length) {
+          const top = cur.length ? BigInt(cur[0].__ts_ns) : null;
+          for (const r of fresh) if (top !== null && BigInt(r.__ts_ns) < top) late.current.add(r);
+          setRows(cur.concat(fresh).sort(newestFirst));
+          setRowsFor(where);
+        }
         post<HistData>('/api/histogram', { ...body, startTime: now - (range.to - range.from), endTime: now }).then(setHist).catch(() => {});
       } catch { /* the next tick tries again */ }
     }, TAIL_EVERY_MS);
     return () => clearInterval(t);
-  }, [live, src.id, where, lang, rows.length === 0]);
+  }, [live, src.id, where, lang]);
+
+  // Keyboard: "/" goes to the where box, Esc closes the panel or the
+  // column picker.
+  const whereBox = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const typing = e.target instanceof HTMLElement && (e.target.tagName === 'INPUT' || e.target.tagName === 'TEXTAREA' || e.target.tagName === 'SELECT');
+      if (e.key === '/' && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+        e.preventDefault();
+        whereBox.current?.focus();
+        whereBox.current?.select();
+      } else if (e.key === 'Escape') {
+        if (selected) setSelected(null);
+        else if (picker) setPicker(false);
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [selected, picker]);
 
   const submit = (e: Event) => { e.preventDefault(); setParams({ q: draft }); setRefreshTick((n) => n + 1); };
 
   return (
     <div class={selected ? 'search with-panel' : 'search'}>
+      <div class="search-main">
       <div class="searchbar">
         {sources.length > 1 && (
           <select value={src.id} onChange={(e) => setParams({ source: e.currentTarget.value, cols: null })}>
@@ -139,8 +184,8 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
             <option value="lucene">Lucene</option>
             <option value="sql">SQL</option>
           </select>
-          <input name="where" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} spellcheck={false}
-            placeholder={lang === 'sql' ? "SQL condition, e.g. SeverityText = 'error'" : 'Search, e.g. service:checkout level:error "timed out"'} />
+          <input name="where" ref={whereBox} aria-label="Where" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} spellcheck={false}
+            placeholder={lang === 'sql' ? "SQL condition, e.g. SeverityText = 'error'" : (kind === 'trace' ? 'Search spans, e.g. service:checkout StatusCode:Error Duration:>100000000  ( / to focus)' : 'Search, e.g. service:checkout level:error "timed out"  ( / to focus)')} />
           <button class="primary" type="submit">Search</button>
         </form>
         <TimePicker range={range} onChange={(r) => r.relative ? setParams({ range: r.relative, from: null, to: null }) : setParams({ range: null, from: String(r.from), to: String(r.to) })} />
@@ -150,27 +195,44 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
           Live
         </label>
       </div>
-      {error && <p class="error" role="alert" data-testid="search-error">{error}</p>}
-      <Histogram data={hist} onZoom={(from, to) => setParams({ range: null, from: String(from), to: String(to), live: null })} />
+ {error && <p class="error where-error" role="alert" data-testid="search-error">{error}</p>}
+      <Histogram data={hist} error={error ? 'the search failed' : histError} onZoom={(from, to) => setParams({ range: null, from: String(from), to: String(to), live: null })} />
       <div class="results-head">
-        <span class="muted small">{rows.length ? `${rows.length.toLocaleString()} shown${cursor ? ', more on scroll' : ''}` : loading ? 'Searching…' : 'No matching events in this range'}</span>
+        <span class="muted small">{rows.length ? `${rows.length.toLocaleString()} shown${cursor ? ', more on scroll' : ''}` : loading ? 'Searching…' : error ? 'The search did not run: see the message above' : 'No matching events in this range'}</span>
         <button class="ghost small" onClick={() => setPicker(!picker)}>Columns</button>
       </div>
       {picker && <ColumnPicker src={src} cols={cols} onChange={(c) => setParams({ cols: c.join(',') })} />}
       <div class="results">
         <table class="rows" data-testid="results" data-rows-for={rowsFor ?? undefined}>
           <thead>
-            <tr>{cols.map((c) => <th>{c}<button class="link x" title="Remove column" onClick={() => setParams({ cols: cols.filter((x) => x !== c).join(',') })}>×</button></th>)}</tr>
+            <tr>
+              <th class="actions"><span class="sr-only">Trace</span></th>
+              {cols.map((c) => <th>{c}{c === src.timestampColumn && <span class="muted zone"> ({zoneName()})</span>}<button class="link x" title={`Remove column ${c}`} aria-label={`Remove column ${c}`} onClick={() => setParams({ cols: cols.filter((x) => x !== c).join(',') })}>×</button></th>)}
+            </tr>
           </thead>
           <tbody>
-            {rows.map((r) => (
-              <tr class={selected === r ? 'sel' : ''} onClick={() => setSelected(r)}>
-                {cols.map((c) => <td class={c === src.bodyColumn ? 'body' : ''}><Cell row={r} col={c} src={src} /></td>)}
-              </tr>
-            ))}
+            {rows.map((r) => {
+              const tid = r[src.traceIdColumn || 'TraceId'];
+              return (
+                <tr class={(selected === r ? 'sel' : '') + (late.current.has(r) ? ' late' : '')} tabIndex={0} aria-selected={selected === r}
+                  onClick={() => setSelected(r)} onKeyDown={(e) => { if (e.key === 'Enter' && e.target === e.currentTarget) setSelected(r); }}>
+                  <td class="actions">
+                    {tid ? <a href={`/traces/${tid}`} data-testid="row-trace" title="Open this trace's waterfall" aria-label="Open this trace's waterfall"
+                      onClick={(e) => { e.stopPropagation(); onLink(e, `/traces/${tid}`); }}>⤷</a> : null}
+                  </td>
+                  {cols.map((c, i) => (
+                    <td class={c === src.bodyColumn ? 'body' : ''}>
+                      {i === 0 && late.current.has(r) && <span class="late-mark" title="Arrived after newer events were shown">late</span>}
+                      <Cell row={r} col={c} src={src} />
+                    </td>
+                  ))}
+                </tr>
+              );
+            })}
           </tbody>
         </table>
         <div ref={sentinel} class="sentinel">{loading && rows.length > 0 ? 'Loading more…' : ''}</div>
+      </div>
       </div>
       {selected && <EventPanel row={selected} src={src} onClose={() => setSelected(null)}
         onFilter={(expr) => { setSelected(null); setParams({ q: where.trim() ? `${where.trim()} ${expr}` : expr, lang: null }); }} />}
@@ -194,7 +256,9 @@ function ColumnPicker({ src, cols, onChange }: { src: Source; cols: string[]; on
   useEffect(() => { get<Fields>(`/api/sources/${encodeURIComponent(src.id)}/fields`).then(setFields).catch(() => {}); }, [src.id]);
   if (!fields) return <div class="picker muted small">Loading fields…</div>;
   const all = [
-    ...fields.columns.map((c) => c.name).filter((n) => n !== src.attributesMap && n !== src.resourceMap),
+    // The exporter's __otel_materialized_* columns are its own (copies of
+    // attributes for speed); the attribute itself is offered instead.
+    ...fields.columns.map((c) => c.name).filter((n) => n !== src.attributesMap && n !== src.resourceMap && !n.startsWith('__')),
     ...fields.attributes,
     ...fields.resource.map((k) => 'Resource.' + k),
   ].filter((n) => n.toLowerCase().includes(filter.toLowerCase()));
@@ -203,7 +267,7 @@ function ColumnPicker({ src, cols, onChange }: { src: Source; cols: string[]; on
       <input placeholder="Filter fields" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
       <div class="picker-list">
         {all.map((n) => (
-          <label class="small">
+          <label class="small picker-item">
             <input type="checkbox" checked={cols.includes(n)} onChange={(e) => onChange(e.currentTarget.checked ? cols.concat(n) : cols.filter((c) => c !== n))} /> {n}
           </label>
         ))}

@@ -4,8 +4,21 @@ import { TimePicker } from '../components/timepicker';
 import { navigate, onLink, useLocation } from '../router';
 import { fmtDuration, resolveRange } from '../time';
 
+interface Stats {
+  requests: number;
+  errors: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+interface Operation extends Stats {
+  operation: string;
+}
+
 interface Service {
   service: string;
+  operations?: Operation[];
   requests: number;
   errors: number;
   p50: number | null;
@@ -14,7 +27,9 @@ interface Service {
 }
 
 // ServicesPage lists the services of the trace source with their request
-// count, error rate and latency; a service opens its spans in search.
+// count, error rate and latency, counted over the requests each served
+// (entry spans: server and consumer kinds, and roots), with a row per
+// operation; a service or operation opens its spans in search.
 export function ServicesPage() {
   const loc = useLocation();
   const range = resolveRange(loc.searchParams, '1h');
@@ -24,8 +39,19 @@ export function ServicesPage() {
     setRows(null);
     get<Service[]>(`/api/services?startTime=${range.from}&endTime=${range.to}`).then(setRows).catch((e) => setError(e.message));
   }, [loc.search]);
-  const spans = (s: string, errorsOnly = false) =>
-    `/search/traces?q=${encodeURIComponent(`ServiceName:"${s}"` + (errorsOnly ? ' StatusCode:Error' : ''))}&range=${range.relative ?? '1h'}`;
+  const rangeQ = range.relative ? `range=${range.relative}` : `from=${range.from}&to=${range.to}`;
+  const q = (v: string) => '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+  const spans = (s: string, errorsOnly = false, op?: string) =>
+    `/search/traces?q=${encodeURIComponent(`ServiceName:${q(s)}` + (op !== undefined ? ` SpanName:${q(op)}` : '') + (errorsOnly ? ' StatusCode:Error' : ''))}&${rangeQ}`;
+  const cells = (s: Stats, errLink: string) => (
+    <>
+      <td class="num">{s.requests.toLocaleString()}</td>
+      <td class="num">{s.errors > 0 ? <a class="sev err" href={errLink} onClick={(e) => onLink(e, errLink)}>{((100 * s.errors) / s.requests).toFixed(2)}%</a> : '0%'}</td>
+      <td class="num">{s.p50 == null ? '' : fmtDuration(s.p50)}</td>
+      <td class="num">{s.p95 == null ? '' : fmtDuration(s.p95)}</td>
+      <td class="num">{s.p99 == null ? '' : fmtDuration(s.p99)}</td>
+    </>
+  );
   return (
     <div class="page">
       <div class="row-between">
@@ -34,18 +60,22 @@ export function ServicesPage() {
       </div>
       {error && <p class="error" role="alert">{error}</p>}
       {!rows ? <p class="muted">Loading…</p> : rows.length === 0 ? <p class="muted">No spans in this range.</p> : (
-        <table class="rows">
-          <thead><tr><th>Service</th><th>Requests</th><th>Error rate</th><th>p50</th><th>p95</th><th>p99</th></tr></thead>
+        <table class="rows" data-testid="services">
+          <thead><tr><th>Service / operation</th><th>Requests</th><th>Error rate</th><th>p50</th><th>p95</th><th>p99</th></tr></thead>
           <tbody>
             {rows.map((s) => (
-              <tr>
-                <td><a href={spans(s.service)} onClick={(e) => onLink(e, spans(s.service))}>{s.service || '(none)'}</a></td>
-                <td>{s.requests.toLocaleString()}</td>
-                <td>{s.errors > 0 ? <a class="sev err" href={spans(s.service, true)} onClick={(e) => onLink(e, spans(s.service, true))}>{((100 * s.errors) / s.requests).toFixed(2)}%</a> : '0%'}</td>
-                <td>{s.p50 == null ? '' : fmtDuration(s.p50)}</td>
-                <td>{s.p95 == null ? '' : fmtDuration(s.p95)}</td>
-                <td>{s.p99 == null ? '' : fmtDuration(s.p99)}</td>
-              </tr>
+              <>
+                <tr class="svc-row" data-service={s.service}>
+                  <td><a href={spans(s.service)} onClick={(e) => onLink(e, spans(s.service))}><strong>{s.service || '(none)'}</strong></a></td>
+                  {cells(s, spans(s.service, true))}
+                </tr>
+                {(s.operations ?? []).map((o) => (
+                  <tr class="op-row" data-service={s.service} data-operation={o.operation}>
+                    <td class="op"><a href={spans(s.service, false, o.operation)} onClick={(e) => onLink(e, spans(s.service, false, o.operation))}>{o.operation || '(unnamed)'}</a></td>
+                    {cells(o, spans(s.service, true, o.operation))}
+                  </tr>
+                ))}
+              </>
             ))}
           </tbody>
         </table>

@@ -38,6 +38,11 @@ export function TracePage({ traceId }: { traceId: string }) {
   }, [traceId]);
 
   const view = useMemo(() => (data ? layout(data) : null), [data]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') { setSel(null); setLogSel(null); } };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
   if (error) return <div class="page"><h1>Trace {traceId}</h1><p class="error" role="alert">{error}</p></div>;
   if (!data || !view) return <div class="page muted">Loading trace…</div>;
   const src = data.source;
@@ -49,7 +54,8 @@ export function TracePage({ traceId }: { traceId: string }) {
   const pct = (ns: bigint) => Number((ns * 100000n) / total) / 1000;
 
   return (
-    <div class={sel ? 'trace with-panel' : 'trace'}>
+    <div class={sel || logSel ? 'trace with-panel' : 'trace'}>
+      <div class="trace-main">
       <div class="trace-head">
         <h1>Trace <code>{traceId}</code></h1>
         <div class="muted small">
@@ -68,11 +74,12 @@ export function TracePage({ traceId }: { traceId: string }) {
         {view.nodes.map((n) => {
           const err = String(n.span[statusCol] ?? '').toLowerCase().includes('error');
           return (
-            <div class={'wf-row' + (sel === n.span ? ' sel' : '') + (err ? ' err' : '')} onClick={() => setSel(n.span)} data-span-id={n.span[spanCol]}>
+            <div class={'wf-row' + (sel === n.span ? ' sel' : '') + (err ? ' err' : '')} onClick={() => { setLogSel(null); setSel(n.span); }} data-span-id={n.span[spanCol]}
+              tabIndex={0} role="button" onKeyDown={(e) => { if (e.key === 'Enter') { setLogSel(null); setSel(n.span); } }}>
               <div class="wf-label" style={{ paddingLeft: 8 + n.depth * 14 + 'px' }} title={n.span[nameCol]}>
                 <i class="dot" style={{ background: view.services.get(n.span[svcCol]) }} />
                 <span class="svc">{n.span[svcCol]}</span> {n.span[nameCol]}
-                {err && <span class="sev err">error</span>}
+                {err && <> <span class="sev err">error</span></>}
               </div>
               <div class="wf-track">
                 <div class="bar" style={{ left: pct(n.start - view.start) + '%', width: Math.max(pct(n.dur), 0.2) + '%', background: view.services.get(n.span[svcCol]) }} />
@@ -89,7 +96,7 @@ export function TracePage({ traceId }: { traceId: string }) {
         <table class="rows" data-testid="trace-logs">
           <tbody>
             {data.logs.map((l) => (
-              <tr onClick={() => setLogSel(l)}>
+              <tr tabIndex={0} onClick={() => { setSel(null); setLogSel(l); }} onKeyDown={(e) => { if (e.key === 'Enter') { setSel(null); setLogSel(l); } }}>
                 <td class="ts">{fmtTs(l.Timestamp)}</td>
                 <td>{l.ServiceName}</td>
                 <td><span class={severityClass(l.SeverityText)}>{l.SeverityText}</span></td>
@@ -99,6 +106,7 @@ export function TracePage({ traceId }: { traceId: string }) {
           </tbody>
         </table>
       )}
+      </div>
       {sel && <SpanPanel span={sel} src={src} onClose={() => setSel(null)} />}
       {logSel && logSrc && !sel && <EventPanel row={logSel} src={logSrc} onClose={() => setLogSel(null)} />}
     </div>
