@@ -817,7 +817,9 @@ func (ps *ddParser) spanStatus(expr string, v ddValue) string {
 	if v.wild {
 		return expr + " ILIKE " + ps.p.Add(v.like, "String")
 	}
-	isErr := func() string { return "lower(" + expr + ") IN (" + ps.list([]string{"error", "status_code_error"}) + ")" }
+	isErr := func() string {
+		return "lower(" + expr + ") IN (" + ps.list([]string{"error", "status_code_error"}) + ")"
+	}
 	switch strings.ToLower(v.text) {
 	case "error":
 		return isErr()
