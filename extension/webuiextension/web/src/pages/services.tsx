@@ -61,7 +61,7 @@ export function ServicesPage() {
       {error && <p class="error" role="alert">{error}</p>}
       {!rows ? <p class="muted">Loading…</p> : rows.length === 0 ? <p class="muted">No spans in this range.</p> : (
         <table class="rows" data-testid="services">
-          <thead><tr><th>Service / operation</th><th>Requests</th><th>Error rate</th><th>p50</th><th>p95</th><th>p99</th></tr></thead>
+          <thead><tr><th>Service / operation</th><th class="num">Requests</th><th class="num">Error rate</th><th class="num">p50</th><th class="num">p95</th><th class="num">p99</th></tr></thead>
           <tbody>
             {rows.map((s) => (
               <>
