@@ -18,28 +18,28 @@ func TestDatadogLanguagesInTheAPI(t *testing.T) {
 	fx := setup(t)
 	db := chtest.DB(t)
 	for _, q := range []string{
-		"CREATE DATABASE IF NOT EXISTS api_dd",
-		`CREATE TABLE IF NOT EXISTS api_dd.logs (ts DateTime64(3), svc LowCardinality(String), level LowCardinality(String), msg String,
+		"CREATE DATABASE IF NOT EXISTS api_charts",
+		`CREATE TABLE IF NOT EXISTS api_charts.dd_logs (ts DateTime64(3), svc LowCardinality(String), level LowCardinality(String), msg String,
 		  attrs Map(String, String), res Map(String, String)) ENGINE = MergeTree ORDER BY ts`,
-		`CREATE TABLE IF NOT EXISTS api_dd.otel_metrics_gauge (ResourceAttributes Map(LowCardinality(String), String), ServiceName LowCardinality(String),
+		`CREATE TABLE IF NOT EXISTS api_charts.dd_metrics_gauge (ResourceAttributes Map(LowCardinality(String), String), ServiceName LowCardinality(String),
 		  MetricName String, Attributes Map(LowCardinality(String), String), TimeUnix DateTime64(9), Value Float64) ENGINE = MergeTree ORDER BY TimeUnix`,
-		"TRUNCATE TABLE api_dd.logs",
-		"TRUNCATE TABLE api_dd.otel_metrics_gauge",
-		`INSERT INTO api_dd.logs VALUES ('2026-11-01 12:00:10','web','error','connection reset',{'http':'{"status_code":500}'},{'host.name':'web-1'}),
+		"TRUNCATE TABLE api_charts.dd_logs",
+		"TRUNCATE TABLE api_charts.dd_metrics_gauge",
+		`INSERT INTO api_charts.dd_logs VALUES ('2026-11-01 12:00:10','web','error','connection reset',{'http':'{"status_code":500}'},{'host.name':'web-1'}),
 		  ('2026-11-01 12:00:20','web','WARNING','slow',{},{'host.name':'web-2'})`,
-		`INSERT INTO api_dd.otel_metrics_gauge VALUES ({'host.name':'web-1'},'','system.load.1',{},'2026-11-01 12:00:00',2),
+		`INSERT INTO api_charts.dd_metrics_gauge VALUES ({'host.name':'web-1'},'','system.load.1',{},'2026-11-01 12:00:00',2),
 		  ({'host.name':'web-2'},'','system.load.1',{},'2026-11-01 12:00:00',4)`,
 	} {
 		_, err := db.ExecContext(context.Background(), q)
 		require.NoError(t, err, q)
 	}
 	logs := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "dd logs", "kind": "log",
-		"database": "api_dd", "table": "logs", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "severityColumn": "level",
+		"database": "api_charts", "table": "dd_logs", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "severityColumn": "level",
 		"attributesMap": "attrs", "resourceMap": "res"})
 	require.Equal(t, http.StatusOK, logs.status, logs.body)
 	logsID := item(logs)["id"].(string)
 	metrics := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "dd metrics", "kind": "metric",
-		"database": "api_dd", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix", "serviceColumn": "ServiceName",
+		"database": "api_charts", "table": "dd_metrics_gauge", "timestampColumn": "TimeUnix", "serviceColumn": "ServiceName",
 		"attributesMap": "Attributes", "resourceMap": "ResourceAttributes", "metricType": "gauge"})
 	require.Equal(t, http.StatusOK, metrics.status, metrics.body)
 	metricsID := item(metrics)["id"].(string)
@@ -58,7 +58,7 @@ func TestDatadogLanguagesInTheAPI(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, r.status, r.body)
 	assert.Contains(t, r.body["message"], "not closed")
 
-	saved := call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{"name": "dd errors", "sourceId": logsID,
+	saved := call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{"name": "dd errors", "source": logsID,
 		"where": "status:error", "whereLanguage": "datadog"})
 	require.Equal(t, http.StatusOK, saved.status, saved.body)
 	assert.Equal(t, "datadog", item(saved)["whereLanguage"])
@@ -81,8 +81,8 @@ func TestDatadogLanguagesInTheAPI(t *testing.T) {
 		}
 		got[k] = [2]any{m["series_0.data"], m["series_1.data"]}
 	}
-	assert.Equal(t, [2]any{2.0, nil}, got["web-1"])
-	assert.Equal(t, [2]any{4.0, nil}, got["web-2"])
+	assert.Equal(t, [2]any{2.0, 0.0}, got["web-1"], "a count is 0 in the groups of the other series")
+	assert.Equal(t, [2]any{4.0, 0.0}, got["web-2"])
 	assert.Equal(t, [2]any{nil, 1.0}, got[""], "the log count, ungrouped")
 
 	r = chart(map[string]any{"sourceId": metricsID, "query": "median:system.load.1{*}"})
