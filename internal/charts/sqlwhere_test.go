@@ -96,7 +96,7 @@ var refusedWheres = map[string]string{
 	"1) SETTINGS max_threads = 1 --":                "syntax error",
 	"(1":                                            "syntax error",
 	"Body = 'x' -- and the rest":                    "",
-	"Body = 'x'; DROP TABLE t":                      "Multi-statements",
+	"Body = 'x'; DROP TABLE t":                      "syntax error",
 	"Body = {p0:String}":                            "query parameters",
 	"Body = $a$x$a$ AND `a$a$` = 1":                 `"a$a$" is not a column`,
 	"Body = 'unterminated":                          "syntax error",
