@@ -79,3 +79,14 @@ func EngineError(err error) error { return engineError(err) }
 
 // Mistake marks err as the caller's to fix (a QueryError).
 func Mistake(err error) error { return QueryError{err} }
+
+// Field is a field name (a column, an alias such as service, a map key in
+// any of the where's forms) as the SQL expression the where compares, so
+// what a search offers to filter on reads the same value a filter matches.
+func (s *Scope) Field(name string, p *Params) (string, error) {
+	expr, _, err := s.f.Resolve(name, p)
+	if err != nil {
+		return "", QueryError{err}
+	}
+	return expr, nil
+}
