@@ -62,3 +62,49 @@ WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimes
 GROUP BY service, operation ORDER BY requests DESC
 LIMIT 50 BY service
 LIMIT 5000
+
+-- name: facets
+-- The facet sidebar in one statement: the newest {{.Sample}} matching
+-- events, each turned by arrayJoin into (rank, field, value) pairs: one
+-- empty pair per event (rank 0, whose count is the sample's size), the
+-- chosen columns (rank 1) and every record and resource attribute
+-- (rank 2). Grouped by field and value; a field's coverage is the events
+-- that carry it (a window over the groups). The first {{.Values}} values
+-- of each field, the chosen columns first, then the most common fields.
+SELECT rank, f, v, count() AS c, sum(count()) OVER (PARTITION BY f) AS with_field
+FROM (
+  SELECT arrayJoin(arrayConcat([(0, '', '')]
+    {{- range .Columns}}, [(1, {{.Name}}, toString({{.Expr}}))]{{end}}
+    {{- if .Attrs}}, arrayMap((k, x) -> (2, toString(k), toString(x)), mapKeys({{.Attrs}}), mapValues({{.Attrs}})){{end}}
+    {{- if .Resource}}, arrayMap((k, x) -> (2, concat('Resource.', toString(k)), toString(x)), mapKeys({{.Resource}}), mapValues({{.Resource}})){{end}})) AS kv,
+    kv.1 AS rank, kv.2 AS f, kv.3 AS v
+  FROM (
+    SELECT {{range $i, $c := .Read}}{{if $i}}, {{end}}{{$c}}{{end}}
+    FROM {{.From}}
+    WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}}) AND {{.Where}}
+    ORDER BY {{.TS}} DESC
+    LIMIT {{.Sample}}))
+GROUP BY rank, f, v
+ORDER BY rank, with_field DESC, f, c DESC, v
+LIMIT {{.Values}} BY f
+LIMIT {{.Rows}}
+
+-- name: field_keys
+-- The attribute and resource keys of the newest rows, in one statement
+-- (what autocomplete offers beside the columns; cached briefly).
+SELECT {{if .Attrs}}groupUniqArrayArray(1000)(mapKeys({{.Attrs}})){{else}}[]{{end}} AS attrs,
+  {{if .Resource}}groupUniqArrayArray(1000)(mapKeys({{.Resource}})){{else}}[]{{end}} AS resource
+FROM (SELECT {{if .Attrs}}{{.Attrs}}{{end}}{{if and .Attrs .Resource}}, {{end}}{{if .Resource}}{{.Resource}}{{end}}
+  FROM {{.From}} ORDER BY {{.TS}} DESC LIMIT 10000)
+
+-- name: field_values
+-- The most frequent values of one field (the expression the where
+-- compares) in the newest matching events, those starting with a prefix.
+SELECT v, count() AS c FROM (
+  SELECT toString({{.Expr}}) AS v FROM {{.From}}
+  WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}}) AND {{.Where}}
+  ORDER BY {{.TS}} DESC
+  LIMIT {{.Sample}})
+WHERE v != ''{{if .Prefix}} AND startsWith(lower(v), lower({{.Prefix}})){{end}}
+GROUP BY v ORDER BY c DESC, v
+LIMIT {{.Limit}}
