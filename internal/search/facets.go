@@ -209,7 +209,7 @@ var keysFor = struct {
 }{m: map[string]cachedKeys{}}
 
 type cachedKeys struct {
-	at             time.Time
+	at              time.Time
 	attrs, resource []string
 }
 
