@@ -80,13 +80,17 @@ type Config struct {
 
 // Select is one aggregated series of a builder chart.
 type Select struct {
-	AggFn           string          `json:"aggFn"`
-	ValueExpression string          `json:"valueExpression,omitempty"`
-	Alias           string          `json:"alias,omitempty"`
-	Level           float64         `json:"level,omitempty"`
-	Where           string          `json:"where"`
-	WhereLanguage   string          `json:"whereLanguage"`
-	NumberFormat    json.RawMessage `json:"numberFormat,omitempty"`
+	AggFn           string `json:"aggFn"`
+	ValueExpression string `json:"valueExpression,omitempty"`
+	// Query, on a metric source, is a Datadog metric query or formula
+	// (charts.Series.Query); it replaces aggFn, valueExpression and where,
+	// so a dashboard imported from Datadog keeps its queries as written.
+	Query         string          `json:"query,omitempty"`
+	Alias         string          `json:"alias,omitempty"`
+	Level         float64         `json:"level,omitempty"`
+	Where         string          `json:"where"`
+	WhereLanguage string          `json:"whereLanguage"`
+	NumberFormat  json.RawMessage `json:"numberFormat,omitempty"`
 }
 
 // displayOptions are the presentation options kept verbatim; they change

@@ -146,6 +146,16 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 	for j := range c.Select {
 		s := &c.Select[j]
 		sat := fmt.Sprintf("%s.select[%d]", at, j)
+		if s.Query != "" {
+			// A Datadog metric query carries its own aggregation and
+			// filter; mixing in the builder's would be ambiguous.
+			if s.AggFn != "" || s.ValueExpression != "" || s.Where != "" || s.Level != 0 {
+				p.Add("%s: query replaces aggFn, valueExpression, level and where; give one or the other", sat)
+			} else if _, err := charts.ParseDatadogMetric(s.Query); err != nil {
+				p.Add("%s.query: %v", sat, err)
+			}
+			continue
+		}
 		p.OneOf(sat+".aggFn", s.AggFn, AggFns)
 		switch {
 		case s.AggFn == "count" && s.ValueExpression != "":

@@ -46,6 +46,11 @@ func TestValidate(t *testing.T) {
 			want: []string{"select of a number tile takes one item, got 5", "select[0]: valueExpression cannot be used with aggFn count",
 				"select[1].valueExpression is required with aggFn avg", "select[2].level must be between 0 and 1 with aggFn quantile",
 				"select[3].aggFn must be one of", "select[3].whereLanguage must be one of lucene, sql", "select[4].level can only be used with aggFn quantile"}},
+		{name: "datadog metric query", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","select":[
+			{"query":"avg:system.load.1{*} by {host}"}]}}]}`},
+		{name: "datadog metric query mistakes", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","select":[
+			{"query":"median:system.load.1{*}"},{"query":"avg:system.load.1{*}","aggFn":"avg"}]}}]}`,
+			want: []string{"select[0].query: ", "space aggregator", "select[1]: query replaces aggFn"}},
 		{name: "no select", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs"}}]}`,
 			want: []string{"select takes 1 to 20 items, got 0"}},
 		{name: "display type", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","sourceId":"logs"}}]}`,

@@ -323,8 +323,13 @@ func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (string,
 	if !ok {
 		return "", charts.Series{}, fmt.Errorf("tile %s is no longer a chart", a.TileID)
 	}
-	return tile.Config.SourceID, charts.Series{AggFn: sel.AggFn, Field: sel.ValueExpression,
-		Level: sel.Level, Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy}, nil
+	s2 := charts.Series{AggFn: sel.AggFn, Field: sel.ValueExpression,
+		Level: sel.Level, Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy}
+	if sel.Query != "" {
+		// A Datadog metric query groups itself (its by {…}).
+		s2 = charts.Series{Query: sel.Query}
+	}
+	return tile.Config.SourceID, s2, nil
 }
 
 // notify delivers to the alert's webhook: the Notification as JSON, or
