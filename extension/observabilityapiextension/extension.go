@@ -135,7 +135,7 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				// API answers, so whoever reads the file can use the keys.
 				e.writeKeysFile(firstKeys)
 				e.ingestion.Store(st.KeyCache(keys.Ingestion))
-				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam, Limit: e.cfg.TeamLimits.Of,
+				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam, Limit: e.cfg.TeamLimits.Of, API: srv.Session(),
 					Sources: &sources.Catalog{Store: st, Tenancy: tenancy}})
 				e.ready.Store(srv)
 				e.evaluateAlerts(ctx, srv)

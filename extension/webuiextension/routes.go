@@ -27,6 +27,9 @@ func (u *webUI) routes() http.Handler {
 		{"GET /api/sources", true, u.sources},
 		{"GET /api/sources/{id}/fields", true, u.fields},
 		{"POST /api/search", true, u.search},
+		{"POST /api/facets", true, u.facets},
+		{"GET /api/sources/{id}/complete", true, u.fieldNames},
+		{"GET /api/sources/{id}/values", true, u.fieldValues},
 		{"POST /api/histogram", true, u.histogram},
 		{"GET /api/traces/{id}", true, u.trace},
 		{"GET /api/services", true, u.services},
@@ -41,6 +44,7 @@ func (u *webUI) routes() http.Handler {
 	} {
 		mux.Handle(rt.pattern, u.serve(rt.signedIn, rt.ep))
 	}
+	mux.Handle("/api/v2/", u.apiV2())
 	mux.Handle("/api/", u.serve(false, func(*http.Request, *call) (any, error) {
 		return nil, httpError{http.StatusNotFound, "no such endpoint"}
 	}))

@@ -7,7 +7,9 @@
 package apistate
 
 import (
+	"context"
 	"database/sql"
+	"net/http"
 	"time"
 
 	"github.com/otelhouse/otelhouse/internal/keys"
@@ -29,6 +31,29 @@ type State struct {
 	// Limit is how many resources of a kind a team may keep (the API's
 	// team_limits), for what the UI creates.
 	Limit func(kind string) int
+	// API serves the REST API's self-hosted /api/v2 routes to a caller
+	// another door has already authenticated (WithCaller): the web UI
+	// creates, changes and deletes dashboards, alerts and webhooks through
+	// the very handlers scripts call, with their checks and answers.
+	API http.Handler
+}
+
+type callerKey struct{}
+
+// Caller is who another door authenticated: the team acted for, and an
+// identity the API's rate limit counts under.
+type Caller struct{ Team, Identity string }
+
+// WithCaller marks a request's context as authenticated for State.API.
+// Only code in this process can set it: it never comes from a header.
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerOf is the caller WithCaller set, if any.
+func CallerOf(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok && c.Team != ""
 }
 
 // Provider is implemented by the API extension; State is nil until the

@@ -14,6 +14,12 @@ export function whenSignedOut(fn: () => void) {
 }
 
 export async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  return (await callWhole<{ data: T }>(method, path, body, signal))?.data as T;
+}
+
+// callWhole answers the whole body, for answers with extras beside data
+// (a chart's granularity, a list's meta).
+export async function callWhole<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { 'X-Otelhouse-Request': '1' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const resp = await fetch(path, {
@@ -34,11 +40,12 @@ export async function call<T>(method: string, path: string, body?: unknown, sign
     if (resp.status === 401 && !path.startsWith('/api/login') && onSignedOut) onSignedOut();
     throw new ApiError(resp.status, msg);
   }
-  return payload?.data as T;
+  return payload as T;
 }
 
 export const get = <T>(path: string, signal?: AbortSignal) => call<T>('GET', path, undefined, signal);
 export const post = <T>(path: string, body: unknown, signal?: AbortSignal) => call<T>('POST', path, body, signal);
+export const put = <T>(path: string, body: unknown) => call<T>('PUT', path, body);
 export const del = <T>(path: string) => call<T>('DELETE', path);
 
 export interface Account {
