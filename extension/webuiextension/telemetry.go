@@ -205,3 +205,73 @@ func (u *webUI) services(r *http.Request, c *call) (any, error) {
 		Status: sources.Column(src.StatusCodeColumn, "StatusCode"), Name: sources.Column(src.BodyColumn, "SpanName"), Kind: "SpanKind",
 		Parent: sources.Column(src.ParentSpanIDColumn, "ParentSpanId")}, time.UnixMilli(w.StartTime), time.UnixMilli(w.EndTime), c.st.QueryTimeout)
 }
+
+// facets answers the fields of a search's result with their top values
+// (the sidebar), as POST /api/v2/search/facets does: one engine statement.
+func (u *webUI) facets(r *http.Request, c *call) (any, error) {
+	var in struct {
+		window
+		Fields int `json:"fields"`
+		Values int `json:"values"`
+	}
+	src, err := u.readWindow(r, c, &in)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withTimeout(r, c.st)
+	defer cancel()
+	sc, err := scope(ctx, c.st, src)
+	if err != nil {
+		return nil, err
+	}
+	return search.GetFacets(ctx, c.st.DB, sc, search.FacetRequest{Start: time.UnixMilli(in.StartTime), End: time.UnixMilli(in.EndTime),
+		Where: in.Where, WhereLanguage: in.WhereLanguage, Fields: in.Fields, Values: in.Values,
+		Columns: search.FacetColumns(src.Kind, src.ServiceColumn, src.SeverityColumn, sources.Column(src.StatusCodeColumn, "StatusCode"),
+			sources.Column(src.BodyColumn, "SpanName"))}, c.st.QueryTimeout)
+}
+
+// fieldNames answers the field names the where box offers for ?prefix=
+// (autocomplete), as GET /api/v2/search/fields does.
+func (u *webUI) fieldNames(r *http.Request, c *call) (any, error) {
+	src, err := u.source(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withTimeout(r, c.st)
+	defer cancel()
+	sc, err := scope(ctx, c.st, src)
+	if err != nil {
+		return nil, err
+	}
+	return search.FieldNames(ctx, c.st.DB, sc, r.URL.Query().Get("prefix"), 0, c.st.QueryTimeout)
+}
+
+// fieldValues answers a field's frequent values for ?field=&prefix= in
+// the search's range and where (autocomplete after field:), as GET
+// /api/v2/search/values does.
+func (u *webUI) fieldValues(r *http.Request, c *call) (any, error) {
+	q := r.URL.Query()
+	w := window{Where: q.Get("where"), WhereLanguage: q.Get("whereLanguage")}
+	var err error
+	if w.StartTime, err = parseMs(q.Get("startTime")); err != nil {
+		return nil, err
+	}
+	if w.EndTime, err = parseMs(q.Get("endTime")); err != nil {
+		return nil, err
+	}
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	src, err := u.source(r.Context(), c, r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withTimeout(r, c.st)
+	defer cancel()
+	sc, err := scope(ctx, c.st, src)
+	if err != nil {
+		return nil, err
+	}
+	return search.FieldValues(ctx, c.st.DB, sc, search.ValuesRequest{Start: time.UnixMilli(w.StartTime), End: time.UnixMilli(w.EndTime),
+		Where: w.Where, WhereLanguage: w.WhereLanguage, Field: q.Get("field"), Prefix: q.Get("prefix")}, c.st.QueryTimeout)
+}

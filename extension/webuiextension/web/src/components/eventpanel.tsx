@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { Row, Source } from '../api';
 import { show } from '../fields';
 import { onLink } from '../router';
@@ -28,8 +29,8 @@ export function EventPanel({ row, src, onClose, onFilter }: { row: Row; src: Sou
       </div>
       <dl class="kv">
         <dt>Timestamp</dt><dd>{fmtTs(row[src.timestampColumn])} <span class="muted small">{zoneName()}</span> <span class="muted small" title="as stored, in UTC">({row[src.timestampColumn]})</span></dd>
-        {src.serviceColumn && <><dt>Service</dt><dd>{show(row[src.serviceColumn])}<Add on={onFilter} expr={filterFor('service', row[src.serviceColumn])} /></dd></>}
-        {src.severityColumn && <><dt>Severity</dt><dd>{show(row[src.severityColumn])}<Add on={onFilter} expr={filterFor('level', row[src.severityColumn])} /></dd></>}
+        {src.serviceColumn && <><dt>Service</dt><dd>{show(row[src.serviceColumn])}<Add on={onFilter} expr={filterFor('service', row[src.serviceColumn])} value={row[src.serviceColumn]} /></dd></>}
+        {src.severityColumn && <><dt>Severity</dt><dd>{show(row[src.severityColumn])}<Add on={onFilter} expr={filterFor('level', row[src.severityColumn])} value={row[src.severityColumn]} /></dd></>}
         {src.durationColumn && row[src.durationColumn] !== undefined && <><dt>Duration</dt><dd>{fmtDuration(Number(row[src.durationColumn]))}</dd></>}
         <dt>Trace ID</dt>
         <dd>
@@ -65,16 +66,42 @@ export function AttrTable({ m, onFilter, prefix = '' }: { m: Record<string, any>
   return (
     <dl class="kv">
       {keys.map((k) => (
-        <><dt>{k}</dt><dd data-attr={prefix + k}><span class="prewrap">{pretty(m[k])}</span><Add on={onFilter} expr={filterFor(prefix + k, m[k])} /></dd></>
+        <><dt>{k}</dt><dd data-attr={prefix + k}><span class="prewrap">{pretty(m[k])}</span><Add on={onFilter} expr={filterFor(prefix + k, m[k])} value={m[k]} /></dd></>
       ))}
     </dl>
   );
 }
 
-// Add puts field:value into the search's where (only where there is one).
-function Add({ on, expr }: { on?: (expr: string) => void; expr: string }) {
-  if (!on) return null;
-  return <button class="link add" title={`Filter: ${expr}`} aria-label={`Filter: ${expr}`} data-filter={expr} onClick={() => on(expr)}>+</button>;
+// Add offers a value's actions: + puts field:value into the search's
+// where and − puts -field:value (only where there is a where), and copy
+// puts the value on the clipboard.
+function Add({ on, expr, value }: { on?: (expr: string) => void; expr: string; value: any }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <span class="value-actions">
+      {on && <button class="link add" title={`Filter: ${expr}`} aria-label={`Filter: ${expr}`} data-filter={expr} onClick={() => on(expr)}>+</button>}
+      {on && <button class="link add exclude" title={`Exclude: -${expr}`} aria-label={`Exclude: -${expr}`} data-filter={'-' + expr} onClick={() => on('-' + expr)}>−</button>}
+      <button class="link add copy" title="Copy the value" aria-label={`Copy the value of ${expr.slice(0, expr.indexOf(':'))}`}
+        onClick={async () => { await copyText(show(value)); setCopied(true); setTimeout(() => setCopied(false), 1200); }}>{copied ? 'copied' : 'copy'}</button>
+    </span>
+  );
+}
+
+// copyText writes to the clipboard; where the Clipboard API is missing
+// (a page served over plain HTTP to another host), through a selection.
+async function copyText(text: string) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return;
+  } catch { /* below */ }
+  const ta = document.createElement('textarea');
+  ta.value = text;
+  ta.style.position = 'fixed';
+  ta.style.opacity = '0';
+  document.body.appendChild(ta);
+  ta.select();
+  document.execCommand('copy');
+  ta.remove();
 }
 
 // pretty shows a value that is a JSON object or array (how a nested

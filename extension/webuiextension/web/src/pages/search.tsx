@@ -3,6 +3,8 @@ import { del, Fields, get, Histogram as HistData, Page, post, Row, Source } from
 import { Histogram } from '../components/histogram';
 import { TimePicker } from '../components/timepicker';
 import { EventPanel } from '../components/eventpanel';
+import { addTerm, Facets } from '../components/facets';
+import { WhereBox } from '../components/wherebox';
 import { defaultColumns, severityClass, show, valueOf } from '../fields';
 import { navigate, onLink, useLocation } from '../router';
 import { fmtDuration, fmtTs, resolveRange, zoneName } from '../time';
@@ -169,9 +171,13 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
   }, [selected, picker]);
 
   const submit = (e: Event) => { e.preventDefault(); setParams({ q: draft }); setRefreshTick((n) => n + 1); };
+  // A filter from a facet or the panel joins the where (Lucene: a SQL
+  // where is replaced by the term alone, as the languages do not mix).
+  const filter = (expr: string) => { setParams({ q: lang === 'sql' ? expr : addTerm(where, expr), lang: null }); };
 
   return (
     <div class={selected ? 'search with-panel' : 'search'}>
+      {!live && <Facets src={src} body={body} onFilter={filter} />}
       <div class="search-main">
       <div class="searchbar">
         {sources.length > 1 && (
@@ -184,7 +190,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
             <option value="lucene">Lucene</option>
             <option value="sql">SQL</option>
           </select>
-          <input name="where" ref={whereBox} aria-label="Where" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} spellcheck={false}
+          <WhereBox src={src} value={draft} onInput={setDraft} inputRef={whereBox} range={range} lucene={lang === 'lucene'}
             placeholder={lang === 'sql' ? "SQL condition, e.g. SeverityText = 'error'" : (kind === 'trace' ? 'Search spans, e.g. service:checkout StatusCode:Error Duration:>100000000  ( / to focus)' : 'Search, e.g. service:checkout level:error "timed out"  ( / to focus)')} />
           <button class="primary" type="submit">Search</button>
         </form>
@@ -235,7 +241,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
       </div>
       </div>
       {selected && <EventPanel row={selected} src={src} onClose={() => setSelected(null)}
-        onFilter={(expr) => { setSelected(null); setParams({ q: where.trim() ? `${where.trim()} ${expr}` : expr, lang: null }); }} />}
+        onFilter={(expr) => { setSelected(null); filter(expr); }} />}
       <span hidden data-kind={kind} />
     </div>
   );
