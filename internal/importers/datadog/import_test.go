@@ -1,0 +1,179 @@
+package datadog
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestImportDashboardWidgets(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		widget  string
+		outcome string
+		config  string // the tile's config as JSON; "" when skipped
+		note    string
+	}{
+		{"note", `{"type":"note","content":"**hi**"}`, Imported, `{"displayType":"markdown","markdown":"**hi**"}`, ""},
+		{"image", `{"type":"image","url":"https://x/y.png"}`, Approximated, `{"displayType":"markdown","markdown":"![](https://x/y.png)"}`, "markdown image"},
+		{"timeseries q", `{"type":"timeseries","requests":[{"q":"avg:system.load.1{$env} by {host}","display_type":"line"}]}`, Approximated,
+			`{"displayType":"line","sourceId":"metrics","select":[{"query":"avg:system.load.1{env:prod} by {host}"}]}`, "template variables"},
+		{"bars", `{"type":"timeseries","requests":[{"q":"sum:a.b{*}","display_type":"bars"}]}`, Imported,
+			`{"displayType":"stacked_bar","sourceId":"metrics","select":[{"query":"sum:a.b{*}"}]}`, ""},
+		{"formula", `{"type":"query_value","requests":[{"queries":[{"name":"a","data_source":"metrics","query":"sum:x{*}"},{"name":"b","data_source":"metrics","query":"sum:y{*}"}],"formulas":[{"formula":"a / b * 100","alias":"ratio"}]}]}`,
+			Imported, `{"displayType":"number","sourceId":"metrics","select":[{"query":"sum:x{*} / sum:y{*} * 100","alias":"ratio"}]}`, ""},
+		{"per_minute", `{"type":"timeseries","requests":[{"queries":[{"name":"q","data_source":"metrics","query":"sum:x{*}"}],"formulas":[{"formula":"per_minute(q)"}]}]}`,
+			Approximated, `{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:x{*}.as_rate() * 60"}]}`, "per_minute"},
+		{"diff", `{"type":"timeseries","requests":[{"queries":[{"name":"q","data_source":"metrics","query":"sum:x{*}"}],"formulas":[{"formula":"diff(q)"}]}]}`,
+			Skipped, "", "series"},
+		{"logs count", `{"type":"toplist","requests":[{"queries":[{"name":"q","data_source":"logs","search":{"query":"status:error"},"compute":{"aggregation":"count"},"group_by":[{"facet":"service"}]}],"formulas":[{"formula":"q"}]}]}`,
+			Imported, `{"displayType":"bar","sourceId":"logs","groupBy":"service","select":[{"aggFn":"count","where":"status:error","whereLanguage":"datadog"}]}`, ""},
+		{"spans avg", `{"type":"query_table","requests":[{"queries":[{"name":"q","data_source":"spans","search":{"query":"service:web"},"compute":{"aggregation":"avg","metric":"@duration"}}],"formulas":[{"formula":"q"}]}]}`,
+			Imported, `{"displayType":"table","sourceId":"traces","select":[{"aggFn":"avg","valueExpression":"duration","where":"service:web","whereLanguage":"datadog"}]}`, ""},
+		{"log stream", `{"type":"log_stream","query":"source:redis $env"}`, Approximated,
+			`{"displayType":"search","sourceId":"logs","select":"","where":"source:redis env:prod","whereLanguage":"datadog"}`, "template"},
+		{"list stream", `{"type":"list_stream","requests":[{"query":{"data_source":"logs_stream","query_string":"service:web"}}]}`, Imported,
+			`{"displayType":"search","sourceId":"logs","select":"","where":"service:web","whereLanguage":"datadog"}`, ""},
+		{"hostmap", `{"type":"hostmap","requests":{"fill":{"q":"avg:system.cpu.user{*} by {host}"}}}`, Approximated,
+			`{"displayType":"table","sourceId":"metrics","select":[{"query":"avg:system.cpu.user{*} by {host}"}]}`, "host map"},
+		{"change", `{"type":"change","requests":[{"q":"sum:x{*}"}]}`, Approximated, `{"displayType":"number","sourceId":"metrics","select":[{"query":"sum:x{*}"}]}`, "delta"},
+		{"heatmap", `{"type":"heatmap","requests":[{"q":"avg:x{*}"}]}`, Skipped, "", "not supported"},
+		{"check_status", `{"type":"check_status","check":"http.can_connect"}`, Skipped, "", "service checks"},
+		{"bad query", `{"type":"timeseries","requests":[{"q":"median:x{*}"}]}`, Skipped, "", "space aggregator"},
+		{"unknown", `{"type":"blinkenlights"}`, Skipped, "", "unknown widget type"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"title":"t","layout_type":"ordered","template_variables":[{"name":"env","prefix":"env","default":"prod"}],
+				"widgets":[{"id":7,"definition":` + tc.widget + `,"layout":{"x":6,"y":1,"width":6,"height":2}}]}`
+			d, items, err := ImportDashboard([]byte(body), DefaultSources)
+			require.NoError(t, err)
+			require.Len(t, items, 2)
+			it := items[1]
+			assert.Equal(t, tc.outcome, it.Outcome, it.Notes)
+			if tc.note != "" {
+				assert.Contains(t, jsonOf(t, it.Notes), tc.note)
+			}
+			if tc.config == "" {
+				assert.Empty(t, d.Tiles)
+				assert.Empty(t, it.TileID)
+				return
+			}
+			require.Len(t, d.Tiles, 1)
+			assert.Equal(t, Tile{ID: "w7", Name: d.Tiles[0].Name, X: 12, Y: 2, W: 12, H: 4, Config: d.Tiles[0].Config}, d.Tiles[0])
+			assert.JSONEq(t, tc.config, jsonOf(t, d.Tiles[0].Config))
+			assert.Equal(t, "w7", it.TileID)
+		})
+	}
+}
+
+func TestImportDashboardRejects(t *testing.T) {
+	_, _, err := ImportDashboard([]byte(`{"title":"x"}`), DefaultSources)
+	assert.ErrorAs(t, err, &Invalid{})
+	_, _, err = ImportDashboard([]byte(`[`), DefaultSources)
+	assert.ErrorAs(t, err, &Invalid{})
+}
+
+func TestImportMonitor(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       string // the alert as JSON
+		err        string
+		note       string
+	}{
+		{name: "metric", body: `{"type":"metric alert","name":"cpu","query":"avg(last_5m):avg:system.cpu.user{*} by {host} > 90","message":"{{#is_alert}}CPU at {{value}} on {{host.name}}{{/is_alert}}","options":{"thresholds":{"critical":90}}}`,
+			want: `{"name":"cpu","message":"{{if eq .state \"ALERT\"}}CPU at {{.value}} on {{\"{{host.name}}\"}}{{end}}","threshold":90,"thresholdType":"above","interval":"5m","source":"tile","tileId":"monitor"}`,
+			note: "host.name"},
+		{name: "below, 10m window", body: `{"type":"query alert","name":"low","query":"min(last_10m):sum:x{env:prod} <= 1"}`,
+			want: `{"name":"low","message":"","threshold":1,"thresholdType":"below","interval":"15m","source":"tile","tileId":"monitor"}`, note: "nearest longer"},
+		{name: "log", body: `{"type":"log alert","name":"errors","query":"logs(\"service:web status:error\").index(\"*\").rollup(\"count\").by(\"@http.status_code,host\").last(\"15m\") > 100"}`,
+			want: `{"name":"errors","message":"","threshold":100,"thresholdType":"above","interval":"15m","source":"saved_search","groupBy":"http.status_code, host"}`},
+		{name: "service check", body: `{"type":"service check","name":"up","query":"\"http.can_connect\".over(\"*\").by(\"host\").last(2).count_by_status()"}`, err: "service check monitors have no counterpart"},
+		{name: "anomaly", body: `{"type":"query alert","name":"a","query":"avg(last_1h):anomalies(avg:x{*}, 'basic', 2) >= 1"}`, err: "anomalies monitors"},
+		{name: "log avg", body: `{"type":"log alert","name":"a","query":"logs(\"*\").index(\"*\").rollup(\"avg\", \"@duration\").last(\"5m\") > 1"}`, err: "avg rollup"},
+		{name: "not a monitor", body: `{"name":"x"}`, err: "not a Datadog monitor"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, items, err := ImportMonitor([]byte(tc.body), DefaultSources)
+			if tc.err != "" {
+				require.ErrorAs(t, err, &Invalid{})
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.JSONEq(t, tc.want, jsonOf(t, m.Alert))
+			if tc.note != "" {
+				assert.Contains(t, jsonOf(t, items), tc.note)
+			}
+		})
+	}
+}
+
+func TestMessageTemplates(t *testing.T) {
+	var n note
+	got := Message("{{#is_alert}}high {{value}} > {{threshold}}{{/is_alert}}{{#is_warning}}warn{{/is_warning}}{{^is_alert}}fine{{/is_alert}}", &n)
+	assert.Equal(t, `{{if eq .state "ALERT"}}high {{.value}} > {{.threshold}}{{end}}{{if false}}warn{{end}}{{if not (eq .state "ALERT")}}fine{{end}}`, got)
+	assert.Equal(t, Approximated, n.outcome)
+}
+
+// Datadog's own integration assets (testdata/integrations-core, sources
+// in its README) import with every widget accounted for.
+func TestImportIntegrationAssets(t *testing.T) {
+	dir := filepath.Join("testdata", "integrations-core")
+	body, err := os.ReadFile(filepath.Join(dir, "redisdb_dashboard_overview.json"))
+	require.NoError(t, err)
+	d, items, err := ImportDashboard(body, DefaultSources)
+	require.NoError(t, err)
+	assert.Equal(t, "Redis - Overview", d.Name)
+	sum := Summary(items)
+	t.Logf("redis overview: %v", sum)
+	byPath := map[string]Item{}
+	for _, it := range items {
+		byPath[it.Path] = it
+	}
+	// 31 widgets: 5 groups and 26 inside them, and the template variables;
+	// the groups and notes are imported as they are, the rest read $scope
+	// at its default (dashboard filters are not applied yet).
+	assert.Len(t, items, 32)
+	assert.Equal(t, Skipped, byPath["widgets[1].widgets[3]"].Outcome, "diff() has no counterpart")
+	assert.Equal(t, Approximated, byPath["widgets[3].widgets[2]"].Outcome, "per_minute is a scaled rate")
+	assert.Equal(t, Approximated, byPath["widgets[0].widgets[5]"].Outcome, "the host map is a table")
+	assert.Equal(t, "search", d.Tiles[len(d.Tiles)-1].Config["displayType"], "the log stream")
+	assert.Equal(t, map[string]int{Imported: 10, Approximated: 21, Skipped: 1}, sum)
+	for _, tl := range d.Tiles {
+		assert.True(t, tl.X >= 0 && tl.X+tl.W <= 24 && tl.W >= 1 && tl.H >= 1, "%+v", tl)
+	}
+
+	body, err = os.ReadFile(filepath.Join(dir, "redisdb_monitor_high_mem.json"))
+	require.NoError(t, err)
+	m, items, err := ImportMonitor(body, DefaultSources)
+	require.NoError(t, err)
+	assert.Equal(t, "100 * avg:redis.mem.used{*} / avg:redis.mem.maxmemory{*}", m.Dashboard.Tiles[0].Config["select"].([]Select)[0].Query)
+	assert.Equal(t, Alert{Name: "[Redis] High memory consumption", Message: m.Alert.Message, Threshold: 90, ThresholdType: "above",
+		Interval: "5m", Source: "tile", TileID: MonitorTileID}, m.Alert)
+	assert.Contains(t, m.Alert.Message, `{{if eq .state "ALERT"}}`)
+	assert.Contains(t, jsonOf(t, items), "warning threshold 70")
+
+	body, err = os.ReadFile(filepath.Join(dir, "nginx_monitor_5xx.json"))
+	require.NoError(t, err)
+	_, _, err = ImportMonitor(body, DefaultSources)
+	assert.ErrorContains(t, err, "anomalies monitors have no counterpart")
+
+	body, err = os.ReadFile(filepath.Join(dir, "nginx_saved_view_5xx_errors.json"))
+	require.NoError(t, err)
+	ss, items, err := ImportSavedView(body, DefaultSources)
+	require.NoError(t, err)
+	assert.Equal(t, SavedSearch{Name: "NGINX 5xx errors", Source: "logs", Where: "source:nginx @http.status_code:[500 TO 599]", WhereLanguage: "datadog",
+		Select: []string{"Timestamp", "SeverityText", "LogAttributes['http.method']", "LogAttributes['http.url_details.path']", "LogAttributes['http.status_code']", "Body"},
+		Tags: []string{"datadog"}}, ss)
+	assert.Equal(t, Imported, items[0].Outcome)
+}
+
+func jsonOf(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}

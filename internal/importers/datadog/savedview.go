@@ -1,0 +1,75 @@
+package datadog
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// SavedSearch is the body of POST /api/v2/saved-searches.
+type SavedSearch struct {
+	Name          string   `json:"name"`
+	Source        string   `json:"source"`
+	Where         string   `json:"where"`
+	WhereLanguage string   `json:"whereLanguage"`
+	Select        []string `json:"select"`
+	Tags          []string `json:"tags"`
+}
+
+// reservedColumns are the columns a saved view's reserved attributes
+// show as, on the default logs source.
+var reservedColumns = map[string]string{"status": "SeverityText", "service": "ServiceName", "message": "Body",
+	"host": "ResourceAttributes['host.name']", "source": "ResourceAttributes['datadog.log.source']"}
+
+// ImportSavedView translates a Datadog saved view of logs (its query
+// becomes the search's where, in the Datadog language; its columns the
+// columns shown).
+func ImportSavedView(body []byte, src Sources) (SavedSearch, []Item, error) {
+	var v struct {
+		Name    string `json:"name"`
+		Type    string `json:"type"`
+		Query   string `json:"query"`
+		Options struct {
+			Columns []string `json:"columns"`
+		} `json:"options"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return SavedSearch{}, nil, invalidf("invalid JSON body: %v", err)
+	}
+	var n note
+	source := src.Logs
+	switch v.Type {
+	case "logs", "":
+	case "trace", "spans":
+		source = src.Traces
+	default:
+		return SavedSearch{}, nil, invalidf("a %s saved view has no counterpart (logs and spans views are imported)", v.Type)
+	}
+	name := strings.TrimSpace(v.Name)
+	if name == "" {
+		name = "Imported Datadog view"
+	}
+	out := SavedSearch{Name: name, Source: source, Where: strings.TrimSpace(v.Query), WhereLanguage: "datadog", Select: []string{},
+		Tags: []string{"datadog"}}
+	for _, c := range v.Options.Columns {
+		switch {
+		case strings.HasPrefix(c, "@"):
+			m := "LogAttributes"
+			if source != src.Logs {
+				m = "SpanAttributes"
+			}
+			out.Select = append(out.Select, fmt.Sprintf("%s['%s']", m, strings.ReplaceAll(c[1:], "'", "")))
+		case reservedColumns[c] != "" && source == src.Logs:
+			out.Select = append(out.Select, reservedColumns[c])
+		default:
+			n.approx("column %q is not shown", c)
+		}
+	}
+	if len(out.Select) > 0 {
+		out.Select = append([]string{"Timestamp"}, out.Select...)
+		if source == src.Logs {
+			out.Select = append(out.Select, "Body")
+		}
+	}
+	return out, []Item{n.item("view", v.Type, name)}, nil
+}
