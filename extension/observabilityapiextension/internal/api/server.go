@@ -161,6 +161,7 @@ func New(opts Options) *Server {
 	s.mux.Handle("GET "+self+"/{$}", s.guard(selfHosted, s.whoami))
 	s.mux.Handle("GET "+self+"/team", s.guard(selfHosted, s.team))
 	s.mux.Handle("GET "+self+"/team/members", s.guard(selfHosted, s.teamMembers))
+	s.importRoutes(self)
 	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return s
 }
