@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { fmtValue, Unit } from '../units';
 
 export interface Line {
   group: string[];
@@ -10,8 +11,9 @@ export interface Line {
 const palette = ['#4f6df5', '#16a085', '#e67e22', '#8e44ad', '#c0392b', '#2c82c9', '#27ae60', '#d35400', '#7f8c8d', '#b7950b'];
 
 // Chart draws a tile's lines (one per group) on a shared time axis, as
-// lines or stacked bars.
-export function Chart({ lines, stepMs, bars, height = 180 }: { lines: Line[]; stepMs: number; bars?: boolean; height?: number }) {
+// lines or stacked bars, values in the tile's unit; hovering shows each
+// line's value at that time in the legend.
+export function Chart({ lines, stepMs, bars, height = 180, unit = '' }: { lines: Line[]; stepMs: number; bars?: boolean; height?: number; unit?: Unit }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current!;
@@ -32,18 +34,21 @@ export function Chart({ lines, stepMs, bars, height = 180 }: { lines: Line[]; st
         fill: bars ? c + 'cc' : undefined,
         paths: bars ? uPlot.paths.bars!({ size: [0.8, 40], align: 1 }) : undefined,
         points: { show: false },
-        spanGaps: false,
+        // A gauge sampled less often than the buckets leaves empty ones
+        // between its points: the line joins them instead of drawing dots.
+        spanGaps: !bars,
+        value: (_u, v) => fmtValue(v, unit),
       });
     });
     const opts: uPlot.Options = {
       width: el.clientWidth || 400,
       height,
-      legend: { show: lines.length <= 12 && (lines.length > 1 || (lines[0]?.group.length ?? 0) > 0), live: false },
-      cursor: { points: { show: false } },
+      legend: { show: lines.length <= 12, live: true },
+      cursor: { points: { show: true } },
       scales: { x: { time: true, range: (_u, min, max) => [min, max + stepMs / 1000] } },
       axes: [
         { stroke: '#667', grid: { show: false }, font: '11px system-ui' },
-        { stroke: '#667', size: 48, grid: { stroke: '#eef0f4' }, font: '11px system-ui' },
+        { stroke: '#667', size: 64, grid: { stroke: '#eef0f4' }, font: '11px system-ui', values: (_u, vs) => vs.map((v) => fmtValue(v, unit)) },
       ],
       series: bars ? [series[0], ...series.slice(1).reverse()] : series,
     };
@@ -52,6 +57,6 @@ export function Chart({ lines, stepMs, bars, height = 180 }: { lines: Line[]; st
     const ro = new ResizeObserver(() => plot.setSize({ width: el.clientWidth, height }));
     ro.observe(el);
     return () => { ro.disconnect(); plot.destroy(); };
-  }, [lines, stepMs, bars, height]);
+  }, [lines, stepMs, bars, height, unit]);
   return <div ref={box} class="chart" />;
 }

@@ -1,22 +1,37 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get } from '../api';
+import { del, get, post, put } from '../api';
 import { onLink } from '../router';
 import { fmtShort } from '../time';
+import './dashboards.css';
 
-interface Alert {
+// Alerts and webhooks are the REST API's documents, made, changed and
+// deleted through /api/v2/alerts and /api/v2/webhooks; their mistakes are
+// the API's messages, shown beside the form.
+
+export interface Alert {
   id: string;
   name: string;
-  message: string;
+  message?: string;
   source: string;
-  dashboardId: string;
-  tileId: string;
+  dashboardId?: string;
+  tileId?: string;
   savedSearchId?: string;
   groupBy?: string;
   threshold: number;
   thresholdType: string;
   interval: string;
-  state: string;
+  state?: string;
   channel: { type: string; webhookId: string };
+  [field: string]: any;
+}
+
+interface Webhook {
+  id: string;
+  name: string;
+  url: string;
+  service: string;
+  description?: string;
+  body?: string;
 }
 
 interface Evaluation {
@@ -28,15 +43,112 @@ interface Evaluation {
   deliveryError: string;
 }
 
-// AlertsPage lists the team's alerts with their state, and an alert's
-// recent evaluations.
+const intervals = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'];
+
+function body(a: any) {
+  const { id: _i, createdAt: _c, updatedAt: _u, state: _s, ...rest } = a;
+  return rest;
+}
+
+// AlertForm makes an alert (or changes one, with an id): what it watches
+// comes in initial (a tile or a saved search).
+export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Alert>; onDone: () => void; onCancel: () => void }) {
+  const [a, setA] = useState<Partial<Alert>>({ threshold: 1, thresholdType: 'above', interval: '5m', channel: { type: 'webhook', webhookId: '' }, ...initial });
+  const [hooks, setHooks] = useState<Webhook[]>([]);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    get<Webhook[]>('/api/v2/webhooks').then((l) => {
+      setHooks(l);
+      if (!a.channel?.webhookId && l.length) setA((x) => ({ ...x, channel: { type: 'webhook', webhookId: l[0].id } }));
+    }).catch((e) => setError(e.message));
+  }, []);
+  return (
+    <form data-testid="alert-form" onSubmit={async (e) => {
+      e.preventDefault();
+      try {
+        if (a.id) await put(`/api/v2/alerts/${a.id}`, body(a));
+        else await post('/api/v2/alerts', body(a));
+        onDone();
+      } catch (err: any) { setError(err.message); }
+    }}>
+      <div class="form-grid">
+        <label class="wide">Name<input name="alert-name" value={a.name ?? ''} onInput={(e) => setA({ ...a, name: e.currentTarget.value })} /></label>
+        <label>When the value is<select name="thresholdType" value={a.thresholdType} onChange={(e) => setA({ ...a, thresholdType: e.currentTarget.value })}>
+          <option value="above">above</option><option value="below">below</option></select></label>
+        <label>Threshold<input name="threshold" type="number" step="any" value={String(a.threshold ?? '')} onInput={(e) => setA({ ...a, threshold: e.currentTarget.value === '' ? (undefined as any) : Number(e.currentTarget.value) })} /></label>
+        <label>Every<select name="interval" value={a.interval} onChange={(e) => setA({ ...a, interval: e.currentTarget.value })}>
+          {intervals.map((i) => <option value={i}>{i}</option>)}</select></label>
+        <label>Webhook<select name="webhook" value={a.channel?.webhookId} onChange={(e) => setA({ ...a, channel: { type: 'webhook', webhookId: e.currentTarget.value } })}>
+          {hooks.length === 0 && <option value="">(make a webhook first, on the Alerts page)</option>}
+          {hooks.map((h) => <option value={h.id}>{h.name}</option>)}</select></label>
+      </div>
+      {error && <p class="error small" role="alert" data-testid="alert-error">{error}</p>}
+      <div class="editor-actions">
+        <button type="button" onClick={onCancel}>Cancel</button>
+        <button class="primary" type="submit" data-action="save-alert">{a.id ? 'Save alert' : 'Create alert'}</button>
+      </div>
+    </form>
+  );
+}
+
+// WebhookForm makes or changes a webhook. Header values are write-only:
+// the API never answers them, so they are typed anew or left as they are.
+function WebhookForm({ initial, onDone, onCancel }: { initial: Partial<Webhook>; onDone: () => void; onCancel: () => void }) {
+  const [w, setW] = useState<Partial<Webhook>>({ service: 'generic', ...initial });
+  const [headers, setHeaders] = useState('');
+  const [error, setError] = useState('');
+  return (
+    <form data-testid="webhook-form" onSubmit={async (e) => {
+      e.preventDefault();
+      const out: any = { name: w.name ?? '', url: w.url ?? '', service: w.service, description: w.description || undefined, body: w.body || undefined };
+      if (headers.trim()) {
+        out.headers = {};
+        for (const line of headers.split('\n')) {
+          const i = line.indexOf(':');
+          if (line.trim() && i < 1) { setError(`header “${line}” is not name: value`); return; }
+          if (i > 0) out.headers[line.slice(0, i).trim()] = line.slice(i + 1).trim();
+        }
+      }
+      try {
+        if (w.id) await put(`/api/v2/webhooks/${w.id}`, out);
+        else await post('/api/v2/webhooks', out);
+        onDone();
+      } catch (err: any) { setError(err.message); }
+    }}>
+      <div class="form-grid">
+        <label>Name<input name="webhook-name" value={w.name ?? ''} onInput={(e) => setW({ ...w, name: e.currentTarget.value })} /></label>
+        <label>Service<select name="service" value={w.service} onChange={(e) => setW({ ...w, service: e.currentTarget.value })}>
+          {['generic', 'slack', 'incidentio', 'pagerduty'].map((s) => <option value={s}>{s}</option>)}</select></label>
+        <label class="wide">URL<input name="webhook-url" value={w.url ?? ''} onInput={(e) => setW({ ...w, url: e.currentTarget.value })} /></label>
+        <label class="wide">Headers, one “Name: value” a line{w.id ? ' (set ones are kept unless you type new ones; they are never shown)' : ''}
+          <textarea name="headers" rows={3} value={headers} placeholder={w.id ? '(unchanged)' : 'Authorization: Bearer …'} onInput={(e) => setHeaders(e.currentTarget.value)} /></label>
+      </div>
+      {error && <p class="error small" role="alert" data-testid="webhook-error">{error}</p>}
+      <div class="editor-actions">
+        <button type="button" onClick={onCancel}>Cancel</button>
+        <button class="primary" type="submit" data-action="save-webhook">{w.id ? 'Save webhook' : 'Create webhook'}</button>
+      </div>
+    </form>
+  );
+}
+
+// AlertsPage lists the team's alerts with their state, an alert's recent
+// evaluations, and the webhooks they deliver to.
 export function AlertsPage() {
   const [list, setList] = useState<Alert[] | null>(null);
+  const [hooks, setHooks] = useState<Webhook[]>([]);
   const [open, setOpen] = useState('');
   const [history, setHistory] = useState<Evaluation[] | null>(null);
   const [error, setError] = useState('');
   const [saved, setSaved] = useState<Record<string, string>>({});
-  useEffect(() => { get<Alert[]>('/api/alerts').then(setList).catch((e) => setError(e.message)); }, []);
+  const [editAlert, setEditAlert] = useState<Alert | null>(null);
+  const [editHook, setEditHook] = useState<Partial<Webhook> | null>(null);
+  const [confirm, setConfirm] = useState('');
+  const load = () => {
+    get<Alert[]>('/api/v2/alerts').then(setList).catch((e) => setError(e.message));
+    get<Webhook[]>('/api/v2/webhooks').then(setHooks).catch((e) => setError(e.message));
+  };
+  useEffect(load, []);
   useEffect(() => {
     get<{ id: string; name: string }[]>('/api/saved-searches')
       .then((l) => setSaved(Object.fromEntries(l.map((x) => [x.id, x.name])))).catch(() => {});
@@ -45,19 +157,21 @@ export function AlertsPage() {
     setHistory(null);
     if (open) get<Evaluation[]>(`/api/alerts/${open}/history`).then(setHistory).catch((e) => setError(e.message));
   }, [open]);
+  const act = (p: Promise<unknown>) => p.then(() => { setError(''); load(); }).catch((e) => setError(e.message));
+  const hookName = Object.fromEntries(hooks.map((h) => [h.id, h.name]));
   return (
     <div class="page">
       <h1>Alerts</h1>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && <p class="error" role="alert" data-testid="alerts-error">{error}</p>}
       {!list ? <p class="muted">Loading…</p> : list.length === 0 ? (
-        <p class="muted">No alert yet. Alerts watch a dashboard tile or a saved search: create one with <code>POST /api/v2/alerts</code>.</p>
+        <p class="muted">No alert yet. “Alert” on a dashboard's chart tile, or on a saved search, makes one.</p>
       ) : (
         <table class="rows" data-testid="alerts">
-          <thead><tr><th>State</th><th>Name</th><th>Condition</th><th>Every</th><th>Watches</th></tr></thead>
+          <thead><tr><th>State</th><th>Name</th><th>Condition</th><th>Every</th><th>Watches</th><th>Webhook</th><th /></tr></thead>
           <tbody>
             {list.map((a) => (
               <>
-                <tr onClick={() => setOpen(open === a.id ? '' : a.id)}>
+                <tr data-alert={a.name} onClick={() => setOpen(open === a.id ? '' : a.id)}>
                   <td><span class={a.state === 'ALERT' ? 'sev err' : 'sev info'}>{a.state}</span></td>
                   <td>{a.name}</td>
                   <td>{a.thresholdType} {a.threshold}</td>
@@ -65,11 +179,21 @@ export function AlertsPage() {
                   <td>{a.source === 'saved_search'
                     ? <span>saved search “{saved[a.savedSearchId ?? ''] ?? a.savedSearchId}”{a.groupBy ? ` by ${a.groupBy}` : ''}</span>
                     : <a href={`/dashboards/${a.dashboardId}`} onClick={(e) => { e.stopPropagation(); onLink(e, `/dashboards/${a.dashboardId}`); }}>dashboard tile</a>}</td>
+                  <td>{hookName[a.channel?.webhookId] ?? a.channel?.webhookId}</td>
+                  <td class="actions" onClick={(e) => e.stopPropagation()}>{confirm === a.id ? (
+                    <span class="confirm" role="alertdialog">Delete?{' '}
+                      <button class="small danger" data-action="confirm-delete" onClick={() => { setConfirm(''); act(del(`/api/v2/alerts/${a.id}`)); }}>Delete</button>{' '}
+                      <button class="small" onClick={() => setConfirm('')}>Cancel</button></span>
+                  ) : (<>
+                    <button class="small" data-action="edit-alert" onClick={() => setEditAlert(a)}>Edit</button>{' '}
+                    <button class="small" data-action="delete-alert" onClick={() => setConfirm(a.id)}>Delete</button>
+                  </>)}</td>
                 </tr>
                 {open === a.id && (
-                  <tr class="detail"><td colSpan={5}>
+                  <tr class="detail"><td colSpan={7}>
                     {!history ? <span class="muted small">Loading…</span> : history.length === 0 ? <span class="muted small">Not evaluated yet.</span> : (
-                      <table class="plain small">
+                      <table class="plain small" data-testid="alert-history">
+                        <thead><tr><th>Window</th><th>State</th><th>Value</th><th>Group</th><th>Delivery</th></tr></thead>
                         <tbody>{history.map((h) => (
                           <tr>
                             <td>{fmtShort(Date.parse(h.windowStart))}</td>
@@ -87,6 +211,36 @@ export function AlertsPage() {
             ))}
           </tbody>
         </table>
+      )}
+      <div class="row-between">
+        <h2>Webhooks</h2>
+        <button class="primary" data-action="new-webhook" onClick={() => setEditHook({})}>New webhook</button>
+      </div>
+      {hooks.length === 0 ? <p class="muted">No webhook yet: alerts deliver to one.</p> : (
+        <table class="rows" data-testid="webhooks">
+          <thead><tr><th>Name</th><th>Service</th><th>URL</th><th /></tr></thead>
+          <tbody>{hooks.map((h) => (
+            <tr data-webhook={h.name}>
+              <td>{h.name}</td><td>{h.service}</td><td class="mono small">{h.url}</td>
+              <td class="actions">{confirm === h.id ? (
+                <span class="confirm" role="alertdialog">Delete?{' '}
+                  <button class="small danger" data-action="confirm-delete" onClick={() => { setConfirm(''); act(del(`/api/v2/webhooks/${h.id}`)); }}>Delete</button>{' '}
+                  <button class="small" onClick={() => setConfirm('')}>Cancel</button></span>
+              ) : (<>
+                <button class="small" data-action="edit-webhook" onClick={() => setEditHook(h)}>Edit</button>{' '}
+                <button class="small" data-action="delete-webhook" onClick={() => setConfirm(h.id)}>Delete</button>
+              </>)}</td>
+            </tr>
+          ))}</tbody>
+        </table>
+      )}
+      {(editAlert || editHook) && (
+        <div class="modal-back">
+          <div class="modal card" role="dialog">
+            {editAlert && <><h2>Alert “{editAlert.name}”</h2><AlertForm initial={editAlert} onDone={() => { setEditAlert(null); load(); }} onCancel={() => setEditAlert(null)} /></>}
+            {editHook && <><h2>{editHook.id ? `Webhook “${editHook.name}”` : 'New webhook'}</h2><WebhookForm initial={editHook} onDone={() => { setEditHook(null); load(); }} onCancel={() => setEditHook(null)} /></>}
+          </div>
+        </div>
       )}
     </div>
   );

@@ -1,12 +1,20 @@
-import { useEffect, useState } from 'preact/hooks';
-import { get, post } from '../api';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { callWhole, del, get, post, put, Source } from '../api';
 import { Chart, Line } from '../components/chart';
 import { TimePicker } from '../components/timepicker';
+import { Markdown } from '../markdown';
 import { navigate, onLink, useLocation } from '../router';
 import { resolveRange } from '../time';
+import { fmtValue, numberFormat, Unit, unitOf, units } from '../units';
+import { AlertForm } from './alerts';
+import './dashboards.css';
+
+// Dashboards are the REST API's documents: listed, made, changed and
+// deleted through /api/v2/dashboards, and every chart tile runs through
+// /api/v2/charts/series, the endpoints scripts call.
 
 // SelectItem is one aggregated series of a chart tile (HyperDX's shape).
-interface SelectItem {
+export interface SelectItem {
   aggFn: string;
   valueExpression?: string;
   alias?: string;
@@ -16,19 +24,23 @@ interface SelectItem {
 }
 
 // TileConfig is a tile as the API answers it: a chart's select items, a
-// search tile's columns (select as a string), markdown, or raw SQL.
-interface TileConfig {
+// search tile's columns (select as a string), markdown, or raw SQL; the
+// presentation options (numberFormat, granularity…) ride beside them.
+export interface TileConfig {
   configType?: string;
   displayType: string;
   sourceId?: string;
   select?: SelectItem[] | string;
   groupBy?: string;
   where?: string;
+  whereLanguage?: string;
   markdown?: string;
   sqlTemplate?: string;
+  numberFormat?: any;
+  [option: string]: any;
 }
 
-interface Tile {
+export interface Tile {
   id: string;
   name: string;
   x: number;
@@ -38,34 +50,83 @@ interface Tile {
   config: TileConfig;
 }
 
-interface Dashboard {
+export interface Dashboard {
   id: string;
   name: string;
   tags: string[];
   tiles: Tile[];
   updatedAt: string;
+  [field: string]: any;
 }
 
-// DashboardsPage lists the team's dashboards (made through the REST API).
+// The aggregations /api/v2 takes (dashboards.AggFns).
+const aggFns = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max', 'quantile', 'last_value'];
+const languages = ['lucene', 'sql', 'datadog'];
+const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie'], ['markdown', 'Markdown']];
+const granularities = ['auto', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '2h', '6h', '12h', '1d'];
+
+// A dashboard written back: what the API answers, without what it sets.
+function body(d: Dashboard) {
+  const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = d;
+  return rest;
+}
+
+// DashboardsPage lists the team's dashboards; each can be opened,
+// renamed, duplicated or deleted, and a new one made.
 export function DashboardsPage() {
   const [list, setList] = useState<Dashboard[] | null>(null);
   const [error, setError] = useState('');
-  useEffect(() => { get<Dashboard[]>('/api/dashboards').then(setList).catch((e) => setError(e.message)); }, []);
+  const [name, setName] = useState('');
+  const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
+  const [confirm, setConfirm] = useState('');
+  const load = () => get<Dashboard[]>('/api/v2/dashboards').then((l) => { setList(l); setError(''); }).catch((e) => setError(e.message));
+  useEffect(() => { load(); }, []);
+  const act = (p: Promise<unknown>) => p.then(load).catch((e) => setError(e.message));
   return (
     <div class="page">
-      <h1>Dashboards</h1>
+      <div class="row-between">
+        <h1>Dashboards</h1>
+        <form class="inline" data-testid="new-dashboard" onSubmit={async (e) => {
+          e.preventDefault();
+          try {
+            const d = await post<Dashboard>('/api/v2/dashboards', { name: name.trim(), tags: [], tiles: [] });
+            navigate(`/dashboards/${d.id}?edit=1`);
+          } catch (err: any) { setError(err.message); }
+        }}>
+          <input name="dashboard-name" placeholder="New dashboard name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          <button class="primary" type="submit" disabled={!name.trim()}>Create dashboard</button>
+        </form>
+      </div>
       {error && <p class="error" role="alert">{error}</p>}
       {!list ? <p class="muted">Loading…</p> : list.length === 0 ? (
-        <p class="muted">No dashboard yet. Create one with <code>POST /api/v2/dashboards</code> (see the REST API docs).</p>
+        <p class="muted">No dashboard yet: name one above and add tiles to it.</p>
       ) : (
         <table class="rows" data-testid="dashboards">
-          <thead><tr><th>Name</th><th>Tiles</th><th>Tags</th></tr></thead>
+          <thead><tr><th>Name</th><th>Tiles</th><th>Tags</th><th /></tr></thead>
           <tbody>
             {list.map((d) => (
-              <tr onClick={() => navigate(`/dashboards/${d.id}`)}>
-                <td><a href={`/dashboards/${d.id}`} onClick={(e) => onLink(e, `/dashboards/${d.id}`)}>{d.name}</a></td>
+              <tr data-dashboard={d.name}>
+                <td>{renaming?.id === d.id ? (
+                  <form class="inline" onSubmit={(e) => { e.preventDefault(); setRenaming(null); act(put(`/api/v2/dashboards/${d.id}`, { ...body(d), name: renaming.name })); }}>
+                    <input name="rename" value={renaming.name} onInput={(e) => setRenaming({ id: d.id, name: e.currentTarget.value })} />
+                    <button class="small primary" type="submit">Save</button>
+                    <button class="small" type="button" onClick={() => setRenaming(null)}>Cancel</button>
+                  </form>
+                ) : <a href={`/dashboards/${d.id}`} onClick={(e) => onLink(e, `/dashboards/${d.id}`)}>{d.name}</a>}</td>
                 <td>{d.tiles.length}</td>
                 <td>{d.tags.map((t) => <span class="chip">{t}</span>)}</td>
+                <td class="actions">{confirm === d.id ? (
+                  <span class="confirm" role="alertdialog">Delete “{d.name}”?{' '}
+                    <button class="small danger" data-action="confirm-delete" onClick={() => { setConfirm(''); act(del(`/api/v2/dashboards/${d.id}`)); }}>Delete</button>{' '}
+                    <button class="small" onClick={() => setConfirm('')}>Cancel</button>
+                  </span>
+                ) : (
+                  <>
+                    <button class="small" data-action="rename" onClick={() => setRenaming({ id: d.id, name: d.name })}>Rename</button>{' '}
+                    <button class="small" data-action="duplicate" onClick={() => act(post('/api/v2/dashboards', { ...body(d), name: `${d.name} (copy)` }))}>Duplicate</button>{' '}
+                    <button class="small" data-action="delete" onClick={() => setConfirm(d.id)}>Delete</button>
+                  </>
+                )}</td>
               </tr>
             ))}
           </tbody>
@@ -76,91 +137,337 @@ export function DashboardsPage() {
 }
 
 // DashboardPage draws a dashboard's tiles on its 24-column grid over one
-// time range.
+// time range; in edit mode tiles are added, edited and removed, each
+// change saved with PUT /api/v2/dashboards/{id}.
 export function DashboardPage({ id }: { id: string }) {
   const loc = useLocation();
   const range = resolveRange(loc.searchParams, '1h');
   const [d, setD] = useState<Dashboard | null>(null);
   const [error, setError] = useState('');
-  useEffect(() => { get<Dashboard>(`/api/dashboards/${encodeURIComponent(id)}`).then(setD).catch((e) => setError(e.message)); }, [id]);
-  if (error) return <div class="page"><p class="error" role="alert">{error}</p></div>;
+  const [editing, setEditing] = useState<Tile | null>(null);
+  const [alerting, setAlerting] = useState<Tile | null>(null);
+  const [removing, setRemoving] = useState('');
+  const [sources, setSources] = useState<Source[]>([]);
+  useEffect(() => { get<Dashboard>(`/api/v2/dashboards/${encodeURIComponent(id)}`).then(setD).catch((e) => setError(e.message)); }, [id]);
+  useEffect(() => { get<Source[]>('/api/sources').then(setSources).catch(() => {}); }, []);
+  if (error && !d) return <div class="page"><p class="error" role="alert">{error}</p></div>;
   if (!d) return <div class="page muted">Loading…</div>;
+  const save = async (next: Dashboard) => {
+    const saved = await put<Dashboard>(`/api/v2/dashboards/${encodeURIComponent(d.id)}`, body(next));
+    setD(saved);
+    setError('');
+    return saved;
+  };
+  const newTile = (): Tile => ({
+    id: '', name: '', x: 0, w: 12, h: 4, y: d.tiles.reduce((m, t) => Math.max(m, t.y + t.h), 0),
+    config: { displayType: 'line', sourceId: sources.find((s) => s.kind === 'log')?.id ?? sources[0]?.id ?? '', select: [{ aggFn: 'count', where: '', whereLanguage: 'lucene' }] },
+  });
   return (
     <div class="page">
-      <div class="row-between">
+      <div class="row-between dash-head">
         <h1>{d.name}</h1>
-        <TimePicker range={range} onChange={(r) => navigate(r.relative ? `${loc.pathname}?range=${r.relative}` : `${loc.pathname}?from=${r.from}&to=${r.to}`)} />
+        <div class="dash-tools">
+          <button class="primary" data-action="add-tile" onClick={() => setEditing(newTile())} disabled={!sources.length}>Add tile</button>
+          <TimePicker range={range} onChange={(r) => navigate(r.relative ? `${loc.pathname}?range=${r.relative}` : `${loc.pathname}?from=${r.from}&to=${r.to}`)} />
+        </div>
       </div>
+      {error && <p class="error" role="alert">{error}</p>}
+      {d.tiles.length === 0 && <p class="muted">No tile yet: “Add tile” makes a chart, a number, a table or a note.</p>}
       <div class="grid" data-testid="dashboard-grid">
         {d.tiles.map((t) => (
-          <div class="card tile" style={{ gridColumn: `${t.x + 1} / span ${t.w}`, gridRow: `${t.y + 1} / span ${t.h}` }}>
-            <TileView tile={t} from={range.from} to={range.to} />
+          <div class="card tile" data-tile={t.name} style={{ gridColumn: `${t.x + 1} / span ${t.w}`, gridRow: `${t.y + 1} / span ${t.h}` }}>
+            <TileView tile={t} from={range.from} to={range.to} tools={removing === t.id ? (
+              <span class="confirm" role="alertdialog">Remove?{' '}
+                <button class="small danger" data-action="confirm-remove" onClick={() => { setRemoving(''); save({ ...d, tiles: d.tiles.filter((x) => x.id !== t.id) }).catch((e) => setError(e.message)); }}>Remove</button>{' '}
+                <button class="small" onClick={() => setRemoving('')}>Cancel</button>
+              </span>
+            ) : (
+              <span class="tile-tools">
+                {isChart(t.config) && <button class="small ghost" data-action="alert-tile" onClick={() => setAlerting(t)}>Alert</button>}
+                <button class="small ghost" data-action="edit-tile" onClick={() => setEditing(t)}>Edit</button>
+                <button class="small ghost" data-action="remove-tile" onClick={() => setRemoving(t.id)}>Remove</button>
+              </span>
+            )} />
           </div>
         ))}
+      </div>
+      {editing && (
+        <TileEditor tile={editing} sources={sources} from={range.from} to={range.to} onCancel={() => setEditing(null)} onSave={async (t) => {
+          const tiles = editing.id ? d.tiles.map((x) => (x.id === editing.id ? t : x)) : [...d.tiles, t];
+          await save({ ...d, tiles });
+          setEditing(null);
+        }} />
+      )}
+      {alerting && (
+        <div class="modal-back" onClick={(e) => { if (e.target === e.currentTarget) setAlerting(null); }}>
+          <div class="modal card" role="dialog" aria-label="New alert">
+            <h2>Alert on “{alerting.name || 'tile'}”</h2>
+            <AlertForm initial={{ source: 'tile', dashboardId: d.id, tileId: alerting.id, name: `${d.name}: ${alerting.name || 'tile'}` }}
+              onDone={() => { setAlerting(null); navigate('/alerts'); }} onCancel={() => setAlerting(null)} />
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function isChart(c: TileConfig) {
+  return !c.configType && Array.isArray(c.select) && c.select.length > 0 && ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar'].includes(c.displayType);
+}
+
+function label(s: SelectItem): string {
+  if (s.alias) return s.alias;
+  const agg = s.aggFn === 'quantile' ? `p${Math.round((s.level ?? 0) * 1000) / 10}` : s.aggFn;
+  return `${agg}${s.valueExpression ? `(${s.valueExpression})` : ''}`;
+}
+
+// splitGroupBy splits a tile's groupBy at its top-level commas (a
+// function's arguments keep theirs), as dashboards.SplitGroupBy does.
+function splitGroupBy(s?: string): string[] {
+  const out: string[] = [];
+  let depth = 0, quote = '', cur = '';
+  for (const ch of s ?? '') {
+    if (quote) { if (ch === quote) quote = ''; }
+    else if (ch === "'" || ch === '"' || ch === '`') quote = ch;
+    else if (ch === '(' || ch === '[') depth++;
+    else if (ch === ')' || ch === ']') depth--;
+    else if (ch === ',' && depth === 0) { if (cur.trim()) out.push(cur.trim()); cur = ''; continue; }
+    cur += ch;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out;
+}
+
+// goDuration reads the API's granularity ("1m0s") in milliseconds.
+function goDuration(s: string): number {
+  let ms = 0;
+  for (const m of s.matchAll(/([\d.]+)(h|ms|m|s|µs|us|ns)/g)) {
+    const v = Number(m[1]);
+    ms += v * ({ h: 3600e3, m: 60e3, s: 1e3, ms: 1, µs: 1e-3, us: 1e-3, ns: 1e-6 } as Record<string, number>)[m[2]];
+  }
+  return ms || 60e3;
+}
+
+interface Series { stepMs: number; lines: Line[]; perItem: Line[][] }
+
+// runTile asks /api/v2/charts/series for a chart tile's select items over
+// the range, one series per item, and turns its rows (one per bucket and
+// group) into a line per item and group.
+async function runTile(c: TileConfig, from: number, to: number, signal?: AbortSignal): Promise<Series> {
+  const items = c.select as SelectItem[];
+  const groupBy = splitGroupBy(c.groupBy);
+  const r = await callWhole<{ data: any[]; granularity: string }>('POST', '/api/v2/charts/series', {
+    startTime: from, endTime: to, granularity: c.granularity || 'auto',
+    series: items.map((s) => ({ sourceId: c.sourceId, aggFn: s.aggFn, field: s.valueExpression ?? '', level: s.level ?? 0, where: s.where ?? '', whereLanguage: s.whereLanguage || 'lucene', groupBy })),
+  }, signal);
+  const perItem: Line[][] = items.map(() => []);
+  const byKey = new Map<string, Line>();
+  for (const row of r.data ?? []) {
+    const group: string[] = row.group ?? [];
+    items.forEach((s, i) => {
+      const key = i + '\u0000' + group.join('\u0000');
+      let l = byKey.get(key);
+      if (!l) {
+        l = { group: items.length > 1 ? [label(s), ...group] : group, points: [] };
+        byKey.set(key, l);
+        perItem[i].push(l);
+      }
+      l.points.push([row.ts_bucket, row[`series_${i}.data`] ?? null]);
+    });
+  }
+  return { stepMs: goDuration(r.granularity ?? ''), lines: perItem.flat(), perItem };
+}
+
+// TileView draws one tile, its title always on top; tables and pies
+// scroll inside the tile.
+export function TileView({ tile, from, to, tools }: { tile: Tile; from: number; to: number; tools?: any }) {
+  const c = tile.config;
+  const items = Array.isArray(c.select) ? c.select : [];
+  const chart = isChart(c);
+  const unit = unitOf(c.numberFormat ?? (items[0] as any)?.numberFormat);
+  const [data, setData] = useState<Series | null>(null);
+  const [error, setError] = useState('');
+  const key = JSON.stringify(c);
+  useEffect(() => {
+    if (!chart) return;
+    setData(null);
+    setError('');
+    const ac = new AbortController();
+    runTile(c, from, to, ac.signal).then(setData).catch((e) => { if (!ac.signal.aborted) setError(e.message); });
+    return () => ac.abort();
+  }, [key, from, to]);
+  const what = chart ? items.map(label).join(', ') + (items[0].where ? ` · ${items[0].where}` : '') : c.configType ? 'SQL' : c.displayType;
+  const head = <div class="tile-head"><strong class="tile-title">{tile.name || what}</strong><span class="muted small tile-what">{what}</span>{tools}</div>;
+  let content: any;
+  if (c.configType) {
+    content = <><p class="muted small">A raw-SQL tile: kept as written, not run here (it would run with the API's own credentials).</p><pre class="small">{c.sqlTemplate}</pre></>;
+  } else if (c.displayType === 'markdown') {
+    content = <Markdown source={c.markdown ?? ''} />;
+  } else if (c.displayType === 'search') {
+    const to2 = `/search/logs?q=${encodeURIComponent(c.where ?? '')}`;
+    content = <p class="small"><a href={to2} onClick={(e) => onLink(e, to2)}>Open the search →</a></p>;
+  } else if (error) {
+    content = <p class="error small" data-testid="tile-error">{error}</p>;
+  } else if (!data) {
+    content = <p class="muted small">Loading…</p>;
+  } else {
+    content = <TileData c={c} items={items} data={data} unit={unit} height={Math.max(100, tile.h * 82 - 70)} />;
+  }
+  return <>{head}<div class="tile-body">{content}</div></>;
+}
+
+// summary is a line's one value: count and sum add up over the range;
+// any other aggregation cannot be added, so it is the latest bucket's.
+function summary(aggFn: string, l?: Line): number | null {
+  const vs = (l?.points ?? []).map((p) => p[1]).filter((v): v is number => v !== null);
+  if (!vs.length) return null;
+  return ['count', 'sum'].includes(aggFn) ? vs.reduce((a, b) => a + b, 0) : vs[vs.length - 1];
+}
+
+function TileData({ c, items, data, unit, height }: { c: TileConfig; items: SelectItem[]; data: Series; unit: Unit; height: number }) {
+  const additive = ['count', 'sum'].includes(items[0].aggFn);
+  if (c.displayType === 'number') {
+    const v = summary(items[0].aggFn, data.perItem[0][0]);
+    return <><div class="big-number" data-testid="number">{fmtValue(v, unit)}</div><div class="muted small">{additive ? 'total over the range' : 'latest bucket'}</div></>;
+  }
+  if (['table', 'pie', 'bar'].includes(c.displayType)) {
+    // A row per group, a column per select item.
+    const groups = new Map<string, string[]>();
+    data.perItem.forEach((ls) => ls.forEach((l) => {
+      const g = items.length > 1 ? l.group.slice(1) : l.group;
+      groups.set(g.join('\u0000'), g);
+    }));
+    const cell = (i: number, g: string[]) => {
+      const l = data.perItem[i].find((x) => (items.length > 1 ? x.group.slice(1) : x.group).join('\u0000') === g.join('\u0000'));
+      return fmtValue(summary(items[i].aggFn, l), unit);
+    };
+    const groupCols = splitGroupBy(c.groupBy);
+    return (
+      <div class="tile-scroll">
+        <table class="plain small" data-testid="tile-table">
+          <thead><tr>{groupCols.length ? groupCols.map((g) => <th>{g}</th>) : <th />}{items.map((s) => <th class="num">{label(s)}</th>)}</tr></thead>
+          <tbody>{[...groups.values()].map((g) => (
+            <tr>{groupCols.length ? g.map((x) => <td>{x || '(empty)'}</td>) : <td>value</td>}{items.map((_, i) => <td class="num">{cell(i, g)}</td>)}</tr>
+          ))}</tbody>
+        </table>
+      </div>
+    );
+  }
+  return <Chart lines={data.lines} stepMs={data.stepMs} bars={c.displayType === 'stacked_bar'} height={height} unit={unit} />;
+}
+
+// TileEditor edits one tile's config with a live preview of what it will
+// show; Save writes the dashboard through the API, whose message (a where
+// the translator refuses, a missing field) is shown beside the form.
+function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile; sources: Source[]; from: number; to: number; onSave: (t: Tile) => Promise<void>; onCancel: () => void }) {
+  const [t, setT] = useState<Tile>(() => JSON.parse(JSON.stringify(tile)));
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [preview, setPreview] = useState<Tile>(t);
+  const c = t.config;
+  const item: SelectItem = Array.isArray(c.select) && c.select.length ? c.select[0] : { aggFn: 'count', where: '', whereLanguage: 'lucene' };
+  const markdown = c.displayType === 'markdown';
+  // The preview follows the form after a pause in typing.
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    clearTimeout(timer.current);
+    timer.current = window.setTimeout(() => { const o = tileOut(t); setPreview({ ...o, config: { ...o.config, granularity: t.config.granularity } }); }, 400);
+    return () => clearTimeout(timer.current);
+  }, [JSON.stringify(t)]);
+  const setC = (patch: Partial<TileConfig>) => setT({ ...t, config: { ...c, ...patch } });
+  const setItem = (patch: Partial<SelectItem>) => {
+    const rest = Array.isArray(c.select) ? c.select.slice(1) : [];
+    setC({ select: [{ ...item, ...patch }, ...rest] });
+  };
+  const unit = unitOf(c.numberFormat);
+  return (
+    <div class="modal-back">
+      <div class="modal card tile-editor" role="dialog" aria-label="Tile editor" data-testid="tile-editor">
+        <form onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          try { await onSave(tileOut(t)); } catch (err: any) { setError(err.message); } finally { setBusy(false); }
+        }}>
+          <div class="editor-cols">
+            <div class="editor-form">
+              <label>Title<input name="tile-name" value={t.name} onInput={(e) => setT({ ...t, name: e.currentTarget.value })} /></label>
+              <label>Display<select name="display" value={c.displayType} onChange={(e) => {
+                const v = e.currentTarget.value;
+                if (v === 'markdown') setC({ displayType: v, markdown: c.markdown ?? '' });
+                else setC({ displayType: v, select: Array.isArray(c.select) && c.select.length ? c.select : [item], sourceId: c.sourceId || sources[0]?.id });
+              }}>{displays.map(([v, l]) => <option value={v}>{l}</option>)}</select></label>
+              {markdown ? (
+                <label class="wide">Markdown<textarea name="markdown" rows={10} value={c.markdown ?? ''} onInput={(e) => setC({ markdown: e.currentTarget.value })} /></label>
+              ) : (
+                <>
+                  <label>Source<select name="source" value={c.sourceId} onChange={(e) => setC({ sourceId: e.currentTarget.value })}>
+                    {sources.map((s) => <option value={s.id}>{s.name}</option>)}
+                  </select></label>
+                  <div class="pair">
+                    <label>Aggregation<select name="aggFn" value={item.aggFn} onChange={(e) => {
+                      const v = e.currentTarget.value;
+                      setItem({ aggFn: v, level: v === 'quantile' ? item.level || 0.95 : undefined, valueExpression: v === 'count' ? undefined : item.valueExpression });
+                    }}>{aggFns.map((a) => <option value={a}>{a}</option>)}</select></label>
+                    {item.aggFn === 'quantile' && (
+                      <label>Level<select name="level" value={String(item.level ?? 0.95)} onChange={(e) => setItem({ level: Number(e.currentTarget.value) })}>
+                        {[0.5, 0.75, 0.9, 0.95, 0.99, 0.999].map((l) => <option value={String(l)}>p{l * 100}</option>)}
+                      </select></label>
+                    )}
+                  </div>
+                  {item.aggFn !== 'count' && (
+                    <label>Field<input name="field" placeholder="Duration, LogAttributes['bytes'], …" value={item.valueExpression ?? ''} onInput={(e) => setItem({ valueExpression: e.currentTarget.value })} /></label>
+                  )}
+                  <label class="wide">Where
+                    <span class="where-row">
+                      <select name="whereLanguage" aria-label="Where language" value={item.whereLanguage || 'lucene'} onChange={(e) => setItem({ whereLanguage: e.currentTarget.value })}>
+                        {languages.map((l) => <option value={l}>{l}</option>)}
+                      </select>
+                      <input name="where" class="mono" placeholder={item.whereLanguage === 'sql' ? "SeverityText = 'ERROR'" : 'level:error service:api'} value={item.where} onInput={(e) => setItem({ where: e.currentTarget.value })} />
+                    </span>
+                  </label>
+                  <label>Group by<input name="groupBy" placeholder="ServiceName, SeverityText" value={c.groupBy ?? ''} onInput={(e) => setC({ groupBy: e.currentTarget.value })} /></label>
+                  <div class="pair">
+                    <label>Granularity<select name="granularity" value={c.granularity || 'auto'} onChange={(e) => setC({ granularity: e.currentTarget.value === 'auto' ? undefined : e.currentTarget.value })}>
+                      {granularities.map((g) => <option value={g}>{g}</option>)}
+                    </select></label>
+                    <label>Unit<select name="unit" value={unit} onChange={(e) => setC({ numberFormat: numberFormat(e.currentTarget.value as Unit) })}>
+                      {units.map((u) => <option value={u.value}>{u.label}</option>)}
+                    </select></label>
+                  </div>
+                </>
+              )}
+              {error && <p class="error small" role="alert" data-testid="editor-error">{error}</p>}
+            </div>
+            <div class="editor-preview card tile" data-testid="tile-preview">
+              <TileView tile={preview} from={from} to={to} />
+            </div>
+          </div>
+          <div class="editor-actions">
+            <button type="button" onClick={onCancel}>Cancel</button>
+            <button class="primary" type="submit" data-action="save-tile" disabled={busy}>{busy ? 'Saving…' : 'Save tile'}</button>
+          </div>
+        </form>
       </div>
     </div>
   );
 }
 
-function label(s: SelectItem): string {
-  return s.alias || `${s.aggFn}${s.valueExpression ? `(${s.valueExpression})` : ''}`;
-}
-
-function TileView({ tile, from, to }: { tile: Tile; from: number; to: number }) {
-  const c = tile.config;
-  const items = Array.isArray(c.select) ? c.select : [];
-  const chart = !c.configType && items.length > 0;
-  const [data, setData] = useState<{ stepMs: number; lines: Line[] } | null>(null);
-  const [error, setError] = useState('');
-  useEffect(() => {
-    if (!chart) return;
-    setData(null);
-    setError('');
-    // One query per select item, over the tile's source and groupBy; with
-    // several items each line is named by its item.
-    Promise.all(items.map((s) => post<{ stepMs: number; lines: Line[] }>('/api/series', {
-      sourceId: c.sourceId, startTime: from, endTime: to, where: s.where, whereLanguage: s.whereLanguage,
-      aggFn: s.aggFn, field: s.valueExpression ?? '', level: s.level ?? 0, groupBy: c.groupBy ?? '', granularity: 'auto',
-    }).then((d) => ({ ...d, lines: items.length > 1 ? d.lines.map((l) => ({ ...l, group: [label(s), ...l.group] })) : d.lines }))))
-      .then((all) => setData({ stepMs: all[0].stepMs, lines: all.flatMap((d) => d.lines) }))
-      .catch((e) => setError(e.message));
-  }, [tile.id, from, to]);
-  const what = chart ? items.map(label).join(', ') + (items[0].where ? ` · ${items[0].where}` : '') : c.configType ? 'SQL' : c.displayType;
-  const head = <div class="tile-head"><strong>{tile.name || what}</strong><span class="muted small">{what}</span></div>;
-  if (c.configType) {
-    return <>{head}<p class="muted small">A raw-SQL tile: kept as written, not run here (it would run with the API's own credentials).</p><pre class="small">{c.sqlTemplate}</pre></>;
-  }
-  if (c.displayType === 'markdown') return <>{head}<div class="small prewrap">{c.markdown}</div></>;
-  if (c.displayType === 'search') {
-    const to2 = `/search/logs?q=${encodeURIComponent(c.where ?? '')}`;
-    return <>{head}<p class="small"><a href={to2} onClick={(e) => onLink(e, to2)}>Open the search →</a></p></>;
-  }
-  if (error) return <>{head}<p class="error small">{error}</p></>;
-  if (!data) return <>{head}<p class="muted small">Loading…</p></>;
-  const additive = ['count', 'sum'].includes(items[0].aggFn);
-  const total = (l: Line) => {
-    const vs = l.points.map((p) => p[1]).filter((v): v is number => v !== null);
-    if (!vs.length) return null;
-    return additive ? vs.reduce((a, b) => a + b, 0) : vs[vs.length - 1];
-  };
-  if (c.displayType === 'number') {
-    const v = data.lines.length ? total(data.lines[0]) : null;
-    return <>{head}<div class="big-number">{v === null ? '–' : fmt(v)}</div><div class="muted small">{additive ? 'over the range' : 'latest bucket'}</div></>;
-  }
-  // Pie and categorical bar tiles are shown as the table of their groups.
-  if (['table', 'pie', 'bar'].includes(c.displayType)) {
-    return (
-      <>{head}
-        <table class="plain small">
-          <tbody>{data.lines.map((l) => <tr><td>{l.group.length ? l.group.map((g) => g || '(empty)').join(' · ') : 'value'}</td><td class="num">{fmt(total(l))}</td></tr>)}</tbody>
-        </table>
-      </>
-    );
-  }
-  return <>{head}<Chart lines={data.lines} stepMs={data.stepMs} bars={c.displayType === 'stacked_bar'} height={Math.max(120, tile.h * 70 - 60)} /></>;
-}
-
-function fmt(v: number | null): string {
-  if (v === null) return '–';
-  return Math.abs(v) >= 1000 ? Math.round(v).toLocaleString() : String(Math.round(v * 1000) / 1000);
+// tileOut is the tile as the API takes it: a markdown tile keeps only its
+// text, a chart drops what it does not use.
+function tileOut(t: Tile): Tile {
+  const c = t.config;
+  if (c.displayType === 'markdown') return { ...t, config: { displayType: 'markdown', markdown: c.markdown ?? '' } };
+  const out: TileConfig = { ...c };
+  delete out.markdown;
+  delete out.granularity; // the API keeps no granularity: a tile is charted at auto
+  if (!out.numberFormat) delete out.numberFormat;
+  if (!out.groupBy) delete out.groupBy;
+  out.select = (Array.isArray(c.select) ? c.select : []).map((s) => {
+    const o: SelectItem = { aggFn: s.aggFn, where: s.where ?? '', whereLanguage: s.whereLanguage || 'lucene' };
+    if (s.aggFn !== 'count' && s.valueExpression) o.valueExpression = s.valueExpression;
+    if (s.aggFn === 'quantile') o.level = s.level ?? 0.95;
+    if (s.alias) o.alias = s.alias;
+    return o;
+  });
+  return { ...t, config: out };
 }
