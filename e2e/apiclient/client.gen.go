@@ -292,13 +292,16 @@ func (e ChartQuerySeriesAggFn) Valid() bool {
 
 // Defines values for ChartQuerySeriesWhereLanguage.
 const (
-	ChartQuerySeriesWhereLanguageLucene ChartQuerySeriesWhereLanguage = "lucene"
-	ChartQuerySeriesWhereLanguageSql    ChartQuerySeriesWhereLanguage = "sql"
+	ChartQuerySeriesWhereLanguageDatadog ChartQuerySeriesWhereLanguage = "datadog"
+	ChartQuerySeriesWhereLanguageLucene  ChartQuerySeriesWhereLanguage = "lucene"
+	ChartQuerySeriesWhereLanguageSql     ChartQuerySeriesWhereLanguage = "sql"
 )
 
 // Valid indicates whether the value is a known member of the ChartQuerySeriesWhereLanguage enum.
 func (e ChartQuerySeriesWhereLanguage) Valid() bool {
 	switch e {
+	case ChartQuerySeriesWhereLanguageDatadog:
+		return true
 	case ChartQuerySeriesWhereLanguageLucene:
 		return true
 	case ChartQuerySeriesWhereLanguageSql:
@@ -388,13 +391,16 @@ func (e FirstTileConfigDisplayType) Valid() bool {
 
 // Defines values for FirstTileConfigWhereLanguage.
 const (
-	FirstTileConfigWhereLanguageLucene FirstTileConfigWhereLanguage = "lucene"
-	FirstTileConfigWhereLanguageSql    FirstTileConfigWhereLanguage = "sql"
+	FirstTileConfigWhereLanguageDatadog FirstTileConfigWhereLanguage = "datadog"
+	FirstTileConfigWhereLanguageLucene  FirstTileConfigWhereLanguage = "lucene"
+	FirstTileConfigWhereLanguageSql     FirstTileConfigWhereLanguage = "sql"
 )
 
 // Valid indicates whether the value is a known member of the FirstTileConfigWhereLanguage enum.
 func (e FirstTileConfigWhereLanguage) Valid() bool {
 	switch e {
+	case FirstTileConfigWhereLanguageDatadog:
+		return true
 	case FirstTileConfigWhereLanguageLucene:
 		return true
 	case FirstTileConfigWhereLanguageSql:
@@ -404,18 +410,21 @@ func (e FirstTileConfigWhereLanguage) Valid() bool {
 	}
 }
 
-// Defines values for SavedSearchWhereLanguage.
+// Defines values for SavedSearchFilterType.
 const (
-	SavedSearchWhereLanguageLucene SavedSearchWhereLanguage = "lucene"
-	SavedSearchWhereLanguageSql    SavedSearchWhereLanguage = "sql"
+	SavedSearchFilterTypeLucene SavedSearchFilterType = "lucene"
+	SavedSearchFilterTypeSql    SavedSearchFilterType = "sql"
+	SavedSearchFilterTypeSqlAst SavedSearchFilterType = "sql_ast"
 )
 
-// Valid indicates whether the value is a known member of the SavedSearchWhereLanguage enum.
-func (e SavedSearchWhereLanguage) Valid() bool {
+// Valid indicates whether the value is a known member of the SavedSearchFilterType enum.
+func (e SavedSearchFilterType) Valid() bool {
 	switch e {
-	case SavedSearchWhereLanguageLucene:
+	case SavedSearchFilterTypeLucene:
 		return true
-	case SavedSearchWhereLanguageSql:
+	case SavedSearchFilterTypeSql:
+		return true
+	case SavedSearchFilterTypeSqlAst:
 		return true
 	default:
 		return false
@@ -424,13 +433,16 @@ func (e SavedSearchWhereLanguage) Valid() bool {
 
 // Defines values for SavedSearchInputWhereLanguage.
 const (
-	SavedSearchInputWhereLanguageLucene SavedSearchInputWhereLanguage = "lucene"
-	SavedSearchInputWhereLanguageSql    SavedSearchInputWhereLanguage = "sql"
+	SavedSearchInputWhereLanguageDatadog SavedSearchInputWhereLanguage = "datadog"
+	SavedSearchInputWhereLanguageLucene  SavedSearchInputWhereLanguage = "lucene"
+	SavedSearchInputWhereLanguageSql     SavedSearchInputWhereLanguage = "sql"
 )
 
 // Valid indicates whether the value is a known member of the SavedSearchInputWhereLanguage enum.
 func (e SavedSearchInputWhereLanguage) Valid() bool {
 	switch e {
+	case SavedSearchInputWhereLanguageDatadog:
+		return true
 	case SavedSearchInputWhereLanguageLucene:
 		return true
 	case SavedSearchInputWhereLanguageSql:
@@ -478,13 +490,16 @@ func (e SelectItemAggFn) Valid() bool {
 
 // Defines values for SelectItemWhereLanguage.
 const (
-	SelectItemWhereLanguageLucene SelectItemWhereLanguage = "lucene"
-	SelectItemWhereLanguageSql    SelectItemWhereLanguage = "sql"
+	SelectItemWhereLanguageDatadog SelectItemWhereLanguage = "datadog"
+	SelectItemWhereLanguageLucene  SelectItemWhereLanguage = "lucene"
+	SelectItemWhereLanguageSql     SelectItemWhereLanguage = "sql"
 )
 
 // Valid indicates whether the value is a known member of the SelectItemWhereLanguage enum.
 func (e SelectItemWhereLanguage) Valid() bool {
 	switch e {
+	case SelectItemWhereLanguageDatadog:
+		return true
 	case SelectItemWhereLanguageLucene:
 		return true
 	case SelectItemWhereLanguageSql:
@@ -631,13 +646,16 @@ func (e TileConfigDisplayType) Valid() bool {
 
 // Defines values for TileConfigWhereLanguage.
 const (
-	TileConfigWhereLanguageLucene TileConfigWhereLanguage = "lucene"
-	TileConfigWhereLanguageSql    TileConfigWhereLanguage = "sql"
+	TileConfigWhereLanguageDatadog TileConfigWhereLanguage = "datadog"
+	TileConfigWhereLanguageLucene  TileConfigWhereLanguage = "lucene"
+	TileConfigWhereLanguageSql     TileConfigWhereLanguage = "sql"
 )
 
 // Valid indicates whether the value is a known member of the TileConfigWhereLanguage enum.
 func (e TileConfigWhereLanguage) Valid() bool {
 	switch e {
+	case TileConfigWhereLanguageDatadog:
+		return true
 	case TileConfigWhereLanguageLucene:
 		return true
 	case TileConfigWhereLanguageSql:
@@ -712,13 +730,16 @@ func (e TileSeriesType) Valid() bool {
 
 // Defines values for TileSeriesWhereLanguage.
 const (
-	TileSeriesWhereLanguageLucene TileSeriesWhereLanguage = "lucene"
-	TileSeriesWhereLanguageSql    TileSeriesWhereLanguage = "sql"
+	TileSeriesWhereLanguageDatadog TileSeriesWhereLanguage = "datadog"
+	TileSeriesWhereLanguageLucene  TileSeriesWhereLanguage = "lucene"
+	TileSeriesWhereLanguageSql     TileSeriesWhereLanguage = "sql"
 )
 
 // Valid indicates whether the value is a known member of the TileSeriesWhereLanguage enum.
 func (e TileSeriesWhereLanguage) Valid() bool {
 	switch e {
+	case TileSeriesWhereLanguageDatadog:
+		return true
 	case TileSeriesWhereLanguageLucene:
 		return true
 	case TileSeriesWhereLanguageSql:
@@ -782,6 +803,27 @@ func (e GetKeyOwner200JSONResponseBodyVersion) Valid() bool {
 	}
 }
 
+// Defines values for ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome.
+const (
+	ImportDatadogMonitor200JSONResponseBodyReportItemsOutcomeApproximated ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome = "approximated"
+	ImportDatadogMonitor200JSONResponseBodyReportItemsOutcomeImported     ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome = "imported"
+	ImportDatadogMonitor200JSONResponseBodyReportItemsOutcomeSkipped      ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome = "skipped"
+)
+
+// Valid indicates whether the value is a known member of the ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome enum.
+func (e ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome) Valid() bool {
+	switch e {
+	case ImportDatadogMonitor200JSONResponseBodyReportItemsOutcomeApproximated:
+		return true
+	case ImportDatadogMonitor200JSONResponseBodyReportItemsOutcomeImported:
+		return true
+	case ImportDatadogMonitor200JSONResponseBodyReportItemsOutcomeSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetAlertHistory200JSONResponseBodyDataState.
 const (
 	GetAlertHistory200JSONResponseBodyDataStateALERT  GetAlertHistory200JSONResponseBodyDataState = "ALERT"
@@ -797,6 +839,27 @@ func (e GetAlertHistory200JSONResponseBodyDataState) Valid() bool {
 	case GetAlertHistory200JSONResponseBodyDataStateNODATA:
 		return true
 	case GetAlertHistory200JSONResponseBodyDataStateOK:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome.
+const (
+	ImportDatadogDashboard200JSONResponseBodyReportItemsOutcomeApproximated ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome = "approximated"
+	ImportDatadogDashboard200JSONResponseBodyReportItemsOutcomeImported     ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome = "imported"
+	ImportDatadogDashboard200JSONResponseBodyReportItemsOutcomeSkipped      ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome = "skipped"
+)
+
+// Valid indicates whether the value is a known member of the ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome enum.
+func (e ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome) Valid() bool {
+	switch e {
+	case ImportDatadogDashboard200JSONResponseBodyReportItemsOutcomeApproximated:
+		return true
+	case ImportDatadogDashboard200JSONResponseBodyReportItemsOutcomeImported:
+		return true
+	case ImportDatadogDashboard200JSONResponseBodyReportItemsOutcomeSkipped:
 		return true
 	default:
 		return false
@@ -833,18 +896,84 @@ func (e RotatePersonalKey200JSONResponseBodyDataSource) Valid() bool {
 	}
 }
 
+// Defines values for ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome.
+const (
+	ImportDatadogSavedView200JSONResponseBodyReportItemsOutcomeApproximated ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome = "approximated"
+	ImportDatadogSavedView200JSONResponseBodyReportItemsOutcomeImported     ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome = "imported"
+	ImportDatadogSavedView200JSONResponseBodyReportItemsOutcomeSkipped      ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome = "skipped"
+)
+
+// Valid indicates whether the value is a known member of the ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome enum.
+func (e ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome) Valid() bool {
+	switch e {
+	case ImportDatadogSavedView200JSONResponseBodyReportItemsOutcomeApproximated:
+		return true
+	case ImportDatadogSavedView200JSONResponseBodyReportItemsOutcomeImported:
+		return true
+	case ImportDatadogSavedView200JSONResponseBodyReportItemsOutcomeSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SearchJSONBodyWhereLanguage.
 const (
-	SearchJSONBodyWhereLanguageLucene SearchJSONBodyWhereLanguage = "lucene"
-	SearchJSONBodyWhereLanguageSql    SearchJSONBodyWhereLanguage = "sql"
+	SearchJSONBodyWhereLanguageDatadog SearchJSONBodyWhereLanguage = "datadog"
+	SearchJSONBodyWhereLanguageLucene  SearchJSONBodyWhereLanguage = "lucene"
+	SearchJSONBodyWhereLanguageSql     SearchJSONBodyWhereLanguage = "sql"
 )
 
 // Valid indicates whether the value is a known member of the SearchJSONBodyWhereLanguage enum.
 func (e SearchJSONBodyWhereLanguage) Valid() bool {
 	switch e {
+	case SearchJSONBodyWhereLanguageDatadog:
+		return true
 	case SearchJSONBodyWhereLanguageLucene:
 		return true
 	case SearchJSONBodyWhereLanguageSql:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchFacetsJSONBodyWhereLanguage.
+const (
+	SearchFacetsJSONBodyWhereLanguageDatadog SearchFacetsJSONBodyWhereLanguage = "datadog"
+	SearchFacetsJSONBodyWhereLanguageLucene  SearchFacetsJSONBodyWhereLanguage = "lucene"
+	SearchFacetsJSONBodyWhereLanguageSql     SearchFacetsJSONBodyWhereLanguage = "sql"
+)
+
+// Valid indicates whether the value is a known member of the SearchFacetsJSONBodyWhereLanguage enum.
+func (e SearchFacetsJSONBodyWhereLanguage) Valid() bool {
+	switch e {
+	case SearchFacetsJSONBodyWhereLanguageDatadog:
+		return true
+	case SearchFacetsJSONBodyWhereLanguageLucene:
+		return true
+	case SearchFacetsJSONBodyWhereLanguageSql:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchValuesParamsWhereLanguage.
+const (
+	SearchValuesParamsWhereLanguageDatadog SearchValuesParamsWhereLanguage = "datadog"
+	SearchValuesParamsWhereLanguageLucene  SearchValuesParamsWhereLanguage = "lucene"
+	SearchValuesParamsWhereLanguageSql     SearchValuesParamsWhereLanguage = "sql"
+)
+
+// Valid indicates whether the value is a known member of the SearchValuesParamsWhereLanguage enum.
+func (e SearchValuesParamsWhereLanguage) Valid() bool {
+	switch e {
+	case SearchValuesParamsWhereLanguageDatadog:
+		return true
+	case SearchValuesParamsWhereLanguageLucene:
+		return true
+	case SearchValuesParamsWhereLanguageSql:
 		return true
 	default:
 		return false
@@ -925,10 +1054,14 @@ type ChartQuery struct {
 	EndTime     int                    `json:"endTime"`
 	Granularity *ChartQueryGranularity `json:"granularity,omitempty"`
 	Series      []struct {
-		AggFn         ChartQuerySeriesAggFn          `json:"aggFn"`
-		Field         *string                        `json:"field,omitempty"`
-		GroupBy       *[]string                      `json:"groupBy,omitempty"`
-		Level         *float32                       `json:"level,omitempty"`
+		// AggFn required unless query is given
+		AggFn   *ChartQuerySeriesAggFn `json:"aggFn,omitempty"`
+		Field   *string                `json:"field,omitempty"`
+		GroupBy *[]string              `json:"groupBy,omitempty"`
+		Level   *float32               `json:"level,omitempty"`
+
+		// Query a Datadog metric query or formula on a metric source, in place of aggFn, field, where and groupBy
+		Query         *string                        `json:"query,omitempty"`
 		SourceId      string                         `json:"sourceId"`
 		Where         *string                        `json:"where,omitempty"`
 		WhereLanguage *ChartQuerySeriesWhereLanguage `json:"whereLanguage,omitempty"`
@@ -941,7 +1074,7 @@ type ChartQuery struct {
 // ChartQueryGranularity defines model for ChartQuery.Granularity.
 type ChartQueryGranularity string
 
-// ChartQuerySeriesAggFn defines model for ChartQuery.Series.AggFn.
+// ChartQuerySeriesAggFn required unless query is given
 type ChartQuerySeriesAggFn string
 
 // ChartQuerySeriesWhereLanguage defines model for ChartQuery.Series.WhereLanguage.
@@ -999,6 +1132,13 @@ type Deleted struct {
 // DeletedDeleted defines model for Deleted.Deleted.
 type DeletedDeleted bool
 
+// FieldValue defines model for FieldValue.
+type FieldValue struct {
+	// Count events with the value among those counted
+	Count int    `json:"count"`
+	Value string `json:"value"`
+}
+
 // FirstTileConfig This API's first tile config, still accepted; answered as a TileConfig
 type FirstTileConfig struct {
 	AggFn       FirstTileConfigAggFn        `json:"aggFn"`
@@ -1043,29 +1183,43 @@ type Page struct {
 
 // SavedSearch defines model for SavedSearch.
 type SavedSearch struct {
-	CreatedAt     time.Time                `json:"createdAt"`
-	Id            string                   `json:"id"`
-	Name          string                   `json:"name"`
-	OrderBy       *string                  `json:"orderBy,omitempty"`
-	Select        []string                 `json:"select"`
-	Source        string                   `json:"source"`
-	Tags          []string                 `json:"tags"`
-	UpdatedAt     time.Time                `json:"updatedAt"`
-	Where         string                   `json:"where"`
-	WhereLanguage SavedSearchWhereLanguage `json:"whereLanguage"`
+	CreatedAt     *time.Time          `json:"createdAt,omitempty"`
+	Filters       []SavedSearchFilter `json:"filters"`
+	Id            string              `json:"id"`
+	Name          string              `json:"name"`
+	OrderBy       string              `json:"orderBy"`
+	Select        string              `json:"select"`
+	SourceId      string              `json:"sourceId"`
+	Tags          []string            `json:"tags"`
+	TeamId        string              `json:"teamId"`
+	UpdatedAt     *time.Time          `json:"updatedAt,omitempty"`
+	Where         string              `json:"where"`
+	WhereLanguage string              `json:"whereLanguage"`
 }
 
-// SavedSearchWhereLanguage defines model for SavedSearch.WhereLanguage.
-type SavedSearchWhereLanguage string
+// SavedSearchFilter a search page sidebar filter; a new one is a sql IN, NOT IN or numeric BETWEEN of one column (one a search already has is kept as it is)
+type SavedSearchFilter struct {
+	Condition *string                `json:"condition,omitempty"`
+	Left      *string                `json:"left,omitempty"`
+	Operator  *string                `json:"operator,omitempty"`
+	Right     *string                `json:"right,omitempty"`
+	Type      *SavedSearchFilterType `json:"type,omitempty"`
+}
 
-// SavedSearchInput defines model for SavedSearchInput.
+// SavedSearchFilterType defines model for SavedSearchFilter.Type.
+type SavedSearchFilterType string
+
+// SavedSearchInput HyperDX's external saved search; an update replaces every field (omitted ones reset)
 type SavedSearchInput struct {
-	Name    string    `json:"name"`
-	OrderBy *string   `json:"orderBy,omitempty"`
-	Select  *[]string `json:"select,omitempty"`
+	Filters *[]SavedSearchFilter `json:"filters,omitempty"`
+	Name    string               `json:"name"`
+	OrderBy *string              `json:"orderBy,omitempty"`
 
-	// Source a source id of the team
-	Source        string                         `json:"source"`
+	// Select the columns shown, a SQL select list
+	Select *string `json:"select,omitempty"`
+
+	// SourceId a source id of the team
+	SourceId      string                         `json:"sourceId"`
 	Tags          *[]string                      `json:"tags,omitempty"`
 	Where         *string                        `json:"where,omitempty"`
 	WhereLanguage *SavedSearchInputWhereLanguage `json:"whereLanguage,omitempty"`
@@ -1074,14 +1228,17 @@ type SavedSearchInput struct {
 // SavedSearchInputWhereLanguage defines model for SavedSearchInput.WhereLanguage.
 type SavedSearchInputWhereLanguage string
 
-// SelectItem One aggregated series of a chart tile (HyperDX's select item)
+// SelectItem One aggregated series of a chart tile (HyperDX's select item); aggFn is required unless query is given
 type SelectItem struct {
-	AggFn SelectItemAggFn `json:"aggFn"`
-	Alias *string         `json:"alias,omitempty"`
+	AggFn *SelectItemAggFn `json:"aggFn,omitempty"`
+	Alias *string          `json:"alias,omitempty"`
 
 	// Level quantile level, only with aggFn quantile
 	Level        *float32                `json:"level,omitempty"`
 	NumberFormat *map[string]interface{} `json:"numberFormat,omitempty"`
+
+	// Query a Datadog metric query or formula on a metric source, in place of aggFn, valueExpression, level and where
+	Query *string `json:"query,omitempty"`
 
 	// ValueExpression the field aggregated; required by every aggFn but count, refused with count
 	ValueExpression *string                  `json:"valueExpression,omitempty"`
@@ -1469,7 +1626,7 @@ type AlertBody = AlertInput
 // DashboardBody HyperDX's dashboard body; id, createdAt, updatedAt and empty filters are accepted so a dashboard read can be written back
 type DashboardBody = DashboardInput
 
-// SavedSearchBody defines model for SavedSearchBody.
+// SavedSearchBody HyperDX's external saved search; an update replaces every field (omitted ones reset)
 type SavedSearchBody = SavedSearchInput
 
 // SourceBody defines model for SourceBody.
@@ -1488,6 +1645,27 @@ type ListAlertsParams struct {
 	Offset *Offset    `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
+// ImportDatadogMonitorJSONBody defines parameters for ImportDatadogMonitor.
+type ImportDatadogMonitorJSONBody = map[string]interface{}
+
+// ImportDatadogMonitorParams defines parameters for ImportDatadogMonitor.
+type ImportDatadogMonitorParams struct {
+	// MetricsSourceId The source metric queries read (default metrics)
+	MetricsSourceId *string `form:"metricsSourceId,omitempty" json:"metricsSourceId,omitempty"`
+
+	// LogsSourceId The source log searches read (default logs)
+	LogsSourceId *string `form:"logsSourceId,omitempty" json:"logsSourceId,omitempty"`
+
+	// TracesSourceId The source span searches read (default traces)
+	TracesSourceId *string `form:"tracesSourceId,omitempty" json:"tracesSourceId,omitempty"`
+
+	// WebhookId The webhook the imported alert is delivered to
+	WebhookId string `form:"webhookId" json:"webhookId"`
+}
+
+// ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome defines parameters for ImportDatadogMonitor.
+type ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome string
+
 // GetAlertHistoryParams defines parameters for GetAlertHistory.
 type GetAlertHistoryParams struct {
 	Limit  *Limit  `form:"limit,omitempty" json:"limit,omitempty"`
@@ -1504,6 +1682,24 @@ type ListDashboardsParams struct {
 	Offset *Offset    `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
+// ImportDatadogDashboardJSONBody defines parameters for ImportDatadogDashboard.
+type ImportDatadogDashboardJSONBody = map[string]interface{}
+
+// ImportDatadogDashboardParams defines parameters for ImportDatadogDashboard.
+type ImportDatadogDashboardParams struct {
+	// MetricsSourceId The source metric queries read (default metrics)
+	MetricsSourceId *string `form:"metricsSourceId,omitempty" json:"metricsSourceId,omitempty"`
+
+	// LogsSourceId The source log searches read (default logs)
+	LogsSourceId *string `form:"logsSourceId,omitempty" json:"logsSourceId,omitempty"`
+
+	// TracesSourceId The source span searches read (default traces)
+	TracesSourceId *string `form:"tracesSourceId,omitempty" json:"tracesSourceId,omitempty"`
+}
+
+// ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome defines parameters for ImportDatadogDashboard.
+type ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome string
+
 // RotateIngestionKey200JSONResponseBodyDataSource defines parameters for RotateIngestionKey.
 type RotateIngestionKey200JSONResponseBodyDataSource string
 
@@ -1516,6 +1712,24 @@ type ListSavedSearchesParams struct {
 	Limit  *SelfLimit `form:"limit,omitempty" json:"limit,omitempty"`
 	Offset *Offset    `form:"offset,omitempty" json:"offset,omitempty"`
 }
+
+// ImportDatadogSavedViewJSONBody defines parameters for ImportDatadogSavedView.
+type ImportDatadogSavedViewJSONBody = map[string]interface{}
+
+// ImportDatadogSavedViewParams defines parameters for ImportDatadogSavedView.
+type ImportDatadogSavedViewParams struct {
+	// MetricsSourceId The source metric queries read (default metrics)
+	MetricsSourceId *string `form:"metricsSourceId,omitempty" json:"metricsSourceId,omitempty"`
+
+	// LogsSourceId The source log searches read (default logs)
+	LogsSourceId *string `form:"logsSourceId,omitempty" json:"logsSourceId,omitempty"`
+
+	// TracesSourceId The source span searches read (default traces)
+	TracesSourceId *string `form:"tracesSourceId,omitempty" json:"tracesSourceId,omitempty"`
+}
+
+// ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome defines parameters for ImportDatadogSavedView.
+type ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome string
 
 // SearchJSONBody defines parameters for Search.
 type SearchJSONBody struct {
@@ -1564,6 +1778,77 @@ type SearchJSONBody_StartTime struct {
 // SearchJSONBodyWhereLanguage defines parameters for Search.
 type SearchJSONBodyWhereLanguage string
 
+// SearchFacetsJSONBody defines parameters for SearchFacets.
+type SearchFacetsJSONBody struct {
+	// EndTime ISO 8601 time or epoch milliseconds
+	EndTime SearchFacetsJSONBody_EndTime `json:"endTime"`
+
+	// Fields at most this many fields
+	Fields   *int   `json:"fields,omitempty"`
+	SourceId string `json:"sourceId"`
+
+	// StartTime ISO 8601 time or epoch milliseconds
+	StartTime SearchFacetsJSONBody_StartTime `json:"startTime"`
+
+	// Values at most this many values of each field
+	Values        *int                               `json:"values,omitempty"`
+	Where         *string                            `json:"where,omitempty"`
+	WhereLanguage *SearchFacetsJSONBodyWhereLanguage `json:"whereLanguage,omitempty"`
+}
+
+// SearchFacetsJSONBodyEndTime0 defines parameters for SearchFacets.
+type SearchFacetsJSONBodyEndTime0 = time.Time
+
+// SearchFacetsJSONBodyEndTime1 defines parameters for SearchFacets.
+type SearchFacetsJSONBodyEndTime1 = int
+
+// SearchFacetsJSONBody_EndTime defines parameters for SearchFacets.
+type SearchFacetsJSONBody_EndTime struct {
+	union json.RawMessage
+}
+
+// SearchFacetsJSONBodyStartTime0 defines parameters for SearchFacets.
+type SearchFacetsJSONBodyStartTime0 = time.Time
+
+// SearchFacetsJSONBodyStartTime1 defines parameters for SearchFacets.
+type SearchFacetsJSONBodyStartTime1 = int
+
+// SearchFacetsJSONBody_StartTime defines parameters for SearchFacets.
+type SearchFacetsJSONBody_StartTime struct {
+	union json.RawMessage
+}
+
+// SearchFacetsJSONBodyWhereLanguage defines parameters for SearchFacets.
+type SearchFacetsJSONBodyWhereLanguage string
+
+// SearchFieldsParams defines parameters for SearchFields.
+type SearchFieldsParams struct {
+	SourceId string  `form:"sourceId" json:"sourceId"`
+	Prefix   *string `form:"prefix,omitempty" json:"prefix,omitempty"`
+	Limit    *int    `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// SearchValuesParams defines parameters for SearchValues.
+type SearchValuesParams struct {
+	SourceId string `form:"sourceId" json:"sourceId"`
+
+	// Field a column, <map column>.<key>, Resource.<key> or a record attribute, as the where takes it
+	Field  string  `form:"field" json:"field"`
+	Prefix *string `form:"prefix,omitempty" json:"prefix,omitempty"`
+
+	// StartTime ISO 8601 time or epoch milliseconds; an hour before endTime when omitted
+	StartTime *string `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime ISO 8601 time or epoch milliseconds; now when omitted
+	EndTime       *string                          `form:"endTime,omitempty" json:"endTime,omitempty"`
+	Where         *string                          `form:"where,omitempty" json:"where,omitempty"`
+	WhereLanguage *SearchValuesParamsWhereLanguage `form:"whereLanguage,omitempty" json:"whereLanguage,omitempty"`
+	Limit         *int                             `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// SearchValuesParamsWhereLanguage defines parameters for SearchValues.
+type SearchValuesParamsWhereLanguage string
+
 // ListSourcesParams defines parameters for ListSources.
 type ListSourcesParams struct {
 	// Limit HyperDX's page size (default and maximum 1000)
@@ -1599,6 +1884,9 @@ type ManagedListSourcesParams struct {
 // CreateAlertJSONRequestBody defines body for CreateAlert for application/json ContentType.
 type CreateAlertJSONRequestBody = AlertInput
 
+// ImportDatadogMonitorJSONRequestBody defines body for ImportDatadogMonitor for application/json ContentType.
+type ImportDatadogMonitorJSONRequestBody = ImportDatadogMonitorJSONBody
+
 // UpdateAlertJSONRequestBody defines body for UpdateAlert for application/json ContentType.
 type UpdateAlertJSONRequestBody = AlertInput
 
@@ -1608,17 +1896,26 @@ type QueryChartSeriesJSONRequestBody = ChartQuery
 // CreateDashboardJSONRequestBody defines body for CreateDashboard for application/json ContentType.
 type CreateDashboardJSONRequestBody = DashboardInput
 
+// ImportDatadogDashboardJSONRequestBody defines body for ImportDatadogDashboard for application/json ContentType.
+type ImportDatadogDashboardJSONRequestBody = ImportDatadogDashboardJSONBody
+
 // UpdateDashboardJSONRequestBody defines body for UpdateDashboard for application/json ContentType.
 type UpdateDashboardJSONRequestBody = DashboardInput
 
 // CreateSavedSearchJSONRequestBody defines body for CreateSavedSearch for application/json ContentType.
 type CreateSavedSearchJSONRequestBody = SavedSearchInput
 
+// ImportDatadogSavedViewJSONRequestBody defines body for ImportDatadogSavedView for application/json ContentType.
+type ImportDatadogSavedViewJSONRequestBody = ImportDatadogSavedViewJSONBody
+
 // UpdateSavedSearchJSONRequestBody defines body for UpdateSavedSearch for application/json ContentType.
 type UpdateSavedSearchJSONRequestBody = SavedSearchInput
 
 // SearchJSONRequestBody defines body for Search for application/json ContentType.
 type SearchJSONRequestBody SearchJSONBody
+
+// SearchFacetsJSONRequestBody defines body for SearchFacets for application/json ContentType.
+type SearchFacetsJSONRequestBody SearchFacetsJSONBody
 
 // CreateSourceJSONRequestBody defines body for CreateSource for application/json ContentType.
 type CreateSourceJSONRequestBody = SourceInput
@@ -1973,6 +2270,130 @@ func (t *SearchJSONBody_StartTime) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsSearchFacetsJSONBodyEndTime0 returns the union data inside the SearchFacetsJSONBody_EndTime as a SearchFacetsJSONBodyEndTime0
+func (t SearchFacetsJSONBody_EndTime) AsSearchFacetsJSONBodyEndTime0() (SearchFacetsJSONBodyEndTime0, error) {
+	var body SearchFacetsJSONBodyEndTime0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchFacetsJSONBodyEndTime0 overwrites any union data inside the SearchFacetsJSONBody_EndTime as the provided SearchFacetsJSONBodyEndTime0
+func (t *SearchFacetsJSONBody_EndTime) FromSearchFacetsJSONBodyEndTime0(v SearchFacetsJSONBodyEndTime0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchFacetsJSONBodyEndTime0 performs a merge with any union data inside the SearchFacetsJSONBody_EndTime, using the provided SearchFacetsJSONBodyEndTime0
+func (t *SearchFacetsJSONBody_EndTime) MergeSearchFacetsJSONBodyEndTime0(v SearchFacetsJSONBodyEndTime0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSearchFacetsJSONBodyEndTime1 returns the union data inside the SearchFacetsJSONBody_EndTime as a SearchFacetsJSONBodyEndTime1
+func (t SearchFacetsJSONBody_EndTime) AsSearchFacetsJSONBodyEndTime1() (SearchFacetsJSONBodyEndTime1, error) {
+	var body SearchFacetsJSONBodyEndTime1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchFacetsJSONBodyEndTime1 overwrites any union data inside the SearchFacetsJSONBody_EndTime as the provided SearchFacetsJSONBodyEndTime1
+func (t *SearchFacetsJSONBody_EndTime) FromSearchFacetsJSONBodyEndTime1(v SearchFacetsJSONBodyEndTime1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchFacetsJSONBodyEndTime1 performs a merge with any union data inside the SearchFacetsJSONBody_EndTime, using the provided SearchFacetsJSONBodyEndTime1
+func (t *SearchFacetsJSONBody_EndTime) MergeSearchFacetsJSONBodyEndTime1(v SearchFacetsJSONBodyEndTime1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchFacetsJSONBody_EndTime) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchFacetsJSONBody_EndTime) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchFacetsJSONBodyStartTime0 returns the union data inside the SearchFacetsJSONBody_StartTime as a SearchFacetsJSONBodyStartTime0
+func (t SearchFacetsJSONBody_StartTime) AsSearchFacetsJSONBodyStartTime0() (SearchFacetsJSONBodyStartTime0, error) {
+	var body SearchFacetsJSONBodyStartTime0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchFacetsJSONBodyStartTime0 overwrites any union data inside the SearchFacetsJSONBody_StartTime as the provided SearchFacetsJSONBodyStartTime0
+func (t *SearchFacetsJSONBody_StartTime) FromSearchFacetsJSONBodyStartTime0(v SearchFacetsJSONBodyStartTime0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchFacetsJSONBodyStartTime0 performs a merge with any union data inside the SearchFacetsJSONBody_StartTime, using the provided SearchFacetsJSONBodyStartTime0
+func (t *SearchFacetsJSONBody_StartTime) MergeSearchFacetsJSONBodyStartTime0(v SearchFacetsJSONBodyStartTime0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSearchFacetsJSONBodyStartTime1 returns the union data inside the SearchFacetsJSONBody_StartTime as a SearchFacetsJSONBodyStartTime1
+func (t SearchFacetsJSONBody_StartTime) AsSearchFacetsJSONBodyStartTime1() (SearchFacetsJSONBodyStartTime1, error) {
+	var body SearchFacetsJSONBodyStartTime1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchFacetsJSONBodyStartTime1 overwrites any union data inside the SearchFacetsJSONBody_StartTime as the provided SearchFacetsJSONBodyStartTime1
+func (t *SearchFacetsJSONBody_StartTime) FromSearchFacetsJSONBodyStartTime1(v SearchFacetsJSONBodyStartTime1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchFacetsJSONBodyStartTime1 performs a merge with any union data inside the SearchFacetsJSONBody_StartTime, using the provided SearchFacetsJSONBodyStartTime1
+func (t *SearchFacetsJSONBody_StartTime) MergeSearchFacetsJSONBodyStartTime1(v SearchFacetsJSONBodyStartTime1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchFacetsJSONBody_StartTime) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchFacetsJSONBody_StartTime) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -2073,6 +2494,20 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v2/alerts (the `CreateAlert` operationId).
 	CreateAlert(ctx context.Context, body CreateAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ImportDatadogMonitorWithBody Import a Datadog monitor
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/alerts/import (the `ImportDatadogMonitor` operationId).
+	ImportDatadogMonitorWithBody(ctx context.Context, params *ImportDatadogMonitorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ImportDatadogMonitor Import a Datadog monitor
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/alerts/import (the `ImportDatadogMonitor` operationId).
+	ImportDatadogMonitor(ctx context.Context, params *ImportDatadogMonitorParams, body ImportDatadogMonitorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteAlert Delete a alert
 	//
 	// Corresponds with DELETE /api/v2/alerts/{id} (the `DeleteAlert` operationId).
@@ -2136,6 +2571,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v2/dashboards (the `CreateDashboard` operationId).
 	CreateDashboard(ctx context.Context, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ImportDatadogDashboardWithBody Import a Datadog dashboard
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
+	ImportDatadogDashboardWithBody(ctx context.Context, params *ImportDatadogDashboardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ImportDatadogDashboard Import a Datadog dashboard
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
+	ImportDatadogDashboard(ctx context.Context, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteDashboard Delete a dashboard
 	//
@@ -2207,6 +2656,20 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v2/saved-searches (the `CreateSavedSearch` operationId).
 	CreateSavedSearch(ctx context.Context, body CreateSavedSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ImportDatadogSavedViewWithBody Import a Datadog saved view
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/saved-searches/import (the `ImportDatadogSavedView` operationId).
+	ImportDatadogSavedViewWithBody(ctx context.Context, params *ImportDatadogSavedViewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ImportDatadogSavedView Import a Datadog saved view
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/saved-searches/import (the `ImportDatadogSavedView` operationId).
+	ImportDatadogSavedView(ctx context.Context, params *ImportDatadogSavedViewParams, body ImportDatadogSavedViewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteSavedSearch Delete a saved search
 	//
 	// Corresponds with DELETE /api/v2/saved-searches/{id} (the `DeleteSavedSearch` operationId).
@@ -2248,6 +2711,38 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v2/search (the `Search` operationId).
 	Search(ctx context.Context, body SearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchFacetsWithBody A search's fields with their top values
+	//
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/search/facets (the `SearchFacets` operationId).
+	SearchFacetsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchFacets A search's fields with their top values
+	//
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/search/facets (the `SearchFacets` operationId).
+	SearchFacets(ctx context.Context, body SearchFacetsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchFields Field names for autocomplete
+	//
+	// Field names a where box offers (autocomplete) for a prefix, any case, those starting with it first, then those containing it. The source's columns (not the exporter's internal ones), the record attributes' keys and the resource attributes' keys as Resource.<key>, seen in the newest 10,000 events (read once a minute per table).
+	//
+	// Corresponds with GET /api/v2/search/fields (the `SearchFields` operationId).
+	SearchFields(ctx context.Context, params *SearchFieldsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchValues A field's most frequent values for autocomplete
+	//
+	// A field's most frequent values (autocomplete after field:) among the newest 10,000 events of a range matching an optional where, those starting with a prefix (any case).
+	//
+	// Corresponds with GET /api/v2/search/values (the `SearchValues` operationId).
+	SearchValues(ctx context.Context, params *SearchValuesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListSources List the team's sources
 	//
@@ -2507,6 +3002,40 @@ func (c *Client) CreateAlert(ctx context.Context, body CreateAlertJSONRequestBod
 	return c.Client.Do(req)
 }
 
+// ImportDatadogMonitorWithBody Import a Datadog monitor
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/alerts/import (the `ImportDatadogMonitor` operationId).
+func (c *Client) ImportDatadogMonitorWithBody(ctx context.Context, params *ImportDatadogMonitorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportDatadogMonitorRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ImportDatadogMonitor Import a Datadog monitor
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/alerts/import (the `ImportDatadogMonitor` operationId).
+func (c *Client) ImportDatadogMonitor(ctx context.Context, params *ImportDatadogMonitorParams, body ImportDatadogMonitorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportDatadogMonitorRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeleteAlert Delete a alert
 //
 // Corresponds with DELETE /api/v2/alerts/{id} (the `DeleteAlert` operationId).
@@ -2661,6 +3190,40 @@ func (c *Client) CreateDashboardWithBody(ctx context.Context, contentType string
 // Corresponds with POST /api/v2/dashboards (the `CreateDashboard` operationId).
 func (c *Client) CreateDashboard(ctx context.Context, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateDashboardRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ImportDatadogDashboardWithBody Import a Datadog dashboard
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
+func (c *Client) ImportDatadogDashboardWithBody(ctx context.Context, params *ImportDatadogDashboardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportDatadogDashboardRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ImportDatadogDashboard Import a Datadog dashboard
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
+func (c *Client) ImportDatadogDashboard(ctx context.Context, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportDatadogDashboardRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2841,6 +3404,40 @@ func (c *Client) CreateSavedSearch(ctx context.Context, body CreateSavedSearchJS
 	return c.Client.Do(req)
 }
 
+// ImportDatadogSavedViewWithBody Import a Datadog saved view
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/saved-searches/import (the `ImportDatadogSavedView` operationId).
+func (c *Client) ImportDatadogSavedViewWithBody(ctx context.Context, params *ImportDatadogSavedViewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportDatadogSavedViewRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ImportDatadogSavedView Import a Datadog saved view
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/saved-searches/import (the `ImportDatadogSavedView` operationId).
+func (c *Client) ImportDatadogSavedView(ctx context.Context, params *ImportDatadogSavedViewParams, body ImportDatadogSavedViewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportDatadogSavedViewRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // DeleteSavedSearch Delete a saved search
 //
 // Corresponds with DELETE /api/v2/saved-searches/{id} (the `DeleteSavedSearch` operationId).
@@ -2933,6 +3530,78 @@ func (c *Client) SearchWithBody(ctx context.Context, contentType string, body io
 // Corresponds with POST /api/v2/search (the `Search` operationId).
 func (c *Client) Search(ctx context.Context, body SearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSearchRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchFacetsWithBody A search's fields with their top values
+//
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/search/facets (the `SearchFacets` operationId).
+func (c *Client) SearchFacetsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchFacetsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchFacets A search's fields with their top values
+//
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/search/facets (the `SearchFacets` operationId).
+func (c *Client) SearchFacets(ctx context.Context, body SearchFacetsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchFacetsRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchFields Field names for autocomplete
+//
+// Field names a where box offers (autocomplete) for a prefix, any case, those starting with it first, then those containing it. The source's columns (not the exporter's internal ones), the record attributes' keys and the resource attributes' keys as Resource.<key>, seen in the newest 10,000 events (read once a minute per table).
+//
+// Corresponds with GET /api/v2/search/fields (the `SearchFields` operationId).
+func (c *Client) SearchFields(ctx context.Context, params *SearchFieldsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchFieldsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchValues A field's most frequent values for autocomplete
+//
+// A field's most frequent values (autocomplete after field:) among the newest 10,000 events of a range matching an optional where, those starting with a prefix (any case).
+//
+// Corresponds with GET /api/v2/search/values (the `SearchValues` operationId).
+func (c *Client) SearchValues(ctx context.Context, params *SearchValuesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchValuesRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3577,6 +4246,105 @@ func NewCreateAlertRequestWithBody(server string, contentType string, body io.Re
 	return req, nil
 }
 
+// NewImportDatadogMonitorRequest calls the generic ImportDatadogMonitor builder with application/json body
+func NewImportDatadogMonitorRequest(server string, params *ImportDatadogMonitorParams, body ImportDatadogMonitorJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewImportDatadogMonitorRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewImportDatadogMonitorRequestWithBody constructs an http.Request for the ImportDatadogMonitor method, with any body, and a specified content type
+func NewImportDatadogMonitorRequestWithBody(server string, params *ImportDatadogMonitorParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/alerts/import")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.MetricsSourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metricsSourceId", *params.MetricsSourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LogsSourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "logsSourceId", *params.LogsSourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TracesSourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tracesSourceId", *params.TracesSourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "webhookId", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewDeleteAlertRequest constructs an http.Request for the DeleteAlert method
 func NewDeleteAlertRequest(server string, id Id) (*http.Request, error) {
 	var err error
@@ -3911,6 +4679,97 @@ func NewCreateDashboardRequestWithBody(server string, contentType string, body i
 	return req, nil
 }
 
+// NewImportDatadogDashboardRequest calls the generic ImportDatadogDashboard builder with application/json body
+func NewImportDatadogDashboardRequest(server string, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewImportDatadogDashboardRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewImportDatadogDashboardRequestWithBody constructs an http.Request for the ImportDatadogDashboard method, with any body, and a specified content type
+func NewImportDatadogDashboardRequestWithBody(server string, params *ImportDatadogDashboardParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/dashboards/import")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.MetricsSourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metricsSourceId", *params.MetricsSourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LogsSourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "logsSourceId", *params.LogsSourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TracesSourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tracesSourceId", *params.TracesSourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewDeleteDashboardRequest constructs an http.Request for the DeleteDashboard method
 func NewDeleteDashboardRequest(server string, id Id) (*http.Request, error) {
 	var err error
@@ -4220,6 +5079,97 @@ func NewCreateSavedSearchRequestWithBody(server string, contentType string, body
 	return req, nil
 }
 
+// NewImportDatadogSavedViewRequest calls the generic ImportDatadogSavedView builder with application/json body
+func NewImportDatadogSavedViewRequest(server string, params *ImportDatadogSavedViewParams, body ImportDatadogSavedViewJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewImportDatadogSavedViewRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewImportDatadogSavedViewRequestWithBody constructs an http.Request for the ImportDatadogSavedView method, with any body, and a specified content type
+func NewImportDatadogSavedViewRequestWithBody(server string, params *ImportDatadogSavedViewParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/saved-searches/import")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.MetricsSourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metricsSourceId", *params.MetricsSourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LogsSourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "logsSourceId", *params.LogsSourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TracesSourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "tracesSourceId", *params.TracesSourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewDeleteSavedSearchRequest constructs an http.Request for the DeleteSavedSearch method
 func NewDeleteSavedSearchRequest(server string, id Id) (*http.Request, error) {
 	var err error
@@ -4371,6 +5321,250 @@ func NewSearchRequestWithBody(server string, contentType string, body io.Reader)
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSearchFacetsRequest calls the generic SearchFacets builder with application/json body
+func NewSearchFacetsRequest(server string, body SearchFacetsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSearchFacetsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSearchFacetsRequestWithBody constructs an http.Request for the SearchFacets method, with any body, and a specified content type
+func NewSearchFacetsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/search/facets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSearchFieldsRequest constructs an http.Request for the SearchFields method
+func NewSearchFieldsRequest(server string, params *SearchFieldsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/search/fields")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sourceId", params.SourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Prefix != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prefix", *params.Prefix, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSearchValuesRequest constructs an http.Request for the SearchValues method
+func NewSearchValuesRequest(server string, params *SearchValuesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/search/values")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sourceId", params.SourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "field", params.Field, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Prefix != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prefix", *params.Prefix, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StartTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "startTime", *params.StartTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EndTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "endTime", *params.EndTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Where != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "where", *params.Where, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.WhereLanguage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "whereLanguage", *params.WhereLanguage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -5607,6 +6801,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v2/alerts (the `CreateAlert` operationId).
 	CreateAlertWithResponse(ctx context.Context, body CreateAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAlertResponse, error)
 
+	// ImportDatadogMonitorWithBodyWithResponse Import a Datadog monitor
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/alerts/import (the `ImportDatadogMonitor` operationId).
+	ImportDatadogMonitorWithBodyWithResponse(ctx context.Context, params *ImportDatadogMonitorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportDatadogMonitorResponse, error)
+
+	// ImportDatadogMonitorWithResponse Import a Datadog monitor
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/alerts/import (the `ImportDatadogMonitor` operationId).
+	ImportDatadogMonitorWithResponse(ctx context.Context, params *ImportDatadogMonitorParams, body ImportDatadogMonitorJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportDatadogMonitorResponse, error)
+
 	// DeleteAlertWithResponse Delete a alert
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5678,6 +6886,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v2/dashboards (the `CreateDashboard` operationId).
 	CreateDashboardWithResponse(ctx context.Context, body CreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDashboardResponse, error)
+
+	// ImportDatadogDashboardWithBodyWithResponse Import a Datadog dashboard
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
+	ImportDatadogDashboardWithBodyWithResponse(ctx context.Context, params *ImportDatadogDashboardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportDatadogDashboardResponse, error)
+
+	// ImportDatadogDashboardWithResponse Import a Datadog dashboard
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
+	ImportDatadogDashboardWithResponse(ctx context.Context, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportDatadogDashboardResponse, error)
 
 	// DeleteDashboardWithResponse Delete a dashboard
 	//
@@ -5761,6 +6983,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v2/saved-searches (the `CreateSavedSearch` operationId).
 	CreateSavedSearchWithResponse(ctx context.Context, body CreateSavedSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSavedSearchResponse, error)
 
+	// ImportDatadogSavedViewWithBodyWithResponse Import a Datadog saved view
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/saved-searches/import (the `ImportDatadogSavedView` operationId).
+	ImportDatadogSavedViewWithBodyWithResponse(ctx context.Context, params *ImportDatadogSavedViewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportDatadogSavedViewResponse, error)
+
+	// ImportDatadogSavedViewWithResponse Import a Datadog saved view
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/saved-searches/import (the `ImportDatadogSavedView` operationId).
+	ImportDatadogSavedViewWithResponse(ctx context.Context, params *ImportDatadogSavedViewParams, body ImportDatadogSavedViewJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportDatadogSavedViewResponse, error)
+
 	// DeleteSavedSearchWithResponse Delete a saved search
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5806,6 +7042,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v2/search (the `Search` operationId).
 	SearchWithResponse(ctx context.Context, body SearchJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchResponse, error)
+
+	// SearchFacetsWithBodyWithResponse A search's fields with their top values
+	//
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/search/facets (the `SearchFacets` operationId).
+	SearchFacetsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SearchFacetsResponse, error)
+
+	// SearchFacetsWithResponse A search's fields with their top values
+	//
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/search/facets (the `SearchFacets` operationId).
+	SearchFacetsWithResponse(ctx context.Context, body SearchFacetsJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchFacetsResponse, error)
+
+	// SearchFieldsWithResponse Field names for autocomplete
+	//
+	// Field names a where box offers (autocomplete) for a prefix, any case, those starting with it first, then those containing it. The source's columns (not the exporter's internal ones), the record attributes' keys and the resource attributes' keys as Resource.<key>, seen in the newest 10,000 events (read once a minute per table).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/search/fields (the `SearchFields` operationId).
+	SearchFieldsWithResponse(ctx context.Context, params *SearchFieldsParams, reqEditors ...RequestEditorFn) (*SearchFieldsResponse, error)
+
+	// SearchValuesWithResponse A field's most frequent values for autocomplete
+	//
+	// A field's most frequent values (autocomplete after field:) among the newest 10,000 events of a range matching an optional where, those starting with a prefix (any case).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/search/values (the `SearchValues` operationId).
+	SearchValuesWithResponse(ctx context.Context, params *SearchValuesParams, reqEditors ...RequestEditorFn) (*SearchValuesResponse, error)
 
 	// ListSourcesWithResponse List the team's sources
 	//
@@ -6208,6 +7480,95 @@ func (r CreateAlertResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateAlertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ImportDatadogMonitorResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Dashboard *Dashboard `json:"dashboard,omitempty"`
+		Data      Alert      `json:"data"`
+
+		// Report What became of each widget (or part of a monitor or view), never silently dropped
+		Report struct {
+			Items []struct {
+				Notes   *[]string                                                 `json:"notes,omitempty"`
+				Outcome ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome `json:"outcome"`
+				Path    string                                                    `json:"path"`
+				TileId  *string                                                   `json:"tileId,omitempty"`
+				Title   *string                                                   `json:"title,omitempty"`
+				Type    *string                                                   `json:"type,omitempty"`
+			} `json:"items"`
+			Summary map[string]int `json:"summary"`
+		} `json:"report"`
+		SavedSearch *SavedSearch `json:"savedSearch,omitempty"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ImportDatadogMonitorResponse) GetJSON200() *struct {
+	Dashboard *Dashboard `json:"dashboard,omitempty"`
+	Data      Alert      `json:"data"`
+
+	// Report What became of each widget (or part of a monitor or view), never silently dropped
+	Report struct {
+		Items []struct {
+			Notes   *[]string                                                 `json:"notes,omitempty"`
+			Outcome ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome `json:"outcome"`
+			Path    string                                                    `json:"path"`
+			TileId  *string                                                   `json:"tileId,omitempty"`
+			Title   *string                                                   `json:"title,omitempty"`
+			Type    *string                                                   `json:"type,omitempty"`
+		} `json:"items"`
+		Summary map[string]int `json:"summary"`
+	} `json:"report"`
+	SavedSearch *SavedSearch `json:"savedSearch,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ImportDatadogMonitorResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ImportDatadogMonitorResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ImportDatadogMonitorResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ImportDatadogMonitorResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ImportDatadogMonitorResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ImportDatadogMonitorResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6625,6 +7986,91 @@ func (r CreateDashboardResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateDashboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ImportDatadogDashboardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data Dashboard `json:"data"`
+
+		// Report What became of each widget (or part of a monitor or view), never silently dropped
+		Report struct {
+			Items []struct {
+				Notes   *[]string                                                   `json:"notes,omitempty"`
+				Outcome ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome `json:"outcome"`
+				Path    string                                                      `json:"path"`
+				TileId  *string                                                     `json:"tileId,omitempty"`
+				Title   *string                                                     `json:"title,omitempty"`
+				Type    *string                                                     `json:"type,omitempty"`
+			} `json:"items"`
+			Summary map[string]int `json:"summary"`
+		} `json:"report"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ImportDatadogDashboardResponse) GetJSON200() *struct {
+	Data Dashboard `json:"data"`
+
+	// Report What became of each widget (or part of a monitor or view), never silently dropped
+	Report struct {
+		Items []struct {
+			Notes   *[]string                                                   `json:"notes,omitempty"`
+			Outcome ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome `json:"outcome"`
+			Path    string                                                      `json:"path"`
+			TileId  *string                                                     `json:"tileId,omitempty"`
+			Title   *string                                                     `json:"title,omitempty"`
+			Type    *string                                                     `json:"type,omitempty"`
+		} `json:"items"`
+		Summary map[string]int `json:"summary"`
+	} `json:"report"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ImportDatadogDashboardResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ImportDatadogDashboardResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ImportDatadogDashboardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ImportDatadogDashboardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ImportDatadogDashboardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ImportDatadogDashboardResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7081,6 +8527,91 @@ func (r CreateSavedSearchResponse) ContentType() string {
 	return ""
 }
 
+type ImportDatadogSavedViewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data SavedSearch `json:"data"`
+
+		// Report What became of each widget (or part of a monitor or view), never silently dropped
+		Report struct {
+			Items []struct {
+				Notes   *[]string                                                   `json:"notes,omitempty"`
+				Outcome ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome `json:"outcome"`
+				Path    string                                                      `json:"path"`
+				TileId  *string                                                     `json:"tileId,omitempty"`
+				Title   *string                                                     `json:"title,omitempty"`
+				Type    *string                                                     `json:"type,omitempty"`
+			} `json:"items"`
+			Summary map[string]int `json:"summary"`
+		} `json:"report"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ImportDatadogSavedViewResponse) GetJSON200() *struct {
+	Data SavedSearch `json:"data"`
+
+	// Report What became of each widget (or part of a monitor or view), never silently dropped
+	Report struct {
+		Items []struct {
+			Notes   *[]string                                                   `json:"notes,omitempty"`
+			Outcome ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome `json:"outcome"`
+			Path    string                                                      `json:"path"`
+			TileId  *string                                                     `json:"tileId,omitempty"`
+			Title   *string                                                     `json:"title,omitempty"`
+			Type    *string                                                     `json:"type,omitempty"`
+		} `json:"items"`
+		Summary map[string]int `json:"summary"`
+	} `json:"report"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ImportDatadogSavedViewResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ImportDatadogSavedViewResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ImportDatadogSavedViewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ImportDatadogSavedViewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ImportDatadogSavedViewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ImportDatadogSavedViewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type DeleteSavedSearchResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7301,6 +8832,205 @@ func (r SearchResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SearchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SearchFacetsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Facets []struct {
+				// Count the counted events that carry the field
+				Count  int          `json:"count"`
+				Field  string       `json:"field"`
+				Values []FieldValue `json:"values"`
+			} `json:"facets"`
+			Limit int `json:"limit"`
+
+			// Sampled the events counted (the newest matching ones, at most limit)
+			Sampled int `json:"sampled"`
+		} `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchFacetsResponse) GetJSON200() *struct {
+	Data struct {
+		Facets []struct {
+			// Count the counted events that carry the field
+			Count  int          `json:"count"`
+			Field  string       `json:"field"`
+			Values []FieldValue `json:"values"`
+		} `json:"facets"`
+		Limit int `json:"limit"`
+
+		// Sampled the events counted (the newest matching ones, at most limit)
+		Sampled int `json:"sampled"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r SearchFacetsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SearchFacetsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchFacetsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchFacetsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchFacetsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchFacetsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SearchFieldsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []string `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchFieldsResponse) GetJSON200() *struct {
+	Data []string `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r SearchFieldsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SearchFieldsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchFieldsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchFieldsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchFieldsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchFieldsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SearchValuesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []FieldValue `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchValuesResponse) GetJSON200() *struct {
+	Data []FieldValue `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r SearchValuesResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SearchValuesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchValuesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchValuesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchValuesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchValuesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8650,6 +10380,32 @@ func (c *ClientWithResponses) CreateAlertWithResponse(ctx context.Context, body 
 	return ParseCreateAlertResponse(rsp)
 }
 
+// ImportDatadogMonitorWithBodyWithResponse Import a Datadog monitor
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/alerts/import (the `ImportDatadogMonitor` operationId).
+func (c *ClientWithResponses) ImportDatadogMonitorWithBodyWithResponse(ctx context.Context, params *ImportDatadogMonitorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportDatadogMonitorResponse, error) {
+	rsp, err := c.ImportDatadogMonitorWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportDatadogMonitorResponse(rsp)
+}
+
+// ImportDatadogMonitorWithResponse Import a Datadog monitor
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/alerts/import (the `ImportDatadogMonitor` operationId).
+func (c *ClientWithResponses) ImportDatadogMonitorWithResponse(ctx context.Context, params *ImportDatadogMonitorParams, body ImportDatadogMonitorJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportDatadogMonitorResponse, error) {
+	rsp, err := c.ImportDatadogMonitor(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportDatadogMonitorResponse(rsp)
+}
+
 // DeleteAlertWithResponse Delete a alert
 //
 // Returns a wrapper object for the known response body format(s).
@@ -8780,6 +10536,32 @@ func (c *ClientWithResponses) CreateDashboardWithResponse(ctx context.Context, b
 		return nil, err
 	}
 	return ParseCreateDashboardResponse(rsp)
+}
+
+// ImportDatadogDashboardWithBodyWithResponse Import a Datadog dashboard
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
+func (c *ClientWithResponses) ImportDatadogDashboardWithBodyWithResponse(ctx context.Context, params *ImportDatadogDashboardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportDatadogDashboardResponse, error) {
+	rsp, err := c.ImportDatadogDashboardWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportDatadogDashboardResponse(rsp)
+}
+
+// ImportDatadogDashboardWithResponse Import a Datadog dashboard
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
+func (c *ClientWithResponses) ImportDatadogDashboardWithResponse(ctx context.Context, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportDatadogDashboardResponse, error) {
+	rsp, err := c.ImportDatadogDashboard(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportDatadogDashboardResponse(rsp)
 }
 
 // DeleteDashboardWithResponse Delete a dashboard
@@ -8924,6 +10706,32 @@ func (c *ClientWithResponses) CreateSavedSearchWithResponse(ctx context.Context,
 	return ParseCreateSavedSearchResponse(rsp)
 }
 
+// ImportDatadogSavedViewWithBodyWithResponse Import a Datadog saved view
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/saved-searches/import (the `ImportDatadogSavedView` operationId).
+func (c *ClientWithResponses) ImportDatadogSavedViewWithBodyWithResponse(ctx context.Context, params *ImportDatadogSavedViewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportDatadogSavedViewResponse, error) {
+	rsp, err := c.ImportDatadogSavedViewWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportDatadogSavedViewResponse(rsp)
+}
+
+// ImportDatadogSavedViewWithResponse Import a Datadog saved view
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/saved-searches/import (the `ImportDatadogSavedView` operationId).
+func (c *ClientWithResponses) ImportDatadogSavedViewWithResponse(ctx context.Context, params *ImportDatadogSavedViewParams, body ImportDatadogSavedViewJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportDatadogSavedViewResponse, error) {
+	rsp, err := c.ImportDatadogSavedView(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportDatadogSavedViewResponse(rsp)
+}
+
 // DeleteSavedSearchWithResponse Delete a saved search
 //
 // Returns a wrapper object for the known response body format(s).
@@ -9004,6 +10812,66 @@ func (c *ClientWithResponses) SearchWithResponse(ctx context.Context, body Searc
 		return nil, err
 	}
 	return ParseSearchResponse(rsp)
+}
+
+// SearchFacetsWithBodyWithResponse A search's fields with their top values
+//
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/search/facets (the `SearchFacets` operationId).
+func (c *ClientWithResponses) SearchFacetsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SearchFacetsResponse, error) {
+	rsp, err := c.SearchFacetsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchFacetsResponse(rsp)
+}
+
+// SearchFacetsWithResponse A search's fields with their top values
+//
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/search/facets (the `SearchFacets` operationId).
+func (c *ClientWithResponses) SearchFacetsWithResponse(ctx context.Context, body SearchFacetsJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchFacetsResponse, error) {
+	rsp, err := c.SearchFacets(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchFacetsResponse(rsp)
+}
+
+// SearchFieldsWithResponse Field names for autocomplete
+//
+// Field names a where box offers (autocomplete) for a prefix, any case, those starting with it first, then those containing it. The source's columns (not the exporter's internal ones), the record attributes' keys and the resource attributes' keys as Resource.<key>, seen in the newest 10,000 events (read once a minute per table).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/search/fields (the `SearchFields` operationId).
+func (c *ClientWithResponses) SearchFieldsWithResponse(ctx context.Context, params *SearchFieldsParams, reqEditors ...RequestEditorFn) (*SearchFieldsResponse, error) {
+	rsp, err := c.SearchFields(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchFieldsResponse(rsp)
+}
+
+// SearchValuesWithResponse A field's most frequent values for autocomplete
+//
+// A field's most frequent values (autocomplete after field:) among the newest 10,000 events of a range matching an optional where, those starting with a prefix (any case).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/search/values (the `SearchValues` operationId).
+func (c *ClientWithResponses) SearchValuesWithResponse(ctx context.Context, params *SearchValuesParams, reqEditors ...RequestEditorFn) (*SearchValuesResponse, error) {
+	rsp, err := c.SearchValues(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchValuesResponse(rsp)
 }
 
 // ListSourcesWithResponse List the team's sources
@@ -9543,6 +11411,63 @@ func ParseCreateAlertResponse(rsp *http.Response) (*CreateAlertResponse, error) 
 	return response, nil
 }
 
+// ParseImportDatadogMonitorResponse parses an HTTP response from a ImportDatadogMonitorWithResponse call
+func ParseImportDatadogMonitorResponse(rsp *http.Response) (*ImportDatadogMonitorResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ImportDatadogMonitorResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Dashboard *Dashboard `json:"dashboard,omitempty"`
+			Data      Alert      `json:"data"`
+
+			// Report What became of each widget (or part of a monitor or view), never silently dropped
+			Report struct {
+				Items []struct {
+					Notes   *[]string                                                 `json:"notes,omitempty"`
+					Outcome ImportDatadogMonitor200JSONResponseBodyReportItemsOutcome `json:"outcome"`
+					Path    string                                                    `json:"path"`
+					TileId  *string                                                   `json:"tileId,omitempty"`
+					Title   *string                                                   `json:"title,omitempty"`
+					Type    *string                                                   `json:"type,omitempty"`
+				} `json:"items"`
+				Summary map[string]int `json:"summary"`
+			} `json:"report"`
+			SavedSearch *SavedSearch `json:"savedSearch,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseDeleteAlertResponse parses an HTTP response from a DeleteAlertWithResponse call
 func ParseDeleteAlertResponse(rsp *http.Response) (*DeleteAlertResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -9815,6 +11740,61 @@ func ParseCreateDashboardResponse(rsp *http.Response) (*CreateDashboardResponse,
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest DashboardResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseImportDatadogDashboardResponse parses an HTTP response from a ImportDatadogDashboardWithResponse call
+func ParseImportDatadogDashboardResponse(rsp *http.Response) (*ImportDatadogDashboardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ImportDatadogDashboardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data Dashboard `json:"data"`
+
+			// Report What became of each widget (or part of a monitor or view), never silently dropped
+			Report struct {
+				Items []struct {
+					Notes   *[]string                                                   `json:"notes,omitempty"`
+					Outcome ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome `json:"outcome"`
+					Path    string                                                      `json:"path"`
+					TileId  *string                                                     `json:"tileId,omitempty"`
+					Title   *string                                                     `json:"title,omitempty"`
+					Type    *string                                                     `json:"type,omitempty"`
+				} `json:"items"`
+				Summary map[string]int `json:"summary"`
+			} `json:"report"`
+		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -10164,6 +12144,61 @@ func ParseCreateSavedSearchResponse(rsp *http.Response) (*CreateSavedSearchRespo
 	return response, nil
 }
 
+// ParseImportDatadogSavedViewResponse parses an HTTP response from a ImportDatadogSavedViewWithResponse call
+func ParseImportDatadogSavedViewResponse(rsp *http.Response) (*ImportDatadogSavedViewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ImportDatadogSavedViewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data SavedSearch `json:"data"`
+
+			// Report What became of each widget (or part of a monitor or view), never silently dropped
+			Report struct {
+				Items []struct {
+					Notes   *[]string                                                   `json:"notes,omitempty"`
+					Outcome ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome `json:"outcome"`
+					Path    string                                                      `json:"path"`
+					TileId  *string                                                     `json:"tileId,omitempty"`
+					Title   *string                                                     `json:"title,omitempty"`
+					Type    *string                                                     `json:"type,omitempty"`
+				} `json:"items"`
+				Summary map[string]int `json:"summary"`
+			} `json:"report"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseDeleteSavedSearchResponse parses an HTTP response from a DeleteSavedSearchWithResponse call
 func ParseDeleteSavedSearchResponse(rsp *http.Response) (*DeleteSavedSearchResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10302,6 +12337,143 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 		var dest struct {
 			Data       []map[string]interface{} `json:"data"`
 			NextCursor *string                  `json:"nextCursor,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSearchFacetsResponse parses an HTTP response from a SearchFacetsWithResponse call
+func ParseSearchFacetsResponse(rsp *http.Response) (*SearchFacetsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchFacetsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Facets []struct {
+					// Count the counted events that carry the field
+					Count  int          `json:"count"`
+					Field  string       `json:"field"`
+					Values []FieldValue `json:"values"`
+				} `json:"facets"`
+				Limit int `json:"limit"`
+
+				// Sampled the events counted (the newest matching ones, at most limit)
+				Sampled int `json:"sampled"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSearchFieldsResponse parses an HTTP response from a SearchFieldsWithResponse call
+func ParseSearchFieldsResponse(rsp *http.Response) (*SearchFieldsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchFieldsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []string `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSearchValuesResponse parses an HTTP response from a SearchValuesWithResponse call
+func ParseSearchValuesResponse(rsp *http.Response) (*SearchValuesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchValuesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []FieldValue `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err

@@ -20,17 +20,32 @@ const Kind = store.KindSavedSearch
 
 // SavedSearch is a named search of a source.
 type SavedSearch struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name"`
-	Source        string    `json:"source"` // a source id of the team
-	Where         string    `json:"where"`
-	WhereLanguage string    `json:"whereLanguage"`
-	Select        []string  `json:"select"`
-	OrderBy       string    `json:"orderBy,omitempty"`
-	Tags          []string  `json:"tags"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	Source        string   `json:"source"` // a source id of the team
+	Where         string   `json:"where"`
+	WhereLanguage string   `json:"whereLanguage"`
+	Select        []string `json:"select"`
+	OrderBy       string   `json:"orderBy,omitempty"`
+	Tags          []string `json:"tags"`
+	// Filters are the search page's sidebar filters (HyperDX's).
+	Filters   []Filter  `json:"filters,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
 }
+
+// Filter is a sidebar filter: a sql condition (HyperDX's filter shapes;
+// lucene and sql_ast ones are kept as a search already has them).
+type Filter struct {
+	Type      string `json:"type"`
+	Condition string `json:"condition,omitempty"`
+	Operator  string `json:"operator,omitempty"`
+	Left      string `json:"left,omitempty"`
+	Right     string `json:"right,omitempty"`
+}
+
+// Equal reports whether f and g are the same filter.
+func (f Filter) Equal(g Filter) bool { return f == g }
 
 // Validate checks a saved search and fills its defaults; sourceExists
 // tells whether the team has the source.

@@ -58,7 +58,7 @@ func TestDatadogLanguagesInTheAPI(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, r.status, r.body)
 	assert.Contains(t, r.body["message"], "not closed")
 
-	saved := call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{"name": "dd errors", "source": logsID,
+	saved := call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{"name": "dd errors", "sourceId": logsID,
 		"where": "status:error", "whereLanguage": "datadog"})
 	require.Equal(t, http.StatusOK, saved.status, saved.body)
 	assert.Equal(t, "datadog", item(saved)["whereLanguage"])

@@ -192,7 +192,7 @@ func (s *Server) answer(w http.ResponseWriter, f form, res result) {
 	case errors.Is(res.err, store.ErrNotFound):
 		writeFail(w, f, http.StatusNotFound, kindTitle(res.kind)+" not found")
 	case errors.As(res.err, &ve):
-		writeFail(w, f, http.StatusBadRequest, "invalid "+res.kind+": "+ve.Error())
+		writeFail(w, f, http.StatusBadRequest, "invalid "+strings.ReplaceAll(res.kind, "_", " ")+": "+ve.Error())
 	default:
 		s.opts.Logger.Error("observability API request failed", zap.Error(res.err))
 		writeFail(w, f, http.StatusInternalServerError, "internal error")

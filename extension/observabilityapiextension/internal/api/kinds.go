@@ -10,7 +10,6 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/dashboards"
-	"github.com/otelhouse/otelhouse/internal/savedsearch"
 	"github.com/otelhouse/otelhouse/internal/sources"
 )
 
@@ -100,23 +99,6 @@ func decodeSource(s *Server, ctx context.Context, body []byte, st stamp) (docume
 	}
 	src.ID = st.id
 	return document{st.id, &src}, nil
-}
-
-func decodeSavedSearch(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
-	var ss SavedSearch
-	if err := decodeStrict(body, &ss); err != nil {
-		return document{}, validationError{err}
-	}
-	team := teamOf(ctx)
-	err := ss.Validate(func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) })
-	if bad := (savedsearch.Invalid{}); errors.As(err, &bad) {
-		return document{}, validationError{err}
-	}
-	if err != nil {
-		return document{}, err
-	}
-	ss.ID, ss.CreatedAt, ss.UpdatedAt = st.id, st.created, st.updated
-	return document{st.id, &ss}, nil
 }
 
 func decodeWebhook(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {

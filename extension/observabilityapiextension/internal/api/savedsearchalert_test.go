@@ -22,7 +22,7 @@ func errorSearchAndHook(t *testing.T, fx fixture, table string) (rc *receiver, s
 	t.Cleanup(hook.Close)
 	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": table, "kind": "log",
 		"database": "api_alerts", "table": table, "timestampColumn": "ts", "severityColumn": "level", "serviceColumn": "svc"}))["id"].(string)
-	savedSearchID = item(call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{"name": "errors", "source": src,
+	savedSearchID = item(call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{"name": "errors", "sourceId": src,
 		"where": "level:error"}))["id"].(string)
 	webhookID = item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "test", "url": hook.URL}))["id"].(string)
 	return rc, savedSearchID, webhookID

@@ -270,7 +270,10 @@ func newID() string {
 
 // public is what a stored document looks like to callers: webhook headers
 // are write-only; a dashboard stored in an older shape answers in today's.
-func public(kind string, doc []byte) any {
+func public(team, kind string, doc []byte) any {
+	if kind == kindSaved {
+		return publicSavedSearch(team, doc)
+	}
 	if kind == kindDashboard {
 		if d, err := dashboards.Decode(doc); err == nil {
 			return d
@@ -357,7 +360,7 @@ func (s *Server) save(r *http.Request, kind string, doc document, created time.T
 	if err := s.opts.Store.Put(r.Context(), teamOf(r.Context()), kind, doc.id, b, created, time.Now()); err != nil {
 		return failed(kind, err)
 	}
-	return ok(status, public(kind, b), nil)
+	return ok(status, public(teamOf(r.Context()), kind, b), nil)
 }
 
 func (s *Server) get(kind string) endpoint {
@@ -366,7 +369,7 @@ func (s *Server) get(kind string) endpoint {
 		if err != nil {
 			return failed(kind, err)
 		}
-		return ok(http.StatusOK, public(kind, res.Doc), nil)
+		return ok(http.StatusOK, public(teamOf(r.Context()), kind, res.Doc), nil)
 	}
 }
 
@@ -423,7 +426,7 @@ func (s *Server) list(kind string) endpoint {
 				}
 				for _, id := range ids {
 					if doc, ok := byID[id]; ok {
-						pub := public(kind, doc)
+						pub := public(team, kind, doc)
 						if pub == nil {
 							continue
 						}
