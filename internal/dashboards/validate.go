@@ -154,6 +154,7 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 			} else if _, err := charts.ParseDatadogMetric(s.Query); err != nil {
 				p.Add("%s.query: %v", sat, err)
 			}
+			language(sat+".whereLanguage", &s.WhereLanguage)
 			continue
 		}
 		p.OneOf(sat+".aggFn", s.AggFn, AggFns)

@@ -167,7 +167,7 @@ func TestImportIntegrationAssets(t *testing.T) {
 	ss, items, err := ImportSavedView(body, DefaultSources)
 	require.NoError(t, err)
 	assert.Equal(t, SavedSearch{Name: "NGINX 5xx errors", Source: "logs", Where: "source:nginx @http.status_code:[500 TO 599]", WhereLanguage: "datadog",
-		Select: []string{"Timestamp", "SeverityText", "LogAttributes['http.method']", "LogAttributes['http.url_details.path']", "LogAttributes['http.status_code']", "Body"},
+		Select: "Timestamp, SeverityText, LogAttributes['http.method'], LogAttributes['http.url_details.path'], LogAttributes['http.status_code'], Body",
 		Tags:   []string{"datadog"}}, ss)
 	assert.Equal(t, Imported, items[0].Outcome)
 }

@@ -148,7 +148,7 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 		}
 		out.Alert.GroupBy = strings.Join(groupBy, ", ")
 		out.SavedSearch = &SavedSearch{Name: "[monitor] " + name, Source: src.Logs, Where: search, WhereLanguage: "datadog",
-			Select: []string{}, Tags: []string{"datadog", "monitor"}}
+			Tags: []string{"datadog", "monitor"}}
 	default:
 		return Monitor{}, nil, invalidf("%s monitors have no counterpart yet (metric alert, query alert and log alert are imported)", typ)
 	}

@@ -6,13 +6,14 @@ import (
 	"strings"
 )
 
-// SavedSearch is the body of POST /api/v2/saved-searches.
+// SavedSearch is the body of POST /api/v2/saved-searches (HyperDX's
+// shape: sourceId, and the columns shown as one comma-separated select).
 type SavedSearch struct {
 	Name          string   `json:"name"`
-	Source        string   `json:"source"`
+	Source        string   `json:"sourceId"`
 	Where         string   `json:"where"`
 	WhereLanguage string   `json:"whereLanguage"`
-	Select        []string `json:"select"`
+	Select        string   `json:"select"`
 	Tags          []string `json:"tags"`
 }
 
@@ -49,8 +50,8 @@ func ImportSavedView(body []byte, src Sources) (SavedSearch, []Item, error) {
 	if name == "" {
 		name = "Imported Datadog view"
 	}
-	out := SavedSearch{Name: name, Source: source, Where: strings.TrimSpace(v.Query), WhereLanguage: "datadog", Select: []string{},
-		Tags: []string{"datadog"}}
+	out := SavedSearch{Name: name, Source: source, Where: strings.TrimSpace(v.Query), WhereLanguage: "datadog", Tags: []string{"datadog"}}
+	var cols []string
 	for _, c := range v.Options.Columns {
 		switch {
 		case strings.HasPrefix(c, "@"):
@@ -58,18 +59,19 @@ func ImportSavedView(body []byte, src Sources) (SavedSearch, []Item, error) {
 			if source != src.Logs {
 				m = "SpanAttributes"
 			}
-			out.Select = append(out.Select, fmt.Sprintf("%s['%s']", m, strings.ReplaceAll(c[1:], "'", "")))
+			cols = append(cols, fmt.Sprintf("%s['%s']", m, strings.ReplaceAll(c[1:], "'", "")))
 		case reservedColumns[c] != "" && source == src.Logs:
-			out.Select = append(out.Select, reservedColumns[c])
+			cols = append(cols, reservedColumns[c])
 		default:
 			n.approx("column %q is not shown", c)
 		}
 	}
-	if len(out.Select) > 0 {
-		out.Select = append([]string{"Timestamp"}, out.Select...)
+	if len(cols) > 0 {
+		cols = append([]string{"Timestamp"}, cols...)
 		if source == src.Logs {
-			out.Select = append(out.Select, "Body")
+			cols = append(cols, "Body")
 		}
+		out.Select = strings.Join(cols, ", ")
 	}
 	return out, []Item{n.item("view", v.Type, name)}, nil
 }
