@@ -7306,13 +7306,15 @@ type GetKeyOwnerResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// User id, email and role are absent for the bootstrap key before an account takes it
+		// User _id, id, email and role are absent for the bootstrap key before an account takes it
 		User struct {
-			CreatedAt *time.Time `json:"createdAt,omitempty"`
-			Email     *string    `json:"email,omitempty"`
-			Id        *string    `json:"id,omitempty"`
-			Role      *string    `json:"role,omitempty"`
-			Team      string     `json:"team"`
+			// UnderscoreId the account's id under HyperDX's name (the same as id)
+			UnderscoreId *string    `json:"_id,omitempty"`
+			CreatedAt    *time.Time `json:"createdAt,omitempty"`
+			Email        *string    `json:"email,omitempty"`
+			Id           *string    `json:"id,omitempty"`
+			Role         *string    `json:"role,omitempty"`
+			Team         string     `json:"team"`
 		} `json:"user"`
 		Version GetKeyOwner200JSONResponseBodyVersion `json:"version"`
 	}
@@ -7324,13 +7326,15 @@ type GetKeyOwnerResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetKeyOwnerResponse) GetJSON200() *struct {
-	// User id, email and role are absent for the bootstrap key before an account takes it
+	// User _id, id, email and role are absent for the bootstrap key before an account takes it
 	User struct {
-		CreatedAt *time.Time `json:"createdAt,omitempty"`
-		Email     *string    `json:"email,omitempty"`
-		Id        *string    `json:"id,omitempty"`
-		Role      *string    `json:"role,omitempty"`
-		Team      string     `json:"team"`
+		// UnderscoreId the account's id under HyperDX's name (the same as id)
+		UnderscoreId *string    `json:"_id,omitempty"`
+		CreatedAt    *time.Time `json:"createdAt,omitempty"`
+		Email        *string    `json:"email,omitempty"`
+		Id           *string    `json:"id,omitempty"`
+		Role         *string    `json:"role,omitempty"`
+		Team         string     `json:"team"`
 	} `json:"user"`
 	Version GetKeyOwner200JSONResponseBodyVersion `json:"version"`
 } {
@@ -11297,13 +11301,15 @@ func ParseGetKeyOwnerResponse(rsp *http.Response) (*GetKeyOwnerResponse, error) 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// User id, email and role are absent for the bootstrap key before an account takes it
+			// User _id, id, email and role are absent for the bootstrap key before an account takes it
 			User struct {
-				CreatedAt *time.Time `json:"createdAt,omitempty"`
-				Email     *string    `json:"email,omitempty"`
-				Id        *string    `json:"id,omitempty"`
-				Role      *string    `json:"role,omitempty"`
-				Team      string     `json:"team"`
+				// UnderscoreId the account's id under HyperDX's name (the same as id)
+				UnderscoreId *string    `json:"_id,omitempty"`
+				CreatedAt    *time.Time `json:"createdAt,omitempty"`
+				Email        *string    `json:"email,omitempty"`
+				Id           *string    `json:"id,omitempty"`
+				Role         *string    `json:"role,omitempty"`
+				Team         string     `json:"team"`
 			} `json:"user"`
 			Version GetKeyOwner200JSONResponseBodyVersion `json:"version"`
 		}

@@ -11,6 +11,8 @@ import (
 // keyOwner is who a personal key belongs to, as GET /api/v2 shows it.
 // A bootstrap key no account has taken yet has only its team.
 type keyOwner struct {
+	// MongoID is the account's id under the name HyperDX answers it.
+	MongoID   string     `json:"_id,omitempty"`
 	ID        string     `json:"id,omitempty"`
 	Email     string     `json:"email,omitempty"`
 	Role      string     `json:"role,omitempty"`
@@ -29,7 +31,7 @@ func (s *Server) whoami(r *http.Request) result {
 			return failed("", err)
 		}
 		if err == nil {
-			owner.ID, owner.Email, owner.Role, owner.CreatedAt = u.ID, u.Email, u.Role, &u.CreatedAt
+			owner.MongoID, owner.ID, owner.Email, owner.Role, owner.CreatedAt = u.ID, u.ID, u.Email, u.Role, &u.CreatedAt
 		}
 	}
 	return result{raw: true, data: map[string]any{"version": "v2", "user": owner}}

@@ -30,6 +30,7 @@ func TestTeamAndKeyOwner(t *testing.T) {
 		assert.Equal(t, "v2", r.body["version"])
 		user := r.body["user"].(map[string]any)
 		assert.Equal(t, "u1", user["id"])
+		assert.Equal(t, "u1", user["_id"], "HyperDX's name for it")
 		assert.Equal(t, "ann@example.com", user["email"])
 		assert.Equal(t, "a", user["team"])
 	}
