@@ -80,7 +80,7 @@ type Config struct {
 
 // Select is one aggregated series of a builder chart.
 type Select struct {
-	AggFn           string `json:"aggFn"`
+	AggFn           string `json:"aggFn,omitempty"` // empty only beside a query
 	ValueExpression string `json:"valueExpression,omitempty"`
 	// Query, on a metric source, is a Datadog metric query or formula
 	// (charts.Series.Query); it replaces aggFn, valueExpression and where,
