@@ -386,7 +386,13 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
         <form onSubmit={async (e) => {
           e.preventDefault();
           setBusy(true);
-          try { await onSave(tileOut(t)); } catch (err: any) { setError(err.message); } finally { setBusy(false); }
+          try {
+            // The dashboard API stores a where as written; the chart API
+            // checks it, so a tile it would refuse is not saved.
+            const out = tileOut(t);
+            if (isChart(out.config)) await runTile({ ...out.config, granularity: t.config.granularity }, from, to);
+            await onSave(out);
+          } catch (err: any) { setError(err.message); } finally { setBusy(false); }
         }}>
           <div class="editor-cols">
             <div class="editor-form">
