@@ -889,12 +889,12 @@ func (ev *ddEval) query(q *ddMetricQuery) (*ddSeries, error) {
 	value := "Value"
 	from := scope.From
 	where := fmt.Sprintf("MetricName = %[1]s AND %[2]s >= fromUnixTimestamp64Milli(%[3]s) AND %[2]s < fromUnixTimestamp64Milli(%[4]s) AND %[5]s", metric, ts, startP, endP, cond)
-	if _, _, ok := f.column("AggTemporality"); ok && counter {
+	if _, _, ok := f.column("AggregationTemporality"); ok && counter {
 		// Cumulative points count their increase over the point before
 		// (a drop is a reset), as the chart's sum does; Datadog's counts
 		// and rates arrive as deltas and count as they are.
 		prev := p.Add(strconv.FormatInt(ev.start.Add(-step).UnixMilli(), 10), "Int64")
-		from = fmt.Sprintf("(SELECT *, if(AggTemporality = 2, if(Value >= __prev, Value - __prev, Value), Value) AS __increase FROM"+
+		from = fmt.Sprintf("(SELECT *, if(AggregationTemporality = 2, if(Value >= __prev, Value - __prev, Value), Value) AS __increase FROM"+
 			" (SELECT *, lagInFrame(Value, 1, Value) OVER (PARTITION BY MetricName, ServiceName, toString(Attributes), toString(ResourceAttributes)"+
 			" ORDER BY %[1]s ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS __prev FROM %[2]s"+
 			" WHERE MetricName = %[3]s AND %[1]s >= fromUnixTimestamp64Milli(%[4]s) AND %[1]s < fromUnixTimestamp64Milli(%[5]s)))", ts, scope.From, metric, prev, endP)

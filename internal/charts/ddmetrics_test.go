@@ -89,7 +89,7 @@ func seedDatadogMetrics(t *testing.T) Source {
 		`CREATE TABLE IF NOT EXISTS charts_ddm.otel_metrics_gauge (ResourceAttributes Map(LowCardinality(String), String), ServiceName LowCardinality(String),
 		  MetricName String, Attributes Map(LowCardinality(String), String), TimeUnix DateTime64(9), Value Float64) ENGINE = MergeTree ORDER BY (MetricName, TimeUnix)`,
 		`CREATE TABLE IF NOT EXISTS charts_ddm.otel_metrics_sum (ResourceAttributes Map(LowCardinality(String), String), ServiceName LowCardinality(String),
-		  MetricName String, Attributes Map(LowCardinality(String), String), TimeUnix DateTime64(9), Value Float64, AggTemporality Int32, IsMonotonic Bool)
+		  MetricName String, Attributes Map(LowCardinality(String), String), TimeUnix DateTime64(9), Value Float64, AggregationTemporality Int32, IsMonotonic Bool)
 		  ENGINE = MergeTree ORDER BY (MetricName, TimeUnix)`,
 		"TRUNCATE TABLE charts_ddm.otel_metrics_gauge",
 		"TRUNCATE TABLE charts_ddm.otel_metrics_sum",

@@ -17,7 +17,7 @@ func TestMetricSemantics(t *testing.T) {
 	for _, q := range []string{
 		"CREATE DATABASE IF NOT EXISTS charts_metrics",
 		`CREATE TABLE IF NOT EXISTS charts_metrics.otel_metrics_sum (MetricName String, ServiceName String, Attributes Map(String, String),
-		  ResourceAttributes Map(String, String), TimeUnix DateTime64(9), Value Float64, AggTemporality Int32) ENGINE = MergeTree ORDER BY TimeUnix`,
+		  ResourceAttributes Map(String, String), TimeUnix DateTime64(9), Value Float64, AggregationTemporality Int32) ENGINE = MergeTree ORDER BY TimeUnix`,
 		`CREATE TABLE IF NOT EXISTS charts_metrics.otel_metrics_histogram (MetricName String, ServiceName String, Attributes Map(String, String),
 		  ResourceAttributes Map(String, String), TimeUnix DateTime64(9), BucketCounts Array(UInt64), ExplicitBounds Array(Float64)) ENGINE = MergeTree ORDER BY TimeUnix`,
 		"TRUNCATE TABLE charts_metrics.otel_metrics_sum",

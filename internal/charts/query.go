@@ -385,7 +385,7 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 		// the point before the range is read so the first one counts.
 		prevStart := p.Add(strconv.FormatInt(start.Add(-step).UnixMilli(), 10), "Int64")
 		q = fmt.Sprintf("SELECT %[1]s AS bucket, %[2]s AS grp, toFloat64(sum(__increase)) AS value FROM"+
-			" (SELECT *, if(AggTemporality = 2, if(Value >= __prev, Value - __prev, Value), Value) AS __increase FROM"+
+			" (SELECT *, if(AggregationTemporality = 2, if(Value >= __prev, Value - __prev, Value), Value) AS __increase FROM"+
 			" (SELECT *, lagInFrame(Value, 1, Value) OVER (PARTITION BY MetricName, ServiceName, toString(Attributes), toString(ResourceAttributes)"+
 			" ORDER BY %[3]s ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS __prev FROM %[4]s"+
 			" WHERE %[3]s >= fromUnixTimestamp64Milli(%[5]s) AND %[3]s < fromUnixTimestamp64Milli(%[6]s)))"+
