@@ -94,8 +94,10 @@ type Select struct {
 }
 
 // displayOptions are the presentation options kept verbatim; they change
-// how a chart is drawn, not what it computes.
-var displayOptions = []string{"numberFormat", "fillNulls", "alignDateRangeToGranularity", "compareToPreviousPeriod",
+// how a chart is drawn, not what it computes. granularity is the bucket a
+// tile is drawn at ("auto" or one of charts.Granularities, the names
+// POST /api/v2/charts/series takes), checked by Validate.
+var displayOptions = []string{"numberFormat", "granularity", "fillNulls", "alignDateRangeToGranularity", "compareToPreviousPeriod",
 	"fitYAxisToData", "seriesLimit", "groupByColumnsOnLeft", "color", "colorRules", "limit", "onClick", "orderBy", "showOperandSeries"}
 
 // IsChart reports whether the tile aggregates select items (and so can be

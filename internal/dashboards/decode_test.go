@@ -106,7 +106,7 @@ func TestDecodeRefuses(t *testing.T) {
 // answers decodes to the same dashboard (GET then PUT changes nothing).
 func TestRoundTrip(t *testing.T) {
 	body := `{"name":"d","tags":["prod"],"tiles":[
-	  {"id":"a","name":"c","x":0,"y":0,"w":12,"h":4,"config":{"displayType":"line","sourceId":"logs","select":[{"aggFn":"count","where":"","whereLanguage":"lucene"}],"groupBy":"ServiceName","seriesLimit":5}},
+	  {"id":"a","name":"c","x":0,"y":0,"w":12,"h":4,"config":{"displayType":"line","sourceId":"logs","select":[{"aggFn":"count","where":"","whereLanguage":"lucene"}],"groupBy":"ServiceName","seriesLimit":5,"granularity":"5m"}},
 	  {"id":"b","name":"s","x":12,"y":0,"w":12,"h":4,"config":{"displayType":"search","sourceId":"logs","select":"Body","where":"","whereLanguage":"lucene"}},
 	  {"id":"c","name":"m","x":0,"y":4,"w":24,"h":2,"config":{"displayType":"markdown","markdown":"hi"}}]}`
 	d, err := Decode([]byte(body))
@@ -116,7 +116,7 @@ func TestRoundTrip(t *testing.T) {
 	var answer map[string]any
 	require.NoError(t, json.Unmarshal(out, &answer))
 	tile := answer["tiles"].([]any)[0].(map[string]any)
-	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName", "seriesLimit": 5.0,
+	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName", "seriesLimit": 5.0, "granularity": "5m",
 		"select": []any{map[string]any{"aggFn": "count", "where": "", "whereLanguage": "lucene"}}}, tile["config"])
 	again, err := Decode(out)
 	require.NoError(t, err)

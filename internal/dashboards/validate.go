@@ -1,9 +1,11 @@
 package dashboards
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/otelhouse/otelhouse/internal/charts"
 	"github.com/otelhouse/otelhouse/internal/problems"
@@ -136,6 +138,14 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 	default:
 		p.OneOf(at+".displayType", c.DisplayType, displayTypes)
 		return nil
+	}
+	if raw, ok := c.Display["granularity"]; ok {
+		var g string
+		if err := json.Unmarshal(raw, &g); err != nil {
+			p.Add("%s.granularity must be a string", at)
+		} else if _, err := charts.Bucket(g, time.Time{}, time.Time{}); err != nil {
+			p.Add("%s.%v", at, err)
+		}
 	}
 	switch n := len(c.Select); {
 	case n == 0 || n > maxSelect:

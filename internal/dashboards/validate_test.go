@@ -57,6 +57,11 @@ func TestValidate(t *testing.T) {
 			want: []string{"displayType must be one of line, stacked_bar, table, number, pie, bar, search, markdown"}},
 		{name: "raw sql", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"configType":"promql","displayType":"search"}}]}`,
 			want: []string{`configType must be "sql" or omitted`, "displayType must be one of line", "connectionId is required", "sqlTemplate is required"}},
+		{name: "granularity", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","granularity":"5m","select":[{"aggFn":"count"}]}}]}`},
+		{name: "granularity auto", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","granularity":"auto","select":[{"aggFn":"count"}]}}]}`},
+		{name: "granularity mistakes", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","granularity":"7s","select":[{"aggFn":"count"}]}},
+			{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","granularity":60,"select":[{"aggFn":"count"}]}}]}`,
+			want: []string{`tiles[0].config.granularity must be auto or one of 30s 1m`, `got "7s"`, "tiles[1].config.granularity must be a string"}},
 		{name: "search needs a source", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"search","select":"Body"}}]}`,
 			want: []string{"tiles[0].config.sourceId is required"}},
 	} {

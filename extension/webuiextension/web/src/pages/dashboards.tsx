@@ -371,7 +371,7 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => {
     clearTimeout(timer.current);
-    timer.current = window.setTimeout(() => { const o = tileOut(t); setPreview({ ...o, config: { ...o.config, granularity: t.config.granularity } }); }, 400);
+    timer.current = window.setTimeout(() => setPreview(tileOut(t)), 400);
     return () => clearTimeout(timer.current);
   }, [JSON.stringify(t)]);
   const setC = (patch: Partial<TileConfig>) => setT({ ...t, config: { ...c, ...patch } });
@@ -390,7 +390,7 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
             // The dashboard API stores a where as written; the chart API
             // checks it, so a tile it would refuse is not saved.
             const out = tileOut(t);
-            if (isChart(out.config)) await runTile({ ...out.config, granularity: t.config.granularity }, from, to);
+            if (isChart(out.config)) await runTile(out.config, from, to);
             await onSave(out);
           } catch (err: any) { setError(err.message); } finally { setBusy(false); }
         }}>
@@ -465,7 +465,7 @@ function tileOut(t: Tile): Tile {
   if (c.displayType === 'markdown') return { ...t, config: { displayType: 'markdown', markdown: c.markdown ?? '' } };
   const out: TileConfig = { ...c };
   delete out.markdown;
-  delete out.granularity; // the API keeps no granularity: a tile is charted at auto
+  if (!out.granularity || out.granularity === 'auto') delete out.granularity; // auto is the default
   if (!out.numberFormat) delete out.numberFormat;
   if (!out.groupBy) delete out.groupBy;
   out.select = (Array.isArray(c.select) ? c.select : []).map((s) => {
