@@ -598,3 +598,98 @@ func TestBrowserSearchWorkbench(t *testing.T) {
 	assert.Equal(t, "100.00%", b.text(`tr.op-row[data-operation="payments.charge"] td:nth-child(3)`))
 	b.screenshot("services")
 }
+
+// Facets, the event panel's include/exclude and the where box's
+// autocomplete, as a person uses them at three screen widths: a value
+// taken in or out from the Fields sidebar or the panel changes the rows;
+// typing `serv` offers ServiceName, and after it the service's values
+// (issue 42).
+func TestBrowserSearchFacetsAndAutocomplete(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t))
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	otlp := fmt.Sprintf("http://127.0.0.1:%d", c.otlpHTTP)
+	b := newBrowser(t, ui, "facets")
+	b.signUp("/", "owner@example.com", "correct horse battery")
+
+	// Three services, logs of two regions: checkout 6 (eu 4, us 2),
+	// payments 3 (us), inventory 1 (eu).
+	now := time.Now()
+	n := 0
+	batch := func(svc string, regions ...string) string {
+		var recs []string
+		for _, r := range regions {
+			n++
+			recs = append(recs, fmt.Sprintf(`{"timeUnixNano":"%d","severityText":"INFO","body":{"stringValue":"facetlog %s %d"},"attributes":[{"key":"region","value":{"stringValue":%q}}]}`,
+				now.Add(-time.Duration(n)*time.Second).UnixNano(), svc, n, r))
+		}
+		return fmt.Sprintf(`{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":%q}}]},"scopeLogs":[{"logRecords":[%s]}]}`, svc, strings.Join(recs, ","))
+	}
+	logs := `{"resourceLogs":[` + strings.Join([]string{
+		batch("checkout", "eu", "eu", "us", "eu", "us", "eu"),
+		batch("payments", "us", "us", "us"),
+		batch("inventory", "eu"),
+	}, ",") + `]}`
+	require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/logs", "Authorization", "Bearer "+ingestKey, "application/json", logs))
+	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_logs") == "10" }, 30*time.Second, 200*time.Millisecond, "stored")
+
+	// rowsAfter waits for the search of where to finish and answers how
+	// many rows it shows.
+	rowsAfter := func(what, where string) int {
+		b.t.Helper()
+		b.run(what, poll(fmt.Sprintf(`(() => { const t = document.querySelector('[data-testid=results]'); return !!t && t.dataset.rowsFor === %q; })()`, where)))
+		return eval[int](b, what, `document.querySelectorAll('[data-testid=results] tbody tr').length`)
+	}
+
+	for _, width := range []int64{1000, 1400, 1920} {
+		b.run("a screen of this width", chromedp.EmulateViewport(width, 900))
+		w := fmt.Sprint(width)
+
+		b.run("searching logs at "+w, chromedp.Navigate(ui+"/search/logs?q=facetlog"), waitText(`[data-testid=results] tbody`, "facetlog"))
+		require.Equal(t, 10, rowsAfter("every log at "+w, "facetlog"))
+		b.run("the facets at "+w, waitText(`[data-testid=facets]`, "payments"))
+		b.screenshot("facets-" + w)
+
+		// From the Fields sidebar: take a service out, then a region in.
+		b.click("excluding checkout at "+w, `[data-facet=ServiceName] button.facet-exc[data-filter="-ServiceName:checkout"]`)
+		assert.Equal(t, 4, rowsAfter("without checkout at "+w, "facetlog -ServiceName:checkout"), "payments 3 and inventory 1")
+		b.run("the facets follow at "+w, poll(`(() => { const f = document.querySelector('[data-facet=ServiceName]'); return !!f && !f.innerText.includes('checkout'); })()`))
+		b.click("including eu at "+w, `[data-facet=region] button.facet-inc[data-filter="region:eu"]`)
+		assert.Equal(t, 1, rowsAfter("eu without checkout at "+w, "facetlog -ServiceName:checkout region:eu"), "inventory's one")
+		assert.Contains(t, b.text(`[data-testid=results] tbody`), "facetlog inventory")
+		b.screenshot("facets-filtered-" + w)
+
+		// From the event panel: the newest log (checkout, eu) gives its
+		// region, then the next opened gives its service to take out.
+		b.run("searching again at "+w, chromedp.Navigate(ui+"/search/logs?q=facetlog"))
+		require.Equal(t, 10, rowsAfter("every log again at "+w, "facetlog"))
+		b.click("opening the newest log at "+w, `[data-testid=results] tbody tr:first-child td:nth-child(2)`)
+		b.scrollPanelTo(`[data-testid=event-panel]`, `[data-attr=region]`)
+		b.click("including its region at "+w, `[data-testid=event-panel] [data-attr=region] button.add[data-filter="region:eu"]`)
+		assert.Equal(t, 5, rowsAfter("eu at "+w, "facetlog region:eu"), "checkout's 4 and inventory's 1")
+		b.run("the panel closes on a filter", poll(`!document.querySelector('[data-testid=event-panel]')`))
+		b.click("opening a log of eu at "+w, `[data-testid=results] tbody tr:first-child td:nth-child(2)`)
+		b.click("excluding its service at "+w, `[data-testid=event-panel] button.exclude[data-filter="-service:checkout"]`)
+		assert.Equal(t, 1, rowsAfter("eu without checkout at "+w, "facetlog region:eu -service:checkout"))
+		assert.Contains(t, b.text(`[data-testid=results] tbody`), "facetlog inventory")
+		// The opposite of a term replaces it rather than adding a
+		// contradiction.
+		b.click("opening inventory's log at "+w, `[data-testid=results] tbody tr:first-child td:nth-child(2)`)
+		b.scrollPanelTo(`[data-testid=event-panel]`, `[data-attr=region]`)
+		b.click("excluding eu at "+w, `[data-testid=event-panel] [data-attr=region] button.exclude[data-filter="-region:eu"]`)
+		assert.Equal(t, 3, rowsAfter("us without checkout at "+w, "facetlog -service:checkout -region:eu"), "payments' 3")
+
+		// Autocomplete: `serv` offers ServiceName; picking it offers its
+		// values; picking one and Enter searches it.
+		b.run("a fresh page at "+w, chromedp.Navigate(ui+"/search/logs"), fill(`input[name=where]`, "serv"))
+		b.click("picking ServiceName at "+w, `[data-testid=suggestions] li[data-value=ServiceName]`)
+		b.run("the field is written", poll(`document.querySelector('input[name=where]').value === 'ServiceName:'`))
+		b.see("its values at "+w, `[data-testid=suggestions] li[data-value=payments]`)
+		b.screenshot("autocomplete-values-" + w)
+		b.click("picking payments at "+w, `[data-testid=suggestions] li[data-value=payments]`)
+		b.run("the value is written", poll(`document.querySelector('input[name=where]').value.trim() === 'ServiceName:payments'`),
+			chromedp.KeyEvent(kb.Enter))
+		b.run("searched at "+w, poll(`(() => { const t = document.querySelector('[data-testid=results]'); return !!t && (t.dataset.rowsFor || '').trim() === 'ServiceName:payments'; })()`))
+		assert.Equal(t, 3, eval[int](b, "rows", `document.querySelectorAll('[data-testid=results] tbody tr').length`))
+	}
+}
