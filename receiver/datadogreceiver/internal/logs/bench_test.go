@@ -91,3 +91,42 @@ func BenchmarkPdataCopy(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*ld.LogRecordCount()), "ns/record")
 }
+
+// benchNestedLogs is benchLogs' shape with the nested attributes Datadog
+// integrations send (http, network, usr, error objects, two to three
+// levels deep), top-level on half the records and inside a JSON message
+// on the other half: the flattening to dotted keys at its busiest.
+func benchNestedLogs() []byte {
+	var sb strings.Builder
+	sb.WriteByte('[')
+	for i := 0; i < 1000; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		svc := fmt.Sprintf("svc-%d", i/50)
+		nested := fmt.Sprintf(`"http":{"method":"GET","status_code":%d,"url":"/api/v1/products/%d","url_details":{"host":"shop.example.com","path":"/api/v1/products/%d","queryString":{"page":"%d"}},"useragent_details":{"browser":{"family":"Firefox"},"os":{"family":"Linux"}}},"network":{"client":{"ip":"10.0.%d.%d","port":%d}},"usr":{"id":"u-%06d","name":"user %d"},"duration":%d`,
+			200+i%5*100, i*31, i*31, i%9, i%255, i%97, 40000+i, i*13, i, 1000000+i*17)
+		if i%2 == 0 {
+			msg := strings.ReplaceAll(fmt.Sprintf(`{"level":"info","msg":"request completed",%s}`, nested), `"`, `\"`)
+			fmt.Fprintf(&sb, `{"ddsource":"go","ddtags":"env:prod,version:1.42.0,kube_namespace:shop","hostname":"ip-10-0-0-%d","message":"%s","service":"%s","status":"info","timestamp":%d}`,
+				10+i/100, msg, svc, 1748736000000+int64(i))
+			continue
+		}
+		fmt.Fprintf(&sb, `{"ddsource":"nginx","ddtags":"env:prod,version:1.42.0,kube_namespace:shop","hostname":"ip-10-0-0-%d","message":"GET /api/v1/products/%d 200","service":"%s","status":"info","timestamp":%d,%s}`,
+			10+i/100, i*31, svc, 1748736000000+int64(i), nested)
+	}
+	sb.WriteByte(']')
+	return []byte(sb.String())
+}
+
+func BenchmarkTranslateNested(b *testing.B) {
+	body := benchNestedLogs()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := on.Translate(body, Defaults{}, now, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1000), "ns/record")
+}

@@ -229,9 +229,17 @@ func (b *batch) add(fs []field) bool {
 		attrs := lr.Attributes()
 		attrmap.Reserve(attrs, n)
 		w := attrmap.NewWriter(attrs)
+		// The record's attribute count, each object counted as what
+		// flattening it wrote, bounds the flattening of the next.
+		written := len(pt.attrs)
 		for i := range b.attrs {
 			a := &b.attrs[i]
+			if a.kind == kindObject {
+				written += b.putObject(&w, a, written+len(b.attrs)-i-1)
+				continue
+			}
 			b.setValue(w.Put(a.key), a.kind, a.raw, a.esc)
+			written++
 		}
 		for _, a := range pt.attrs {
 			w.AddTag(a.k, a.v)
