@@ -67,7 +67,17 @@ func FacetColumns(kind, service, severity, status, name string) []string {
 	return []string{service, severity}
 }
 
-type facetColumn struct{ Name, Expr string }
+// facetColumn is a chosen column in the facets statement: its rank keeps
+// the columns in the order asked (service before severity whatever their
+// names), ahead of the attributes.
+type facetColumn struct {
+	Rank       int
+	Name, Expr string
+}
+
+// duplicateResourceFacet is the resource attribute the OpenTelemetry
+// schema copies into the service column: shown once, as that column.
+const duplicateResourceFacet = "Resource.service.name"
 
 // GetFacets counts the values of the chosen columns and of every record
 // and resource attribute over the newest FacetSample events matching the
@@ -100,7 +110,7 @@ func GetFacets(ctx context.Context, db *sql.DB, scope *charts.Scope, req FacetRe
 			continue
 		}
 		seen[c] = true
-		cols = append(cols, facetColumn{Name: p.Add(c, "String"), Expr: expr})
+		cols = append(cols, facetColumn{Rank: len(cols) + 1, Name: p.Add(c, "String"), Expr: expr})
 		read = append(read, expr)
 	}
 	src := scope.Source()
@@ -115,7 +125,7 @@ func GetFacets(ctx context.Context, db *sql.DB, scope *charts.Scope, req FacetRe
 		return Facets{Limit: FacetSample, Facets: []Facet{}}, nil
 	}
 	data := map[string]any{"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Columns": cols, "Attrs": attrs, "Resource": res,
-		"Read": read, "Sample": FacetSample, "Values": req.Values, "Rows": (req.Fields + 1) * req.Values,
+		"Read": read, "Sample": FacetSample, "Values": req.Values, "Rows": (req.Fields+2)*req.Values + 1,
 		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
 	rows, err := query(ctx, db, render("facets", data), p, timeout)
 	if err != nil {
@@ -129,6 +139,9 @@ func GetFacets(ctx context.Context, db *sql.DB, scope *charts.Scope, req FacetRe
 		c, _ := r["c"].(uint64)
 		if f == "" {
 			out.Sampled = c
+			continue
+		}
+		if f == duplicateResourceFacet && src.ServiceColumn != "" && seen[src.ServiceColumn] {
 			continue
 		}
 		i, ok := at[f]

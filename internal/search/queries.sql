@@ -67,16 +67,16 @@ LIMIT 5000
 -- The facet sidebar in one statement: the newest {{.Sample}} matching
 -- events, each turned by arrayJoin into (rank, field, value) pairs: one
 -- empty pair per event (rank 0, whose count is the sample's size), the
--- chosen columns (rank 1) and every record and resource attribute
--- (rank 2). Grouped by field and value; a field's coverage is the events
+-- chosen columns (rank 1, 2, … in the order asked) and every record
+-- and resource attribute (rank 100). Grouped by field and value; a field's coverage is the events
 -- that carry it (a window over the groups). The first {{.Values}} values
 -- of each field, the chosen columns first, then the most common fields.
 SELECT rank, f, v, count() AS c, sum(count()) OVER (PARTITION BY f) AS with_field
 FROM (
   SELECT arrayJoin(arrayConcat([(0, '', '')]
-    {{- range .Columns}}, [(1, {{.Name}}, toString({{.Expr}}))]{{end}}
-    {{- if .Attrs}}, arrayMap((k, x) -> (2, toString(k), toString(x)), mapKeys({{.Attrs}}), mapValues({{.Attrs}})){{end}}
-    {{- if .Resource}}, arrayMap((k, x) -> (2, concat('Resource.', toString(k)), toString(x)), mapKeys({{.Resource}}), mapValues({{.Resource}})){{end}})) AS kv,
+    {{- range .Columns}}, [({{.Rank}}, {{.Name}}, toString({{.Expr}}))]{{end}}
+    {{- if .Attrs}}, arrayMap((k, x) -> (100, toString(k), toString(x)), mapKeys({{.Attrs}}), mapValues({{.Attrs}})){{end}}
+    {{- if .Resource}}, arrayMap((k, x) -> (100, concat('Resource.', toString(k)), toString(x)), mapKeys({{.Resource}}), mapValues({{.Resource}})){{end}})) AS kv,
     kv.1 AS rank, kv.2 AS f, kv.3 AS v
   FROM (
     SELECT {{range $i, $c := .Read}}{{if $i}}, {{end}}{{$c}}{{end}}
