@@ -54,9 +54,15 @@ function setParams(update: Record<string, string | null>) {
   navigate(u.pathname + u.search);
 }
 
+// langOf is a where language the search accepts (Lucene unless told sql
+// or datadog): saved searches imported from Datadog views carry datadog.
+function langOf(v: string | null | undefined): string {
+  return v === 'sql' || v === 'datadog' ? v : 'lucene';
+}
+
 function Search({ kind, src, sources, params }: { kind: string; src: Source; sources: Source[]; params: URLSearchParams }) {
   const where = params.get('q') ?? '';
-  const lang = params.get('lang') === 'sql' ? 'sql' : 'lucene';
+  const lang = langOf(params.get('lang'));
   const live = params.get('live') === '1';
   const cols = params.get('cols')?.split(',').filter(Boolean) ?? defaultColumns(src);
   const rangeKey = [params.get('range'), params.get('from'), params.get('to')].join('|');
@@ -173,7 +179,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
   const submit = (e: Event) => { e.preventDefault(); setParams({ q: draft }); setRefreshTick((n) => n + 1); };
   // A filter from a facet or the panel joins the where (Lucene: a SQL
   // where is replaced by the term alone, as the languages do not mix).
-  const filter = (expr: string) => { setParams({ q: lang === 'sql' ? expr : addTerm(where, expr), lang: null }); };
+  const filter = (expr: string) => { setParams({ q: lang === 'lucene' ? addTerm(where, expr) : expr, lang: null }); };
 
   return (
     <div class={selected ? 'search with-panel' : 'search'}>
@@ -186,12 +192,13 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
           </select>
         )}
         <form class="where" onSubmit={submit}>
-          <select class="lang" value={lang} onChange={(e) => setParams({ lang: e.currentTarget.value === 'sql' ? 'sql' : null })} title="Query language">
+          <select class="lang" value={lang} onChange={(e) => setParams({ lang: langOf(e.currentTarget.value) === 'lucene' ? null : e.currentTarget.value })} title="Query language">
             <option value="lucene">Lucene</option>
             <option value="sql">SQL</option>
+            <option value="datadog">Datadog</option>
           </select>
           <WhereBox src={src} value={draft} onInput={setDraft} inputRef={whereBox} range={range} lucene={lang === 'lucene'}
-            placeholder={lang === 'sql' ? "SQL condition, e.g. SeverityText = 'error'" : (kind === 'trace' ? 'Search spans, e.g. service:checkout StatusCode:Error Duration:>100000000  ( / to focus)' : 'Search, e.g. service:checkout level:error "timed out"  ( / to focus)')} />
+            placeholder={lang === 'sql' ? "SQL condition, e.g. SeverityText = 'error'" : lang === 'datadog' ? 'Datadog search, e.g. service:web status:error @http.status_code:>=500' : (kind === 'trace' ? 'Search spans, e.g. service:checkout StatusCode:Error Duration:>100000000  ( / to focus)' : 'Search, e.g. service:checkout level:error "timed out"  ( / to focus)')} />
           <button class="primary" type="submit">Search</button>
         </form>
         <TimePicker range={range} onChange={(r) => r.relative ? setParams({ range: r.relative, from: null, to: null }) : setParams({ range: null, from: String(r.from), to: String(r.to) })} />
@@ -318,7 +325,7 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
   const path = kind === 'log' ? '/search/logs' : '/search/traces';
   const openSaved = (x: Saved) => {
     const q = new URLSearchParams({ source: x.source, q: x.where });
-    if (x.whereLanguage === 'sql') q.set('lang', 'sql');
+    if (langOf(x.whereLanguage) !== 'lucene') q.set('lang', langOf(x.whereLanguage));
     if (x.select.length) q.set('cols', x.select.join(','));
     setOpen(false);
     navigate(`${path}?${q}`);
