@@ -21,6 +21,9 @@ export interface SelectItem {
   level?: number;
   where: string;
   whereLanguage: string;
+  // query: a Datadog metric query or formula (as a dashboard imported
+  // from Datadog keeps it); it replaces aggFn, valueExpression and where.
+  query?: string;
 }
 
 // TileConfig is a tile as the API answers it: a chart's select items, a
@@ -217,6 +220,7 @@ function isChart(c: TileConfig) {
 
 function label(s: SelectItem): string {
   if (s.alias) return s.alias;
+  if (s.query) return s.query;
   const agg = s.aggFn === 'quantile' ? `p${Math.round((s.level ?? 0) * 1000) / 10}` : s.aggFn;
   return `${agg}${s.valueExpression ? `(${s.valueExpression})` : ''}`;
 }
@@ -258,7 +262,10 @@ async function runTile(c: TileConfig, from: number, to: number, signal?: AbortSi
   const groupBy = splitGroupBy(c.groupBy);
   const r = await callWhole<{ data: any[]; granularity: string }>('POST', '/api/v2/charts/series', {
     startTime: from, endTime: to, granularity: c.granularity || 'auto',
-    series: items.map((s) => ({ sourceId: c.sourceId, aggFn: s.aggFn, field: s.valueExpression ?? '', level: s.level ?? 0, where: s.where ?? '', whereLanguage: s.whereLanguage || 'lucene', groupBy })),
+    // A Datadog query carries its own grouping (by {…}): the API takes it
+    // in place of aggFn, field, where and groupBy.
+    series: items.map((s) => s.query ? { sourceId: c.sourceId, query: s.query }
+      : { sourceId: c.sourceId, aggFn: s.aggFn, field: s.valueExpression ?? '', level: s.level ?? 0, where: s.where ?? '', whereLanguage: s.whereLanguage || 'lucene', groupBy }),
   }, signal);
   const perItem: Line[][] = items.map(() => []);
   const byKey = new Map<string, Line>();
