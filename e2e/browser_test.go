@@ -665,6 +665,7 @@ func TestBrowserSearchFacetsAndAutocomplete(t *testing.T) {
 		require.Equal(t, 10, rowsAfter("every log again at "+w, "facetlog"))
 		b.click("opening the newest log at "+w, `[data-testid=results] tbody tr:first-child td:nth-child(2)`)
 		b.scrollPanelTo(`[data-testid=event-panel]`, `[data-attr=region]`)
+		b.screenshot("panel-" + w)
 		b.click("including its region at "+w, `[data-testid=event-panel] [data-attr=region] button.add[data-filter="region:eu"]`)
 		assert.Equal(t, 5, rowsAfter("eu at "+w, "facetlog region:eu"), "checkout's 4 and inventory's 1")
 		b.run("the panel closes on a filter", poll(`!document.querySelector('[data-testid=event-panel]')`))

@@ -28,7 +28,7 @@ export function Facets({ src, body, onFilter }: { src: Source; body: Record<stri
     <aside class="facets" data-testid="facets" aria-label="Facets">
       <div class="facets-head">
         <strong>Fields</strong>
-        {data && <span class="muted small" title="Counted over the newest matching events">{data.sampled < data.limit ? `${data.sampled.toLocaleString()} events` : `newest ${data.limit.toLocaleString()}`}</span>}
+        {data && <span class="muted small" title="Counted over the newest matching events">{data.sampled < data.limit ? `${data.sampled.toLocaleString()} event${data.sampled === 1 ? '' : 's'}` : `newest ${data.limit.toLocaleString()}`}</span>}
       </div>
       {error ? <p class="muted small">No facets: the search did not run.</p> : !data ? <p class="muted small">Counting…</p> :
         data.facets.length === 0 ? <p class="muted small">No events.</p> : data.facets.map((f) => {

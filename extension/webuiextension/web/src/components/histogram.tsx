@@ -23,7 +23,9 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
       // The x range ends where the last bucket does, so its bar shows.
       scales: { x: { time: true, range: (_u, min, max) => [min, max + step.current / 1000] } },
       axes: [
-        { stroke: '#667', grid: { show: false }, ticks: { show: false }, font: '11px system-ui' },
+        // At least 70 px between time ticks: at 1920 px uPlot's default (50)
+        // chose a tick every 30 s of a 15 min range, two crowded label rows.
+        { stroke: '#667', grid: { show: false }, ticks: { show: false }, font: '11px system-ui', space: 70 },
         { stroke: '#667', size: 44, grid: { stroke: '#eef0f4' }, ticks: { show: false }, font: '11px system-ui', values: (_u, vs) => vs.map(compact) },
       ],
       series: [
@@ -68,7 +70,7 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
   return (
     <div class="histogram">
       <div class="histogram-head muted small">
-        <span data-testid="histogram-total">{error ? `No count: ${error}` : total === null ? 'Counting…' : `${total.toLocaleString()} matching events`}</span>
+        <span data-testid="histogram-total">{error ? `No count: ${error}` : total === null ? 'Counting…' : `${total.toLocaleString()} matching event${total === 1 ? '' : 's'}`}</span>
         <span class="hint">drag across the chart to zoom</span>
       </div>
       <div ref={box} class="histogram-plot" data-testid="histogram" />
