@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -115,4 +117,133 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 	b.click("confirm delete", `tr[data-dashboard="Shop floor (copy)"] [data-action=confirm-delete]`)
 	b.run("deleted", poll(`!document.querySelector('tr[data-dashboard="Shop floor (copy)"]')`))
 	b.screenshot("list")
+}
+
+// The alert flow in the browser (issue 43): a webhook made on the Alerts
+// page pointing at a receiver on loopback, with a header whose value is
+// never shown again; an alert made from a dashboard's line tile with a
+// threshold the seeded errors cross; the scheduler (checking every
+// second) evaluates it; the list shows ALERT and its last evaluation, the
+// history has its headers and the row (value, delivery), newest first,
+// and the receiver got the notification with the header.
+func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
+	type received struct {
+		secret string
+		body   map[string]any
+	}
+	got := make(chan received, 16)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		got <- received{r.Header.Get("X-Secret"), body}
+	}))
+	t.Cleanup(receiver.Close)
+
+	c := run(t, nil, shippedConfig(t),
+		"--set", "extensions::observability_api::alerts::check_interval=1s",
+		"--set", "extensions::observability_api::alerts::allow_private_webhooks=true")
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	otlp := fmt.Sprintf("http://127.0.0.1:%d", c.otlpHTTP)
+	b := newBrowser(t, ui, "alerts")
+	b.signUp("/", "owner@example.com", "correct horse battery")
+
+	// Twelve errors a minute from ten minutes ago to five minutes ahead:
+	// whichever one-minute window the scheduler evaluates while the test
+	// runs counts 12, above the threshold of 5.
+	now := time.Now().Truncate(time.Minute)
+	var recs []string
+	for at := now.Add(-10 * time.Minute); at.Before(now.Add(5 * time.Minute)); at = at.Add(5 * time.Second) {
+		recs = append(recs, fmt.Sprintf(`{"timeUnixNano":"%d","severityText":"ERROR","body":{"stringValue":"payment failed"}}`, at.UnixNano()))
+	}
+	logs := `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"shop"}}]},"scopeLogs":[{"logRecords":[` + strings.Join(recs, ",") + `]}]}]}`
+	require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/logs", "Authorization", "Bearer "+ingestKey, "application/json", logs))
+	want := fmt.Sprint(len(recs))
+	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_logs") == want }, 30*time.Second, 200*time.Millisecond, "stored")
+
+	// The webhook, made on the Alerts page.
+	b.run("the alerts page", chromedp.Navigate(ui+"/alerts"))
+	b.click("new webhook", `[data-action=new-webhook]`)
+	b.run("the webhook", fill(`input[name=webhook-name]`, "On call"), fill(`input[name=webhook-url]`, receiver.URL+"/hook"),
+		fill(`textarea[name=headers]`, "X-Secret: s3cret-value"))
+	b.click("creating it", `[data-action=save-webhook]`)
+	b.run("listed", waitText(`[data-testid=webhooks]`, "On call"))
+	b.click("editing it", `tr[data-webhook="On call"] [data-action=edit-webhook]`)
+	b.see("the form", `[data-testid=webhook-form] textarea[name=headers]`)
+	assert.Empty(t, eval[string](b, "the headers box", `document.querySelector('[data-testid=webhook-form] textarea[name=headers]').value`), "a header value is never shown back")
+	assert.NotContains(t, eval[string](b, "the page", `document.documentElement.outerHTML`), "s3cret-value")
+	b.screenshot("webhook-edit")
+	b.click("cancel", `[data-testid=webhook-form] button[type=button]`)
+
+	// A dashboard with a line tile of the errors, and an alert from it.
+	b.run("the list", chromedp.Navigate(ui+"/dashboards"), fill(`input[name=dashboard-name]`, "Payments"))
+	b.click("creating it", `[data-testid=new-dashboard] button[type=submit]`)
+	b.run("the new dashboard", waitText(`h1`, "Payments"))
+	b.click("add tile", `[data-action=add-tile]`)
+	b.run("line tile", fill(`input[name=tile-name]`, "Errors"), fill(`input[name=where]`, "SeverityText:ERROR"))
+	b.click("saving it", `[data-action=save-tile]`)
+	b.run("saved", poll(`!document.querySelector('[data-testid=tile-editor]')`))
+	b.click("alert on the tile", `[data-tile=Errors] [data-action=alert-tile]`)
+	b.see("the alert form", `[data-testid=alert-form]`)
+	b.run("the webhook is offered", waitText(`[data-testid=alert-form] select[name=webhook]`, "On call"))
+	b.run("no threshold", fill(`[data-testid=alert-form] input[name=threshold]`, "\b"))
+	b.click("saving the bad alert", `[data-action=save-alert]`)
+	b.see("the API's message", `[data-testid=alert-error]`)
+	assert.Contains(t, b.text(`[data-testid=alert-error]`), "threshold")
+	b.run("the alert", fill(`[data-testid=alert-form] input[name=threshold]`, "5"),
+		poll(`(() => { const e = document.querySelector('[data-testid=alert-form] select[name=interval]'); e.value = '1m'; e.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`))
+	b.screenshot("alert-form")
+	b.click("creating the alert", `[data-action=save-alert]`)
+	b.run("the form closes", poll(`!document.querySelector('[data-testid=alert-form]')`))
+
+	// The receiver gets the notification.
+	var n received
+	select {
+	case n = <-got:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no notification within a minute")
+	}
+	assert.Equal(t, "s3cret-value", n.secret, "the header is sent")
+	assert.Equal(t, "ALERT", n.body["state"])
+	assert.Equal(t, "Payments: Errors", n.body["name"])
+	assert.EqualValues(t, 12, n.body["value"])
+
+	// The list shows ALERT and the last evaluation; the history its row.
+	b.run("the alerts page", chromedp.Navigate(ui+"/alerts"), waitText(`tr[data-alert="Payments: Errors"] [data-testid=alert-state]`, "ALERT"))
+	b.see("the state", `tr[data-alert="Payments: Errors"] [data-testid=alert-state]`)
+	b.run("its last evaluation", waitText(`tr[data-alert="Payments: Errors"] [data-testid=alert-last]`, "value 12"))
+	b.click("opening its history", `tr[data-alert="Payments: Errors"] td:nth-child(2)`)
+	b.see("the history", `[data-testid=alert-history]`)
+	assert.Equal(t, []string{"Window", "State", "Value", "Group", "Notification", "Evaluated"},
+		eval[[]string](b, "the headers", `[...document.querySelectorAll('[data-testid=alert-history] th')].map((e) => e.innerText.trim())`))
+	assert.Equal(t, "12", b.text(`[data-testid=alert-history] tbody tr:first-child [data-testid=history-value]`))
+	assert.Contains(t, b.text(`[data-testid=alert-history] tbody tr:last-child`), "ALERT")
+	assert.Equal(t, "delivered", b.text(`[data-testid=alert-history] tbody tr:last-child [data-testid=history-delivery]`))
+	b.screenshot("alert-history")
+
+	// The next minute's window: a second row, on top, still ALERT and so
+	// nothing sent.
+	b.run("a second evaluation", chromedp.Reload(), waitText(`tr[data-alert="Payments: Errors"] [data-testid=alert-state]`, "ALERT"))
+	deadline := time.Now().Add(75 * time.Second)
+	for {
+		b.run("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`tr[data-alert="Payments: Errors"]`)))
+		b.click("opening its history", `tr[data-alert="Payments: Errors"] td:nth-child(2)`)
+		b.run("the history", chromedp.WaitVisible(chromedp.CSS(`[data-testid=alert-history]`)))
+		if eval[int](b, "rows", `document.querySelectorAll('[data-testid=alert-history] tbody tr').length`) >= 2 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "no second evaluation")
+		time.Sleep(3 * time.Second)
+	}
+	windows := eval[[]float64](b, "the windows", `[...document.querySelectorAll('[data-testid=alert-history] tbody tr')].map((e) => Number(e.dataset.window))`)
+	assert.Greater(t, windows[0], windows[1], "newest first")
+	assert.Equal(t, "no change, nothing sent", b.text(`[data-testid=alert-history] tbody tr:first-child [data-testid=history-delivery]`))
+	b.see("the newest row", `[data-testid=alert-history] tbody tr:first-child`)
+	select {
+	case extra := <-got:
+		t.Errorf("a second notification for an alert still in ALERT: %v", extra.body)
+	default:
+	}
+	b.screenshot("alert-history-2")
+	assert.NotContains(t, c.out.String(), "observability API request failed", "no request answered 500")
 }

@@ -34,13 +34,33 @@ interface Webhook {
   body?: string;
 }
 
+// Evaluation is a row of GET /api/v2/alerts/{id}/history, newest first
+// (times in epoch milliseconds).
 interface Evaluation {
-  windowStart: string;
+  windowStart: number;
+  windowEnd: number;
   state: string;
+  previousState?: string;
   value: number | null;
   group: string;
   notified: boolean;
+  deliveryAttempts?: number;
   deliveryError: string;
+  evaluatedAt: number;
+}
+
+// delivery says what became of an evaluation's notification: only a
+// change of state (to ALERT, or back to OK) sends one.
+function delivery(h: Evaluation): string {
+  const tries = h.deliveryAttempts ?? 0;
+  if (h.notified) return tries > 1 ? `delivered after ${tries} attempts` : 'delivered';
+  if (h.deliveryError) return `failed after ${tries} attempt${tries === 1 ? '' : 's'}:`;
+  return 'no change, nothing sent';
+}
+
+function fmtValue(v: number | null): string {
+  if (v === null || v === undefined) return '–';
+  return Number.isInteger(v) ? String(v) : v.toPrecision(4);
 }
 
 const intervals = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'];
@@ -144,19 +164,30 @@ export function AlertsPage() {
   const [editAlert, setEditAlert] = useState<Alert | null>(null);
   const [editHook, setEditHook] = useState<Partial<Webhook> | null>(null);
   const [confirm, setConfirm] = useState('');
+  const [last, setLast] = useState<Record<string, Evaluation | null>>({});
   const load = () => {
-    get<Alert[]>('/api/v2/alerts').then(setList).catch((e) => setError(e.message));
+    get<Alert[]>('/api/v2/alerts').then((l) => {
+      setList(l);
+      // Each alert's last evaluation, beside its state.
+      Promise.all(l.map((a) => get<Evaluation[]>(`/api/v2/alerts/${a.id}/history?limit=1`).then((h) => [a.id, h[0] ?? null] as const).catch(() => [a.id, null] as const)))
+        .then((pairs) => setLast(Object.fromEntries(pairs)));
+    }).catch((e) => setError(e.message));
     get<Webhook[]>('/api/v2/webhooks').then(setHooks).catch((e) => setError(e.message));
   };
   useEffect(load, []);
+  // States change as the scheduler evaluates: the list follows them.
+  useEffect(() => {
+    const t = window.setInterval(() => { if (!document.hidden) load(); }, 10_000);
+    return () => window.clearInterval(t);
+  }, []);
   useEffect(() => {
     get<{ id: string; name: string }[]>('/api/saved-searches')
       .then((l) => setSaved(Object.fromEntries(l.map((x) => [x.id, x.name])))).catch(() => {});
   }, []);
   useEffect(() => {
     setHistory(null);
-    if (open) get<Evaluation[]>(`/api/alerts/${open}/history`).then(setHistory).catch((e) => setError(e.message));
-  }, [open]);
+    if (open) get<Evaluation[]>(`/api/v2/alerts/${open}/history`).then(setHistory).catch((e) => setError(e.message));
+  }, [open, last]);
   const act = (p: Promise<unknown>) => p.then(() => { setError(''); load(); }).catch((e) => setError(e.message));
   const hookName = Object.fromEntries(hooks.map((h) => [h.id, h.name]));
   return (
@@ -167,15 +198,16 @@ export function AlertsPage() {
         <p class="muted">No alert yet. “Alert” on a dashboard's chart tile, or on a saved search, makes one.</p>
       ) : (
         <table class="rows" data-testid="alerts">
-          <thead><tr><th>State</th><th>Name</th><th>Condition</th><th>Every</th><th>Watches</th><th>Webhook</th><th /></tr></thead>
+          <thead><tr><th>State</th><th>Name</th><th>Condition</th><th>Every</th><th>Last evaluated</th><th>Watches</th><th>Webhook</th><th /></tr></thead>
           <tbody>
             {list.map((a) => (
               <>
                 <tr data-alert={a.name} onClick={() => setOpen(open === a.id ? '' : a.id)}>
-                  <td><span class={a.state === 'ALERT' ? 'sev err' : 'sev info'}>{a.state}</span></td>
+                  <td data-testid="alert-state"><span class={a.state === 'ALERT' ? 'sev err' : 'sev info'}>{a.state || 'PENDING'}</span></td>
                   <td>{a.name}</td>
                   <td>{a.thresholdType} {a.threshold}</td>
                   <td>{a.interval}</td>
+                  <td class="small" data-testid="alert-last">{last[a.id] ? `${fmtShort(last[a.id]!.evaluatedAt)} (value ${fmtValue(last[a.id]!.value)})` : <span class="muted">not yet</span>}</td>
                   <td>{a.source === 'saved_search'
                     ? <span>saved search “{saved[a.savedSearchId ?? ''] ?? a.savedSearchId}”{a.groupBy ? ` by ${a.groupBy}` : ''}</span>
                     : <a href={`/dashboards/${a.dashboardId}`} onClick={(e) => { e.stopPropagation(); onLink(e, `/dashboards/${a.dashboardId}`); }}>dashboard tile</a>}</td>
@@ -190,17 +222,18 @@ export function AlertsPage() {
                   </>)}</td>
                 </tr>
                 {open === a.id && (
-                  <tr class="detail"><td colSpan={7}>
+                  <tr class="detail"><td colSpan={8}>
                     {!history ? <span class="muted small">Loading…</span> : history.length === 0 ? <span class="muted small">Not evaluated yet.</span> : (
                       <table class="plain small" data-testid="alert-history">
-                        <thead><tr><th>Window</th><th>State</th><th>Value</th><th>Group</th><th>Delivery</th></tr></thead>
+                        <thead><tr><th>Window</th><th>State</th><th>Value</th><th>Group</th><th>Notification</th><th>Evaluated</th></tr></thead>
                         <tbody>{history.map((h) => (
-                          <tr>
-                            <td>{fmtShort(Date.parse(h.windowStart))}</td>
+                          <tr data-window={h.windowStart}>
+                            <td>{fmtShort(h.windowStart)} – {fmtShort(h.windowEnd)}</td>
                             <td><span class={h.state === 'ALERT' ? 'sev err' : 'sev info'}>{h.state}</span></td>
-                            <td>{h.value ?? '–'}</td>
-                            <td>{h.group}</td>
-                            <td>{h.notified ? 'notified' : ''}{h.deliveryError && <span class="error"> {h.deliveryError}</span>}</td>
+                            <td data-testid="history-value">{fmtValue(h.value)}</td>
+                            <td>{h.group && h.group !== '[]' ? h.group : '–'}</td>
+                            <td data-testid="history-delivery">{delivery(h)}{h.deliveryError && <span class="error"> {h.deliveryError}</span>}</td>
+                            <td>{fmtShort(h.evaluatedAt)}</td>
                           </tr>
                         ))}</tbody>
                       </table>
