@@ -124,7 +124,11 @@ func (s *Service) NeedsOwner(ctx context.Context) (bool, error) {
 func normalEmail(email string) (string, error) {
 	e := strings.ToLower(strings.TrimSpace(email))
 	a, err := mail.ParseAddress(e)
-	if err != nil || a.Address != e || len(e) > 254 {
+	// RFC 5322 takes a@b, but no address a person reaches has a domain
+	// without a dot: such a typo would make an account no invitation or
+	// reset can ever reach.
+	domain := e[strings.LastIndexByte(e, '@')+1:]
+	if err != nil || a.Address != e || len(e) > 254 || !strings.Contains(strings.Trim(domain, "."), ".") {
 		return "", InputError{"enter an email address such as you@example.com"}
 	}
 	return e, nil

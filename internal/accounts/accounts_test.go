@@ -40,8 +40,10 @@ func TestFirstAccountOwnsTheTeamAndLaterOnesNeedAnInvitation(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, needs)
 
-	_, err = s.Register(ctx, "not an email", "long enough", "")
-	assert.ErrorAs(t, err, new(InputError))
+	for _, bad := range []string{"not an email", "a@b", "a@b.", "a@.b"} {
+		_, err = s.Register(ctx, bad, "long enough password", "")
+		assert.ErrorAs(t, err, new(InputError), bad)
+	}
 	_, err = s.Register(ctx, "Owner@Example.com", "short", "")
 	assert.ErrorAs(t, err, new(InputError))
 	owner, err := s.Register(ctx, " Owner@Example.com ", "long enough password", "")
