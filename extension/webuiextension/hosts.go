@@ -114,7 +114,8 @@ func (g *hostGuard) check(next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(http.StatusMisdirectedRequest)
-		_, _ = w.Write([]byte(msg + "\n"))
+		_, _ = w.Write([]byte(msg + "\n")) //nolint:gosec // plain text that browsers may not sniff as HTML; the host is quoted
 	})
 }
