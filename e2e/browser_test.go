@@ -694,3 +694,44 @@ func TestBrowserSearchFacetsAndAutocomplete(t *testing.T) {
 		assert.Equal(t, 3, eval[int](b, "rows", `document.querySelectorAll('[data-testid=results] tbody tr').length`))
 	}
 }
+
+// Saved searches (issue 42, item 5): a second search of a name the team
+// already uses is refused with a message; opening one keeps the range
+// on screen; deleting one asks first.
+func TestBrowserSavedSearchNamesRangeAndDelete(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t))
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	b := newBrowser(t, ui, "saved")
+	b.signUp("/", "owner@example.com", "correct horse battery")
+
+	save := func(name string) {
+		b.t.Helper()
+		b.run("saving "+name, chromedp.Navigate(ui+"/search/logs?q=service%3Acheckout&range=1h"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=saved-menu]`)))
+		b.click("the Save button", `.saved button:nth-child(2)`)
+		b.run("naming it", fill(`input[name=saved-name]`, name), chromedp.Click(chromedp.CSS(`.saved-form button[type=submit]`)))
+	}
+	save("Checkout")
+	b.run("saved", waitText(`[data-testid=saved-menu]`, "Saved (1)"))
+	save("checkout ")
+	b.see("the refusal", `.saved-form .error`)
+	assert.Contains(t, b.text(`.saved-form .error`), "already named “Checkout”")
+	b.run("still one", chromedp.Navigate(ui+"/search/logs"), waitText(`[data-testid=saved-menu]`, "Saved (1)"))
+
+	// Opened from a page on the last 6 hours, it keeps them.
+	b.run("a page on 6 h", chromedp.Navigate(ui+"/search/logs?range=6h"), waitText(`[data-testid=saved-menu]`, "Saved (1)"))
+	b.click("the list", `[data-testid=saved-menu]`)
+	b.click("opening it", `.saved-item[data-saved=Checkout] a`)
+	b.run("its where, the range kept", poll(`location.search.includes('q=service%3Acheckout') && location.search.includes('range=6h')`))
+
+	// Delete asks; Cancel keeps it, Delete removes it.
+	b.click("the list again", `[data-testid=saved-menu]`)
+	b.click("×", `.saved-item[data-saved=Checkout] [data-action=delete]`)
+	b.see("the question", `.saved-item[data-saved=Checkout] [data-action=confirm-delete]`)
+	b.click("cancel", `.saved-item[data-saved=Checkout] .confirm button:not(.danger)`)
+	b.see("still listed", `.saved-item[data-saved=Checkout] [data-action=delete]`)
+	assert.Contains(t, b.text(`[data-testid=saved-menu]`), "Saved (1)")
+	b.click("× again", `.saved-item[data-saved=Checkout] [data-action=delete]`)
+	b.click("delete", `.saved-item[data-saved=Checkout] [data-action=confirm-delete]`)
+	b.run("deleted", waitText(`[data-testid=saved-menu]`, "Saved (0)"))
+}

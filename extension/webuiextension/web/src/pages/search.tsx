@@ -307,13 +307,18 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
   const [naming, setNaming] = useState(false);
   const [name, setName] = useState('');
   const [error, setError] = useState('');
+  const [confirm, setConfirm] = useState('');
   const load = () => { get<Saved[]>('/api/saved-searches').then(setList).catch((e) => setError(e.message)); };
   useEffect(load, []);
   const mine = (list ?? []).filter((x) => sources.some((y) => y.id === x.source));
   const save = async (e: Event) => {
     e.preventDefault();
+    // Two saved searches of one name cannot be told apart in the list:
+    // the team's names are unique, any case, whatever the kind.
+    const taken = (list ?? []).find((x) => x.name.trim().toLowerCase() === name.trim().toLowerCase());
+    if (taken) { setError(`A saved search is already named “${taken.name}”: choose another name.`); return; }
     try {
-      await post('/api/saved-searches', { name, source: src.id, where, whereLanguage: lang, select: cols });
+      await post('/api/saved-searches', { name: name.trim(), source: src.id, where, whereLanguage: lang, select: cols });
       setNaming(false);
       setName('');
       setError('');
@@ -323,8 +328,12 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
     }
   };
   const path = kind === 'log' ? '/search/logs' : '/search/traces';
+  // A saved search keeps no range: opening one keeps the range on screen
+  // (relative or absolute) rather than going back to the default.
   const openSaved = (x: Saved) => {
     const q = new URLSearchParams({ source: x.source, q: x.where });
+    const here = new URLSearchParams(location.search);
+    for (const k of ['range', 'from', 'to']) { const v = here.get(k); if (v) q.set(k, v); }
     if (langOf(x.whereLanguage) !== 'lucene') q.set('lang', langOf(x.whereLanguage));
     if (x.select.length) q.set('cols', x.select.join(','));
     setOpen(false);
@@ -343,11 +352,21 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
       )}
       {open && (
         <div class="popover saved-list">
+          {error && !naming && <p class="error small">{error}</p>}
           {mine.length === 0 ? <p class="muted small">No saved search yet.</p> : mine.map((x) => (
-            <div class="saved-item">
+            <div class="saved-item" data-saved={x.name}>
               <a href="#" onClick={(e) => { e.preventDefault(); openSaved(x); }}>{x.name}</a>
               <code class="small">{x.where || '(everything)'}</code>
-              <button class="link" title="Delete" onClick={async () => { await del(`/api/saved-searches/${x.id}`); load(); }}>×</button>
+              {confirm === x.id ? (
+                <span class="confirm small" role="alertdialog">Delete for the whole team?{' '}
+                  <button class="small danger" data-action="confirm-delete" onClick={async () => {
+                    setConfirm('');
+                    try { await del(`/api/saved-searches/${x.id}`); } catch (err: any) { setError(err.message); }
+                    load();
+                  }}>Delete</button>{' '}
+                  <button class="small" onClick={() => setConfirm('')}>Cancel</button>
+                </span>
+              ) : <button class="link" title="Delete" aria-label={`Delete ${x.name}`} data-action="delete" onClick={() => setConfirm(x.id)}>×</button>}
             </div>
           ))}
         </div>

@@ -85,6 +85,7 @@ function Members({ me, team, reload }: { me: Account; team: Team | null; reload:
   const [email, setEmail] = useState('');
   const [link, setLink] = useState('');
   const [error, setError] = useState('');
+  const [removing, setRemoving] = useState('');
   const invite = async (e: Event) => {
     e.preventDefault();
     setError('');
@@ -106,9 +107,15 @@ function Members({ me, team, reload }: { me: Account; team: Team | null; reload:
             <tr>
               <td>{m.email}{m.id === me.id && <span class="muted small"> (you)</span>}</td>
               <td class="muted small">{m.role}</td>
-              <td>{m.role !== 'owner' && m.id !== me.id && <button class="ghost small" onClick={async () => {
-                try { await del(`/api/team/members/${m.id}`); reload(); } catch (err: any) { setError(err.message); }
-              }}>Remove</button>}</td>
+              <td>{m.role !== 'owner' && m.id !== me.id && (removing === m.id ? (
+                <span class="confirm small" role="alertdialog">Remove {m.email} from the team?{' '}
+                  <button class="danger small" data-action="confirm-remove" onClick={async () => {
+                    setRemoving('');
+                    try { await del(`/api/team/members/${m.id}`); reload(); } catch (err: any) { setError(err.message); }
+                  }}>Remove</button>{' '}
+                  <button class="ghost small" onClick={() => setRemoving('')}>Cancel</button>
+                </span>
+              ) : <button class="ghost small" data-action="remove" onClick={() => setRemoving(m.id)}>Remove</button>)}</td>
             </tr>
           ))}
         </tbody>
