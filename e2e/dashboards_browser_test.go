@@ -245,5 +245,37 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 	default:
 	}
 	b.screenshot("alert-history-2")
+
+	// An alert on a saved search, made on the Alerts page: it counts the
+	// search's matches (12 a minute) and notifies the same receiver.
+	require.Equal(t, 201, eval[int](b, "saving a search", `fetch('/api/saved-searches', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({name: 'Payment failures', source: 'logs', where: '"payment failed"', whereLanguage: 'lucene', select: ['Body']})}).then((r) => r.status)`))
+	b.run("the alerts page", chromedp.Navigate(ui+"/alerts"), waitText(`[data-testid=alerts]`, "Payments: Errors"))
+	b.click("new alert on a saved search", `[data-action=new-search-alert]`)
+	b.run("the saved search is offered", waitText(`[data-testid=alert-form] select[name=savedSearch]`, "Payment failures"))
+	b.run("the alert", fill(`[data-testid=alert-form] input[name=alert-name]`, "Payment failures"), fill(`[data-testid=alert-form] input[name=threshold]`, "5"),
+		poll(`(() => { const e = document.querySelector('[data-testid=alert-form] select[name=interval]'); e.value = '1m'; e.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`))
+	b.screenshot("search-alert-form")
+	b.click("creating it", `[data-action=save-alert]`)
+	b.run("the form closes", poll(`!document.querySelector('[data-testid=alert-form]')`))
+	select {
+	case n = <-got:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no notification for the saved search's alert within a minute")
+	}
+	assert.Equal(t, "Payment failures", n.body["name"])
+	assert.Equal(t, "ALERT", n.body["state"])
+	assert.NotEmpty(t, n.body["savedSearchId"])
+	assert.EqualValues(t, 12, n.body["value"])
+	b.run("it shows ALERT", chromedp.Reload(), waitText(`tr[data-alert="Payment failures"] [data-testid=alert-state]`, "ALERT"))
+	assert.Contains(t, b.text(`tr[data-alert="Payment failures"]`), `saved search “Payment failures”`)
+
+	// Delete the tile's alert, after a confirmation.
+	b.click("delete", `tr[data-alert="Payments: Errors"] [data-action=delete-alert]`)
+	b.see("the confirmation", `tr[data-alert="Payments: Errors"] [data-action=confirm-delete]`)
+	b.click("confirm", `tr[data-alert="Payments: Errors"] [data-action=confirm-delete]`)
+	b.run("it is gone", poll(`!document.querySelector('tr[data-alert="Payments: Errors"]')`))
+	b.see("the other stays", `tr[data-alert="Payment failures"]`)
+	b.screenshot("alerts-after-delete")
 	assert.NotContains(t, c.out.String(), "observability API request failed", "no request answered 500")
 }

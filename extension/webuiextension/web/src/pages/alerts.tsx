@@ -75,8 +75,16 @@ function body(a: any) {
 export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Alert>; onDone: () => void; onCancel: () => void }) {
   const [a, setA] = useState<Partial<Alert>>({ threshold: 1, thresholdType: 'above', interval: '5m', channel: { type: 'webhook', webhookId: '' }, ...initial });
   const [hooks, setHooks] = useState<Webhook[]>([]);
+  const [searches, setSearches] = useState<{ id: string; name: string }[]>([]);
   const [error, setError] = useState('');
+  const onSearch = a.source === 'saved_search';
   useEffect(() => {
+    if (onSearch) {
+      get<{ id: string; name: string }[]>('/api/saved-searches').then((l) => {
+        setSearches(l);
+        if (!a.savedSearchId && l.length) setA((x) => ({ ...x, savedSearchId: l[0].id }));
+      }).catch((e) => setError(e.message));
+    }
     get<Webhook[]>('/api/v2/webhooks').then((l) => {
       setHooks(l);
       if (!a.channel?.webhookId && l.length) setA((x) => ({ ...x, channel: { type: 'webhook', webhookId: l[0].id } }));
@@ -93,6 +101,13 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
     }}>
       <div class="form-grid">
         <label class="wide">Name<input name="alert-name" value={a.name ?? ''} onInput={(e) => setA({ ...a, name: e.currentTarget.value })} /></label>
+        {onSearch && <>
+          <label>Saved search<select name="savedSearch" value={a.savedSearchId ?? ''} onChange={(e) => setA({ ...a, savedSearchId: e.currentTarget.value })}>
+            {searches.length === 0 && <option value="">(save a search first, on the Logs or Traces page)</option>}
+            {searches.map((x) => <option value={x.id}>{x.name}</option>)}</select></label>
+          <label>Group by (optional)<input name="alert-groupBy" placeholder="ServiceName" value={a.groupBy ?? ''} onInput={(e) => setA({ ...a, groupBy: e.currentTarget.value || undefined })} /></label>
+          <p class="muted small wide">The value is the number of events the search matches in each interval{a.groupBy ? ', per group' : ''}.</p>
+        </>}
         <label>When the value is<select name="thresholdType" value={a.thresholdType} onChange={(e) => setA({ ...a, thresholdType: e.currentTarget.value })}>
           <option value="above">above</option><option value="below">below</option></select></label>
         <label>Threshold<input name="threshold" type="number" step="any" value={String(a.threshold ?? '')} onInput={(e) => setA({ ...a, threshold: e.currentTarget.value === '' ? (undefined as any) : Number(e.currentTarget.value) })} /></label>
@@ -245,6 +260,9 @@ export function AlertsPage() {
           </tbody>
         </table>
       )}
+      <div class="editor-actions">
+        <button data-action="new-search-alert" onClick={() => setEditAlert({ source: 'saved_search', name: '' } as Alert)}>New alert on a saved search</button>
+      </div>
       <div class="row-between">
         <h2>Webhooks</h2>
         <button class="primary" data-action="new-webhook" onClick={() => setEditHook({})}>New webhook</button>
@@ -270,7 +288,7 @@ export function AlertsPage() {
       {(editAlert || editHook) && (
         <div class="modal-back">
           <div class="modal card" role="dialog">
-            {editAlert && <><h2>Alert “{editAlert.name}”</h2><AlertForm initial={editAlert} onDone={() => { setEditAlert(null); load(); }} onCancel={() => setEditAlert(null)} /></>}
+            {editAlert && <><h2>{editAlert.id ? `Alert “${editAlert.name}”` : 'New alert on a saved search'}</h2><AlertForm initial={editAlert} onDone={() => { setEditAlert(null); load(); }} onCancel={() => setEditAlert(null)} /></>}
             {editHook && <><h2>{editHook.id ? `Webhook “${editHook.name}”` : 'New webhook'}</h2><WebhookForm initial={editHook} onDone={() => { setEditHook(null); load(); }} onCancel={() => setEditHook(null)} /></>}
           </div>
         </div>
