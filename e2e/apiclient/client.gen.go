@@ -311,6 +311,78 @@ func (e ChartQuerySeriesWhereLanguage) Valid() bool {
 	}
 }
 
+// Defines values for DashboardFilterType.
+const (
+	QUERYEXPRESSION DashboardFilterType = "QUERY_EXPRESSION"
+)
+
+// Valid indicates whether the value is a known member of the DashboardFilterType enum.
+func (e DashboardFilterType) Valid() bool {
+	switch e {
+	case QUERYEXPRESSION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DashboardFilterWhereLanguage.
+const (
+	DashboardFilterWhereLanguageLucene DashboardFilterWhereLanguage = "lucene"
+	DashboardFilterWhereLanguageSql    DashboardFilterWhereLanguage = "sql"
+)
+
+// Valid indicates whether the value is a known member of the DashboardFilterWhereLanguage enum.
+func (e DashboardFilterWhereLanguage) Valid() bool {
+	switch e {
+	case DashboardFilterWhereLanguageLucene:
+		return true
+	case DashboardFilterWhereLanguageSql:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DashboardFilterValueType.
+const (
+	DashboardFilterValueTypeLucene DashboardFilterValueType = "lucene"
+	DashboardFilterValueTypeSql    DashboardFilterValueType = "sql"
+)
+
+// Valid indicates whether the value is a known member of the DashboardFilterValueType enum.
+func (e DashboardFilterValueType) Valid() bool {
+	switch e {
+	case DashboardFilterValueTypeLucene:
+		return true
+	case DashboardFilterValueTypeSql:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DashboardInputSavedQueryLanguage.
+const (
+	DashboardInputSavedQueryLanguageLessThannil DashboardInputSavedQueryLanguage = "<nil>"
+	DashboardInputSavedQueryLanguageLucene      DashboardInputSavedQueryLanguage = "lucene"
+	DashboardInputSavedQueryLanguageSql         DashboardInputSavedQueryLanguage = "sql"
+)
+
+// Valid indicates whether the value is a known member of the DashboardInputSavedQueryLanguage enum.
+func (e DashboardInputSavedQueryLanguage) Valid() bool {
+	switch e {
+	case DashboardInputSavedQueryLanguageLessThannil:
+		return true
+	case DashboardInputSavedQueryLanguageLucene:
+		return true
+	case DashboardInputSavedQueryLanguageSql:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeletedDeleted.
 const (
 	True DeletedDeleted = true
@@ -593,6 +665,21 @@ func (e SourceInputMetricType) Valid() bool {
 	}
 }
 
+// Defines values for TileConfigAsRatio.
+const (
+	False TileConfigAsRatio = false
+)
+
+// Valid indicates whether the value is a known member of the TileConfigAsRatio enum.
+func (e TileConfigAsRatio) Valid() bool {
+	switch e {
+	case False:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TileConfigConfigType.
 const (
 	TileConfigConfigTypeSql TileConfigConfigType = "sql"
@@ -659,6 +746,21 @@ func (e TileConfigWhereLanguage) Valid() bool {
 	case TileConfigWhereLanguageLucene:
 		return true
 	case TileConfigWhereLanguageSql:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TileInputSeriesReturnType.
+const (
+	Column TileInputSeriesReturnType = "column"
+)
+
+// Valid indicates whether the value is a known member of the TileInputSeriesReturnType enum.
+func (e TileInputSeriesReturnType) Valid() bool {
+	switch e {
+	case Column:
 		return true
 	default:
 		return false
@@ -1097,31 +1199,73 @@ type ChartSeries_Data_Item struct {
 
 // Dashboard defines model for Dashboard.
 type Dashboard struct {
-	CreatedAt          time.Time     `json:"createdAt"`
-	Filters            []interface{} `json:"filters"`
-	Id                 string        `json:"id"`
-	Name               string        `json:"name"`
-	SavedFilterValues  []interface{} `json:"savedFilterValues"`
-	SavedQuery         *string       `json:"savedQuery"`
-	SavedQueryLanguage *string       `json:"savedQueryLanguage"`
-	Tags               []string      `json:"tags"`
-	Tiles              []Tile        `json:"tiles"`
-	UpdatedAt          time.Time     `json:"updatedAt"`
+	CreatedAt          time.Time              `json:"createdAt"`
+	Filters            []DashboardFilter      `json:"filters"`
+	Id                 string                 `json:"id"`
+	Name               string                 `json:"name"`
+	SavedFilterValues  []DashboardFilterValue `json:"savedFilterValues"`
+	SavedQuery         *string                `json:"savedQuery"`
+	SavedQueryLanguage *string                `json:"savedQueryLanguage"`
+	Tags               []string               `json:"tags"`
+	Tiles              []Tile                 `json:"tiles"`
+	UpdatedAt          time.Time              `json:"updatedAt"`
 }
+
+// DashboardFilter defines model for DashboardFilter.
+type DashboardFilter struct {
+	// AppliesToSourceIds the sources whose tiles the filter narrows; absent, every tile
+	AppliesToSourceIds *[]string `json:"appliesToSourceIds,omitempty"`
+
+	// Expression the SQL expression whose values the dropdown lists
+	Expression string `json:"expression"`
+
+	// Id made by the API; given back on an update to keep it
+	Id               *string                       `json:"id,omitempty"`
+	Name             string                        `json:"name"`
+	SourceId         string                        `json:"sourceId"`
+	SourceMetricType *string                       `json:"sourceMetricType,omitempty"`
+	Type             DashboardFilterType           `json:"type"`
+	Where            *string                       `json:"where,omitempty"`
+	WhereLanguage    *DashboardFilterWhereLanguage `json:"whereLanguage,omitempty"`
+}
+
+// DashboardFilterType defines model for DashboardFilter.Type.
+type DashboardFilterType string
+
+// DashboardFilterWhereLanguage defines model for DashboardFilter.WhereLanguage.
+type DashboardFilterWhereLanguage string
+
+// DashboardFilterValue defines model for DashboardFilterValue.
+type DashboardFilterValue struct {
+	Condition string                    `json:"condition"`
+	Type      *DashboardFilterValueType `json:"type,omitempty"`
+}
+
+// DashboardFilterValueType defines model for DashboardFilterValue.Type.
+type DashboardFilterValueType string
 
 // DashboardInput HyperDX's dashboard body; id, createdAt, updatedAt and empty filters are accepted so a dashboard read can be written back
 type DashboardInput struct {
-	CreatedAt          *time.Time     `json:"createdAt,omitempty"`
-	Filters            *[]interface{} `json:"filters,omitempty"`
-	Id                 *string        `json:"id,omitempty"`
-	Name               string         `json:"name"`
-	SavedFilterValues  *[]interface{} `json:"savedFilterValues,omitempty"`
-	SavedQuery         *string        `json:"savedQuery,omitempty"`
-	SavedQueryLanguage *string        `json:"savedQueryLanguage,omitempty"`
-	Tags               *[]string      `json:"tags,omitempty"`
-	Tiles              *[]TileInput   `json:"tiles,omitempty"`
-	UpdatedAt          *time.Time     `json:"updatedAt,omitempty"`
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+
+	// Filters the dashboard's filter dropdowns; a new dashboard's filters take no id
+	Filters           *[]DashboardFilter      `json:"filters,omitempty"`
+	Id                *string                 `json:"id,omitempty"`
+	Name              string                  `json:"name"`
+	SavedFilterValues *[]DashboardFilterValue `json:"savedFilterValues,omitempty"`
+
+	// SavedQuery the where the dashboard opens with
+	SavedQuery *string `json:"savedQuery,omitempty"`
+
+	// SavedQueryLanguage lucene when savedQuery is given without it; null beside a savedQuery is refused
+	SavedQueryLanguage *DashboardInputSavedQueryLanguage `json:"savedQueryLanguage,omitempty"`
+	Tags               *[]string                         `json:"tags,omitempty"`
+	Tiles              *[]TileInput                      `json:"tiles,omitempty"`
+	UpdatedAt          *time.Time                        `json:"updatedAt,omitempty"`
 }
+
+// DashboardInputSavedQueryLanguage lucene when savedQuery is given without it; null beside a savedQuery is refused
+type DashboardInputSavedQueryLanguage string
 
 // Deleted defines model for Deleted.
 type Deleted struct {
@@ -1339,25 +1483,28 @@ type Tile struct {
 // is stored but not run. Presentation options (numberFormat, fillNulls, seriesLimit, ...) are kept
 // as given.
 type TileConfig struct {
-	AlignDateRangeToGranularity *bool                     `json:"alignDateRangeToGranularity,omitempty"`
-	Color                       *string                   `json:"color,omitempty"`
-	ColorRules                  *[]map[string]interface{} `json:"colorRules,omitempty"`
-	CompareToPreviousPeriod     *bool                     `json:"compareToPreviousPeriod,omitempty"`
-	ConfigType                  *TileConfigConfigType     `json:"configType,omitempty"`
-	ConnectionId                *string                   `json:"connectionId,omitempty"`
-	DisplayType                 TileConfigDisplayType     `json:"displayType"`
-	FillNulls                   *bool                     `json:"fillNulls,omitempty"`
-	FitYAxisToData              *bool                     `json:"fitYAxisToData,omitempty"`
-	GroupBy                     *string                   `json:"groupBy,omitempty"`
-	GroupByColumnsOnLeft        *bool                     `json:"groupByColumnsOnLeft,omitempty"`
-	Limit                       *int                      `json:"limit,omitempty"`
-	Markdown                    *string                   `json:"markdown,omitempty"`
-	NumberFormat                *map[string]interface{}   `json:"numberFormat,omitempty"`
-	OnClick                     *map[string]interface{}   `json:"onClick,omitempty"`
-	OrderBy                     *string                   `json:"orderBy,omitempty"`
-	Select                      *TileConfig_Select        `json:"select,omitempty"`
-	SeriesLimit                 *int                      `json:"seriesLimit,omitempty"`
-	ShowOperandSeries           *bool                     `json:"showOperandSeries,omitempty"`
+	AlignDateRangeToGranularity *bool `json:"alignDateRangeToGranularity,omitempty"`
+
+	// AsRatio a ratio of the first two series is not run yet; false is kept
+	AsRatio                 *TileConfigAsRatio        `json:"asRatio,omitempty"`
+	Color                   *string                   `json:"color,omitempty"`
+	ColorRules              *[]map[string]interface{} `json:"colorRules,omitempty"`
+	CompareToPreviousPeriod *bool                     `json:"compareToPreviousPeriod,omitempty"`
+	ConfigType              *TileConfigConfigType     `json:"configType,omitempty"`
+	ConnectionId            *string                   `json:"connectionId,omitempty"`
+	DisplayType             TileConfigDisplayType     `json:"displayType"`
+	FillNulls               *bool                     `json:"fillNulls,omitempty"`
+	FitYAxisToData          *bool                     `json:"fitYAxisToData,omitempty"`
+	GroupBy                 *string                   `json:"groupBy,omitempty"`
+	GroupByColumnsOnLeft    *bool                     `json:"groupByColumnsOnLeft,omitempty"`
+	Limit                   *int                      `json:"limit,omitempty"`
+	Markdown                *string                   `json:"markdown,omitempty"`
+	NumberFormat            *map[string]interface{}   `json:"numberFormat,omitempty"`
+	OnClick                 *map[string]interface{}   `json:"onClick,omitempty"`
+	OrderBy                 *string                   `json:"orderBy,omitempty"`
+	Select                  *TileConfig_Select        `json:"select,omitempty"`
+	SeriesLimit             *int                      `json:"seriesLimit,omitempty"`
+	ShowOperandSeries       *bool                     `json:"showOperandSeries,omitempty"`
 
 	// SourceId id of a source of the team
 	SourceId      *string                  `json:"sourceId,omitempty"`
@@ -1365,6 +1512,9 @@ type TileConfig struct {
 	Where         *string                  `json:"where,omitempty"`
 	WhereLanguage *TileConfigWhereLanguage `json:"whereLanguage,omitempty"`
 }
+
+// TileConfigAsRatio a ratio of the first two series is not run yet; false is kept
+type TileConfigAsRatio bool
 
 // TileConfigConfigType defines model for TileConfig.ConfigType.
 type TileConfigConfigType string
@@ -1395,15 +1545,21 @@ type TileInput struct {
 	Id     *string       `json:"id,omitempty"`
 	Name   *string       `json:"name,omitempty"`
 	Series *[]TileSeries `json:"series,omitempty"`
-	W      int           `json:"w"`
-	X      int           `json:"x"`
-	Y      int           `json:"y"`
+
+	// SeriesReturnType HyperDX v1's; column (each series drawn as it is) is the one taken
+	SeriesReturnType *TileInputSeriesReturnType `json:"seriesReturnType,omitempty"`
+	W                int                        `json:"w"`
+	X                int                        `json:"x"`
+	Y                int                        `json:"y"`
 }
 
 // TileInput_Config defines model for TileInput.Config.
 type TileInput_Config struct {
 	union json.RawMessage
 }
+
+// TileInputSeriesReturnType HyperDX v1's; column (each series drawn as it is) is the one taken
+type TileInputSeriesReturnType string
 
 // TileSeries HyperDX's older series form, translated to a TileConfig as HyperDX does; a tile's series share one type and one source
 type TileSeries struct {

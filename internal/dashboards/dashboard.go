@@ -16,20 +16,42 @@ import (
 // Kind is what a dashboard is filed under.
 const Kind = store.KindDashboard
 
-// Dashboard is a named grid of tiles. Filters, savedQuery and
-// savedFilterValues are answered as HyperDX answers a dashboard without
-// them; setting them is refused until they are applied.
+// Dashboard is a named grid of tiles. Filters (the dashboard's filter
+// dropdowns), savedQuery and savedFilterValues (the where and filter
+// values it opens with) are kept as HyperDX keeps them, for the clients
+// that show them.
 type Dashboard struct {
-	ID                 string     `json:"id"`
-	Name               string     `json:"name"`
-	Tags               []string   `json:"tags"`
-	Tiles              []Tile     `json:"tiles"`
-	Filters            []struct{} `json:"filters"`
-	SavedQuery         *string    `json:"savedQuery"`
-	SavedQueryLanguage *string    `json:"savedQueryLanguage"`
-	SavedFilterValues  []struct{} `json:"savedFilterValues"`
-	CreatedAt          time.Time  `json:"createdAt"`
-	UpdatedAt          time.Time  `json:"updatedAt"`
+	ID                 string        `json:"id"`
+	Name               string        `json:"name"`
+	Tags               []string      `json:"tags"`
+	Tiles              []Tile        `json:"tiles"`
+	Filters            []Filter      `json:"filters"`
+	SavedQuery         *string       `json:"savedQuery"`
+	SavedQueryLanguage *string       `json:"savedQueryLanguage"`
+	SavedFilterValues  []FilterValue `json:"savedFilterValues"`
+	CreatedAt          time.Time     `json:"createdAt"`
+	UpdatedAt          time.Time     `json:"updatedAt"`
+}
+
+// Filter is one of a dashboard's filter dropdowns: the values of
+// Expression over SourceID's rows (matching Where), applied to the tiles
+// of AppliesToSourceIDs (absent: every tile).
+type Filter struct {
+	ID                 string   `json:"id"`
+	Type               string   `json:"type"`
+	Name               string   `json:"name"`
+	Expression         string   `json:"expression"`
+	SourceID           string   `json:"sourceId"`
+	SourceMetricType   string   `json:"sourceMetricType,omitempty"`
+	Where              string   `json:"where,omitempty"`
+	WhereLanguage      string   `json:"whereLanguage,omitempty"`
+	AppliesToSourceIDs []string `json:"appliesToSourceIds,omitempty"`
+}
+
+// FilterValue is a filter condition a dashboard opens with.
+type FilterValue struct {
+	Type      string `json:"type,omitempty"`
+	Condition string `json:"condition"`
 }
 
 // Tile is a chart placed on the dashboard's 24-column grid.
@@ -91,6 +113,17 @@ type Select struct {
 	Where         string          `json:"where"`
 	WhereLanguage string          `json:"whereLanguage"`
 	NumberFormat  json.RawMessage `json:"numberFormat,omitempty"`
+}
+
+// MarshalJSON answers valueExpression always (empty for count) beside an
+// aggFn, as HyperDX does; a query item has none.
+func (s Select) MarshalJSON() ([]byte, error) {
+	type plain Select
+	b, err := json.Marshal(plain(s))
+	if err != nil || s.Query != "" || s.ValueExpression != "" {
+		return b, err
+	}
+	return append([]byte(`{"valueExpression":"",`), b[1:]...), nil
 }
 
 // displayOptions are the presentation options kept verbatim; they change

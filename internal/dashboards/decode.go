@@ -27,10 +27,10 @@ type input struct {
 	Name               string            `json:"name"`
 	Tags               []string          `json:"tags"`
 	Tiles              []json.RawMessage `json:"tiles"`
-	Filters            []json.RawMessage `json:"filters"`
+	Filters            []Filter          `json:"filters"`
 	SavedQuery         *string           `json:"savedQuery"`
-	SavedQueryLanguage *string           `json:"savedQueryLanguage"`
-	SavedFilterValues  []json.RawMessage `json:"savedFilterValues"`
+	SavedQueryLanguage json.RawMessage   `json:"savedQueryLanguage"`
+	SavedFilterValues  []FilterValue     `json:"savedFilterValues"`
 	CreatedAt          time.Time         `json:"createdAt"`
 	UpdatedAt          time.Time         `json:"updatedAt"`
 }
@@ -38,15 +38,18 @@ type input struct {
 // tileInput is a tile in any of the three forms: HyperDX's config,
 // HyperDX's older series list, or this API's first config.
 type tileInput struct {
-	ID      string                     `json:"id"`
-	Name    string                     `json:"name"`
-	X       int                        `json:"x"`
-	Y       int                        `json:"y"`
-	W       int                        `json:"w"`
-	H       int                        `json:"h"`
-	AsRatio *bool                      `json:"asRatio"`
-	Series  []json.RawMessage          `json:"series"`
-	Config  map[string]json.RawMessage `json:"config"`
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	X       int    `json:"x"`
+	Y       int    `json:"y"`
+	W       int    `json:"w"`
+	H       int    `json:"h"`
+	AsRatio *bool  `json:"asRatio"`
+	// SeriesReturnType is HyperDX v1's: "column" (each series its own
+	// line, what a tile draws) or "ratio" (the first over the second).
+	SeriesReturnType string                     `json:"seriesReturnType"`
+	Series           []json.RawMessage          `json:"series"`
+	Config           map[string]json.RawMessage `json:"config"`
 }
 
 // Decode reads a dashboard body in HyperDX's shapes, or this API's first
@@ -59,11 +62,32 @@ func Decode(body []byte) (Dashboard, error) {
 		return Dashboard{}, Invalid{fmt.Errorf("invalid JSON body: %v", err)}
 	}
 	var p []string
-	if len(in.Filters) > 0 || len(in.SavedFilterValues) > 0 || (in.SavedQuery != nil && *in.SavedQuery != "") {
-		p = append(p, "dashboard filters, savedQuery and savedFilterValues are not supported yet; put the where in each tile")
-	}
 	d := Dashboard{ID: in.ID, Name: in.Name, Tags: in.Tags, Tiles: make([]Tile, 0, len(in.Tiles)),
-		Filters: []struct{}{}, SavedFilterValues: []struct{}{}, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt}
+		Filters: in.Filters, SavedQuery: in.SavedQuery, SavedFilterValues: in.SavedFilterValues, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt}
+	if d.Filters == nil {
+		d.Filters = []Filter{}
+	}
+	if d.SavedFilterValues == nil {
+		d.SavedFilterValues = []FilterValue{}
+	}
+	// A saved query without a language is lucene, as HyperDX defaults it;
+	// an explicit null beside one is a mistake HyperDX refuses.
+	switch lang := string(in.SavedQueryLanguage); {
+	case lang == "null" && d.SavedQuery != nil:
+		p = append(p, "savedQueryLanguage cannot be null when savedQuery is provided")
+	case lang == "" || lang == "null":
+		if d.SavedQuery != nil {
+			l := "lucene"
+			d.SavedQueryLanguage = &l
+		}
+	default:
+		var l string
+		if err := json.Unmarshal(in.SavedQueryLanguage, &l); err != nil {
+			p = append(p, "savedQueryLanguage must be a string")
+		} else {
+			d.SavedQueryLanguage = &l
+		}
+	}
 	if d.Tags == nil {
 		d.Tags = []string{}
 	}
@@ -77,6 +101,8 @@ func Decode(body []byte) (Dashboard, error) {
 		t := Tile{ID: ti.ID, Name: ti.Name, X: ti.X, Y: ti.Y, W: ti.W, H: ti.H}
 		var err error
 		switch {
+		case ti.SeriesReturnType != "" && ti.SeriesReturnType != "column":
+			err = fmt.Errorf(`seriesReturnType %q is not supported yet; "column" is`, ti.SeriesReturnType)
 		case ti.Series != nil && ti.Config != nil:
 			err = errors.New("a tile cannot have both series and config")
 		case ti.Series != nil:
@@ -84,6 +110,17 @@ func Decode(body []byte) (Dashboard, error) {
 				err = errors.New("asRatio is not supported yet")
 			} else {
 				t.Config, err = fromSeries(ti.Series)
+			}
+			// HyperDX's translation: a time or table chart says it is no
+			// ratio, and a time chart fills its gaps.
+			if err == nil && t.Config.IsChart() && t.Config.DisplayType != Number {
+				if t.Config.Display == nil {
+					t.Config.Display = map[string]json.RawMessage{}
+				}
+				t.Config.Display["asRatio"] = json.RawMessage("false")
+				if t.Config.DisplayType != Table {
+					t.Config.Display["fillNulls"] = json.RawMessage("true")
+				}
 			}
 		case ti.Config != nil:
 			if ti.AsRatio != nil {
@@ -164,6 +201,13 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 		case refused[k] != "":
 			if s := string(raw); s != "false" && s != "null" && s != "[]" && s != `""` {
 				return c, fmt.Errorf("config.%s is not supported yet", k)
+			}
+			if string(raw) == "false" {
+				// Kept, so a dashboard read back says what it was given.
+				if c.Display == nil {
+					c.Display = map[string]json.RawMessage{}
+				}
+				c.Display[k] = raw
 			}
 		default:
 			return c, fmt.Errorf("unknown field config.%s", k)

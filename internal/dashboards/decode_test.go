@@ -45,7 +45,8 @@ func TestDecodeTileForms(t *testing.T) {
 			  {"type":"time","sourceId":"logs","aggFn":"count","where":"level:error","whereLanguage":"lucene","groupBy":["ServiceName","host"],"displayType":"stacked_bar"},
 			  {"type":"time","sourceId":"logs","aggFn":"avg","field":"Duration","where":"","whereLanguage":"lucene","groupBy":[]}]}`,
 			want: Config{DisplayType: StackedBar, SourceID: "logs", GroupBy: "ServiceName, host",
-				Select: []Select{{AggFn: "count", Where: "level:error", WhereLanguage: "lucene"}, {AggFn: "avg", ValueExpression: "Duration", WhereLanguage: "lucene"}}},
+				Display: map[string]json.RawMessage{"asRatio": json.RawMessage("false"), "fillNulls": json.RawMessage("true")},
+				Select:  []Select{{AggFn: "count", Where: "level:error", WhereLanguage: "lucene"}, {AggFn: "avg", ValueExpression: "Duration", WhereLanguage: "lucene"}}},
 		},
 		{
 			name: "HyperDX series, number",
@@ -91,7 +92,8 @@ func TestDecodeRefuses(t *testing.T) {
 		"ratio":           {tile(`{"x":0,"y":0,"w":1,"h":1,"asRatio":true,"series":[{"type":"time"}]}`), "asRatio"},
 		"unknown field":   {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","colour":"red"}}`), "unknown field config.colour"},
 		"search select":   {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"search","select":["Body"]}}`), "a string"},
-		"filters":         {`{"name":"d","tiles":[],"filters":[{"type":"QUERY_EXPRESSION"}]}`, "filters"},
+		"filter fields":   {`{"name":"d","tiles":[],"filters":[{"type":"QUERY_EXPRESSION","owner":"x"}]}`, "unknown field"},
+		"ratio series":    {tile(`{"x":0,"y":0,"w":1,"h":1,"seriesReturnType":"ratio","series":[{"type":"time"}]}`), "seriesReturnType"},
 		"unknown top":     {`{"name":"d","tiles":[],"owner":"x"}`, "unknown field"},
 		"fractional grid": {tile(`{"x":0.5,"y":0,"w":1,"h":1,"config":{"displayType":"markdown"}}`), "tiles[0]"},
 	} {
@@ -117,7 +119,7 @@ func TestRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &answer))
 	tile := answer["tiles"].([]any)[0].(map[string]any)
 	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName", "seriesLimit": 5.0, "granularity": "5m",
-		"select": []any{map[string]any{"aggFn": "count", "where": "", "whereLanguage": "lucene"}}}, tile["config"])
+		"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "", "whereLanguage": "lucene"}}}, tile["config"])
 	again, err := Decode(out)
 	require.NoError(t, err)
 	assert.Equal(t, d, again)

@@ -52,12 +52,16 @@ func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (
 		p.Add("at most %d tiles", maxTiles)
 	}
 	known := map[string]bool{}
+	var missing []string
 	exists := func(id string) (bool, error) {
 		if ok, seen := known[id]; seen {
 			return ok, nil
 		}
 		ok, err := sourceExists(id)
 		known[id] = ok
+		if err == nil && !ok {
+			missing = append(missing, id)
+		}
 		return ok, err
 	}
 	seen := map[string]bool{}
@@ -90,7 +94,75 @@ func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (
 			return err
 		}
 	}
+	fseen := map[string]bool{}
+	for i := range d.Filters {
+		f := &d.Filters[i]
+		at := fmt.Sprintf("filters[%d]", i)
+		if f.ID == "" {
+			f.ID = newID()
+		}
+		if fseen[f.ID] {
+			p.Add("%s.id %q is used twice", at, f.ID)
+		}
+		fseen[f.ID] = true
+		p.OneOf(at+".type", f.Type, []string{"QUERY_EXPRESSION"})
+		if strings.TrimSpace(f.Name) == "" {
+			p.Add("%s.name is required", at)
+		}
+		if strings.TrimSpace(f.Expression) == "" {
+			p.Add("%s.expression is required", at)
+		}
+		if f.WhereLanguage != "" {
+			p.OneOf(at+".whereLanguage", f.WhereLanguage, charts.WhereLanguages)
+		}
+		if f.SourceID == "" {
+			p.Add("%s.sourceId is required", at)
+		} else if ok, err := exists(f.SourceID); err != nil {
+			return err
+		} else if !ok {
+			p.Add("%s.sourceId: source %q does not exist", at, f.SourceID)
+		}
+		for _, id := range f.AppliesToSourceIDs {
+			if ok, err := exists(id); err != nil {
+				return err
+			} else if !ok {
+				p.Add("%s.appliesToSourceIds: source %q does not exist", at, id)
+			}
+		}
+	}
+	if d.SavedQueryLanguage != nil {
+		p.OneOf("savedQueryLanguage", *d.SavedQueryLanguage, charts.WhereLanguages)
+	}
+	for i, v := range d.SavedFilterValues {
+		if v.Type != "" {
+			p.OneOf(fmt.Sprintf("savedFilterValues[%d].type", i), v.Type, charts.WhereLanguages)
+		}
+	}
+	// Unknown sources alone are answered as HyperDX answers them, in one
+	// line naming them; beside other problems each is listed where it is.
+	if len(missing) > 0 && !slices.ContainsFunc(p, func(m string) bool { return !strings.HasSuffix(m, "does not exist") }) {
+		return MissingSources{missing}
+	}
 	return invalid(p)
+}
+
+// MissingSources is a dashboard whose only problem is naming sources the
+// team does not have.
+type MissingSources struct{ IDs []string }
+
+func (m MissingSources) Error() string {
+	return "Could not find the following source IDs: " + strings.Join(m.IDs, ", ")
+}
+
+// FilterIDsGiven reports whether a filter came with an id, which a new
+// dashboard's filters may not (HyperDX refuses it: ids are made here).
+func (d *Dashboard) FilterIDsGiven() bool {
+	for _, f := range d.Filters {
+		if f.ID != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Config) validate(p *problems.List, at string, exists func(string) (bool, error)) error {

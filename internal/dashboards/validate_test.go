@@ -40,7 +40,7 @@ func TestValidate(t *testing.T) {
 		{name: "duplicate id", body: `{"name":"d","tiles":[{"id":"a","x":0,"y":0,"w":1,"h":1,` + chart + `},{"id":"a","x":0,"y":0,"w":1,"h":1,` + chart + `}]}`,
 			want: []string{`tiles[1].id "a" is used twice`}},
 		{name: "missing source", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"table","sourceId":"nope","select":[{"aggFn":"sum","valueExpression":"Duration"}]}}]}`,
-			want: []string{`tiles[0].config.sourceId: source "nope" does not exist`}},
+			want: []string{`Could not find the following source IDs: nope`}},
 		{name: "select rules", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"number","sourceId":"logs","select":[
 			{"aggFn":"count","valueExpression":"x"},{"aggFn":"avg"},{"aggFn":"quantile","valueExpression":"d"},{"aggFn":"median","valueExpression":"d","whereLanguage":"kql"},{"aggFn":"sum","valueExpression":"d","level":0.5}]}}]}`,
 			want: []string{"select of a number tile takes one item, got 5", "select[0]: valueExpression cannot be used with aggFn count",
@@ -74,7 +74,10 @@ func TestValidate(t *testing.T) {
 				return
 			}
 			var bad Invalid
-			require.ErrorAs(t, err, &bad)
+			var missing MissingSources
+			if !errors.As(err, &missing) {
+				require.ErrorAs(t, err, &bad)
+			}
 			for _, w := range tc.want {
 				assert.Contains(t, err.Error(), w)
 			}

@@ -19,7 +19,7 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 	r := call(t, http.MethodPost, self, bearer(fx.keyA), map[string]any{"name": "Checkout", "tags": []string{"prod"}, "tiles": []any{
 		map[string]any{"name": "Errors by service", "x": 0, "y": 0, "w": 12, "h": 4, "config": map[string]any{
 			"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName",
-			"select": []any{map[string]any{"aggFn": "count", "where": "SeverityText:ERROR", "whereLanguage": "lucene", "alias": "errors"}}}},
+			"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "SeverityText:ERROR", "whereLanguage": "lucene", "alias": "errors"}}}},
 		map[string]any{"name": "p95", "x": 12, "y": 0, "w": 12, "h": 4, "config": map[string]any{
 			"displayType": "number", "sourceId": "traces", "numberFormat": map[string]any{"output": "duration"},
 			"select": []any{map[string]any{"aggFn": "quantile", "level": 0.95, "valueExpression": "Duration"}}}},
@@ -38,7 +38,7 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 	first := tiles[0].(map[string]any)
 	assert.NotEmpty(t, first["id"])
 	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName",
-		"select": []any{map[string]any{"aggFn": "count", "where": "SeverityText:ERROR", "whereLanguage": "lucene", "alias": "errors"}}}, first["config"])
+		"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "SeverityText:ERROR", "whereLanguage": "lucene", "alias": "errors"}}}, first["config"])
 	assert.Equal(t, map[string]any{"output": "duration"}, tiles[1].(map[string]any)["config"].(map[string]any)["numberFormat"], "presentation options are kept")
 
 	// ...and the older series form, translated as HyperDX translates it.
@@ -50,8 +50,8 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 	}})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	old := item(r)
-	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "traces", "groupBy": "ServiceName, SpanName", "select": []any{
-		map[string]any{"aggFn": "count", "where": "", "whereLanguage": "lucene"},
+	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "traces", "groupBy": "ServiceName, SpanName", "asRatio": false, "fillNulls": true, "select": []any{
+		map[string]any{"aggFn": "count", "valueExpression": "", "where": "", "whereLanguage": "lucene"},
 		map[string]any{"aggFn": "avg", "valueExpression": "Duration", "where": "", "whereLanguage": "lucene"}}},
 		old["tiles"].([]any)[0].(map[string]any)["config"])
 
@@ -105,7 +105,7 @@ func TestStoredFirstShapeAnswersInHyperDXShape(t *testing.T) {
 	} {
 		require.Equal(t, http.StatusOK, r.status)
 		assert.Equal(t, map[string]any{"displayType": "stacked_bar", "sourceId": "logs", "groupBy": "ServiceName",
-			"select": []any{map[string]any{"aggFn": "count", "where": "level:error", "whereLanguage": "lucene"}}},
+			"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "level:error", "whereLanguage": "lucene"}}},
 			item(r)["tiles"].([]any)[0].(map[string]any)["config"])
 	}
 	list := call(t, http.MethodGet, fx.url+"/api/v2/dashboards", bearer(fx.keyA), nil)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
@@ -47,9 +48,17 @@ func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, s
 
 func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
 	d, err := dashboards.Decode(body)
+	if err == nil && st.old == nil && d.FilterIDsGiven() {
+		// HyperDX makes a new dashboard's filter ids.
+		return document{}, validationError{errors.New("filters: a new dashboard's filters take no id")}
+	}
 	if err == nil {
 		team := teamOf(ctx)
 		err = d.Validate(newID, func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) })
+	}
+	if missing := (dashboards.MissingSources{}); errors.As(err, &missing) {
+		// Answered in HyperDX's words, without this API's prefix.
+		return document{}, &apiError{status: http.StatusBadRequest, msg: missing.Error()}
 	}
 	if bad := (dashboards.Invalid{}); errors.As(err, &bad) {
 		return document{}, validationError{err}

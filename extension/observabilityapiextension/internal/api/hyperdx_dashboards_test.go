@@ -1,0 +1,245 @@
+package api
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Replays HyperDX's packages/api/src/routers/external-api/__tests__/
+// dashboards.int.test.ts (commit hyperdxCommit), its "old format"
+// describe so far: Response Format, GET /, POST / and the saved-query
+// cases of PUT /:id. Its beforeEach makes a trace and a metric source in
+// Mongo: here source documents of the case's team.
+func TestHyperDXDashboards(t *testing.T) {
+	const base = "/api/v2/dashboards"
+	sources := func(c *contractFixture) (trace, metric string) {
+		trace = c.put("", kindSource, map[string]any{"name": "Traces", "kind": "trace", "database": "default", "table": "otel_traces", "timestampColumn": "Timestamp"})
+		metric = c.put("", kindSource, map[string]any{"name": "Metrics", "kind": "metric", "database": "default", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix"})
+		return trace, metric
+	}
+	// HyperDX's fixtures makeExternalChart and the file's chart factories.
+	externalChart := func(src string) map[string]any {
+		return map[string]any{"name": "Test Chart", "x": 1, "y": 1, "w": 1, "h": 1,
+			"series": []any{map[string]any{"type": "time", "sourceId": src, "aggFn": "count", "where": "", "groupBy": []any{}}}}
+	}
+	mockDashboard := func(src string, kv ...any) map[string]any {
+		return with(map[string]any{"name": "Test External Dashboard", "tiles": []any{externalChart(src), externalChart(src)},
+			"tags": []any{"external-api", "test"}, "savedQuery": nil, "savedQueryLanguage": nil, "savedFilterValues": []any{}}, kv...)
+	}
+	mockDashboardWithIDs := func(src string, kv ...any) map[string]any {
+		t1, t2 := with(externalChart(src), "id", newID()), with(externalChart(src), "id", newID())
+		return with(map[string]any{"name": "Test External Dashboard with IDs", "tiles": []any{t1, t2}, "tags": []any{"external-api", "test"},
+			"filters": []any{}, "savedQuery": nil, "savedQueryLanguage": nil, "savedFilterValues": []any{}}, kv...)
+	}
+	chart := func(name string, x, y, w, h int, series map[string]any) map[string]any {
+		return map[string]any{"name": name, "x": x, "y": y, "w": w, "h": h, "id": newID(), "seriesReturnType": "column", "series": []any{series}}
+	}
+	timeSeries := func(src string) map[string]any {
+		return chart("Time Series Chart", 0, 0, 6, 3, map[string]any{"type": "time", "sourceId": src, "aggFn": "count", "where": "", "groupBy": []any{}})
+	}
+	tableChart := func(src string) map[string]any {
+		return chart("Table Chart", 6, 0, 6, 3, map[string]any{"type": "table", "sourceId": src, "aggFn": "count", "where": "", "groupBy": []any{}, "sortOrder": "desc"})
+	}
+	numberChart := func(src string) map[string]any {
+		return chart("Number Chart", 0, 3, 3, 3, map[string]any{"type": "number", "sourceId": src, "aggFn": "count", "where": ""})
+	}
+	markdownChart := func() map[string]any {
+		return chart("Markdown Chart", 3, 3, 3, 3, map[string]any{"type": "markdown", "content": "# Test Markdown\nThis is a test"})
+	}
+	// createTestDashboard: a dashboard document straight in the store.
+	testDashboard := func(c *contractFixture, kv ...any) string {
+		return c.put("", kindDashboard, with(map[string]any{"name": "Test Dashboard", "tiles": []any{}}, kv...))
+	}
+	count := map[string]any{"aggFn": "count", "where": "", "whereLanguage": "lucene", "valueExpression": ""}
+	sqlValues := []any{map[string]any{"type": "sql", "condition": "ServiceName IN ('hdx-oss-dev-api')"}}
+	cases := []hxCase{
+		{"should return responses in the expected (new) format when creating the dashboard in the old format", func(c *contractFixture) {
+			trace, _ := sources(c)
+			created := c.expect(200, "POST", base, map[string]any{"name": "Format Test Dashboard",
+				"tiles": []any{timeSeries(trace), numberChart(trace)}, "tags": []any{"format-test"}})
+			assert.Contains(t, created.header.Get("Content-Type"), "application/json")
+			d := created.data()
+			tiles, _ := d["tiles"].([]any)
+			require.Len(t, tiles, 2)
+			want := map[string]any{"name": "Format Test Dashboard",
+				"tiles": []any{
+					map[string]any{"name": "Time Series Chart", "x": 0.0, "y": 0.0, "w": 6.0, "h": 3.0, "config": map[string]any{
+						"displayType": "line", "sourceId": trace, "select": []any{count}, "asRatio": false, "fillNulls": true}},
+					map[string]any{"name": "Number Chart", "x": 0.0, "y": 3.0, "w": 3.0, "h": 3.0, "config": map[string]any{
+						"displayType": "number", "sourceId": trace, "select": []any{count}}},
+				},
+				"tags": []any{"format-test"}, "filters": []any{}, "savedQuery": nil, "savedQueryLanguage": nil, "savedFilterValues": []any{}}
+			// toEqual, but for the ids (any string) and the times this API
+			// adds (createdAt, updatedAt: fields HyperDX does not answer,
+			// kept for the clients that read them).
+			got := with(d, "id", nil, "createdAt", nil, "updatedAt", nil)
+			gotTiles := []any{}
+			for _, tl := range tiles {
+				m := tl.(map[string]any)
+				assert.IsType(t, "", m["id"])
+				gotTiles = append(gotTiles, with(m, "id", nil))
+			}
+			got["tiles"] = gotTiles
+			assert.IsType(t, "", d["id"])
+			assert.Equal(t, want, got)
+
+			id := d["id"].(string)
+			read := c.expect(200, "GET", base+"/"+id, nil)
+			assert.Equal(t, map[string]any{"data": d}, read.body)
+			list := c.expect(200, "GET", base, nil)
+			assert.IsType(t, []any{}, list.body["data"])
+			// HyperDX answers a delete {}; this API answers
+			// {"data":{"id","deleted":true}} on every kind, which the
+			// generated client reads. Not yet changed: the one assertion
+			// of this file not replayed as written (issue 46).
+			del := c.expect(200, "DELETE", base+"/"+id, nil)
+			assert.Equal(t, true, del.data()["deleted"])
+		}},
+		{"should return all dashboards", func(c *contractFixture) {
+			sources(c)
+			testDashboard(c, "name", "Test Dashboard 1")
+			testDashboard(c, "name", "Test Dashboard 2")
+			list := c.expect(200, "GET", base, nil).list()
+			require.Len(t, list, 2)
+			names := []any{}
+			for _, d := range list {
+				names = append(names, d.(map[string]any)["name"])
+				assert.IsType(t, []any{}, d.(map[string]any)["filters"])
+			}
+			assert.ElementsMatch(t, []any{"Test Dashboard 1", "Test Dashboard 2"}, names)
+		}},
+		{"should return empty array when no dashboards exist", func(c *contractFixture) {
+			sources(c)
+			assert.Empty(t, c.expect(200, "GET", base, nil).list())
+		}},
+		{"should create a new dashboard", func(c *contractFixture) {
+			trace, _ := sources(c)
+			d := c.expect(200, "POST", base, mockDashboard(trace)).data()
+			assert.Equal(t, "Test External Dashboard", d["name"])
+			assert.Equal(t, []any{"external-api", "test"}, d["tags"])
+			for _, tl := range d["tiles"].([]any) {
+				assert.Equal(t, "Test Chart", tl.(map[string]any)["name"])
+			}
+			assert.Equal(t, []any{}, d["filters"])
+			stored := c.stored(kindDashboard, d["id"].(string))
+			assert.Equal(t, "Test External Dashboard", stored["name"])
+			assert.Len(t, stored["tiles"], 2)
+		}},
+		{"should create a dashboard with saved query defaults", func(c *contractFixture) {
+			trace, _ := sources(c)
+			d := c.expect(200, "POST", base, mockDashboard(trace, "savedQuery", "service.name = 'api'", "savedQueryLanguage", "sql",
+				"savedFilterValues", sqlValues)).data()
+			for _, m := range []map[string]any{d, c.stored(kindDashboard, d["id"].(string))} {
+				assert.Equal(t, "service.name = 'api'", m["savedQuery"])
+				assert.Equal(t, "sql", m["savedQueryLanguage"])
+				assert.Equal(t, sqlValues, m["savedFilterValues"])
+			}
+		}},
+		{"should default savedQueryLanguage to lucene when savedQuery is provided without a language", func(c *contractFixture) {
+			trace, _ := sources(c)
+			body := with(mockDashboard(trace, "savedQuery", "service.name = 'api'"), "savedQueryLanguage", nil)
+			d := c.expect(200, "POST", base, body).data()
+			assert.Equal(t, "service.name = 'api'", d["savedQuery"])
+			assert.Equal(t, "lucene", d["savedQueryLanguage"])
+			assert.Equal(t, "lucene", c.stored(kindDashboard, d["id"].(string))["savedQueryLanguage"])
+		}},
+		{"should return 400 when savedQueryLanguage is null and savedQuery is provided", func(c *contractFixture) {
+			trace, _ := sources(c)
+			body := mockDashboard(trace, "savedQuery", "service.name = 'api'")
+			body["savedQueryLanguage"] = nil // sent as null, not omitted
+			r := c.expect(400, "POST", base, body)
+			assert.Contains(t, r.message(), "savedQueryLanguage cannot be null when savedQuery is provided")
+		}},
+		{"can create all chart types", func(c *contractFixture) {
+			trace, _ := sources(c)
+			d := c.expect(200, "POST", base, map[string]any{"name": "Test Dashboard with All Chart Types",
+				"tiles": []any{timeSeries(trace), tableChart(trace), numberChart(trace), markdownChart()}, "tags": []any{"test", "chart-types"}}).data()
+			assert.NotEmpty(t, d["id"])
+			assert.Len(t, d["tiles"], 4)
+			read := c.expect(200, "GET", base+"/"+d["id"].(string), nil).data()
+			assert.Len(t, read["tiles"], 4)
+			assert.Equal(t, []any{"test", "chart-types"}, read["tags"])
+		}},
+		{"should return 400 when source IDs do not exist", func(c *contractFixture) {
+			sources(c)
+			missing := newID()
+			r := c.expect(400, "POST", base, mockDashboard(missing))
+			assert.Equal(t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
+		}},
+		{"should create a dashboard with filters", func(c *contractFixture) {
+			trace, metric := sources(c)
+			filters := []any{
+				map[string]any{"type": "QUERY_EXPRESSION", "name": "Environment", "expression": "environment", "sourceId": trace},
+				map[string]any{"type": "QUERY_EXPRESSION", "name": "Service Filter", "expression": "service_name", "sourceId": trace,
+					"appliesToSourceIds": []any{trace}},
+				map[string]any{"type": "QUERY_EXPRESSION", "name": "Region (Filtered)", "expression": "region", "sourceId": trace,
+					"where": "environment = 'production'", "whereLanguage": "sql", "appliesToSourceIds": []any{trace, metric}},
+			}
+			d := c.expect(200, "POST", base, map[string]any{"name": "Dashboard with Filters", "tiles": []any{externalChart(trace)},
+				"tags": []any{"external-api", "test"}, "filters": filters}).data()
+			got := d["filters"].([]any)
+			require.Len(t, got, 3)
+			for i, f := range got {
+				m := f.(map[string]any)
+				assert.NotEmpty(t, m["id"])
+				assert.Equal(t, "QUERY_EXPRESSION", m["type"])
+				assert.Equal(t, trace, m["sourceId"])
+				assert.Equal(t, filters[i].(map[string]any)["name"], m["name"])
+				assert.Equal(t, filters[i].(map[string]any)["expression"], m["expression"])
+			}
+			assert.False(t, hasKey(got[0].(map[string]any), "appliesToSourceIds"), "absent stays absent")
+			assert.Equal(t, []any{trace}, got[1].(map[string]any)["appliesToSourceIds"])
+			assert.Equal(t, "environment = 'production'", got[2].(map[string]any)["where"])
+			assert.Equal(t, "sql", got[2].(map[string]any)["whereLanguage"])
+			assert.Equal(t, []any{trace, metric}, got[2].(map[string]any)["appliesToSourceIds"])
+			read := c.expect(200, "GET", base+"/"+d["id"].(string), nil).data()
+			assert.Equal(t, got, read["filters"])
+		}},
+		{"should return 400 when filter source ID does not exist", func(c *contractFixture) {
+			trace, _ := sources(c)
+			missing := newID()
+			r := c.expect(400, "POST", base, map[string]any{"name": "Dashboard with Bad Filter Source", "tiles": []any{externalChart(trace)},
+				"tags": []any{"external-api", "test"}, "filters": []any{map[string]any{"type": "QUERY_EXPRESSION", "name": "Bad Source Filter",
+					"expression": "environment", "sourceId": missing}}})
+			assert.Equal(t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
+		}},
+		{"should return 400 when create filter includes id", func(c *contractFixture) {
+			trace, _ := sources(c)
+			c.expect(400, "POST", base, map[string]any{"name": "Dashboard with Invalid Filter ID", "tiles": []any{externalChart(trace)},
+				"tags": []any{"external-api", "test"}, "filters": []any{map[string]any{"id": newID(), "type": "QUERY_EXPRESSION",
+					"name": "Filter with ID", "expression": "environment", "sourceId": trace}}})
+		}},
+		{"should update an existing dashboard", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			d := c.expect(200, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "name", "Updated Dashboard Name")).data()
+			assert.Equal(t, id, d["id"])
+			assert.Equal(t, "Updated Dashboard Name", d["name"])
+			require.Len(t, d["tiles"], 2)
+			assert.IsType(t, []any{}, d["filters"])
+			stored := c.stored(kindDashboard, id)
+			assert.Equal(t, "Updated Dashboard Name", stored["name"])
+			assert.Len(t, stored["tiles"], 2)
+		}},
+		{"should update and clear saved query defaults", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c, "savedQuery", "service:api", "savedQueryLanguage", "lucene",
+				"savedFilterValues", []any{map[string]any{"type": "lucene", "condition": "env:prod"}})
+			d := c.expect(200, "PUT", base+"/"+id, mockDashboardWithIDs(trace)).data()
+			for _, m := range []map[string]any{d, c.stored(kindDashboard, id)} {
+				assert.Nil(t, m["savedQuery"])
+				assert.Nil(t, m["savedQueryLanguage"])
+				assert.Equal(t, []any{}, m["savedFilterValues"])
+			}
+		}},
+		{"should return 400 when savedQueryLanguage is null and savedQuery is provided on update", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			r := c.expect(400, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "savedQuery", "service.name = 'api'"))
+			assert.Contains(t, r.message(), "savedQueryLanguage cannot be null when savedQuery is provided")
+		}},
+	}
+	replay(t, "dashboards.int.test.ts", cases)
+}
