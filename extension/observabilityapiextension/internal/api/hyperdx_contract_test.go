@@ -46,6 +46,17 @@ var skipped = map[string]map[string]string{
 	},
 }
 
+// TestHyperDXContractSkipsSayWhy: the replay names the commit it follows,
+// and a case left out always says why.
+func TestHyperDXContractSkipsSayWhy(t *testing.T) {
+	require.Len(t, hyperdxCommit, 40, "a full commit id")
+	for file, cases := range skipped {
+		for name, why := range cases {
+			require.NotEmpty(t, strings.TrimSpace(why), "%s: %s (HyperDX %s)", file, name, hyperdxCommit)
+		}
+	}
+}
+
 var teamSeq atomic.Int64
 
 // contractFixture is one HyperDX case's world: a fresh team with its key
