@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -278,4 +280,90 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 	b.see("the other stays", `tr[data-alert="Payment failures"]`)
 	b.screenshot("alerts-after-delete")
 	assert.NotContains(t, c.out.String(), "observability API request failed", "no request answered 500")
+}
+
+// Tiles moved and resized on the 24-column grid (issue 43): with the
+// buttons, with the keyboard on a focused tile, and by dragging the
+// handle and the corner with the mouse; "Save layout" stores it through
+// PUT /api/v2/dashboards/{id}, and after a reload the tiles are where they
+// were put, on screen.
+func TestBrowserDashboardTilesArranged(t *testing.T) {
+	c := run(t, nil, shippedConfig(t))
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	b := newBrowser(t, ui, "arrange")
+	b.signUp("/", "owner@example.com", "correct horse battery")
+
+	id := eval[string](b, "a dashboard with two notes", `fetch('/api/v2/dashboards', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({name: 'Layout', tiles: [
+			{name: 'A', x: 0, y: 0, w: 12, h: 3, config: {displayType: 'markdown', markdown: 'first'}},
+			{name: 'B', x: 12, y: 0, w: 12, h: 3, config: {displayType: 'markdown', markdown: 'second'}}]})}).then((r) => r.json()).then((j) => j.data.id)`)
+	layout := func() map[string][4]int {
+		t.Helper()
+		got := eval[[]map[string]any](b, "the stored layout", fmt.Sprintf(`fetch('/api/v2/dashboards/%s').then((r) => r.json()).then((j) => j.data.tiles.map((t) => ({name: t.name, x: t.x, y: t.y, w: t.w, h: t.h})))`, id))
+		out := map[string][4]int{}
+		for _, t := range got {
+			out[t["name"].(string)] = [4]int{int(t["x"].(float64)), int(t["y"].(float64)), int(t["w"].(float64)), int(t["h"].(float64))}
+		}
+		return out
+	}
+	b.run("the dashboard", chromedp.Navigate(ui+"/dashboards/"+id), waitText(`h1`, "Layout"))
+	b.click("arrange", `[data-action=arrange]`)
+
+	// Buttons: B one row down, then two columns narrower and a row taller.
+	b.click("B down", `[data-tile=B] [data-action=move-down]`)
+	b.click("B narrower", `[data-tile=B] [data-action=narrower]`)
+	b.click("B narrower again", `[data-tile=B] [data-action=narrower]`)
+	b.click("B taller", `[data-tile=B] [data-action=taller]`)
+	assert.Equal(t, "10×4 at 12,1", b.text(`[data-tile=B] [data-testid=tile-place]`))
+	// Wider at the right edge: it stays within the 24 columns.
+	for i := 0; i < 4; i++ {
+		b.click("B wider", `[data-tile=B] [data-action=wider]`)
+	}
+	assert.Equal(t, "12×4 at 12,1", b.text(`[data-tile=B] [data-testid=tile-place]`))
+
+	// Keyboard: A focused, two to the right, Shift+Left to narrow it.
+	b.run("focus A", poll(`(() => { const e = document.querySelector('[data-tile=A]'); e.focus(); return document.activeElement === e; })()`))
+	b.run("keys", chromedp.KeyEvent(kb.ArrowRight), chromedp.KeyEvent(kb.ArrowRight))
+	b.run("shift left", chromedp.KeyEvent(kb.ArrowLeft, chromedp.KeyModifiers(chromedp.ModifierShift)))
+	b.run("A moved by keys", waitText(`[data-tile=A] [data-testid=tile-place]`, "11×3 at 2,0"))
+
+	// Mouse: drag A's handle two rows down, its corner a column wider.
+	cell := eval[[]float64](b, "a grid cell", `(() => { const g = document.querySelector('[data-testid=dashboard-grid]').getBoundingClientRect(); return [(g.width + 12) / 24, 82]; })()`)
+	dragBy := func(what, sel string, dx, dy float64) {
+		t.Helper()
+		b.see(what, sel)
+		xy := eval[[]float64](b, what, fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`, sel))
+		b.run(what,
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, xy[0], xy[1], chromedp.Button("left"), chromedp.ClickCount(1)),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0]+dx/2, xy[1]+dy/2, chromedp.Button("left")),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0]+dx, xy[1]+dy, chromedp.Button("left")),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, xy[0]+dx, xy[1]+dy, chromedp.Button("left"), chromedp.ClickCount(1)))
+	}
+	dragBy("dragging A down", `[data-tile=A] [data-action=drag-tile]`, 0, 2*cell[1])
+	b.run("A dragged", waitText(`[data-tile=A] [data-testid=tile-place]`, "11×3 at 2,2"))
+	dragBy("resizing A", `[data-tile=A] [data-action=resize-tile]`, cell[0], 0)
+	b.run("A resized", waitText(`[data-tile=A] [data-testid=tile-place]`, "12×3 at 2,2"))
+	b.screenshot("arranging")
+
+	assert.Equal(t, map[string][4]int{"A": {0, 0, 12, 3}, "B": {12, 0, 12, 3}}, layout(), "nothing is stored before Save layout")
+	b.click("save", `[data-action=save-layout]`)
+	b.run("saved", poll(`!document.querySelector('[data-action=save-layout]')`))
+	assert.Equal(t, map[string][4]int{"A": {2, 2, 12, 3}, "B": {12, 1, 12, 4}}, layout())
+
+	b.run("reload", chromedp.Reload(), waitText(`h1`, "Layout"))
+	b.see("A", `[data-tile=A]`)
+	b.see("B", `[data-tile=B]`)
+	rects := eval[map[string][]float64](b, "where they are", `Object.fromEntries(['A', 'B'].map((n) => { const r = document.querySelector('[data-tile=' + n + ']').getBoundingClientRect(); return [n, [r.left, r.top, r.width, r.height]]; }))`)
+	assert.Less(t, rects["A"][0]-rects["B"][0], 0.0, "A starts left of B")
+	assert.Greater(t, rects["A"][0]+rects["A"][2], rects["B"][0], "A (columns 3-14) overlaps B's columns (13-24)")
+	assert.Greater(t, rects["A"][1], rects["B"][1], "A starts a row below B")
+	assert.InDelta(t, rects["A"][2], rects["B"][2], 1, "both 12 columns wide")
+	b.screenshot("arranged")
+
+	// Cancel leaves the stored layout as it was.
+	b.click("arrange again", `[data-action=arrange]`)
+	b.click("B up", `[data-tile=B] [data-action=move-up]`)
+	b.click("cancel", `[data-action=cancel-layout]`)
+	assert.Equal(t, map[string][4]int{"A": {2, 2, 12, 3}, "B": {12, 1, 12, 4}}, layout())
 }

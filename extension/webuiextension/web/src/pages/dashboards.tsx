@@ -150,6 +150,9 @@ export function DashboardPage({ id }: { id: string }) {
   const [editing, setEditing] = useState<Tile | null>(null);
   const [alerting, setAlerting] = useState<Tile | null>(null);
   const [removing, setRemoving] = useState('');
+  // layout is the tiles as arranged and not saved yet (null: not arranging).
+  const [layout, setLayout] = useState<Tile[] | null>(null);
+  const gridRef = useRef<HTMLDivElement>(null);
   const [sources, setSources] = useState<Source[]>([]);
   useEffect(() => { get<Dashboard>(`/api/v2/dashboards/${encodeURIComponent(id)}`).then(setD).catch((e) => setError(e.message)); }, [id]);
   useEffect(() => { get<Source[]>('/api/sources').then(setSources).catch(() => {}); }, []);
@@ -165,21 +168,74 @@ export function DashboardPage({ id }: { id: string }) {
     id: '', name: '', x: 0, w: 12, h: 4, y: d.tiles.reduce((m, t) => Math.max(m, t.y + t.h), 0),
     config: { displayType: 'line', sourceId: sources.find((s) => s.kind === 'log')?.id ?? sources[0]?.id ?? '', select: [{ aggFn: 'count', where: '', whereLanguage: 'lucene' }] },
   });
+  const tiles = layout ?? d.tiles;
+  const arrange = (id: string, f: (t: Tile) => Tile) => setLayout((l) => (l ?? d.tiles).map((t) => (t.id === id ? f(t) : t)));
+  const move = (id: string, dx: number, dy: number) => arrange(id, (t) => place(t, t.x + dx, t.y + dy, t.w, t.h));
+  const resize = (id: string, dw: number, dh: number) => arrange(id, (t) => place(t, t.x, t.y, t.w + dw, t.h + dh, true));
+  // drag follows the pointer in whole grid cells from where it went down:
+  // the tile's corner moves (or, resizing, its size changes) by as many
+  // columns and rows as the pointer has travelled.
+  const drag = (e: PointerEvent, t: Tile, sizing: boolean) => {
+    const grid = gridRef.current;
+    if (!grid || e.button !== 0) return;
+    e.preventDefault();
+    const handle = e.currentTarget as HTMLElement;
+    handle.setPointerCapture(e.pointerId);
+    const gap = 12, rowH = 70;
+    const colW = (grid.getBoundingClientRect().width + gap) / 24;
+    const sx = e.clientX, sy = e.clientY;
+    const onMove = (m: PointerEvent) => {
+      const dc = Math.round((m.clientX - sx) / colW), dr = Math.round((m.clientY - sy) / (rowH + gap));
+      arrange(t.id, () => (sizing ? place(t, t.x, t.y, t.w + dc, t.h + dr, true) : place(t, t.x + dc, t.y + dr, t.w, t.h)));
+    };
+    const onUp = () => { handle.removeEventListener('pointermove', onMove); handle.removeEventListener('pointerup', onUp); };
+    handle.addEventListener('pointermove', onMove);
+    handle.addEventListener('pointerup', onUp);
+  };
+  // Keys on a focused tile: arrows move it, Shift+arrows resize it.
+  const onKey = (e: KeyboardEvent, t: Tile) => {
+    const step: Record<string, [number, number]> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    const s = step[e.key];
+    if (!s || e.target !== e.currentTarget) return;
+    e.preventDefault();
+    if (e.shiftKey) resize(t.id, s[0], s[1]); else move(t.id, s[0], s[1]);
+  };
   return (
     <div class="page">
       <div class="row-between dash-head">
         <h1>{d.name}</h1>
         <div class="dash-tools">
-          <button class="primary" data-action="add-tile" onClick={() => setEditing(newTile())} disabled={!sources.length}>Add tile</button>
+          {layout ? (<>
+            <span class="muted small">Drag a tile's ⠿ to move it and its corner to resize it, or use its buttons, or focus it and press the arrows (Shift: resize).</span>
+            <button type="button" data-action="cancel-layout" onClick={() => setLayout(null)}>Cancel</button>
+            <button class="primary" data-action="save-layout" onClick={() => save({ ...d, tiles: layout }).then(() => setLayout(null)).catch((e) => setError(e.message))}>Save layout</button>
+          </>) : d.tiles.length > 0 && <button data-action="arrange" onClick={() => { setRemoving(''); setLayout(d.tiles); }}>Arrange</button>}
+          <button class="primary" data-action="add-tile" onClick={() => setEditing(newTile())} disabled={!sources.length || !!layout}>Add tile</button>
           <TimePicker range={range} onChange={(r) => navigate(r.relative ? `${loc.pathname}?range=${r.relative}` : `${loc.pathname}?from=${r.from}&to=${r.to}`)} />
         </div>
       </div>
       {error && <p class="error" role="alert">{error}</p>}
       {d.tiles.length === 0 && <p class="muted">No tile yet: “Add tile” makes a chart, a number, a table or a note.</p>}
-      <div class="grid" data-testid="dashboard-grid">
-        {d.tiles.map((t) => (
-          <div class="card tile" data-tile={t.name} style={{ gridColumn: `${t.x + 1} / span ${t.w}`, gridRow: `${t.y + 1} / span ${t.h}` }}>
-            <TileView tile={t} from={range.from} to={range.to} tools={removing === t.id ? (
+      <div class={layout ? 'grid arranging' : 'grid'} data-testid="dashboard-grid" ref={gridRef}>
+        {tiles.map((t) => (
+          <div class="card tile" data-tile={t.name} style={{ gridColumn: `${t.x + 1} / span ${t.w}`, gridRow: `${t.y + 1} / span ${t.h}` }}
+            tabIndex={layout ? 0 : undefined} aria-label={layout ? `${t.name || 'tile'}: column ${t.x + 1}, row ${t.y + 1}, ${t.w} wide, ${t.h} high` : undefined}
+            onKeyDown={layout ? (e) => onKey(e, t) : undefined}>
+            {layout && <span class="resize-handle" data-action="resize-tile" title="Drag to resize" onPointerDown={(e) => drag(e, t, true)} />}
+            <TileView tile={t} from={range.from} to={range.to} tools={layout ? (
+              <span class="tile-tools arrange" role="group" aria-label="Move and resize">
+                <span class="drag-handle" data-action="drag-tile" title="Drag to move" onPointerDown={(e) => drag(e, t, false)}>⠿</span>
+                <button class="small ghost" data-action="move-left" aria-label="Move left" onClick={() => move(t.id, -1, 0)}>←</button>
+                <button class="small ghost" data-action="move-right" aria-label="Move right" onClick={() => move(t.id, 1, 0)}>→</button>
+                <button class="small ghost" data-action="move-up" aria-label="Move up" onClick={() => move(t.id, 0, -1)}>↑</button>
+                <button class="small ghost" data-action="move-down" aria-label="Move down" onClick={() => move(t.id, 0, 1)}>↓</button>
+                <button class="small ghost" data-action="narrower" aria-label="Narrower" onClick={() => resize(t.id, -1, 0)}>−W</button>
+                <button class="small ghost" data-action="wider" aria-label="Wider" onClick={() => resize(t.id, 1, 0)}>+W</button>
+                <button class="small ghost" data-action="shorter" aria-label="Shorter" onClick={() => resize(t.id, 0, -1)}>−H</button>
+                <button class="small ghost" data-action="taller" aria-label="Taller" onClick={() => resize(t.id, 0, 1)}>+H</button>
+                <span class="muted small" data-testid="tile-place">{t.w}×{t.h} at {t.x},{t.y}</span>
+              </span>
+            ) : removing === t.id ? (
               <span class="confirm" role="alertdialog">Remove?{' '}
                 <button class="small danger" data-action="confirm-remove" onClick={() => { setRemoving(''); save({ ...d, tiles: d.tiles.filter((x) => x.id !== t.id) }).catch((e) => setError(e.message)); }}>Remove</button>{' '}
                 <button class="small" onClick={() => setRemoving('')}>Cancel</button>
@@ -212,6 +268,16 @@ export function DashboardPage({ id }: { id: string }) {
       )}
     </div>
   );
+}
+
+// place keeps a tile on the 24-column grid: at least a cell, no wider than
+// the grid, never left of its first column or above its first row.
+// A tile resized at the right edge grows no wider (rather than moving).
+function place(t: Tile, x: number, y: number, w: number, h: number, sizing = false): Tile {
+  x = Math.min(23, Math.max(0, x));
+  w = Math.min(sizing ? 24 - x : 24, Math.max(1, w));
+  x = Math.min(24 - w, x);
+  return { ...t, x, y: Math.max(0, y), w, h: Math.max(1, h) };
 }
 
 function isChart(c: TileConfig) {
