@@ -367,3 +367,70 @@ func TestBrowserDashboardTilesArranged(t *testing.T) {
 	b.click("cancel", `[data-action=cancel-layout]`)
 	assert.Equal(t, map[string][4]int{"A": {2, 2, 12, 3}, "B": {12, 1, 12, 4}}, layout())
 }
+
+// One time range for every tile, auto-refresh and drag-to-zoom (issue
+// 43): a count tile and a line tile over the last hour; with refresh at
+// 10 s a record sent later is counted without a reload; dragging across
+// the line chart narrows the range of both tiles to the span selected,
+// and the count is then the records stored in it.
+func TestBrowserDashboardRangeRefreshZoom(t *testing.T) {
+	c := run(t, nil, shippedConfig(t))
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	otlp := fmt.Sprintf("http://127.0.0.1:%d", c.otlpHTTP)
+	b := newBrowser(t, ui, "zoom")
+	b.signUp("/", "owner@example.com", "correct horse battery")
+
+	send := func(times ...time.Time) {
+		t.Helper()
+		var recs []string
+		for _, at := range times {
+			recs = append(recs, fmt.Sprintf(`{"timeUnixNano":"%d","severityText":"INFO","body":{"stringValue":"tick"}}`, at.UnixNano()))
+		}
+		logs := `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"clock"}}]},"scopeLogs":[{"logRecords":[` + strings.Join(recs, ",") + `]}]}]}`
+		require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/logs", "Authorization", "Bearer "+ingestKey, "application/json", logs))
+	}
+	// One a minute over the last hour, 7 s past the minute.
+	now := time.Now()
+	var times []time.Time
+	for i := 1; i <= 58; i++ {
+		times = append(times, now.Truncate(time.Minute).Add(-time.Duration(i)*time.Minute+7*time.Second))
+	}
+	send(times...)
+	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_logs") == "58" }, 30*time.Second, 200*time.Millisecond, "stored")
+
+	id := eval[string](b, "a dashboard", `fetch('/api/v2/dashboards', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({name: 'Clock', tiles: [
+			{name: 'Ticks', x: 0, y: 0, w: 18, h: 4, config: {displayType: 'line', sourceId: 'logs', select: [{aggFn: 'count', where: '', whereLanguage: 'lucene'}]}},
+			{name: 'Total', x: 18, y: 0, w: 6, h: 4, config: {displayType: 'number', sourceId: 'logs', select: [{aggFn: 'count', where: '', whereLanguage: 'lucene'}]}}]})}).then((r) => r.json()).then((j) => j.data.id)`)
+	b.run("the dashboard", chromedp.Navigate(ui+"/dashboards/"+id+"?range=1h"), waitText(`[data-tile=Total] [data-testid=number]`, "58"))
+	b.see("the line", `[data-tile=Ticks] .chart .u-over`)
+
+	// Auto-refresh every 10 s: a record sent now shows without a reload.
+	b.run("refresh every 10 s", poll(`(() => { const e = document.querySelector('select[name=refresh]'); e.value = '10s'; e.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`))
+	b.run("kept in the address", poll(`location.search.includes('refresh=10s') && location.search.includes('range=1h')`))
+	send(time.Now())
+	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_logs") == "59" }, 30*time.Second, 200*time.Millisecond, "stored")
+	b.run("counted at the next refresh", waitText(`[data-tile=Total] [data-testid=number]`, "59"))
+	b.run("refresh off", poll(`(() => { const e = document.querySelector('select[name=refresh]'); e.value = ''; e.dispatchEvent(new Event('change', {bubbles: true})); return !location.search.includes('refresh'); })()`))
+
+	// Drag across the middle half of the line chart.
+	r := eval[[]float64](b, "the plot", `(() => { const r = document.querySelector('[data-tile=Ticks] .u-over').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; })()`)
+	x0, x1, y := r[0]+r[2]*0.25, r[0]+r[2]*0.75, r[1]+r[3]/2
+	b.run("dragging across the chart",
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x0, y),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, x0, y, chromedp.Button("left"), chromedp.ClickCount(1)),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, (x0+x1)/2, y, chromedp.Button("left")),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x1, y, chromedp.Button("left")),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, x1, y, chromedp.Button("left"), chromedp.ClickCount(1)))
+	b.run("zoomed", poll(`location.search.includes('from=') && !location.search.includes('range=')`))
+	span := eval[[]float64](b, "the range", `(() => { const p = new URLSearchParams(location.search); return [Number(p.get('from')), Number(p.get('to'))]; })()`)
+	from, to := int64(span[0]), int64(span[1])
+	assert.InDelta(t, 30*time.Minute.Milliseconds(), to-from, float64(5*time.Minute.Milliseconds()), "half the hour")
+	want := c.sql(t, fmt.Sprintf("SELECT count() FROM otel.otel_logs WHERE Timestamp >= fromUnixTimestamp64Milli(%d) AND Timestamp < fromUnixTimestamp64Milli(%d)", from, to))
+	b.run("the number follows the range", waitText(`[data-tile=Total] [data-testid=number]`, want))
+	assert.Equal(t, want, b.text(`[data-tile=Total] [data-testid=number]`))
+	assert.NotEqual(t, "59", want)
+	b.see("the line redrawn", `[data-tile=Ticks] .chart .u-over`)
+	b.screenshot("zoomed")
+}

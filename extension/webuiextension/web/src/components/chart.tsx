@@ -12,11 +12,16 @@ const palette = ['#4f6df5', '#16a085', '#e67e22', '#8e44ad', '#c0392b', '#2c82c9
 
 // Chart draws a tile's lines (one per group) on a shared time axis, as
 // lines or stacked bars, values in the tile's unit; hovering shows each
-// line's value at that time in the legend.
-export function Chart({ lines, stepMs, bars, height = 180, unit = '' }: { lines: Line[]; stepMs: number; bars?: boolean; height?: number; unit?: Unit }) {
+// line's value at that time in the legend. With onZoom, dragging across
+// the chart selects a time span and hands it over (epoch ms).
+export function Chart({ lines, stepMs, bars, height = 180, unit = '', onZoom }: { lines: Line[]; stepMs: number; bars?: boolean; height?: number; unit?: Unit; onZoom?: (from: number, to: number) => void }) {
   const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const el = box.current!;
+  // The latest callback, read when a selection ends, so a new one does
+  // not redraw the chart.
+  const zoom = useRef(onZoom);
+  zoom.current = onZoom;
+  const plot = useRef<uPlot | null>(null);
+  const aligned = (): uPlot.AlignedData => {
     const xs = (lines[0]?.points ?? []).map((p) => p[0] / 1000);
     let ys = lines.map((l) => l.points.map((p) => p[1]));
     if (bars) {
@@ -24,6 +29,14 @@ export function Chart({ lines, stepMs, bars, height = 180, unit = '' }: { lines:
       const acc = xs.map(() => 0);
       ys = ys.map((s) => s.map((v, i) => (acc[i] += v ?? 0)));
     }
+    return [xs, ...(bars ? ys.slice().reverse() : ys)] as uPlot.AlignedData;
+  };
+  // The plot is made again only when its series change; new values for
+  // the same series (an auto-refresh) are set on it, so a selection being
+  // dragged and the hover survive a refresh.
+  const shape = JSON.stringify([lines.map((l) => l.group), stepMs, bars, height, unit]);
+  useEffect(() => {
+    const el = box.current!;
     const series: uPlot.Series[] = [{}];
     lines.forEach((l, i) => {
       const c = palette[i % palette.length];
@@ -44,7 +57,16 @@ export function Chart({ lines, stepMs, bars, height = 180, unit = '' }: { lines:
       width: el.clientWidth || 400,
       height,
       legend: { show: lines.length <= 12, live: true },
-      cursor: { points: { show: true } },
+      cursor: { points: { show: true }, drag: { x: !!zoom.current, y: false, setScale: false } },
+      hooks: {
+        setSelect: [(u) => {
+          const { left, width } = u.select;
+          if (width < 3 || !zoom.current) return;
+          const from = u.posToVal(left, 'x') * 1000, to = u.posToVal(left + width, 'x') * 1000;
+          u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
+          zoom.current(Math.round(from), Math.round(to));
+        }],
+      },
       scales: { x: { time: true, range: (_u, min, max) => [min, max + stepMs / 1000] } },
       axes: [
         { stroke: '#667', grid: { show: false }, font: '11px system-ui' },
@@ -52,11 +74,16 @@ export function Chart({ lines, stepMs, bars, height = 180, unit = '' }: { lines:
       ],
       series: bars ? [series[0], ...series.slice(1).reverse()] : series,
     };
-    const data = [xs, ...(bars ? ys.slice().reverse() : ys)] as uPlot.AlignedData;
-    const plot = new uPlot(opts, data, el);
-    const ro = new ResizeObserver(() => plot.setSize({ width: el.clientWidth, height }));
+    const p = new uPlot(opts, aligned(), el);
+    plot.current = p;
+    const ro = new ResizeObserver(() => p.setSize({ width: el.clientWidth, height }));
     ro.observe(el);
-    return () => { ro.disconnect(); plot.destroy(); };
-  }, [lines, stepMs, bars, height, unit]);
+    return () => { ro.disconnect(); p.destroy(); plot.current = null; };
+  }, [shape]);
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) { first.current = false; return; }
+    plot.current?.setData(aligned());
+  }, [lines]);
   return <div ref={box} class="chart" />;
 }

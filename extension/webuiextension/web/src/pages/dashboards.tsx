@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { callWhole, del, get, post, put, Source } from '../api';
 import { Chart, Line } from '../components/chart';
 import { TimePicker } from '../components/timepicker';
@@ -144,7 +144,27 @@ export function DashboardsPage() {
 // change saved with PUT /api/v2/dashboards/{id}.
 export function DashboardPage({ id }: { id: string }) {
   const loc = useLocation();
-  const range = resolveRange(loc.searchParams, '1h');
+  // The one range every tile shows: resolved when the URL changes or the
+  // auto-refresh ticks, not on every render (a relative range would move
+  // and every tile run again).
+  const [tick, setTick] = useState(0);
+  const search = loc.searchParams.toString();
+  const rangeKey = ['range', 'from', 'to'].map((k) => loc.searchParams.get(k) ?? '').join('|');
+  const range = useMemo(() => resolveRange(new URLSearchParams(search), '1h'), [rangeKey, tick]);
+  const refresh = refreshes.find((r) => r.value === loc.searchParams.get('refresh')) ?? refreshes[0];
+  useEffect(() => {
+    if (!refresh.ms) return;
+    const t = window.setInterval(() => { if (!document.hidden) setTick((n) => n + 1); }, refresh.ms);
+    return () => window.clearInterval(t);
+  }, [refresh.ms]);
+  // go keeps the other parameters (the refresh with a new range).
+  const go = (set: Record<string, string | null>) => {
+    const p = new URLSearchParams(search);
+    for (const [k, v] of Object.entries(set)) if (v === null) p.delete(k); else p.set(k, v);
+    const q = p.toString();
+    navigate(q ? `${loc.pathname}?${q}` : loc.pathname);
+  };
+  const zoomTo = (from: number, to: number) => go({ range: null, from: String(from), to: String(to) });
   const [d, setD] = useState<Dashboard | null>(null);
   const [error, setError] = useState('');
   const [editing, setEditing] = useState<Tile | null>(null);
@@ -211,7 +231,10 @@ export function DashboardPage({ id }: { id: string }) {
             <button class="primary" data-action="save-layout" onClick={() => save({ ...d, tiles: layout }).then(() => setLayout(null)).catch((e) => setError(e.message))}>Save layout</button>
           </>) : d.tiles.length > 0 && <button data-action="arrange" onClick={() => { setRemoving(''); setLayout(d.tiles); }}>Arrange</button>}
           <button class="primary" data-action="add-tile" onClick={() => setEditing(newTile())} disabled={!sources.length || !!layout}>Add tile</button>
-          <TimePicker range={range} onChange={(r) => navigate(r.relative ? `${loc.pathname}?range=${r.relative}` : `${loc.pathname}?from=${r.from}&to=${r.to}`)} />
+          <label class="refresh" title="Auto-refresh">↻<select name="refresh" aria-label="Auto-refresh" value={refresh.value} onChange={(e) => go({ refresh: e.currentTarget.value || null })}>
+            {refreshes.map((r) => <option value={r.value}>{r.label}</option>)}
+          </select></label>
+          <TimePicker range={range} onChange={(r) => go(r.relative ? { range: r.relative, from: null, to: null } : { range: null, from: String(r.from), to: String(r.to) })} />
         </div>
       </div>
       {error && <p class="error" role="alert">{error}</p>}
@@ -222,7 +245,7 @@ export function DashboardPage({ id }: { id: string }) {
             tabIndex={layout ? 0 : undefined} aria-label={layout ? `${t.name || 'tile'}: column ${t.x + 1}, row ${t.y + 1}, ${t.w} wide, ${t.h} high` : undefined}
             onKeyDown={layout ? (e) => onKey(e, t) : undefined}>
             {layout && <span class="resize-handle" data-action="resize-tile" title="Drag to resize" onPointerDown={(e) => drag(e, t, true)} />}
-            <TileView tile={t} from={range.from} to={range.to} tools={layout ? (
+            <TileView tile={t} from={range.from} to={range.to} onZoom={layout ? undefined : zoomTo} tools={layout ? (
               <span class="tile-tools arrange" role="group" aria-label="Move and resize">
                 <span class="drag-handle" data-action="drag-tile" title="Drag to move" onPointerDown={(e) => drag(e, t, false)}>⠿</span>
                 <button class="small ghost" data-action="move-left" aria-label="Move left" onClick={() => move(t.id, -1, 0)}>←</button>
@@ -279,6 +302,15 @@ function place(t: Tile, x: number, y: number, w: number, h: number, sizing = fal
   x = Math.min(24 - w, x);
   return { ...t, x, y: Math.max(0, y), w, h: Math.max(1, h) };
 }
+
+// The auto-refresh choices (the URL's refresh=).
+const refreshes = [
+  { value: '', label: 'Off', ms: 0 },
+  { value: '10s', label: '10 s', ms: 10_000 },
+  { value: '30s', label: '30 s', ms: 30_000 },
+  { value: '1m', label: '1 m', ms: 60_000 },
+  { value: '5m', label: '5 m', ms: 300_000 },
+];
 
 function isChart(c: TileConfig) {
   return !c.configType && Array.isArray(c.select) && c.select.length > 0 && ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar'].includes(c.displayType);
@@ -353,7 +385,7 @@ async function runTile(c: TileConfig, from: number, to: number, signal?: AbortSi
 
 // TileView draws one tile, its title always on top; tables and pies
 // scroll inside the tile.
-export function TileView({ tile, from, to, tools }: { tile: Tile; from: number; to: number; tools?: any }) {
+export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: number; to: number; tools?: any; onZoom?: (from: number, to: number) => void }) {
   const c = tile.config;
   const items = Array.isArray(c.select) ? c.select : [];
   const chart = isChart(c);
@@ -363,10 +395,10 @@ export function TileView({ tile, from, to, tools }: { tile: Tile; from: number; 
   const key = JSON.stringify(c);
   useEffect(() => {
     if (!chart) return;
-    setData(null);
-    setError('');
+    // The last answer stays drawn until the next arrives (an auto-refresh
+    // does not blank the board).
     const ac = new AbortController();
-    runTile(c, from, to, ac.signal).then(setData).catch((e) => { if (!ac.signal.aborted) setError(e.message); });
+    runTile(c, from, to, ac.signal).then((d) => { setData(d); setError(''); }).catch((e) => { if (!ac.signal.aborted) setError(e.message); });
     return () => ac.abort();
   }, [key, from, to]);
   const what = chart ? items.map(label).join(', ') + (items[0].where ? ` · ${items[0].where}` : '') : c.configType ? 'SQL' : c.displayType;
@@ -384,7 +416,7 @@ export function TileView({ tile, from, to, tools }: { tile: Tile; from: number; 
   } else if (!data) {
     content = <p class="muted small">Loading…</p>;
   } else {
-    content = <TileData c={c} items={items} data={data} unit={unit} height={Math.max(100, tile.h * 82 - 70)} />;
+    content = <TileData c={c} items={items} data={data} unit={unit} height={Math.max(100, tile.h * 82 - 70)} onZoom={onZoom} />;
   }
   return <>{head}<div class="tile-body">{content}</div></>;
 }
@@ -397,7 +429,7 @@ function summary(aggFn: string, l?: Line): number | null {
   return ['count', 'sum'].includes(aggFn) ? vs.reduce((a, b) => a + b, 0) : vs[vs.length - 1];
 }
 
-function TileData({ c, items, data, unit, height }: { c: TileConfig; items: SelectItem[]; data: Series; unit: Unit; height: number }) {
+function TileData({ c, items, data, unit, height, onZoom }: { c: TileConfig; items: SelectItem[]; data: Series; unit: Unit; height: number; onZoom?: (from: number, to: number) => void }) {
   const additive = ['count', 'sum'].includes(items[0].aggFn);
   if (c.displayType === 'number') {
     const v = summary(items[0].aggFn, data.perItem[0][0]);
@@ -426,7 +458,7 @@ function TileData({ c, items, data, unit, height }: { c: TileConfig; items: Sele
       </div>
     );
   }
-  return <Chart lines={data.lines} stepMs={data.stepMs} bars={c.displayType === 'stacked_bar'} height={height} unit={unit} />;
+  return <Chart lines={data.lines} stepMs={data.stepMs} bars={c.displayType === 'stacked_bar'} height={height} unit={unit} onZoom={onZoom} />;
 }
 
 // TileEditor edits one tile's config with a live preview of what it will
