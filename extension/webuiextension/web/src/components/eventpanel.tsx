@@ -18,7 +18,10 @@ export function EventPanel({ row, src, onClose, onFilter }: { row: Row; src: Sou
   const traceCol = src.traceIdColumn || 'TraceId';
   const spanCol = src.spanIdColumn || 'SpanId';
   const traceId = row[traceCol];
-  const shown = new Set(['__ts_ns', src.attributesMap, src.resourceMap, src.bodyColumn, src.timestampColumn, traceCol, spanCol]);
+  // Other fields lists what the sections above do not: the service,
+  // severity and duration columns are shown there already.
+  const shown = new Set(['__ts_ns', src.attributesMap, src.resourceMap, src.bodyColumn, src.timestampColumn, traceCol, spanCol,
+    src.serviceColumn, src.severityColumn, src.durationColumn]);
   const attrs = (src.attributesMap && row[src.attributesMap]) || {};
   const res = (src.resourceMap && row[src.resourceMap]) || {};
   return (
