@@ -693,6 +693,25 @@ func TestBrowserSearchFacetsAndAutocomplete(t *testing.T) {
 		b.run("searched at "+w, poll(`(() => { const t = document.querySelector('[data-testid=results]'); return !!t && (t.dataset.rowsFor || '').trim() === 'ServiceName:payments'; })()`))
 		assert.Equal(t, 3, eval[int](b, "rows", `document.querySelectorAll('[data-testid=results] tbody tr').length`))
 	}
+
+	// Span search's sidebar starts with service, status, span name and
+	// kind, in that order, and excluding a status changes the rows.
+	traceHex := "5bf92f3577b34da6a3ce929d0e0e4737"
+	span := func(id, name string, status int) string {
+		return fmt.Sprintf(`{"traceId":%q,"spanId":%q,"name":%q,"kind":2,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","status":{"code":%d}}`,
+			traceHex, id, name, now.Add(-time.Second).UnixNano(), now.UnixNano(), status)
+	}
+	spans := fmt.Sprintf(`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"checkout"}}]},"scopeSpans":[{"spans":[%s,%s,%s]}]}]}`,
+		span("00f067aa0ba902c1", "GET /cart", 2), span("00f067aa0ba902c2", "GET /cart", 0), span("00f067aa0ba902c3", "POST /pay", 0))
+	require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/traces", "Authorization", "Bearer "+ingestKey, "application/json", spans))
+	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_traces") == "3" }, 30*time.Second, 200*time.Millisecond, "stored")
+	b.run("a narrow screen", chromedp.EmulateViewport(1000, 900))
+	b.run("searching spans", chromedp.Navigate(ui+"/search/traces"), waitText(`[data-testid=facets]`, "POST /pay"))
+	assert.Equal(t, []string{"ServiceName", "StatusCode", "SpanName", "SpanKind"},
+		eval[[]string](b, "the span facets", `[...document.querySelectorAll('[data-facet]')].slice(0, 4).map((e) => e.dataset.facet)`))
+	b.screenshot("span-facets")
+	b.click("excluding the errors", `[data-facet=StatusCode] button.facet-exc[data-filter="-StatusCode:Error"]`)
+	assert.Equal(t, 2, rowsAfter("spans without errors", "-StatusCode:Error"))
 }
 
 // Saved searches (issue 42, item 5): a second search of a name the team
