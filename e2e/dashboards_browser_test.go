@@ -272,6 +272,18 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 	b.run("it shows ALERT", chromedp.Reload(), waitText(`tr[data-alert="Payment failures"] [data-testid=alert-state]`, "ALERT"))
 	assert.Contains(t, b.text(`tr[data-alert="Payment failures"]`), `saved search “Payment failures”`)
 
+	// The webhook cannot go while alerts use it: the API's reason and the
+	// alerts' names are on its row, and it stays.
+	b.click("delete the webhook", `tr[data-webhook="On call"] [data-action=delete-webhook]`)
+	b.click("confirm", `tr[data-webhook="On call"] [data-action=confirm-delete]`)
+	b.see("the reason", `[data-testid=webhook-delete-error]`)
+	reason := b.text(`[data-testid=webhook-delete-error]`)
+	assert.Contains(t, reason, "alerts still reference this webhook")
+	assert.Contains(t, reason, "Used by: ")
+	assert.Contains(t, reason, "“Payments: Errors”")
+	assert.Contains(t, reason, "“Payment failures”")
+	b.see("still listed", `tr[data-webhook="On call"]`)
+
 	// Delete the tile's alert, after a confirmation.
 	b.click("delete", `tr[data-alert="Payments: Errors"] [data-action=delete-alert]`)
 	b.see("the confirmation", `tr[data-alert="Payments: Errors"] [data-action=confirm-delete]`)

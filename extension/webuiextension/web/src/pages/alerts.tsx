@@ -180,6 +180,8 @@ export function AlertsPage() {
   const [editHook, setEditHook] = useState<Partial<Webhook> | null>(null);
   const [confirm, setConfirm] = useState('');
   const [last, setLast] = useState<Record<string, Evaluation | null>>({});
+  // hookError is the API's refusal to delete a webhook, shown on its row.
+  const [hookError, setHookError] = useState<{ id: string; msg: string } | null>(null);
   const load = () => {
     get<Alert[]>('/api/v2/alerts').then((l) => {
       setList(l);
@@ -203,7 +205,7 @@ export function AlertsPage() {
     setHistory(null);
     if (open) get<Evaluation[]>(`/api/v2/alerts/${open}/history`).then(setHistory).catch((e) => setError(e.message));
   }, [open, last]);
-  const act = (p: Promise<unknown>) => p.then(() => { setError(''); load(); }).catch((e) => setError(e.message));
+  const act = (p: Promise<unknown>) => p.then(() => { setError(''); setHookError(null); load(); }).catch((e) => setError(e.message));
   const hookName = Object.fromEntries(hooks.map((h) => [h.id, h.name]));
   return (
     <div class="page">
@@ -270,19 +272,29 @@ export function AlertsPage() {
       {hooks.length === 0 ? <p class="muted">No webhook yet: alerts deliver to one.</p> : (
         <table class="rows" data-testid="webhooks">
           <thead><tr><th>Name</th><th>Service</th><th>URL</th><th /></tr></thead>
-          <tbody>{hooks.map((h) => (
+          <tbody>{hooks.map((h) => (<>
             <tr data-webhook={h.name}>
               <td>{h.name}</td><td>{h.service}</td><td class="mono small">{h.url}</td>
               <td class="actions">{confirm === h.id ? (
                 <span class="confirm" role="alertdialog">Delete?{' '}
-                  <button class="small danger" data-action="confirm-delete" onClick={() => { setConfirm(''); act(del(`/api/v2/webhooks/${h.id}`)); }}>Delete</button>{' '}
+                  <button class="small danger" data-action="confirm-delete" onClick={() => {
+                    setConfirm('');
+                    setHookError(null);
+                    del(`/api/v2/webhooks/${h.id}`).then(load).catch((e) => setHookError({ id: h.id, msg: e.message }));
+                  }}>Delete</button>{' '}
                   <button class="small" onClick={() => setConfirm('')}>Cancel</button></span>
               ) : (<>
                 <button class="small" data-action="edit-webhook" onClick={() => setEditHook(h)}>Edit</button>{' '}
                 <button class="small" data-action="delete-webhook" onClick={() => setConfirm(h.id)}>Delete</button>
               </>)}</td>
             </tr>
-          ))}</tbody>
+            {hookError?.id === h.id && (
+              <tr class="detail" data-webhook-error={h.name}><td colSpan={4}>
+                <p class="error small" role="alert" data-testid="webhook-delete-error">{hookError.msg}
+                  {(list ?? []).some((a) => a.channel?.webhookId === h.id) && <>. Used by: {(list ?? []).filter((a) => a.channel?.webhookId === h.id).map((a) => `“${a.name}”`).join(', ')}.</>}</p>
+              </td></tr>
+            )}
+          </>))}</tbody>
         </table>
       )}
       {(editAlert || editHook) && (
