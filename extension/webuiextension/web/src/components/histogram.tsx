@@ -21,12 +21,16 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
       cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false } },
       select: { show: true, left: 0, top: 0, width: 0, height: 0 },
       // The x range ends where the last bucket does, so its bar shows.
-      scales: { x: { time: true, range: (_u, min, max) => [min, max + step.current / 1000] } },
+      // The count axis runs from 0 to a step at or above the highest bar,
+      // so its top is labelled.
+      scales: { x: { time: true, range: (_u, min, max) => [min, max + step.current / 1000] }, y: { range: (_u, _min, max) => [0, COUNT_STEPS.find((v) => v >= max) ?? max] } },
       axes: [
-        // At least 70 px between time ticks: at 1920 px uPlot's default (50)
+        // At least 60 px between time ticks: at 1920 px uPlot's default (50)
         // chose a tick every 30 s of a 15 min range, two crowded label rows.
-        { stroke: '#667', grid: { show: false }, ticks: { show: false }, font: '11px system-ui', space: 70 },
-        { stroke: '#667', size: 44, grid: { stroke: '#eef0f4' }, ticks: { show: false }, font: '11px system-ui', values: (_u, vs) => vs.map(compact) },
+        { stroke: '#667', grid: { show: false }, ticks: { show: false }, font: '11px system-ui', space: 60 },
+        // Counts are whole: ticks step by 1, 2 or 5 × 10ⁿ (uPlot's own steps
+        // put 2.5 on an axis of three events).
+        { stroke: '#667', size: 44, grid: { stroke: '#eef0f4' }, ticks: { show: false }, font: '11px system-ui', values: (_u, vs) => vs.map(compact), incrs: COUNT_STEPS },
       ],
       series: [
         {},
@@ -77,6 +81,8 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
     </div>
   );
 }
+
+const COUNT_STEPS = Array.from({ length: 13 }, (_, e) => [1, 2, 5].map((m) => m * 10 ** e)).flat();
 
 function compact(v: number): string {
   if (v >= 1e6) return (v / 1e6).toFixed(1) + 'M';
