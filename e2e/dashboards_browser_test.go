@@ -272,6 +272,13 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 	b.run("it shows ALERT", chromedp.Reload(), waitText(`tr[data-alert="Payment failures"] [data-testid=alert-state]`, "ALERT"))
 	assert.Contains(t, b.text(`tr[data-alert="Payment failures"]`), `saved search “Payment failures”`)
 
+	// Deleting the dashboard would take its alert: the confirmation says so.
+	b.run("the dashboards", chromedp.Navigate(ui+"/dashboards"), waitText(`[data-testid=dashboards]`, "Payments"))
+	b.click("delete", `tr[data-dashboard=Payments] [data-action=delete]`)
+	b.run("the confirmation names the alert", waitText(`tr[data-dashboard=Payments] .confirm`, "Delete “Payments” and its alert?"))
+	b.click("cancel", `tr[data-dashboard=Payments] .confirm button:not([data-action])`)
+	b.run("the alerts page", chromedp.Navigate(ui+"/alerts"), waitText(`[data-testid=alerts]`, "Payment failures"))
+
 	// The webhook cannot go while alerts use it: the API's reason and the
 	// alerts' names are on its row, and it stays.
 	b.click("delete the webhook", `tr[data-webhook="On call"] [data-action=delete-webhook]`)
@@ -443,6 +450,11 @@ func TestBrowserDashboardRangeRefreshZoom(t *testing.T) {
 	b.run("the number follows the range", waitText(`[data-tile=Total] [data-testid=number]`, want))
 	assert.Equal(t, want, b.text(`[data-tile=Total] [data-testid=number]`))
 	assert.NotEqual(t, "59", want)
+	// The tile shows what POST /api/v2/charts/series answers for it.
+	api := eval[float64](b, "the chart API's answer", fmt.Sprintf(`fetch('/api/v2/charts/series', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({startTime: %d, endTime: %d, granularity: 'auto', series: [{sourceId: 'logs', aggFn: 'count', where: '', whereLanguage: 'lucene'}]})})
+		.then((r) => r.json()).then((j) => j.data.reduce((a, row) => a + (row['series_0.data'] ?? 0), 0))`, from, to))
+	assert.Equal(t, want, fmt.Sprint(api), "the API's buckets add up to the tile's number")
 	b.see("the line redrawn", `[data-tile=Ticks] .chart .u-over`)
 	b.screenshot("zoomed")
 }

@@ -82,8 +82,15 @@ export function DashboardsPage() {
   const [name, setName] = useState('');
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
   const [confirm, setConfirm] = useState('');
-  const load = () => get<Dashboard[]>('/api/v2/dashboards').then((l) => { setList(l); setError(''); }).catch((e) => setError(e.message));
+  // alerts says, before a delete, which alerts go with a dashboard (the
+  // API deletes a dashboard's alerts with it).
+  const [alerts, setAlerts] = useState<{ dashboardId?: string }[]>([]);
+  const load = () => {
+    get<{ dashboardId?: string }[]>('/api/v2/alerts').then(setAlerts).catch(() => {});
+    return get<Dashboard[]>('/api/v2/dashboards').then((l) => { setList(l); setError(''); }).catch((e) => setError(e.message));
+  };
   useEffect(() => { load(); }, []);
+  const alertsOf = (id: string) => alerts.filter((a) => a.dashboardId === id).length;
   const act = (p: Promise<unknown>) => p.then(load).catch((e) => setError(e.message));
   return (
     <div class="page">
@@ -119,7 +126,7 @@ export function DashboardsPage() {
                 <td>{d.tiles.length}</td>
                 <td>{d.tags.map((t) => <span class="chip">{t}</span>)}</td>
                 <td class="actions">{confirm === d.id ? (
-                  <span class="confirm" role="alertdialog">Delete “{d.name}”?{' '}
+                  <span class="confirm" role="alertdialog">Delete “{d.name}”{alertsOf(d.id) ? ` and its ${alertsOf(d.id) === 1 ? 'alert' : `${alertsOf(d.id)} alerts`}` : ''}?{' '}
                     <button class="small danger" data-action="confirm-delete" onClick={() => { setConfirm(''); act(del(`/api/v2/dashboards/${d.id}`)); }}>Delete</button>{' '}
                     <button class="small" onClick={() => setConfirm('')}>Cancel</button>
                   </span>
@@ -176,6 +183,11 @@ export function DashboardPage({ id }: { id: string }) {
   const [sources, setSources] = useState<Source[]>([]);
   useEffect(() => { get<Dashboard>(`/api/v2/dashboards/${encodeURIComponent(id)}`).then(setD).catch((e) => setError(e.message)); }, [id]);
   useEffect(() => { get<Source[]>('/api/sources').then(setSources).catch(() => {}); }, []);
+  // A tile's alerts go with it (the API drops alerts whose tile is gone):
+  // the removal's confirmation says so.
+  const [tileAlerts, setTileAlerts] = useState<{ dashboardId?: string; tileId?: string }[]>([]);
+  useEffect(() => { get<{ dashboardId?: string; tileId?: string }[]>('/api/v2/alerts').then(setTileAlerts).catch(() => {}); }, [id]);
+  const alertsOn = (tileId: string) => tileAlerts.filter((a) => a.dashboardId === id && a.tileId === tileId).length;
   if (error && !d) return <div class="page"><p class="error" role="alert">{error}</p></div>;
   if (!d) return <div class="page muted">Loading…</div>;
   const save = async (next: Dashboard) => {
@@ -259,7 +271,7 @@ export function DashboardPage({ id }: { id: string }) {
                 <span class="muted small" data-testid="tile-place">{t.w}×{t.h} at {t.x},{t.y}</span>
               </span>
             ) : removing === t.id ? (
-              <span class="confirm" role="alertdialog">Remove?{' '}
+              <span class="confirm" role="alertdialog">{alertsOn(t.id) ? `Remove it and its ${alertsOn(t.id) === 1 ? 'alert' : `${alertsOn(t.id)} alerts`}?` : 'Remove?'}{' '}
                 <button class="small danger" data-action="confirm-remove" onClick={() => { setRemoving(''); save({ ...d, tiles: d.tiles.filter((x) => x.id !== t.id) }).catch((e) => setError(e.message)); }}>Remove</button>{' '}
                 <button class="small" onClick={() => setRemoving('')}>Cancel</button>
               </span>
