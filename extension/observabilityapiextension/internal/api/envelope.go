@@ -166,8 +166,10 @@ func failed(kind string, err error) result { return result{err: err, kind: kind}
 // left to answer.
 var errGone = errors.New("client went away")
 
-// answer writes an endpoint's result in the form's envelope.
-func (s *Server) answer(w http.ResponseWriter, f form, res result) {
+// answer writes an endpoint's result in the form's envelope. An error
+// that no case below classifies is the server's, unless the client left
+// first: then it is the cancelled query's error, with nobody to answer.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, f form, res result) {
 	var ae *apiError
 	var ve validationError
 	switch {
@@ -193,6 +195,8 @@ func (s *Server) answer(w http.ResponseWriter, f form, res result) {
 		writeFail(w, f, http.StatusNotFound, kindTitle(res.kind)+" not found")
 	case errors.As(res.err, &ve):
 		writeFail(w, f, http.StatusBadRequest, "invalid "+strings.ReplaceAll(res.kind, "_", " ")+": "+ve.Error())
+	case r.Context().Err() != nil:
+		s.opts.Logger.Debug("observability API request ended by its client", zap.Error(res.err))
 	default:
 		s.opts.Logger.Error("observability API request failed", zap.Error(res.err))
 		writeFail(w, f, http.StatusInternalServerError, "internal error")

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/otelhouse/otelhouse/internal/charts"
 )
@@ -29,9 +31,29 @@ func TestQueryFailedForMemory(t *testing.T) {
 		{fmt.Errorf("%w: took too long", charts.ErrTimeout), http.StatusGatewayTimeout, "", "chart query exceeded query_timeout"},
 	} {
 		w := httptest.NewRecorder()
-		s.answer(w, selfHosted, s.queryFailed(r, "chart query", tc.err))
+		s.answer(w, r, selfHosted, s.queryFailed(r, "chart query", tc.err))
 		assert.Equal(t, tc.status, w.Code, tc.err)
 		assert.Equal(t, tc.retryAfter, w.Header().Get("Retry-After"), tc.err)
 		assert.Contains(t, w.Body.String(), tc.msg)
 	}
+}
+
+// A request whose client left while its store call ran is no server
+// failure: nothing is answered and nothing is logged as an error (a
+// browser cancels a page's fetches when it navigates away).
+func TestClientGoneIsNoServerError(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	s := &Server{opts: Options{Logger: zap.New(core)}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := httptest.NewRequest(http.MethodGet, "/api/v2/dashboards", nil).WithContext(ctx)
+	w := httptest.NewRecorder()
+	s.answer(w, r, selfHosted, failed("dashboard", fmt.Errorf("sendQuery: %w", context.Canceled)))
+	assert.Empty(t, w.Body.String())
+	assert.Zero(t, logs.FilterLevelExact(zap.ErrorLevel).Len())
+
+	w = httptest.NewRecorder()
+	s.answer(w, httptest.NewRequest(http.MethodGet, "/api/v2/dashboards", nil), selfHosted, failed("dashboard", fmt.Errorf("engine down")))
+	assert.Equal(t, http.StatusInternalServerError, w.Code, "with the client still there, the same error is the server's")
+	assert.Equal(t, 1, logs.FilterLevelExact(zap.ErrorLevel).Len())
 }

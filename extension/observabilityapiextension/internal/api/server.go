@@ -215,7 +215,7 @@ func (s *Server) guard(f form, next endpoint) http.Handler {
 			if len(h) > len(prefix) && h[:len(prefix)] == prefix {
 				k, ok, err := s.personal.Lookup(r.Context(), keys.Hash(h[len(prefix):]))
 				if err != nil {
-					s.answer(w, f, failed("", err))
+					s.answer(w, r, f, failed("", err))
 					return
 				}
 				if ok {
@@ -235,7 +235,7 @@ func (s *Server) guard(f form, next endpoint) http.Handler {
 			return
 		}
 		ctx := context.WithValue(context.WithValue(r.Context(), teamKey{}, team), formKey{}, f)
-		s.answer(w, f, next(r.WithContext(ctx)))
+		s.answer(w, r, f, next(r.WithContext(ctx)))
 	})
 }
 
@@ -412,7 +412,7 @@ func (s *Server) list(kind string) endpoint {
 				docs, err := s.opts.Store.ByID(ctx, team, kind, ids)
 				if err != nil {
 					if !out.begun() {
-						s.answer(w, f, failed(kind, err))
+						s.answer(w, r, f, failed(kind, err))
 						return
 					}
 					// The answer has begun: cutting the connection tells the

@@ -54,6 +54,6 @@ func (s *Server) sessionGuard(next endpoint) http.Handler {
 			return
 		}
 		ctx := context.WithValue(context.WithValue(r.Context(), teamKey{}, c.Team), formKey{}, selfHosted)
-		s.answer(w, selfHosted, next(r.WithContext(ctx)))
+		s.answer(w, r, selfHosted, next(r.WithContext(ctx)))
 	})
 }
