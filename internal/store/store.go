@@ -309,22 +309,7 @@ func (s *Store) Delete(ctx context.Context, team, kind, id string) error {
 // deleted version still holds a document (deleted before Delete dropped
 // it), for Scrub.
 func (s *Store) DeletedWithDoc(ctx context.Context, kind string) ([]Owned, error) {
-	rows, err := s.db.QueryContext(ctx, s.sql("deleted_with_doc"), kind)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Owned
-	for rows.Next() {
-		var o Owned
-		var doc string
-		if err := rows.Scan(&o.TeamID, &o.ID, &doc, &o.CreatedAt, &o.UpdatedAt); err != nil {
-			return nil, err
-		}
-		o.Doc = []byte(doc)
-		out = append(out, o)
-	}
-	return out, rows.Err()
+	return s.owned(ctx, s.sql("deleted_with_doc"), kind)
 }
 
 // Scrub writes a deleted resource's deleted version again, without its
@@ -351,7 +336,13 @@ type Owned struct {
 // All lists every team's live resources of a kind (for the alert
 // scheduler).
 func (s *Store) All(ctx context.Context, kind string) ([]Owned, error) {
-	rows, err := s.db.QueryContext(ctx, s.sql("all_resources"), kind)
+	return s.owned(ctx, s.sql("all_resources"), kind)
+}
+
+// owned runs a query whose rows are every team's resources of a kind:
+// team, id, document and times.
+func (s *Store) owned(ctx context.Context, query, kind string) ([]Owned, error) {
+	rows, err := s.db.QueryContext(ctx, query, kind)
 	if err != nil {
 		return nil, err
 	}

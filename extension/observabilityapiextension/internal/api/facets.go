@@ -18,13 +18,36 @@ import (
 // result with their top values, for the same source, range and where as
 // POST /api/v2/search.
 type facetsRequest struct {
+	searchWindow
+	Fields int `json:"fields"`
+	Values int `json:"values"`
+}
+
+// searchWindow is what search and facets requests share: a source, a
+// range (ISO 8601 or epoch milliseconds) and a where.
+type searchWindow struct {
 	SourceID      string          `json:"sourceId"`
 	StartTime     json.RawMessage `json:"startTime"`
 	EndTime       json.RawMessage `json:"endTime"`
 	Where         string          `json:"where"`
 	WhereLanguage string          `json:"whereLanguage"`
-	Fields        int             `json:"fields"`
-	Values        int             `json:"values"`
+}
+
+// check adds the window's problems to p and returns its range.
+func (w *searchWindow) check(p *problems.List) (start, end time.Time) {
+	start, err := instant(w.StartTime, "startTime")
+	if err != nil {
+		p.Add("%v", err)
+	}
+	end, err = instant(w.EndTime, "endTime")
+	if err != nil {
+		p.Add("%v", err)
+	}
+	if w.SourceID == "" {
+		p.Add("sourceId is required")
+	}
+	checkWhere(p, &w.WhereLanguage, w.Where)
+	return start, end
 }
 
 // searchScope reads one of the team's sources and resolves its table; a
@@ -71,24 +94,13 @@ func (s *Server) facetsHandler(r *http.Request) result {
 		return fail(http.StatusBadRequest, err.Error())
 	}
 	var p problems.List
-	start, err := instant(req.StartTime, "startTime")
-	if err != nil {
-		p.Add("%v", err)
-	}
-	end, err := instant(req.EndTime, "endTime")
-	if err != nil {
-		p.Add("%v", err)
-	}
-	if req.SourceID == "" {
-		p.Add("sourceId is required")
-	}
+	start, end := req.check(&p)
 	if req.Fields < 0 || req.Fields > 100 {
 		p.Add("fields must be from 1 to 100")
 	}
 	if req.Values < 0 || req.Values > 100 {
 		p.Add("values must be from 1 to 100")
 	}
-	checkWhere(&p, &req.WhereLanguage, req.Where)
 	if err := p.Err(); err != nil {
 		return fail(http.StatusBadRequest, "invalid facets: "+err.Error())
 	}
