@@ -9,8 +9,8 @@ import (
 // whereScope is what a condition's names may stand for: the source's
 // columns, and inside a lambda its parameters.
 type whereScope struct {
-	cols   map[string]string // nil: any name (the round trip's rendering)
-	fns    *Catalog          // nil: any function
+	cols   map[string]string
+	fns    *Catalog
 	params map[string]bool
 }
 
@@ -84,7 +84,7 @@ func (sc whereScope) render(b *strings.Builder, n *astNode) error {
 // renderName writes a column, a column's subcolumn or tuple element
 // (`T.a` reads as T, then a), or a lambda parameter.
 func (sc whereScope) renderName(b *strings.Builder, name string) error {
-	if sc.params[name] || sc.cols == nil {
+	if sc.params[name] {
 		writeName(b, name)
 		return nil
 	}
@@ -135,7 +135,9 @@ func (sc whereScope) renderCall(b *strings.Builder, n *astNode) error {
 			return err
 		}
 	}
-	if sc.fns != nil && (!sc.fns.allows(name) && !inFamily[name] || inFunctions[strings.ToLower(name)] && !inFamily[name]) {
+	// The catalogue leaves out every IN spelling; the operator's own
+	// forms are allowed here, with their constant right side.
+	if !inFamily[name] && !sc.fns.allows(name) {
 		return fmt.Errorf("function %s is not allowed in a sql where (only functions that compute on values are)", name)
 	}
 	writeName(b, name)
