@@ -3,6 +3,8 @@ package webuiextension
 import (
 	"net/http"
 
+	"github.com/klauspost/compress/gzhttp"
+
 	"github.com/otelhouse/otelhouse/internal/apistate"
 )
 
@@ -12,7 +14,8 @@ import (
 // a dashboard, alert or webhook made here is checked, stored and answered
 // exactly as one made with curl.
 func (u *webUI) apiV2() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// A page of search rows is mostly repeated keys: compressed, a tenth.
+	return gzhttp.GzipHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		st, acc := u.state()
 		if st == nil || st.API == nil {
@@ -41,5 +44,5 @@ func (u *webUI) apiV2() http.Handler {
 		r.Header.Del("Authorization")
 		ctx := apistate.WithCaller(r.Context(), apistate.Caller{Team: account.TeamID, Identity: account.ID})
 		st.API.ServeHTTP(w, r.WithContext(ctx))
-	})
+	}))
 }

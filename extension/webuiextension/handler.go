@@ -2,7 +2,6 @@ package webuiextension
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,8 +17,6 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/accounts"
 	"github.com/otelhouse/otelhouse/internal/apistate"
-	"github.com/otelhouse/otelhouse/internal/charts"
-	"github.com/otelhouse/otelhouse/internal/search"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
 
@@ -145,7 +142,6 @@ func (u *webUI) fail(w http.ResponseWriter, r *http.Request, err error) {
 		in        accounts.InputError
 		throttled accounts.ThrottledError
 	)
-	ref, refused := charts.Refuse(err)
 	status, msg := http.StatusInternalServerError, "internal error"
 	switch {
 	case errors.As(err, &he):
@@ -161,17 +157,10 @@ func (u *webUI) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusForbidden, err.Error()
 	case errors.Is(err, accounts.ErrEmailTaken):
 		status, msg = http.StatusConflict, err.Error()
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, search.ErrNoTrace):
+	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, err.Error()
-	case refused && ref.Status == http.StatusBadRequest:
-		status, msg = ref.Status, ref.Message
 	case r.Context().Err() != nil:
-		return // the browser went away; its query was cancelled
-	case refused:
-		if ref.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(ref.RetryAfter))
-		}
-		status, msg = ref.Status, ref.Message
+		return // the browser went away
 	default:
 		u.set.Logger.Error("web UI request failed", zap.String("path", r.URL.Path), zap.Error(err))
 	}
@@ -234,18 +223,4 @@ func clientAddr(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
-}
-
-// withTimeout bounds a telemetry query by the API's query_timeout (a
-// little over it, so the engine's own limit answers first).
-func withTimeout(r *http.Request, st *apistate.State) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(r.Context(), st.QueryTimeout+5*time.Second)
-}
-
-func parseMs(s string) (int64, error) {
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, badRequest("startTime and endTime are epoch milliseconds")
-	}
-	return v, nil
 }

@@ -2,7 +2,9 @@ package webuiextension
 
 import "net/http"
 
-// routes is every path the UI serves: its JSON endpoints under /api/ (an
+// routes is every path the UI serves: the REST API's /api/v2 for the
+// signed-in browser (apiV2), the account endpoints that have no REST
+// counterpart (sign-up, sign-in, sign-out, password) under /api/ (an
 // unknown one is a JSON 404), and the app for everything else.
 func (u *webUI) routes() http.Handler {
 	mux := http.NewServeMux()
@@ -17,30 +19,6 @@ func (u *webUI) routes() http.Handler {
 		{"POST /api/logout", false, u.logout},
 		{"GET /api/me", true, u.me},
 		{"POST /api/me/password", true, u.changePassword},
-		{"GET /api/team", true, u.team},
-		{"POST /api/team/invitations", true, u.invite},
-		{"DELETE /api/team/invitations/{id}", true, u.revokeInvitation},
-		{"DELETE /api/team/members/{id}", true, u.removeMember},
-		{"GET /api/keys", true, u.keys},
-		{"POST /api/keys/personal/rotate", true, u.rotatePersonal},
-		{"POST /api/keys/ingestion/rotate", true, u.rotateIngestion},
-		{"GET /api/sources", true, u.sources},
-		{"GET /api/sources/{id}/fields", true, u.fields},
-		{"POST /api/search", true, u.search},
-		{"POST /api/facets", true, u.facets},
-		{"GET /api/sources/{id}/complete", true, u.fieldNames},
-		{"GET /api/sources/{id}/values", true, u.fieldValues},
-		{"POST /api/histogram", true, u.histogram},
-		{"GET /api/traces/{id}", true, u.trace},
-		{"GET /api/services", true, u.services},
-		{"GET /api/dashboards", true, u.dashboards},
-		{"GET /api/dashboards/{id}", true, u.dashboard},
-		{"POST /api/series", true, u.series},
-		{"GET /api/alerts", true, u.alerts},
-		{"GET /api/saved-searches", true, u.savedSearches},
-		{"POST /api/saved-searches", true, u.saveSearch},
-		{"DELETE /api/saved-searches/{id}", true, u.deleteSavedSearch},
-		{"GET /api/alerts/{id}/history", true, u.alertHistory},
 	} {
 		mux.Handle(rt.pattern, u.serve(rt.signedIn, rt.ep))
 	}

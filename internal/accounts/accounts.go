@@ -114,6 +114,16 @@ func accountOf(u store.User) Account {
 	return Account{ID: u.ID, Email: u.Email, Role: u.Role, TeamID: u.TeamID, CreatedAt: u.CreatedAt}
 }
 
+// ByID reads an account (store.ErrNotFound when there is none): the REST
+// API acts for the account a personal key or a session belongs to.
+func (s *Service) ByID(ctx context.Context, id string) (Account, error) {
+	u, err := s.opts.Store.UserByID(ctx, id)
+	if err != nil {
+		return Account{}, err
+	}
+	return accountOf(u), nil
+}
+
 // NeedsOwner tells whether no account exists yet: the UI then offers
 // "Create account" without an invitation.
 func (s *Service) NeedsOwner(ctx context.Context) (bool, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -157,21 +158,7 @@ func (s *Server) valuesHandler(r *http.Request) result {
 	if err != nil {
 		p.Add("limit %v", err)
 	}
-	end, start := time.Now(), time.Now().Add(-time.Hour)
-	for _, t := range []struct {
-		name string
-		into *time.Time
-	}{{"startTime", &start}, {"endTime", &end}} {
-		if v := q.Get(t.name); v != "" {
-			raw := json.RawMessage(v)
-			if _, err := strconv.ParseInt(v, 10, 64); err != nil {
-				raw, _ = json.Marshal(v)
-			}
-			if *t.into, err = instant(raw, t.name); err != nil {
-				p.Add("%v", err)
-			}
-		}
-	}
+	start, end := queryRange(q, &p)
 	if q.Get("sourceId") == "" {
 		p.Add("sourceId is required")
 	}
@@ -193,6 +180,32 @@ func (s *Server) valuesHandler(r *http.Request) result {
 		return s.queryFailed(r, "values", err)
 	}
 	return ok(http.StatusOK, vals, nil)
+}
+
+// queryRange reads startTime and endTime query parameters (ISO 8601 or
+// epoch milliseconds; the last hour when absent) and adds their problems
+// to p.
+func queryRange(q url.Values, p *problems.List) (start, end time.Time) {
+	end, start = time.Now(), time.Now().Add(-time.Hour)
+	for _, t := range []struct {
+		name string
+		into *time.Time
+	}{{"startTime", &start}, {"endTime", &end}} {
+		if v := q.Get(t.name); v != "" {
+			raw := json.RawMessage(v)
+			if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+				raw, _ = json.Marshal(v)
+			}
+			var err error
+			if *t.into, err = instant(raw, t.name); err != nil {
+				p.Add("%v", err)
+			}
+		}
+	}
+	if !start.Before(end) {
+		p.Add("startTime must be before endTime")
+	}
+	return start, end
 }
 
 // queryInt reads an optional integer query parameter from lo to hi.

@@ -16,9 +16,9 @@ import (
 // importer's report (what was imported as is, approximated or skipped,
 // widget by widget) beside it.
 func (s *Server) importRoutes(self string) {
-	s.mux.Handle("POST "+self+"/dashboards/import", s.guard(selfHosted, s.importDashboard))
-	s.mux.Handle("POST "+self+"/alerts/import", s.guard(selfHosted, s.importMonitor))
-	s.mux.Handle("POST "+self+"/saved-searches/import", s.guard(selfHosted, s.importSavedView))
+	s.route(selfHosted, "POST "+self+"/dashboards/import", s.importDashboard)
+	s.route(selfHosted, "POST "+self+"/alerts/import", s.importMonitor)
+	s.route(selfHosted, "POST "+self+"/saved-searches/import", s.importSavedView)
 }
 
 // importSources are the sources imported items read: the team's default

@@ -11,10 +11,15 @@ import (
 
 // rotatePersonal replaces the key the request came with by a new one (the
 // same account's), and answers it: the old key is refused at once on
-// this replica and within seconds on the others.
+// this replica and within seconds on the others. A session (the UI)
+// came with no key: the account's personal keys are all replaced.
 func (s *Server) rotatePersonal(r *http.Request) result {
 	caller, _ := r.Context().Value(callerKey{}).(store.Key)
-	k, err := s.accounts.Rotate(r.Context(), caller.TeamID, caller.UserID, keys.Personal, func(k store.Key) bool { return k.Hash == caller.Hash })
+	old := func(k store.Key) bool { return k.Hash == caller.Hash }
+	if caller.Hash == "" {
+		old = func(k store.Key) bool { return k.UserID == caller.UserID }
+	}
+	k, err := s.accounts.Rotate(r.Context(), caller.TeamID, caller.UserID, keys.Personal, old)
 	if err != nil {
 		return failed("", err)
 	}

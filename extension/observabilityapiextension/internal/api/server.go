@@ -97,6 +97,8 @@ type Server struct {
 	personal *store.KeyCache
 	sources  *sources.Catalog
 	accounts *accounts.Service // key rotation, shared with the UI's
+	// selfRoutes is the self-hosted form's route table, for Session.
+	selfRoutes []selfRoute
 	// replica names this server among those sharing its state: alert
 	// windows are claimed under it.
 	replica string
@@ -139,34 +141,66 @@ func New(opts Options) *Server {
 		}
 		for _, fm := range forms {
 			base := fm.prefix + "/" + r.path
-			s.mux.Handle("GET "+base, s.guard(fm.f, s.list(r.kind)))
+			s.route(fm.f, "GET "+base, s.list(r.kind))
 			if r.writable || (r.kind == kindSource && fm.f == selfHosted) {
-				s.mux.Handle("POST "+base, s.guard(fm.f, s.create(r.kind)))
-				s.mux.Handle("GET "+base+"/{id}", s.guard(fm.f, s.get(r.kind)))
-				s.mux.Handle("PUT "+base+"/{id}", s.guard(fm.f, s.update(r.kind)))
-				s.mux.Handle("DELETE "+base+"/{id}", s.guard(fm.f, s.remove(r.kind)))
+				s.route(fm.f, "POST "+base, s.create(r.kind))
+				s.route(fm.f, "GET "+base+"/{id}", s.get(r.kind))
+				s.route(fm.f, "PUT "+base+"/{id}", s.update(r.kind))
+				s.route(fm.f, "DELETE "+base+"/{id}", s.remove(r.kind))
 			}
 		}
 	}
-	s.mux.Handle("POST "+self+"/charts/series", s.guard(selfHosted, s.chartSeriesHandler))
-	s.mux.Handle("GET "+self+"/alerts/{id}/history", s.guard(selfHosted, s.historyHandler))
-	s.mux.Handle("POST "+self+"/search", s.guard(selfHosted, s.searchHandler))
-	s.mux.Handle("POST "+self+"/search/facets", s.guard(selfHosted, s.facetsHandler))
-	s.mux.Handle("GET "+self+"/search/fields", s.guard(selfHosted, s.fieldsHandler))
-	s.mux.Handle("GET "+self+"/search/values", s.guard(selfHosted, s.valuesHandler))
-	s.mux.Handle("POST "+self+"/keys/personal/rotate", s.guard(selfHosted, s.rotatePersonal))
-	s.mux.Handle("POST "+self+"/keys/ingestion/rotate", s.guard(selfHosted, s.rotateIngestion))
-	s.mux.Handle("DELETE "+self+"/keys/ingestion/{id}", s.guard(selfHosted, s.revokeIngestion))
-	s.mux.Handle("GET "+self, s.guard(selfHosted, s.whoami))
-	s.mux.Handle("GET "+self+"/{$}", s.guard(selfHosted, s.whoami))
-	s.mux.Handle("GET "+self+"/team", s.guard(selfHosted, s.team))
-	s.mux.Handle("GET "+self+"/team/members", s.guard(selfHosted, s.teamMembers))
+	for _, rt := range []struct {
+		pattern string
+		ep      endpoint
+	}{
+		{"POST /charts/series", s.chartSeriesHandler},
+		{"GET /alerts/{id}/history", s.historyHandler},
+		{"POST /search", s.searchHandler},
+		{"POST /search/facets", s.facetsHandler},
+		{"GET /search/fields", s.fieldsHandler},
+		{"GET /search/values", s.valuesHandler},
+		{"GET /sources/{id}/columns", s.columnsHandler},
+		{"GET /traces/{id}", s.traceHandler},
+		{"GET /services", s.servicesHandler},
+		{"GET /keys", s.keysHandler},
+		{"POST /keys/personal/rotate", s.rotatePersonal},
+		{"POST /keys/ingestion/rotate", s.rotateIngestion},
+		{"DELETE /keys/ingestion/{id}", s.revokeIngestion},
+		{"GET ", s.whoami},
+		{"GET /{$}", s.whoami},
+		{"GET /team", s.team},
+		{"GET /team/members", s.teamMembers},
+		{"DELETE /team/member/{id}", s.removeMember},
+		{"GET /team/invitations", s.invitations},
+		{"POST /team/invitation", s.invite},
+		{"DELETE /team/invitation/{id}", s.revokeInvitation},
+	} {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		s.route(selfHosted, method+" "+self+path, rt.ep)
+	}
 	s.importRoutes(self)
 	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return s
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// route serves an endpoint in a form behind that form's guard. The
+// self-hosted routes are kept too: the UI's session door (Session) serves
+// the same table.
+func (s *Server) route(f form, pattern string, ep endpoint) {
+	s.mux.Handle(pattern, s.guard(f, ep))
+	if f == selfHosted {
+		s.selfRoutes = append(s.selfRoutes, selfRoute{pattern, ep})
+	}
+}
+
+// selfRoute is one route of the self-hosted form.
+type selfRoute struct {
+	pattern string
+	ep      endpoint
+}
 
 // OpenAPI is the contract of both forms; it is served at /openapi.yaml,
 // unauthenticated, and the tests check real responses against it.

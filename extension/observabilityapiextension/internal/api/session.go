@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/otelhouse/otelhouse/internal/apistate"
+	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 // Session serves the self-hosted /api/v2 routes the web UI manages
@@ -15,27 +16,11 @@ import (
 // caller in its context is refused, whatever its headers say.
 func (s *Server) Session() http.Handler {
 	mux := http.NewServeMux()
-	const base = "/api/v2/"
-	for _, r := range []struct {
-		path string
-		kind string
-	}{
-		{"dashboards", kindDashboard},
-		{"alerts", kindAlert},
-		{"webhooks", kindWebhook},
-		{"saved-searches", kindSaved},
-	} {
-		mux.Handle("GET "+base+r.path, s.sessionGuard(s.list(r.kind)))
-		mux.Handle("POST "+base+r.path, s.sessionGuard(s.create(r.kind)))
-		mux.Handle("GET "+base+r.path+"/{id}", s.sessionGuard(s.get(r.kind)))
-		mux.Handle("PUT "+base+r.path+"/{id}", s.sessionGuard(s.update(r.kind)))
-		mux.Handle("DELETE "+base+r.path+"/{id}", s.sessionGuard(s.remove(r.kind)))
+	for _, rt := range s.selfRoutes {
+		mux.Handle(rt.pattern, s.sessionGuard(rt.ep))
 	}
-	mux.Handle("GET "+base+"sources", s.sessionGuard(s.list(kindSource)))
-	mux.Handle("POST "+base+"charts/series", s.sessionGuard(s.chartSeriesHandler))
-	mux.Handle("GET "+base+"alerts/{id}/history", s.sessionGuard(s.historyHandler))
-	mux.Handle(base, s.sessionGuard(func(*http.Request) result {
-		return fail(http.StatusNotFound, "no such endpoint for a browser session")
+	mux.Handle("/api/v2/", s.sessionGuard(func(*http.Request) result {
+		return fail(http.StatusNotFound, "no such endpoint")
 	}))
 	return mux
 }
@@ -54,6 +39,8 @@ func (s *Server) sessionGuard(next endpoint) http.Handler {
 			return
 		}
 		ctx := context.WithValue(context.WithValue(r.Context(), teamKey{}, c.Team), formKey{}, selfHosted)
+		// The session's account stands where a personal key's owner would.
+		ctx = context.WithValue(ctx, callerKey{}, store.Key{TeamID: c.Team, UserID: c.Identity})
 		s.answer(w, r, selfHosted, next(r.WithContext(ctx)))
 	})
 }

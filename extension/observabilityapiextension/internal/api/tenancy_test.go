@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -73,6 +74,8 @@ func TestAStoredSourceOfAnotherTeamsDatabaseIsRefusedByEveryQuery(t *testing.T) 
 	for id, db := range map[string]string{"theirs": "api_alerts", "state": fx.state} {
 		doc, _ := json.Marshal(Source{ID: id, Name: id, Kind: "log", Database: db, Table: "tenancy", TimestampColumn: "ts", SeverityColumn: "level"})
 		require.NoError(t, fx.server.opts.Store.Put(ctx, "b", kindSource, id, doc, now, now))
+		doc, _ = json.Marshal(Source{ID: id + "-spans", Name: id, Kind: "trace", Database: db, Table: "tenancy", TimestampColumn: "ts"})
+		require.NoError(t, fx.server.opts.Store.Put(ctx, "b", kindSource, id+"-spans", doc, now, now))
 	}
 	window := map[string]any{"startTime": m0.UnixMilli(), "endTime": m0.Add(5 * time.Minute).UnixMilli()}
 	for id, db := range map[string]string{"theirs": "api_alerts", "state": fx.state} {
@@ -85,6 +88,19 @@ func TestAStoredSourceOfAnotherTeamsDatabaseIsRefusedByEveryQuery(t *testing.T) 
 			"series": []any{map[string]any{"sourceId": id, "aggFn": "count"}}})
 		assert.Equal(t, http.StatusBadRequest, r.status, "charts %s: %v", id, r.body)
 		assert.Contains(t, r.body["message"], `database "`+db+`" is not open to sources`)
+		// The reads the UI's pages make beside search.
+		rng := fmt.Sprintf("startTime=%d&endTime=%d", window["startTime"], window["endTime"])
+		for _, path := range []string{"/api/v2/sources/" + id + "/columns", "/api/v2/search/fields?sourceId=" + id,
+			"/api/v2/search/values?field=level&sourceId=" + id + "&" + rng,
+			"/api/v2/traces/abc?sourceId=" + id + "-spans&logSourceId=" + id, "/api/v2/traces/abc?sourceId=" + id + "-spans",
+			"/api/v2/services?sourceId=" + id + "-spans&" + rng} {
+			r := call(t, http.MethodGet, fx.url+path, bearer(fx.keyB), nil)
+			assert.Equal(t, http.StatusBadRequest, r.status, "%s: %v", path, r.body)
+			assert.Contains(t, r.body["message"], `database "`+db+`" is not open to sources`, path)
+		}
+		r = call(t, http.MethodPost, fx.url+"/api/v2/search/facets", bearer(fx.keyB), map[string]any{"sourceId": id,
+			"startTime": window["startTime"], "endTime": window["endTime"]})
+		assert.Equal(t, http.StatusBadRequest, r.status, "facets %s: %v", id, r.body)
 	}
 
 	// A dashboard of b's with a tile on the row, and an alert on the tile:

@@ -1,9 +1,10 @@
-package webuiextension
+package api
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"os"
@@ -35,13 +36,15 @@ import (
 // docs/performance.md says how long generating them takes). Each iteration reports its time;
 // p50 and p95 over the run are reported as metrics, for the UI's path
 // (the handlers, as the browser calls them: histogram and first 100 rows
-// at once) and for the same SQL sent straight to the engine.
+// at once) and for the same SQL sent straight to the engine. The UI's
+// requests are these /api/v2 calls (its session door adds a cookie check
+// and compression); they go over loopback HTTP as a browser's would.
 //
-//	go test -run '^$' -bench BenchmarkSearchPage -benchtime 20x ./extension/webuiextension/
+//	go test -run '^$' -bench BenchmarkSearchPage -benchtime 20x ./extension/observabilityapiextension/internal/api/
 
-const benchDB = "bench_ui"
+const searchBenchDB = "bench_ui"
 
-var benchOnce sync.Once
+var searchBenchOnce sync.Once
 
 func envInt(name string, def int) int {
 	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
@@ -59,15 +62,15 @@ func seedBench(b *testing.B) (time.Time, string) {
 	nLogs, nSpans := envInt("SEARCH_BENCH_LOGS", 10_000_000), envInt("SEARCH_BENCH_SPANS", 1_000_000)
 	end := time.Now().UTC().Truncate(time.Second)
 	const bigTrace = "0000000000000000000000000000beef"
-	benchOnce.Do(func() {
+	searchBenchOnce.Do(func() {
 		ctx := context.Background()
-		chtest.FreshDatabase(b, benchDB)
+		chtest.FreshDatabase(b, searchBenchDB)
 		db := clickhouse.OpenDB(&clickhouse.Options{Addr: []string{chtest.Endpoint(b)}, Protocol: clickhouse.HTTP, ReadTimeout: time.Hour})
 		defer db.Close()
 		f := clickhouseexporter.NewFactory()
 		cfg := f.CreateDefaultConfig().(*clickhouseexporter.Config)
 		cfg.Endpoint = "http://" + chtest.Endpoint(b)
-		cfg.Database = benchDB
+		cfg.Database = searchBenchDB
 		cfg.CreateSchema = true
 		for _, sig := range []pipeline.Signal{pipeline.SignalLogs, pipeline.SignalTraces} {
 			set := exportertest.NewNopSettings(f.Type())
@@ -105,7 +108,7 @@ func seedBench(b *testing.B) (time.Time, string) {
 			  concat('request ', toString(number), ' handled in ', toString(number %% 997), ' ms by ', svc),
 			  map('host.name', concat('host-', toString(number %% 50)), 'service.name', svc),
 			  map('http.status_code', if(number %% 50 = 0, '500', '200'), 'user.id', toString(number %% 10007))
-			FROM numbers(%[4]d) SETTINGS max_insert_block_size = 1048576`, benchDB, end.UnixNano(), day, nLogs, services))
+			FROM numbers(%[4]d) SETTINGS max_insert_block_size = 1048576`, searchBenchDB, end.UnixNano(), day, nLogs, services))
 		require.NoError(b, err)
 		tookLogs := took()
 		// Spans: traces of 10 spans, and one of 1,000.
@@ -119,10 +122,10 @@ func seedBench(b *testing.B) (time.Time, string) {
 			  concat('GET /api/', toString(number %% 20)), 'Server', %[5]s[number %% 10 + 1] AS svc,
 			  map('service.name', svc), map('http.route', concat('/api/', toString(number %% 20))),
 			  toUInt64((number %% 1000 + 1) * 100000), if(number %% 97 = 0, 'Error', 'Unset')
-			FROM numbers(%[4]d)`, benchDB, end.UnixNano(), day, nSpans, services, bigTrace))
+			FROM numbers(%[4]d)`, searchBenchDB, end.UnixNano(), day, nSpans, services, bigTrace))
 		require.NoError(b, err)
 		tookSpans := took()
-		_, err = db.ExecContext(ctx, "OPTIMIZE TABLE "+benchDB+".otel_logs FINAL")
+		_, err = db.ExecContext(ctx, "OPTIMIZE TABLE "+searchBenchDB+".otel_logs FINAL")
 		require.NoError(b, err)
 		b.Logf("generated %d logs and %d spans in %s (logs %s, spans %s, OPTIMIZE FINAL of the logs %s)",
 			nLogs, nSpans, time.Since(t0).Round(time.Second), tookLogs, tookSpans, took())
@@ -150,37 +153,45 @@ func timed(b *testing.B, fn func()) {
 func BenchmarkSearchPage(b *testing.B) {
 	db := chtest.DB(b)
 	end, bigTrace := seedBench(b)
-	st := realStateIn(b, "bench_ui_state")
-	st.Sources.Tenancy.OwnerDatabases = []string{benchDB}
+	fx := setupWith(b, func(o *Options) { o.Tenancy.OwnerDatabases = []string{searchBenchDB} })
 	ctx := context.Background()
-	for _, src := range sources.Defaults(benchDB) {
+	for _, src := range sources.Defaults(searchBenchDB) {
 		doc := fmt.Sprintf(`{"id":%q,"name":%q,"kind":%q,"database":%q,"table":%q,"timestampColumn":%q,"bodyColumn":%q,"serviceColumn":%q,"severityColumn":%q,"durationColumn":%q,"attributesMap":%q,"resourceMap":%q,"traceIdColumn":"TraceId"}`,
 			src.ID, src.Name, src.Kind, src.Database, src.Table, src.TimestampColumn, src.BodyColumn, src.ServiceColumn, src.SeverityColumn, src.DurationColumn, src.AttributesMap, src.ResourceMap)
-		require.NoError(b, st.Store.Put(ctx, "default", sources.Kind, src.ID, []byte(doc), end, end))
+		require.NoError(b, fx.server.opts.Store.Put(ctx, "a", sources.Kind, src.ID, []byte(doc), end, end))
 	}
-	h := newUI(b, st, "")
-	signup := do(b, h, http.MethodPost, "/api/register", `{"email":"bench@example.com","password":"benchmark password"}`, csrfHeader, "1")
-	require.Equal(b, http.StatusOK, signup.Code, signup.Body.String())
-	cookie := sessionCookie + "=" + signup.Result().Cookies()[0].Value
+	do := func(method, path, body string) (int, string) {
+		req, err := http.NewRequest(method, fx.url+path, strings.NewReader(body))
+		require.NoError(b, err)
+		req.Header.Set("Authorization", bearer(fx.keyA))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(b, err)
+		defer res.Body.Close()
+		raw, err := io.ReadAll(res.Body)
+		require.NoError(b, err)
+		return res.StatusCode, string(raw)
+	}
 	start := end.Add(-24 * time.Hour)
 	const where = "service:checkout level:error"
 	body := fmt.Sprintf(`{"sourceId":"logs","startTime":%d,"endTime":%d,"where":%q,"whereLanguage":"lucene"`, start.UnixMilli(), end.UnixMilli(), where)
+	// The search page's histogram: a count per automatic bucket.
+	histogram := fmt.Sprintf(`{"startTime":%d,"endTime":%d,"granularity":"auto","series":[{"sourceId":"logs","aggFn":"count","where":%q,"whereLanguage":"lucene"}]}`,
+		start.UnixMilli(), end.UnixMilli(), where)
 
 	b.Run("ui", func(b *testing.B) {
-		plain := do(b, h, http.MethodPost, "/api/search", body+`,"limit":100}`, csrfHeader, "1", "Cookie", cookie)
-		zipped := do(b, h, http.MethodPost, "/api/search", body+`,"limit":100}`, csrfHeader, "1", "Cookie", cookie, "Accept-Encoding", "gzip")
-		b.Logf("100 rows: %d B of JSON, %d B gzip-compressed", plain.Body.Len(), zipped.Body.Len())
 		timed(b, func() {
 			var wg sync.WaitGroup
 			wg.Go(func() {
-				w := do(b, h, http.MethodPost, "/api/search", body+`,"limit":100}`, csrfHeader, "1", "Cookie", cookie)
-				if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "checkout") {
-					b.Errorf("search: %d %.200s", w.Code, w.Body.String())
+				if code, got := do(http.MethodPost, "/api/v2/search", body+`,"maxResults":100}`); code != http.StatusOK || !strings.Contains(got, "checkout") {
+					b.Errorf("search: %d %.200s", code, got)
 				}
 			})
 			wg.Go(func() {
-				if w := do(b, h, http.MethodPost, "/api/histogram", body+`}`, csrfHeader, "1", "Cookie", cookie); w.Code != http.StatusOK {
-					b.Errorf("histogram: %d %s", w.Code, w.Body.String())
+				if code, got := do(http.MethodPost, "/api/v2/charts/series", histogram); code != http.StatusOK {
+					b.Errorf("histogram: %d %s", code, got)
 				}
 			})
 			wg.Wait()
@@ -188,7 +199,7 @@ func BenchmarkSearchPage(b *testing.B) {
 	})
 
 	b.Run("engine", func(b *testing.B) {
-		src := sources.Defaults(benchDB)[0].Chart()
+		src := sources.Defaults(searchBenchDB)[0].Chart()
 		scope, err := charts.OpenScope(ctx, db, src)
 		require.NoError(b, err)
 		rowsSQL, rowsP, err := search.Build(ctx, db, scope, search.Request{Start: start, End: end, Where: where, Limit: 100})
@@ -231,11 +242,11 @@ func BenchmarkSearchPage(b *testing.B) {
 	// falls off them reads the whole day.
 	for _, field := range []string{"LogAttributes.user.id", "Attr.user.id", "user.id", "ResourceAttributes.host.name", "Resource.host.name", "host.name"} {
 		b.Run("field-form/"+field, func(b *testing.B) {
-			q := fmt.Sprintf(`{"sourceId":"logs","startTime":%d,"endTime":%d,"where":%q,"whereLanguage":"lucene","limit":100}`,
+			q := fmt.Sprintf(`{"sourceId":"logs","startTime":%d,"endTime":%d,"where":%q,"whereLanguage":"lucene","maxResults":100}`,
 				start.UnixMilli(), end.UnixMilli(), field+":absent-value")
 			timed(b, func() {
-				if w := do(b, h, http.MethodPost, "/api/search", q, csrfHeader, "1", "Cookie", cookie); w.Code != http.StatusOK {
-					b.Errorf("search: %d %.200s", w.Code, w.Body.String())
+				if code, got := do(http.MethodPost, "/api/v2/search", q); code != http.StatusOK {
+					b.Errorf("search: %d %.200s", code, got)
 				}
 			})
 		})
@@ -249,8 +260,8 @@ func BenchmarkSearchPage(b *testing.B) {
 		b.Run("facets/"+strings.ReplaceAll(w, " ", "_"), func(b *testing.B) {
 			q := fmt.Sprintf(`{"sourceId":"logs","startTime":%d,"endTime":%d,"where":%q,"whereLanguage":"lucene"}`, start.UnixMilli(), end.UnixMilli(), w)
 			timed(b, func() {
-				if w := do(b, h, http.MethodPost, "/api/facets", q, csrfHeader, "1", "Cookie", cookie); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"Resource.host.name"`) {
-					b.Errorf("facets: %d %.200s", w.Code, w.Body.String())
+				if code, got := do(http.MethodPost, "/api/v2/search/facets", q); code != http.StatusOK || !strings.Contains(got, `"Resource.host.name"`) {
+					b.Errorf("facets: %d %.200s", code, got)
 				}
 			})
 		})
@@ -258,10 +269,10 @@ func BenchmarkSearchPage(b *testing.B) {
 	b.Run("page-1000-with-facets", func(b *testing.B) {
 		timed(b, func() {
 			var wg sync.WaitGroup
-			for _, c := range []struct{ path, body string }{{"/api/search", body + `,"limit":1000}`}, {"/api/histogram", body + `}`}, {"/api/facets", body + `}`}} {
+			for _, c := range []struct{ path, body string }{{"/api/v2/search", body + `,"maxResults":1000}`}, {"/api/v2/charts/series", histogram}, {"/api/v2/search/facets", body + `}`}} {
 				wg.Go(func() {
-					if w := do(b, h, http.MethodPost, c.path, c.body, csrfHeader, "1", "Cookie", cookie); w.Code != http.StatusOK {
-						b.Errorf("%s: %d %.200s", c.path, w.Code, w.Body.String())
+					if code, got := do(http.MethodPost, c.path, c.body); code != http.StatusOK {
+						b.Errorf("%s: %d %.200s", c.path, code, got)
 					}
 				})
 			}
@@ -271,9 +282,9 @@ func BenchmarkSearchPage(b *testing.B) {
 
 	b.Run("trace-1000-spans", func(b *testing.B) {
 		timed(b, func() {
-			w := do(b, h, http.MethodGet, "/api/traces/"+bigTrace, "", "Cookie", cookie)
-			if w.Code != http.StatusOK || strings.Count(w.Body.String(), `"SpanId"`) != 1000 {
-				b.Errorf("trace: %d, %d spans", w.Code, strings.Count(w.Body.String(), `"SpanId"`))
+			code, got := do(http.MethodGet, "/api/v2/traces/"+bigTrace, "")
+			if code != http.StatusOK || strings.Count(got, `"SpanId"`) != 1000 {
+				b.Errorf("trace: %d, %d spans", code, strings.Count(got, `"SpanId"`))
 			}
 		})
 	})

@@ -1,0 +1,98 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/problems"
+	"github.com/otelhouse/otelhouse/internal/search"
+	"github.com/otelhouse/otelhouse/internal/sources"
+)
+
+// The telemetry reads beside search: a trace with its logs, the services
+// of a trace source, the columns of a source. The web UI's trace,
+// services and search pages call these; so may any script.
+
+// scopeOfKind reads one of the team's sources of a kind, by id or, when
+// none is given, by the default id, and resolves its table.
+func (s *Server) scopeOfKind(r *http.Request, id, def, kind string) (sources.Source, *charts.Scope, *result) {
+	if id == "" {
+		id = def
+	}
+	src, sc, res := s.searchScope(r, id)
+	if res == nil && src.Kind != kind {
+		bad := fail(http.StatusBadRequest, "source "+src.ID+" is not a "+kind+" source")
+		return src, nil, &bad
+	}
+	return src, sc, res
+}
+
+// traceHandler is GET /api/v2/traces/{id}?sourceId=…&logSourceId=…: every
+// span of a trace (trace source "traces" by default) and the logs that
+// carry its id (log source "logs" by default; none when it is missing).
+func (s *Server) traceHandler(r *http.Request) result {
+	q := r.URL.Query()
+	src, sc, res := s.scopeOfKind(r, q.Get("sourceId"), "traces", "trace")
+	if res != nil {
+		return *res
+	}
+	req := search.TraceRequest{TraceID: r.PathValue("id"), TraceColumn: sources.Column(src.TraceIDColumn, "TraceId")}
+	// Without a log source (or its table, not created yet): the trace
+	// alone, unless the caller named one.
+	logs, lsc, res := s.scopeOfKind(r, q.Get("logSourceId"), "logs", "log")
+	switch {
+	case res == nil:
+		req.Logs, req.LogTraceColumn = lsc, sources.Column(logs.TraceIDColumn, "TraceId")
+	case q.Get("logSourceId") != "":
+		return *res
+	}
+	t, err := search.GetTrace(r.Context(), s.opts.DB, sc, req, s.queryTimeout())
+	switch {
+	case errors.Is(err, search.ErrNoTrace):
+		return fail(http.StatusNotFound, err.Error())
+	case err != nil:
+		return s.queryFailed(r, "trace", err)
+	}
+	return ok(http.StatusOK, map[string]any{"source": src, "spans": t.Spans, "logs": t.Logs, "truncated": t.Truncated}, nil)
+}
+
+// servicesHandler is GET /api/v2/services?sourceId=…&startTime=…&endTime=…:
+// each service of a trace source over the range (the last hour by
+// default) with its requests (entry spans), errors and latency quantiles,
+// per service and per operation.
+func (s *Server) servicesHandler(r *http.Request) result {
+	q := r.URL.Query()
+	var p problems.List
+	start, end := queryRange(q, &p)
+	if err := p.Err(); err != nil {
+		return fail(http.StatusBadRequest, "invalid services: "+err.Error())
+	}
+	src, sc, res := s.scopeOfKind(r, q.Get("sourceId"), "traces", "trace")
+	if res != nil {
+		return *res
+	}
+	// SpanKind is the exporter's column; a source has no setting for it.
+	rows, err := search.Services(r.Context(), s.opts.DB, sc, search.ServiceColumns{Service: src.ServiceColumn, Duration: src.DurationColumn,
+		Status: sources.Column(src.StatusCodeColumn, "StatusCode"), Name: sources.Column(src.BodyColumn, "SpanName"), Kind: "SpanKind",
+		Parent: sources.Column(src.ParentSpanIDColumn, "ParentSpanId")}, start, end, s.queryTimeout())
+	if err != nil {
+		return s.queryFailed(r, "services", err)
+	}
+	return ok(http.StatusOK, rows, nil)
+}
+
+// columnsHandler is GET /api/v2/sources/{id}/columns: what a column picker
+// offers, the table's columns with their types and the attribute and
+// resource keys seen in its recent rows.
+func (s *Server) columnsHandler(r *http.Request) result {
+	_, sc, res := s.searchScope(r, r.PathValue("id"))
+	if res != nil {
+		return *res
+	}
+	fl, err := search.Fields(r.Context(), s.opts.DB, sc, s.queryTimeout())
+	if err != nil {
+		return s.queryFailed(r, "columns", err)
+	}
+	return ok(http.StatusOK, fl, nil)
+}
