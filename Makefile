@@ -185,11 +185,14 @@ check-generated:
 	  if [ "$$before" != "$$after" ]; then git diff --stat -- receiver extension distribution; \
 	    echo "generated files were stale (now regenerated): commit them"; exit 1; fi
 
-# Regenerates mdatagen metadata and the ocb distribution sources.
-generate:
+# Regenerates mdatagen metadata, the ocb distribution sources and the web
+# UI's types of the REST API (openapi-typescript over openapi.yaml).
+generate: tools/openapi/node_modules/.installed
 	$(GO) generate ./receiver/... ./extension/...
 	$(GO) tool builder --config builder-config.yaml --skip-get-modules --skip-compilation
 	gofmt -w distribution
+	cd tools/openapi && npx --no-install openapi-typescript --output ../../$(WEB)/src/api.gen.ts \
+	  ../../extension/observabilityapiextension/internal/api/openapi.yaml >/dev/null
 
 # ocb runs with --skip-get-modules, so it no longer checks go.mod against the
 # manifest: every gomod pin of builder-config.yaml must be what go.mod requires.

@@ -404,14 +404,14 @@ func TestBrowserTeamsAreIsolated(t *testing.T) {
 	b := newBrowser(t, ui, "team-b")
 	b.signUp("/join#"+token, "b@example.com", "team b password")
 	b.run("team b searches", chromedp.Navigate(ui+"/search/logs?q=secret&range=24h"), waitText(`.results-head`, "No matching events"))
-	body := eval[string](b, "team b asks for team a's log by trace id", `fetch('/api/traces/63').then(r => r.text())`)
+	body := eval[string](b, "team b asks for team a's log by trace id", `fetch('/api/v2/traces/63').then(r => r.text())`)
 	assert.NotContains(t, body, "team a secret")
-	sources := eval[string](b, "team b's sources", `fetch('/api/sources').then(r => r.text())`)
+	sources := eval[string](b, "team b's sources", `fetch('/api/v2/sources').then(r => r.text())`)
 	var got struct{ Data []map[string]any }
 	require.NoError(t, json.Unmarshal([]byte(sources), &got))
 	require.Len(t, got.Data, 1)
 	assert.Equal(t, "otel_b", got.Data[0]["database"])
-	keys := eval[string](b, "team b's keys", `fetch('/api/keys').then(r => r.text())`)
+	keys := eval[string](b, "team b's keys", `fetch('/api/v2/keys').then(r => r.text())`)
 	assert.NotContains(t, keys, "ohi_", "team a's ingestion key is not shown to team b")
 }
 

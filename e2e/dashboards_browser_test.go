@@ -250,8 +250,8 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 
 	// An alert on a saved search, made on the Alerts page: it counts the
 	// search's matches (12 a minute) and notifies the same receiver.
-	require.Equal(t, 201, eval[int](b, "saving a search", `fetch('/api/saved-searches', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
-		body: JSON.stringify({name: 'Payment failures', source: 'logs', where: '"payment failed"', whereLanguage: 'lucene', select: ['Body']})}).then((r) => r.status)`))
+	require.Equal(t, 200, eval[int](b, "saving a search", `fetch('/api/v2/saved-searches', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({name: 'Payment failures', sourceId: 'logs', where: '"payment failed"', whereLanguage: 'lucene', select: 'Body'})}).then((r) => r.status)`))
 	b.run("the alerts page", chromedp.Navigate(ui+"/alerts"), waitText(`[data-testid=alerts]`, "Payments: Errors"))
 	b.click("new alert on a saved search", `[data-action=new-search-alert]`)
 	b.run("the saved search is offered", waitText(`[data-testid=alert-form] select[name=savedSearch]`, "Payment failures"))

@@ -482,6 +482,24 @@ func (e FirstTileConfigWhereLanguage) Valid() bool {
 	}
 }
 
+// Defines values for KeySource.
+const (
+	KeySourceConfigured KeySource = "configured"
+	KeySourceGenerated  KeySource = "generated"
+)
+
+// Valid indicates whether the value is a known member of the KeySource enum.
+func (e KeySource) Valid() bool {
+	switch e {
+	case KeySourceConfigured:
+		return true
+	case KeySourceGenerated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SavedSearchFilterType.
 const (
 	SavedSearchFilterTypeLucene SavedSearchFilterType = "lucene"
@@ -725,6 +743,63 @@ func (e TileConfigDisplayType) Valid() bool {
 	case TileConfigDisplayTypeStackedBar:
 		return true
 	case TileConfigDisplayTypeTable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TileConfigGranularity.
+const (
+	TileConfigGranularityAuto TileConfigGranularity = "auto"
+	TileConfigGranularityN10m TileConfigGranularity = "10m"
+	TileConfigGranularityN12h TileConfigGranularity = "12h"
+	TileConfigGranularityN15m TileConfigGranularity = "15m"
+	TileConfigGranularityN1d  TileConfigGranularity = "1d"
+	TileConfigGranularityN1h  TileConfigGranularity = "1h"
+	TileConfigGranularityN1m  TileConfigGranularity = "1m"
+	TileConfigGranularityN2d  TileConfigGranularity = "2d"
+	TileConfigGranularityN2h  TileConfigGranularity = "2h"
+	TileConfigGranularityN30d TileConfigGranularity = "30d"
+	TileConfigGranularityN30m TileConfigGranularity = "30m"
+	TileConfigGranularityN30s TileConfigGranularity = "30s"
+	TileConfigGranularityN5m  TileConfigGranularity = "5m"
+	TileConfigGranularityN6h  TileConfigGranularity = "6h"
+	TileConfigGranularityN7d  TileConfigGranularity = "7d"
+)
+
+// Valid indicates whether the value is a known member of the TileConfigGranularity enum.
+func (e TileConfigGranularity) Valid() bool {
+	switch e {
+	case TileConfigGranularityAuto:
+		return true
+	case TileConfigGranularityN10m:
+		return true
+	case TileConfigGranularityN12h:
+		return true
+	case TileConfigGranularityN15m:
+		return true
+	case TileConfigGranularityN1d:
+		return true
+	case TileConfigGranularityN1h:
+		return true
+	case TileConfigGranularityN1m:
+		return true
+	case TileConfigGranularityN2d:
+		return true
+	case TileConfigGranularityN2h:
+		return true
+	case TileConfigGranularityN30d:
+		return true
+	case TileConfigGranularityN30m:
+		return true
+	case TileConfigGranularityN30s:
+		return true
+	case TileConfigGranularityN5m:
+		return true
+	case TileConfigGranularityN6h:
+		return true
+	case TileConfigGranularityN7d:
 		return true
 	default:
 		return false
@@ -1306,6 +1381,30 @@ type FirstTileConfigDisplayType string
 // FirstTileConfigWhereLanguage defines model for FirstTileConfig.WhereLanguage.
 type FirstTileConfigWhereLanguage string
 
+// Invitation defines model for Invitation.
+type Invitation struct {
+	CreatedAt time.Time `json:"createdAt"`
+	CreatedBy string    `json:"createdBy"`
+
+	// Email Empty for a link anyone may use
+	Email     string    `json:"email"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	Id        string    `json:"id"`
+}
+
+// Key defines model for Key.
+type Key struct {
+	CreatedAt time.Time `json:"createdAt"`
+	Id        string    `json:"id"`
+
+	// Key The key itself, for a generated key shown to the account it belongs to
+	Key    *string   `json:"key,omitempty"`
+	Source KeySource `json:"source"`
+}
+
+// KeySource defines model for Key.Source.
+type KeySource string
+
 // ListMeta HyperDX's list envelope, the page under meta (also X-Total-Count)
 type ListMeta struct {
 	Meta Page `json:"meta"`
@@ -1395,6 +1494,15 @@ type SelectItemAggFn string
 
 // SelectItemWhereLanguage defines model for SelectItem.WhereLanguage.
 type SelectItemWhereLanguage string
+
+// ServiceStats Requests (entry spans), errors among them and latency quantiles in nanoseconds (null without a duration column)
+type ServiceStats struct {
+	Errors   int      `json:"errors"`
+	P50      *float32 `json:"p50"`
+	P95      *float32 `json:"p95"`
+	P99      *float32 `json:"p99"`
+	Requests int      `json:"requests"`
+}
 
 // Source defines model for Source.
 type Source struct {
@@ -1495,16 +1603,19 @@ type TileConfig struct {
 	DisplayType             TileConfigDisplayType     `json:"displayType"`
 	FillNulls               *bool                     `json:"fillNulls,omitempty"`
 	FitYAxisToData          *bool                     `json:"fitYAxisToData,omitempty"`
-	GroupBy                 *string                   `json:"groupBy,omitempty"`
-	GroupByColumnsOnLeft    *bool                     `json:"groupByColumnsOnLeft,omitempty"`
-	Limit                   *int                      `json:"limit,omitempty"`
-	Markdown                *string                   `json:"markdown,omitempty"`
-	NumberFormat            *map[string]interface{}   `json:"numberFormat,omitempty"`
-	OnClick                 *map[string]interface{}   `json:"onClick,omitempty"`
-	OrderBy                 *string                   `json:"orderBy,omitempty"`
-	Select                  *TileConfig_Select        `json:"select,omitempty"`
-	SeriesLimit             *int                      `json:"seriesLimit,omitempty"`
-	ShowOperandSeries       *bool                     `json:"showOperandSeries,omitempty"`
+
+	// Granularity the bucket the tile is drawn at
+	Granularity          *TileConfigGranularity  `json:"granularity,omitempty"`
+	GroupBy              *string                 `json:"groupBy,omitempty"`
+	GroupByColumnsOnLeft *bool                   `json:"groupByColumnsOnLeft,omitempty"`
+	Limit                *int                    `json:"limit,omitempty"`
+	Markdown             *string                 `json:"markdown,omitempty"`
+	NumberFormat         *map[string]interface{} `json:"numberFormat,omitempty"`
+	OnClick              *map[string]interface{} `json:"onClick,omitempty"`
+	OrderBy              *string                 `json:"orderBy,omitempty"`
+	Select               *TileConfig_Select      `json:"select,omitempty"`
+	SeriesLimit          *int                    `json:"seriesLimit,omitempty"`
+	ShowOperandSeries    *bool                   `json:"showOperandSeries,omitempty"`
 
 	// SourceId id of a source of the team
 	SourceId      *string                  `json:"sourceId,omitempty"`
@@ -1521,6 +1632,9 @@ type TileConfigConfigType string
 
 // TileConfigDisplayType defines model for TileConfig.DisplayType.
 type TileConfigDisplayType string
+
+// TileConfigGranularity the bucket the tile is drawn at
+type TileConfigGranularity string
 
 // TileConfigSelect0 defines model for TileConfig.Select.0.
 type TileConfigSelect0 = []SelectItem
@@ -1742,6 +1856,14 @@ type NewKey struct {
 
 // NewKeyDataSource defines model for NewKey.Data.Source.
 type NewKeyDataSource string
+
+// Revoked defines model for Revoked.
+type Revoked struct {
+	Data struct {
+		Id      string `json:"id"`
+		Revoked bool   `json:"revoked"`
+	} `json:"data"`
+}
 
 // SavedSearchList defines model for SavedSearchList.
 type SavedSearchList struct {
@@ -2005,11 +2127,37 @@ type SearchValuesParams struct {
 // SearchValuesParamsWhereLanguage defines parameters for SearchValues.
 type SearchValuesParamsWhereLanguage string
 
+// ListServicesParams defines parameters for ListServices.
+type ListServicesParams struct {
+	// SourceId The trace source (default "traces")
+	SourceId *string `form:"sourceId,omitempty" json:"sourceId,omitempty"`
+
+	// StartTime ISO 8601 or epoch milliseconds (default an hour ago)
+	StartTime *string `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime ISO 8601 or epoch milliseconds (default now)
+	EndTime *string `form:"endTime,omitempty" json:"endTime,omitempty"`
+}
+
 // ListSourcesParams defines parameters for ListSources.
 type ListSourcesParams struct {
 	// Limit HyperDX's page size (default and maximum 1000)
 	Limit  *SelfLimit `form:"limit,omitempty" json:"limit,omitempty"`
 	Offset *Offset    `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
+// InviteJSONBody defines parameters for Invite.
+type InviteJSONBody struct {
+	Email *string `json:"email,omitempty"`
+}
+
+// GetTraceParams defines parameters for GetTrace.
+type GetTraceParams struct {
+	// SourceId The trace source (default "traces")
+	SourceId *string `form:"sourceId,omitempty" json:"sourceId,omitempty"`
+
+	// LogSourceId The log source whose events carrying the trace id are answered too (default "logs"; none when the team has no such source)
+	LogSourceId *string `form:"logSourceId,omitempty" json:"logSourceId,omitempty"`
 }
 
 // ListWebhooksParams defines parameters for ListWebhooks.
@@ -2078,6 +2226,9 @@ type CreateSourceJSONRequestBody = SourceInput
 
 // UpdateSourceJSONRequestBody defines body for UpdateSource for application/json ContentType.
 type UpdateSourceJSONRequestBody = SourceInput
+
+// InviteJSONRequestBody defines body for Invite for application/json ContentType.
+type InviteJSONRequestBody InviteJSONBody
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookInput
@@ -2766,6 +2917,13 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/v2/dashboards/{id} (the `UpdateDashboard` operationId).
 	UpdateDashboard(ctx context.Context, id Id, body UpdateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListKeys The account's API keys
+	//
+	// Team Settings → API Keys for the key's account - its personal keys and the team's ingestion keys, generated ones shown in full, configured ones by id only
+	//
+	// Corresponds with GET /api/v2/keys (the `ListKeys` operationId).
+	ListKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RotateIngestionKey Rotate the generated ingestion key
 	//
 	// Replaces the team's generated ingestion keys by a new one (keys from configuration stay); agents must be given the new key
@@ -2900,6 +3058,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v2/search/values (the `SearchValues` operationId).
 	SearchValues(ctx context.Context, params *SearchValuesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListServices Services with request counts, errors and latency
+	//
+	// Each service of a trace source over a range - requests (entry spans - server and consumer kinds, and roots), errors and latency quantiles - with a row per operation
+	//
+	// Corresponds with GET /api/v2/services (the `ListServices` operationId).
+	ListServices(ctx context.Context, params *ListServicesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListSources List the team's sources
 	//
 	// Corresponds with GET /api/v2/sources (the `ListSources` operationId).
@@ -2943,6 +3108,13 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/v2/sources/{id} (the `UpdateSource` operationId).
 	UpdateSource(ctx context.Context, id Id, body UpdateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListSourceColumns A source's columns and attribute keys
+	//
+	// What a column picker offers - the source table's columns with their types, and the attribute and resource keys seen in its newest rows
+	//
+	// Corresponds with GET /api/v2/sources/{id}/columns (the `ListSourceColumns` operationId).
+	ListSourceColumns(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetTeam The key's team
 	//
 	// The key's team, as HyperDX's GET /api/v2/team
@@ -2950,12 +3122,58 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v2/team (the `GetTeam` operationId).
 	GetTeam(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// InviteWithBody Invite someone into the team
+	//
+	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/team/invitation (the `Invite` operationId).
+	InviteWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Invite Invite someone into the team
+	//
+	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/team/invitation (the `Invite` operationId).
+	Invite(ctx context.Context, body InviteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeInvitation Revoke an invitation
+	//
+	// Revokes an open invitation (the owner's to do).
+	//
+	// Corresponds with DELETE /api/v2/team/invitation/{id} (the `RevokeInvitation` operationId).
+	RevokeInvitation(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListInvitations The team's open invitations
+	//
+	// The team's open invitations (never their tokens).
+	//
+	// Corresponds with GET /api/v2/team/invitations (the `ListInvitations` operationId).
+	ListInvitations(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveMember Remove a member
+	//
+	// Removes an account from the team with its keys and sessions (the owner's to do; the owner cannot be removed)
+	//
+	// Corresponds with DELETE /api/v2/team/member/{id} (the `RemoveMember` operationId).
+	RemoveMember(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListTeamMembers The team's accounts
 	//
 	// The team's accounts, oldest first
 	//
 	// Corresponds with GET /api/v2/team/members (the `ListTeamMembers` operationId).
 	ListTeamMembers(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTrace A trace's spans and logs
+	//
+	// Every span of a trace, oldest first, and the logs that carry its id (at most 10,000 of each; truncated says so)
+	//
+	// Corresponds with GET /api/v2/traces/{id} (the `GetTrace` operationId).
+	GetTrace(ctx context.Context, id Id, params *GetTraceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks List the team's webhooks
 	//
@@ -3454,6 +3672,23 @@ func (c *Client) UpdateDashboard(ctx context.Context, id Id, body UpdateDashboar
 	return c.Client.Do(req)
 }
 
+// ListKeys The account's API keys
+//
+// # Team Settings → API Keys for the key's account - its personal keys and the team's ingestion keys, generated ones shown in full, configured ones by id only
+//
+// Corresponds with GET /api/v2/keys (the `ListKeys` operationId).
+func (c *Client) ListKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListKeysRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RotateIngestionKey Rotate the generated ingestion key
 //
 // Replaces the team's generated ingestion keys by a new one (keys from configuration stay); agents must be given the new key
@@ -3768,6 +4003,23 @@ func (c *Client) SearchValues(ctx context.Context, params *SearchValuesParams, r
 	return c.Client.Do(req)
 }
 
+// ListServices Services with request counts, errors and latency
+//
+// # Each service of a trace source over a range - requests (entry spans - server and consumer kinds, and roots), errors and latency quantiles - with a row per operation
+//
+// Corresponds with GET /api/v2/services (the `ListServices` operationId).
+func (c *Client) ListServices(ctx context.Context, params *ListServicesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListServicesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListSources List the team's sources
 //
 // Corresponds with GET /api/v2/sources (the `ListSources` operationId).
@@ -3881,6 +4133,23 @@ func (c *Client) UpdateSource(ctx context.Context, id Id, body UpdateSourceJSONR
 	return c.Client.Do(req)
 }
 
+// ListSourceColumns A source's columns and attribute keys
+//
+// # What a column picker offers - the source table's columns with their types, and the attribute and resource keys seen in its newest rows
+//
+// Corresponds with GET /api/v2/sources/{id}/columns (the `ListSourceColumns` operationId).
+func (c *Client) ListSourceColumns(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSourceColumnsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetTeam The key's team
 //
 // The key's team, as HyperDX's GET /api/v2/team
@@ -3898,6 +4167,95 @@ func (c *Client) GetTeam(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 	return c.Client.Do(req)
 }
 
+// InviteWithBody Invite someone into the team
+//
+// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/team/invitation (the `Invite` operationId).
+func (c *Client) InviteWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInviteRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Invite Invite someone into the team
+//
+// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/team/invitation (the `Invite` operationId).
+func (c *Client) Invite(ctx context.Context, body InviteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInviteRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeInvitation Revoke an invitation
+//
+// Revokes an open invitation (the owner's to do).
+//
+// Corresponds with DELETE /api/v2/team/invitation/{id} (the `RevokeInvitation` operationId).
+func (c *Client) RevokeInvitation(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeInvitationRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListInvitations The team's open invitations
+//
+// The team's open invitations (never their tokens).
+//
+// Corresponds with GET /api/v2/team/invitations (the `ListInvitations` operationId).
+func (c *Client) ListInvitations(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListInvitationsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveMember Remove a member
+//
+// Removes an account from the team with its keys and sessions (the owner's to do; the owner cannot be removed)
+//
+// Corresponds with DELETE /api/v2/team/member/{id} (the `RemoveMember` operationId).
+func (c *Client) RemoveMember(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveMemberRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListTeamMembers The team's accounts
 //
 // # The team's accounts, oldest first
@@ -3905,6 +4263,23 @@ func (c *Client) GetTeam(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Corresponds with GET /api/v2/team/members (the `ListTeamMembers` operationId).
 func (c *Client) ListTeamMembers(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListTeamMembersRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTrace A trace's spans and logs
+//
+// Every span of a trace, oldest first, and the logs that carry its id (at most 10,000 of each; truncated says so)
+//
+// Corresponds with GET /api/v2/traces/{id} (the `GetTrace` operationId).
+func (c *Client) GetTrace(ctx context.Context, id Id, params *GetTraceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTraceRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5041,6 +5416,33 @@ func NewUpdateDashboardRequestWithBody(server string, id Id, contentType string,
 	return req, nil
 }
 
+// NewListKeysRequest constructs an http.Request for the ListKeys method
+func NewListKeysRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/keys")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRotateIngestionKeyRequest constructs an http.Request for the RotateIngestionKey method
 func NewRotateIngestionKeyRequest(server string) (*http.Request, error) {
 	var err error
@@ -5725,6 +6127,84 @@ func NewSearchValuesRequest(server string, params *SearchValuesParams) (*http.Re
 	return req, nil
 }
 
+// NewListServicesRequest constructs an http.Request for the ListServices method
+func NewListServicesRequest(server string, params *ListServicesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/services")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sourceId", *params.SourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StartTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "startTime", *params.StartTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EndTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "endTime", *params.EndTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListSourcesRequest constructs an http.Request for the ListSources method
 func NewListSourcesRequest(server string, params *ListSourcesParams) (*http.Request, error) {
 	var err error
@@ -5946,6 +6426,40 @@ func NewUpdateSourceRequestWithBody(server string, id Id, contentType string, bo
 	return req, nil
 }
 
+// NewListSourceColumnsRequest constructs an http.Request for the ListSourceColumns method
+func NewListSourceColumnsRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/sources/%s/columns", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetTeamRequest constructs an http.Request for the GetTeam method
 func NewGetTeamRequest(server string) (*http.Request, error) {
 	var err error
@@ -5973,6 +6487,141 @@ func NewGetTeamRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewInviteRequest calls the generic Invite builder with application/json body
+func NewInviteRequest(server string, body InviteJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewInviteRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewInviteRequestWithBody constructs an http.Request for the Invite method, with any body, and a specified content type
+func NewInviteRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/team/invitation")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRevokeInvitationRequest constructs an http.Request for the RevokeInvitation method
+func NewRevokeInvitationRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/team/invitation/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListInvitationsRequest constructs an http.Request for the ListInvitations method
+func NewListInvitationsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/team/invitations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRemoveMemberRequest constructs an http.Request for the RemoveMember method
+func NewRemoveMemberRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/team/member/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListTeamMembersRequest constructs an http.Request for the ListTeamMembers method
 func NewListTeamMembersRequest(server string) (*http.Request, error) {
 	var err error
@@ -5990,6 +6639,79 @@ func NewListTeamMembersRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetTraceRequest constructs an http.Request for the GetTrace method
+func NewGetTraceRequest(server string, id Id, params *GetTraceParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/traces/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sourceId", *params.SourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LogSourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "logSourceId", *params.LogSourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -7085,6 +7807,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /api/v2/dashboards/{id} (the `UpdateDashboard` operationId).
 	UpdateDashboardWithResponse(ctx context.Context, id Id, body UpdateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateDashboardResponse, error)
 
+	// ListKeysWithResponse The account's API keys
+	//
+	// Team Settings → API Keys for the key's account - its personal keys and the team's ingestion keys, generated ones shown in full, configured ones by id only
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/keys (the `ListKeys` operationId).
+	ListKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListKeysResponse, error)
+
 	// RotateIngestionKeyWithResponse Rotate the generated ingestion key
 	//
 	// Replaces the team's generated ingestion keys by a new one (keys from configuration stay); agents must be given the new key
@@ -7235,6 +7966,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v2/search/values (the `SearchValues` operationId).
 	SearchValuesWithResponse(ctx context.Context, params *SearchValuesParams, reqEditors ...RequestEditorFn) (*SearchValuesResponse, error)
 
+	// ListServicesWithResponse Services with request counts, errors and latency
+	//
+	// Each service of a trace source over a range - requests (entry spans - server and consumer kinds, and roots), errors and latency quantiles - with a row per operation
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/services (the `ListServices` operationId).
+	ListServicesWithResponse(ctx context.Context, params *ListServicesParams, reqEditors ...RequestEditorFn) (*ListServicesResponse, error)
+
 	// ListSourcesWithResponse List the team's sources
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7284,6 +8024,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /api/v2/sources/{id} (the `UpdateSource` operationId).
 	UpdateSourceWithResponse(ctx context.Context, id Id, body UpdateSourceJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSourceResponse, error)
 
+	// ListSourceColumnsWithResponse A source's columns and attribute keys
+	//
+	// What a column picker offers - the source table's columns with their types, and the attribute and resource keys seen in its newest rows
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/sources/{id}/columns (the `ListSourceColumns` operationId).
+	ListSourceColumnsWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*ListSourceColumnsResponse, error)
+
 	// GetTeamWithResponse The key's team
 	//
 	// The key's team, as HyperDX's GET /api/v2/team
@@ -7293,6 +8042,51 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v2/team (the `GetTeam` operationId).
 	GetTeamWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTeamResponse, error)
 
+	// InviteWithBodyWithResponse Invite someone into the team
+	//
+	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/team/invitation (the `Invite` operationId).
+	InviteWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InviteResponse, error)
+
+	// InviteWithResponse Invite someone into the team
+	//
+	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/team/invitation (the `Invite` operationId).
+	InviteWithResponse(ctx context.Context, body InviteJSONRequestBody, reqEditors ...RequestEditorFn) (*InviteResponse, error)
+
+	// RevokeInvitationWithResponse Revoke an invitation
+	//
+	// Revokes an open invitation (the owner's to do).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v2/team/invitation/{id} (the `RevokeInvitation` operationId).
+	RevokeInvitationWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*RevokeInvitationResponse, error)
+
+	// ListInvitationsWithResponse The team's open invitations
+	//
+	// The team's open invitations (never their tokens).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/team/invitations (the `ListInvitations` operationId).
+	ListInvitationsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListInvitationsResponse, error)
+
+	// RemoveMemberWithResponse Remove a member
+	//
+	// Removes an account from the team with its keys and sessions (the owner's to do; the owner cannot be removed)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v2/team/member/{id} (the `RemoveMember` operationId).
+	RemoveMemberWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*RemoveMemberResponse, error)
+
 	// ListTeamMembersWithResponse The team's accounts
 	//
 	// The team's accounts, oldest first
@@ -7301,6 +8095,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v2/team/members (the `ListTeamMembers` operationId).
 	ListTeamMembersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListTeamMembersResponse, error)
+
+	// GetTraceWithResponse A trace's spans and logs
+	//
+	// Every span of a trace, oldest first, and the logs that carry its id (at most 10,000 of each; truncated says so)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/traces/{id} (the `GetTrace` operationId).
+	GetTraceWithResponse(ctx context.Context, id Id, params *GetTraceParams, reqEditors ...RequestEditorFn) (*GetTraceResponse, error)
 
 	// ListWebhooksWithResponse List the team's webhooks
 	//
@@ -8402,6 +9205,71 @@ func (r UpdateDashboardResponse) ContentType() string {
 	return ""
 }
 
+type ListKeysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Ingestion []Key `json:"ingestion"`
+			Personal  []Key `json:"personal"`
+		} `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListKeysResponse) GetJSON200() *struct {
+	Data struct {
+		Ingestion []Key `json:"ingestion"`
+		Personal  []Key `json:"personal"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListKeysResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListKeysResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListKeysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListKeysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListKeysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListKeysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type RotateIngestionKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9197,6 +10065,95 @@ func (r SearchValuesResponse) ContentType() string {
 	return ""
 }
 
+type ListServicesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []struct {
+			Errors     int `json:"errors"`
+			Operations []struct {
+				Errors    int      `json:"errors"`
+				Operation string   `json:"operation"`
+				P50       *float32 `json:"p50"`
+				P95       *float32 `json:"p95"`
+				P99       *float32 `json:"p99"`
+				Requests  int      `json:"requests"`
+			} `json:"operations"`
+			P50      *float32 `json:"p50"`
+			P95      *float32 `json:"p95"`
+			P99      *float32 `json:"p99"`
+			Requests int      `json:"requests"`
+			Service  *string  `json:"service,omitempty"`
+		} `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListServicesResponse) GetJSON200() *struct {
+	Data []struct {
+		Errors     int `json:"errors"`
+		Operations []struct {
+			Errors    int      `json:"errors"`
+			Operation string   `json:"operation"`
+			P50       *float32 `json:"p50"`
+			P95       *float32 `json:"p95"`
+			P99       *float32 `json:"p99"`
+			Requests  int      `json:"requests"`
+		} `json:"operations"`
+		P50      *float32 `json:"p50"`
+		P95      *float32 `json:"p95"`
+		P99      *float32 `json:"p99"`
+		Requests int      `json:"requests"`
+		Service  *string  `json:"service,omitempty"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListServicesResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListServicesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListServicesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListServicesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListServicesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListServicesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ListSourcesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9472,6 +10429,79 @@ func (r UpdateSourceResponse) ContentType() string {
 	return ""
 }
 
+type ListSourceColumnsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Attributes []string `json:"attributes"`
+			Columns    []struct {
+				Name string `json:"name"`
+				Type string `json:"type"`
+			} `json:"columns"`
+			Resource []string `json:"resource"`
+		} `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSourceColumnsResponse) GetJSON200() *struct {
+	Data struct {
+		Attributes []string `json:"attributes"`
+		Columns    []struct {
+			Name string `json:"name"`
+			Type string `json:"type"`
+		} `json:"columns"`
+		Resource []string `json:"resource"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListSourceColumnsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListSourceColumnsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSourceColumnsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSourceColumnsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSourceColumnsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSourceColumnsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetTeamResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9531,6 +10561,250 @@ func (r GetTeamResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetTeamResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type InviteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Invitation Invitation `json:"invitation"`
+			Path       string     `json:"path"`
+		} `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r InviteResponse) GetJSON200() *struct {
+	Data struct {
+		Invitation Invitation `json:"invitation"`
+		Path       string     `json:"path"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r InviteResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r InviteResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r InviteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r InviteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r InviteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r InviteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RevokeInvitationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Revoked
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RevokeInvitationResponse) GetJSON200() *Revoked {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r RevokeInvitationResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RevokeInvitationResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeInvitationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeInvitationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeInvitationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeInvitationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListInvitationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []Invitation `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListInvitationsResponse) GetJSON200() *struct {
+	Data []Invitation `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListInvitationsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListInvitationsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListInvitationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListInvitationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListInvitationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListInvitationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RemoveMemberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Id      string `json:"id"`
+			Removed bool   `json:"removed"`
+		} `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RemoveMemberResponse) GetJSON200() *struct {
+	Data struct {
+		Id      string `json:"id"`
+		Removed bool   `json:"removed"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r RemoveMemberResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RemoveMemberResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveMemberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveMemberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveMemberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveMemberResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9600,6 +10874,75 @@ func (r ListTeamMembersResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListTeamMembersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetTraceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Logs      []map[string]interface{} `json:"logs"`
+			Source    Source                   `json:"source"`
+			Spans     []map[string]interface{} `json:"spans"`
+			Truncated bool                     `json:"truncated"`
+		} `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTraceResponse) GetJSON200() *struct {
+	Data struct {
+		Logs      []map[string]interface{} `json:"logs"`
+		Source    Source                   `json:"source"`
+		Spans     []map[string]interface{} `json:"spans"`
+		Truncated bool                     `json:"truncated"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetTraceResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetTraceResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTraceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTraceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTraceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTraceResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10776,6 +12119,21 @@ func (c *ClientWithResponses) UpdateDashboardWithResponse(ctx context.Context, i
 	return ParseUpdateDashboardResponse(rsp)
 }
 
+// ListKeysWithResponse The account's API keys
+//
+// # Team Settings → API Keys for the key's account - its personal keys and the team's ingestion keys, generated ones shown in full, configured ones by id only
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/keys (the `ListKeys` operationId).
+func (c *ClientWithResponses) ListKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListKeysResponse, error) {
+	rsp, err := c.ListKeys(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListKeysResponse(rsp)
+}
+
 // RotateIngestionKeyWithResponse Rotate the generated ingestion key
 //
 // Replaces the team's generated ingestion keys by a new one (keys from configuration stay); agents must be given the new key
@@ -11034,6 +12392,21 @@ func (c *ClientWithResponses) SearchValuesWithResponse(ctx context.Context, para
 	return ParseSearchValuesResponse(rsp)
 }
 
+// ListServicesWithResponse Services with request counts, errors and latency
+//
+// # Each service of a trace source over a range - requests (entry spans - server and consumer kinds, and roots), errors and latency quantiles - with a row per operation
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/services (the `ListServices` operationId).
+func (c *ClientWithResponses) ListServicesWithResponse(ctx context.Context, params *ListServicesParams, reqEditors ...RequestEditorFn) (*ListServicesResponse, error) {
+	rsp, err := c.ListServices(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListServicesResponse(rsp)
+}
+
 // ListSourcesWithResponse List the team's sources
 //
 // Returns a wrapper object for the known response body format(s).
@@ -11125,6 +12498,21 @@ func (c *ClientWithResponses) UpdateSourceWithResponse(ctx context.Context, id I
 	return ParseUpdateSourceResponse(rsp)
 }
 
+// ListSourceColumnsWithResponse A source's columns and attribute keys
+//
+// # What a column picker offers - the source table's columns with their types, and the attribute and resource keys seen in its newest rows
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/sources/{id}/columns (the `ListSourceColumns` operationId).
+func (c *ClientWithResponses) ListSourceColumnsWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*ListSourceColumnsResponse, error) {
+	rsp, err := c.ListSourceColumns(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSourceColumnsResponse(rsp)
+}
+
 // GetTeamWithResponse The key's team
 //
 // The key's team, as HyperDX's GET /api/v2/team
@@ -11140,6 +12528,81 @@ func (c *ClientWithResponses) GetTeamWithResponse(ctx context.Context, reqEditor
 	return ParseGetTeamResponse(rsp)
 }
 
+// InviteWithBodyWithResponse Invite someone into the team
+//
+// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/team/invitation (the `Invite` operationId).
+func (c *ClientWithResponses) InviteWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InviteResponse, error) {
+	rsp, err := c.InviteWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInviteResponse(rsp)
+}
+
+// InviteWithResponse Invite someone into the team
+//
+// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/team/invitation (the `Invite` operationId).
+func (c *ClientWithResponses) InviteWithResponse(ctx context.Context, body InviteJSONRequestBody, reqEditors ...RequestEditorFn) (*InviteResponse, error) {
+	rsp, err := c.Invite(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseInviteResponse(rsp)
+}
+
+// RevokeInvitationWithResponse Revoke an invitation
+//
+// Revokes an open invitation (the owner's to do).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v2/team/invitation/{id} (the `RevokeInvitation` operationId).
+func (c *ClientWithResponses) RevokeInvitationWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*RevokeInvitationResponse, error) {
+	rsp, err := c.RevokeInvitation(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeInvitationResponse(rsp)
+}
+
+// ListInvitationsWithResponse The team's open invitations
+//
+// The team's open invitations (never their tokens).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/team/invitations (the `ListInvitations` operationId).
+func (c *ClientWithResponses) ListInvitationsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListInvitationsResponse, error) {
+	rsp, err := c.ListInvitations(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListInvitationsResponse(rsp)
+}
+
+// RemoveMemberWithResponse Remove a member
+//
+// Removes an account from the team with its keys and sessions (the owner's to do; the owner cannot be removed)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v2/team/member/{id} (the `RemoveMember` operationId).
+func (c *ClientWithResponses) RemoveMemberWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*RemoveMemberResponse, error) {
+	rsp, err := c.RemoveMember(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveMemberResponse(rsp)
+}
+
 // ListTeamMembersWithResponse The team's accounts
 //
 // # The team's accounts, oldest first
@@ -11153,6 +12616,21 @@ func (c *ClientWithResponses) ListTeamMembersWithResponse(ctx context.Context, r
 		return nil, err
 	}
 	return ParseListTeamMembersResponse(rsp)
+}
+
+// GetTraceWithResponse A trace's spans and logs
+//
+// Every span of a trace, oldest first, and the logs that carry its id (at most 10,000 of each; truncated says so)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/traces/{id} (the `GetTrace` operationId).
+func (c *ClientWithResponses) GetTraceWithResponse(ctx context.Context, id Id, params *GetTraceParams, reqEditors ...RequestEditorFn) (*GetTraceResponse, error) {
+	rsp, err := c.GetTrace(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTraceResponse(rsp)
 }
 
 // ListWebhooksWithResponse List the team's webhooks
@@ -12101,6 +13579,51 @@ func ParseUpdateDashboardResponse(rsp *http.Response) (*UpdateDashboardResponse,
 	return response, nil
 }
 
+// ParseListKeysResponse parses an HTTP response from a ListKeysWithResponse call
+func ParseListKeysResponse(rsp *http.Response) (*ListKeysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListKeysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Ingestion []Key `json:"ingestion"`
+				Personal  []Key `json:"personal"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseRotateIngestionKeyResponse parses an HTTP response from a RotateIngestionKeyWithResponse call
 func ParseRotateIngestionKeyResponse(rsp *http.Response) (*RotateIngestionKeyResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12661,6 +14184,63 @@ func ParseSearchValuesResponse(rsp *http.Response) (*SearchValuesResponse, error
 	return response, nil
 }
 
+// ParseListServicesResponse parses an HTTP response from a ListServicesWithResponse call
+func ParseListServicesResponse(rsp *http.Response) (*ListServicesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListServicesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []struct {
+				Errors     int `json:"errors"`
+				Operations []struct {
+					Errors    int      `json:"errors"`
+					Operation string   `json:"operation"`
+					P50       *float32 `json:"p50"`
+					P95       *float32 `json:"p95"`
+					P99       *float32 `json:"p99"`
+					Requests  int      `json:"requests"`
+				} `json:"operations"`
+				P50      *float32 `json:"p50"`
+				P95      *float32 `json:"p95"`
+				P99      *float32 `json:"p99"`
+				Requests int      `json:"requests"`
+				Service  *string  `json:"service,omitempty"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListSourcesResponse parses an HTTP response from a ListSourcesWithResponse call
 func ParseListSourcesResponse(rsp *http.Response) (*ListSourcesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12861,6 +14441,55 @@ func ParseUpdateSourceResponse(rsp *http.Response) (*UpdateSourceResponse, error
 	return response, nil
 }
 
+// ParseListSourceColumnsResponse parses an HTTP response from a ListSourceColumnsWithResponse call
+func ParseListSourceColumnsResponse(rsp *http.Response) (*ListSourceColumnsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSourceColumnsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Attributes []string `json:"attributes"`
+				Columns    []struct {
+					Name string `json:"name"`
+					Type string `json:"type"`
+				} `json:"columns"`
+				Resource []string `json:"resource"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetTeamResponse parses an HTTP response from a GetTeamWithResponse call
 func ParseGetTeamResponse(rsp *http.Response) (*GetTeamResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12880,6 +14509,178 @@ func ParseGetTeamResponse(rsp *http.Response) (*GetTeamResponse, error) {
 			Data struct {
 				Id   string `json:"id"`
 				Name string `json:"name"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseInviteResponse parses an HTTP response from a InviteWithResponse call
+func ParseInviteResponse(rsp *http.Response) (*InviteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &InviteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Invitation Invitation `json:"invitation"`
+				Path       string     `json:"path"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRevokeInvitationResponse parses an HTTP response from a RevokeInvitationWithResponse call
+func ParseRevokeInvitationResponse(rsp *http.Response) (*RevokeInvitationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeInvitationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Revoked
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListInvitationsResponse parses an HTTP response from a ListInvitationsWithResponse call
+func ParseListInvitationsResponse(rsp *http.Response) (*ListInvitationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListInvitationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []Invitation `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRemoveMemberResponse parses an HTTP response from a RemoveMemberWithResponse call
+func ParseRemoveMemberResponse(rsp *http.Response) (*RemoveMemberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveMemberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Id      string `json:"id"`
+				Removed bool   `json:"removed"`
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12927,6 +14728,53 @@ func ParseListTeamMembersResponse(rsp *http.Response) (*ListTeamMembersResponse,
 				Id            string `json:"id"`
 				IsCurrentUser bool   `json:"isCurrentUser"`
 				Role          string `json:"role"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetTraceResponse parses an HTTP response from a GetTraceWithResponse call
+func ParseGetTraceResponse(rsp *http.Response) (*GetTraceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTraceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Logs      []map[string]interface{} `json:"logs"`
+				Source    Source                   `json:"source"`
+				Spans     []map[string]interface{} `json:"spans"`
+				Truncated bool                     `json:"truncated"`
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {

@@ -215,6 +215,10 @@ func TestUnknownPathsAndSecurityHeaders(t *testing.T) {
 	w := do(t, h, http.MethodGet, "/api/nope", "")
 	assert.Equal(t, http.StatusNotFound, w.Code)
 	assert.Equal(t, "application/json", w.Header().Get("Content-Type"))
+	// One front door: what the REST API serves is not served a second way.
+	for _, p := range []string{"/api/search", "/api/histogram", "/api/facets", "/api/keys", "/api/team", "/api/sources", "/api/saved-searches"} {
+		assert.Equal(t, http.StatusNotFound, do(t, h, http.MethodGet, p, "").Code, p)
+	}
 	w = do(t, h, http.MethodGet, "/assets/missing.js", "")
 	assert.Equal(t, http.StatusNotFound, w.Code, "a missing script fails rather than turning into a page")
 	w = do(t, h, http.MethodGet, "/traces/abc", "")

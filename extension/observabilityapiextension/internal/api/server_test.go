@@ -354,3 +354,22 @@ func TestDefaultSources(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"log", "trace", "metric"}, kinds)
 }
+
+// Every self-hosted route, the session door's too, is in the OpenAPI
+// document: its answers are then held to it (checkContract), and the web
+// UI's types, generated from it, know it.
+func TestEveryRouteIsDocumented(t *testing.T) {
+	fx := setup(t)
+	doc, err := openapi3.NewLoader().LoadFromData(OpenAPI)
+	require.NoError(t, err)
+	for _, rt := range fx.server.selfRoutes {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		if strings.HasSuffix(path, "/{$}") {
+			continue // the trailing-slash spelling of a documented path
+		}
+		item := doc.Paths.Value(path)
+		if assert.NotNil(t, item, "%s is not in openapi.yaml", path) {
+			assert.NotNil(t, item.GetOperation(method), "%s %s is not in openapi.yaml", method, path)
+		}
+	}
+}

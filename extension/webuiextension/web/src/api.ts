@@ -1,6 +1,31 @@
-// The UI's same-origin endpoints. Every call sends the CSRF header the
-// server requires on writes; a 401 on a signed-in page sends the person
-// to sign-in and back (see router).
+// The UI speaks the REST API (/api/v2, the same handlers scripts call,
+// authenticated by the session cookie) and, for the account itself, the
+// few same-origin endpoints that have no REST counterpart (/api/status,
+// register, login, logout, me, password). Every call sends the CSRF
+// header the server requires on writes; a 401 on a signed-in page sends
+// the person to sign-in and back (see router).
+
+import type { components, paths } from './api.gen';
+import { goDuration } from './time';
+
+// The REST API's shapes, generated from its OpenAPI document (make
+// generate; make lint fails when api.gen.ts is stale): a field the API
+// renames or drops is a type error here.
+export type Schemas = components['schemas'];
+type JSONBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+// Answer is the data of a route's 200 answer.
+export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'delete'> =
+  JSONBody<NonNullable<paths[P][M]> extends { responses: { 200: infer R } } ? R : never> extends { data: infer D } ? D : never;
+
+export type Source = Schemas['Source'];
+export type Key = Schemas['Key'];
+export type Invitation = Schemas['Invitation'];
+export type Member = Answer<'/api/v2/team/members', 'get'>[number];
+export type Fields = Answer<'/api/v2/sources/{id}/columns', 'get'>;
+export type SavedSearch = Schemas['SavedSearch'];
+export type Webhook = Schemas['Webhook'];
+export type Evaluation = Answer<'/api/v2/alerts/{id}/history', 'get'>[number];
+export type Service = Answer<'/api/v2/services', 'get'>[number];
 
 export class ApiError extends Error {
   constructor(public status: number, message: string) {
@@ -56,25 +81,6 @@ export interface Account {
   createdAt: string;
 }
 
-export interface Source {
-  id: string;
-  name: string;
-  kind: 'log' | 'trace' | 'metric';
-  database: string;
-  table: string;
-  timestampColumn: string;
-  bodyColumn?: string;
-  serviceColumn?: string;
-  severityColumn?: string;
-  durationColumn?: string;
-  attributesMap?: string;
-  resourceMap?: string;
-  traceIdColumn?: string;
-  spanIdColumn?: string;
-  parentSpanIdColumn?: string;
-  statusCodeColumn?: string;
-}
-
 export type Row = Record<string, any>;
 
 export interface Page {
@@ -82,20 +88,35 @@ export interface Page {
   nextCursor?: string;
 }
 
+// SearchQuery is what the search page's calls share: a source, a range in
+// epoch milliseconds and a where.
+export interface SearchQuery {
+  sourceId: string;
+  startTime: number;
+  endTime: number;
+  where: string;
+  whereLanguage: string;
+}
+
+// searchRows reads a page of events, newest first (POST /api/v2/search).
+export async function searchRows(q: SearchQuery, maxResults: number, cursor?: string, signal?: AbortSignal): Promise<Page> {
+  const r = await callWhole<{ data: Row[]; nextCursor?: string }>('POST', '/api/v2/search',
+    { ...q, maxResults, ...(cursor ? { cursor } : {}) }, signal);
+  return { rows: r.data ?? [], nextCursor: r.nextCursor };
+}
+
+// countHistogram counts the matching events per automatic bucket: the
+// chart series a count tile or an alert on the same where would run.
+export async function countHistogram(q: SearchQuery, signal?: AbortSignal): Promise<Histogram> {
+  const r = await callWhole<{ data: { ts_bucket: number; [k: string]: any }[]; granularity: string }>('POST', '/api/v2/charts/series', {
+    startTime: q.startTime, endTime: q.endTime, granularity: 'auto',
+    series: [{ sourceId: q.sourceId, aggFn: 'count', where: q.where, whereLanguage: q.whereLanguage }],
+  }, signal);
+  return { stepMs: goDuration(r.granularity ?? ''), buckets: (r.data ?? []).map((row) => [row.ts_bucket, row['series_0.data'] ?? 0]) };
+}
+
 export interface Histogram {
   stepMs: number;
   buckets: [number, number][];
 }
 
-export interface Key {
-  id: string;
-  key?: string;
-  source: 'generated' | 'configured';
-  createdAt: string;
-}
-
-export interface Fields {
-  columns: { name: string; type: string }[];
-  attributes: string[];
-  resource: string[];
-}

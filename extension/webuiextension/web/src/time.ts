@@ -71,3 +71,13 @@ export function fmtDuration(ns: number): string {
 export function zoneName(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
 }
+
+// goDuration reads the API's granularity ("1m0s") in milliseconds.
+export function goDuration(s: string): number {
+  let ms = 0;
+  for (const m of s.matchAll(/([\d.]+)(h|ms|m|s|µs|us|ns)/g)) {
+    const v = Number(m[1]);
+    ms += v * ({ h: 3600e3, m: 60e3, s: 1e3, ms: 1, µs: 1e-3, us: 1e-3, ns: 1e-6 } as Record<string, number>)[m[2]];
+  }
+  return ms || 60e3;
+}

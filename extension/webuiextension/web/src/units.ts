@@ -31,7 +31,7 @@ export function unitOf(nf: any): Unit {
   return '';
 }
 
-export function numberFormat(u: Unit): object | undefined {
+export function numberFormat(u: Unit): Record<string, unknown> | undefined {
   switch (u) {
     case '': return undefined;
     case 'bytes': return { output: 'byte' };

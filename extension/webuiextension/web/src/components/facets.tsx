@@ -20,7 +20,7 @@ export function Facets({ src, body, onFilter }: { src: Source; body: Record<stri
     const ac = new AbortController();
     setData(null);
     setError('');
-    post<FacetList>('/api/facets', body, ac.signal).then(setData)
+    post<FacetList>('/api/v2/search/facets', body, ac.signal).then(setData)
       .catch((e) => { if (e.name !== 'AbortError') setError(e.message); });
     return () => ac.abort();
   }, [src.id, body.where, body.whereLanguage, body.startTime, body.endTime]);

@@ -41,11 +41,11 @@ export function WhereBox({ src, value, onInput, inputRef, placeholder, range, lu
         if (colon > 0) {
           const field = t.word.slice(0, colon);
           const prefix = t.word.slice(colon + 1).replace(/^"/, '');
-          const q = new URLSearchParams({ field, prefix, startTime: String(range.from), endTime: String(range.to) });
-          const vals = await get<{ value: string; count: number }[]>(`/api/sources/${encodeURIComponent(src.id)}/values?${q}`);
+          const q = new URLSearchParams({ sourceId: src.id, field, prefix, startTime: String(range.from), endTime: String(range.to) });
+          const vals = await get<{ value: string; count: number }[]>(`/api/v2/search/values?${q}`);
           next = vals.map((v) => ({ label: v.value, insert: filterFor(field, v.value) + ' ', detail: v.count.toLocaleString() }));
         } else if (t.word.length > 0) {
-          const names = await get<string[]>(`/api/sources/${encodeURIComponent(src.id)}/complete?prefix=${encodeURIComponent(t.word)}`);
+          const names = await get<string[]>(`/api/v2/search/fields?${new URLSearchParams({ sourceId: src.id, prefix: t.word })}`);
           next = names.slice(0, 20).map((f) => ({ label: f, insert: f + ':', field: true }));
         } else {
           next = [];

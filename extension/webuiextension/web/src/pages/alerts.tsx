@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { del, get, post, put } from '../api';
+import { del, Evaluation, get, post, put, Schemas, Webhook } from '../api';
 import { onLink } from '../router';
 import { fmtShort } from '../time';
 import './dashboards.css';
@@ -8,46 +8,9 @@ import './dashboards.css';
 // deleted through /api/v2/alerts and /api/v2/webhooks; their mistakes are
 // the API's messages, shown beside the form.
 
-export interface Alert {
-  id: string;
-  name: string;
-  message?: string;
-  source: string;
-  dashboardId?: string;
-  tileId?: string;
-  savedSearchId?: string;
-  groupBy?: string;
-  threshold: number;
-  thresholdType: string;
-  interval: string;
-  state?: string;
-  channel: { type: string; webhookId: string };
-  [field: string]: any;
-}
+// Alert is an alert as /api/v2/alerts answers it.
+export type Alert = Schemas['Alert'];
 
-interface Webhook {
-  id: string;
-  name: string;
-  url: string;
-  service: string;
-  description?: string;
-  body?: string;
-}
-
-// Evaluation is a row of GET /api/v2/alerts/{id}/history, newest first
-// (times in epoch milliseconds).
-interface Evaluation {
-  windowStart: number;
-  windowEnd: number;
-  state: string;
-  previousState?: string;
-  value: number | null;
-  group: string;
-  notified: boolean;
-  deliveryAttempts?: number;
-  deliveryError: string;
-  evaluatedAt: number;
-}
 
 // delivery says what became of an evaluation's notification: only a
 // change of state (to ALERT, or back to OK) sends one.
@@ -80,7 +43,7 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
   const onSearch = a.source === 'saved_search';
   useEffect(() => {
     if (onSearch) {
-      get<{ id: string; name: string }[]>('/api/saved-searches').then((l) => {
+      get<{ id: string; name: string }[]>('/api/v2/saved-searches').then((l) => {
         setSearches(l);
         if (!a.savedSearchId && l.length) setA((x) => ({ ...x, savedSearchId: l[0].id }));
       }).catch((e) => setError(e.message));
@@ -108,10 +71,10 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
           <label>Group by (optional)<input name="alert-groupBy" placeholder="ServiceName" value={a.groupBy ?? ''} onInput={(e) => setA({ ...a, groupBy: e.currentTarget.value || undefined })} /></label>
           <p class="muted small wide">The value is the number of events the search matches in each interval{a.groupBy ? ', per group' : ''}.</p>
         </>}
-        <label>When the value is<select name="thresholdType" value={a.thresholdType} onChange={(e) => setA({ ...a, thresholdType: e.currentTarget.value })}>
+        <label>When the value is<select name="thresholdType" value={a.thresholdType} onChange={(e) => setA({ ...a, thresholdType: e.currentTarget.value as Alert['thresholdType'] })}>
           <option value="above">above</option><option value="below">below</option></select></label>
         <label>Threshold<input name="threshold" type="number" step="any" value={String(a.threshold ?? '')} onInput={(e) => setA({ ...a, threshold: e.currentTarget.value === '' ? (undefined as any) : Number(e.currentTarget.value) })} /></label>
-        <label>Every<select name="interval" value={a.interval} onChange={(e) => setA({ ...a, interval: e.currentTarget.value })}>
+        <label>Every<select name="interval" value={a.interval} onChange={(e) => setA({ ...a, interval: e.currentTarget.value as Alert['interval'] })}>
           {intervals.map((i) => <option value={i}>{i}</option>)}</select></label>
         <label>Webhook<select name="webhook" value={a.channel?.webhookId} onChange={(e) => setA({ ...a, channel: { type: 'webhook', webhookId: e.currentTarget.value } })}>
           {hooks.length === 0 && <option value="">(make a webhook first, on the Alerts page)</option>}
@@ -198,7 +161,7 @@ export function AlertsPage() {
     return () => window.clearInterval(t);
   }, []);
   useEffect(() => {
-    get<{ id: string; name: string }[]>('/api/saved-searches')
+    get<{ id: string; name: string }[]>('/api/v2/saved-searches')
       .then((l) => setSaved(Object.fromEntries(l.map((x) => [x.id, x.name])))).catch(() => {});
   }, []);
   useEffect(() => {
@@ -224,7 +187,7 @@ export function AlertsPage() {
                   <td>{a.name}</td>
                   <td>{a.thresholdType} {a.threshold}</td>
                   <td>{a.interval}</td>
-                  <td class="small" data-testid="alert-last">{last[a.id] ? `${fmtShort(last[a.id]!.evaluatedAt)} (value ${fmtValue(last[a.id]!.value)})` : <span class="muted">not yet</span>}</td>
+                  <td class="small" data-testid="alert-last">{last[a.id] ? `${fmtShort(last[a.id]!.evaluatedAt)} (value ${fmtValue(last[a.id]!.value ?? null)})` : <span class="muted">not yet</span>}</td>
                   <td>{a.source === 'saved_search'
                     ? <span>saved search “{saved[a.savedSearchId ?? ''] ?? a.savedSearchId}”{a.groupBy ? ` by ${a.groupBy}` : ''}</span>
                     : <a href={`/dashboards/${a.dashboardId}`} onClick={(e) => { e.stopPropagation(); onLink(e, `/dashboards/${a.dashboardId}`); }}>dashboard tile</a>}</td>
@@ -247,7 +210,7 @@ export function AlertsPage() {
                           <tr data-window={h.windowStart}>
                             <td>{fmtShort(h.windowStart)} – {fmtShort(h.windowEnd)}</td>
                             <td><span class={h.state === 'ALERT' ? 'sev err' : 'sev info'}>{h.state}</span></td>
-                            <td data-testid="history-value">{fmtValue(h.value)}</td>
+                            <td data-testid="history-value">{fmtValue(h.value ?? null)}</td>
                             <td>{h.group && h.group !== '[]' ? h.group : '–'}</td>
                             <td data-testid="history-delivery">{delivery(h)}{h.deliveryError && <span class="error"> {h.deliveryError}</span>}</td>
                             <td>{fmtShort(h.evaluatedAt)}</td>

@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { callWhole, del, get, post, put, Source } from '../api';
+import { callWhole, del, get, post, put, Schemas, Source } from '../api';
 import { Chart, Line } from '../components/chart';
 import { TimePicker } from '../components/timepicker';
 import { Markdown } from '../markdown';
 import { navigate, onLink, useLocation } from '../router';
-import { resolveRange } from '../time';
+import { goDuration, resolveRange } from '../time';
 import { fmtValue, numberFormat, Unit, unitOf, units } from '../units';
 import { AlertForm } from './alerts';
 import './dashboards.css';
@@ -14,53 +14,12 @@ import './dashboards.css';
 // /api/v2/charts/series, the endpoints scripts call.
 
 // SelectItem is one aggregated series of a chart tile (HyperDX's shape).
-export interface SelectItem {
-  aggFn: string;
-  valueExpression?: string;
-  alias?: string;
-  level?: number;
-  where: string;
-  whereLanguage: string;
-  // query: a Datadog metric query or formula (as a dashboard imported
-  // from Datadog keeps it); it replaces aggFn, valueExpression and where.
-  query?: string;
-}
-
-// TileConfig is a tile as the API answers it: a chart's select items, a
-// search tile's columns (select as a string), markdown, or raw SQL; the
-// presentation options (numberFormat, granularity…) ride beside them.
-export interface TileConfig {
-  configType?: string;
-  displayType: string;
-  sourceId?: string;
-  select?: SelectItem[] | string;
-  groupBy?: string;
-  where?: string;
-  whereLanguage?: string;
-  markdown?: string;
-  sqlTemplate?: string;
-  numberFormat?: any;
-  [option: string]: any;
-}
-
-export interface Tile {
-  id: string;
-  name: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  config: TileConfig;
-}
-
-export interface Dashboard {
-  id: string;
-  name: string;
-  tags: string[];
-  tiles: Tile[];
-  updatedAt: string;
-  [field: string]: any;
-}
+// A dashboard, its tiles and their select items as /api/v2/dashboards
+// answers them (types generated from the API's OpenAPI document).
+export type Dashboard = Schemas['Dashboard'];
+export type Tile = Schemas['Tile'];
+export type TileConfig = Schemas['TileConfig'];
+export type SelectItem = Schemas['SelectItem'];
 
 // The aggregations /api/v2 takes (dashboards.AggFns).
 const aggFns = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max', 'quantile', 'last_value'];
@@ -182,7 +141,7 @@ export function DashboardPage({ id }: { id: string }) {
   const gridRef = useRef<HTMLDivElement>(null);
   const [sources, setSources] = useState<Source[]>([]);
   useEffect(() => { get<Dashboard>(`/api/v2/dashboards/${encodeURIComponent(id)}`).then(setD).catch((e) => setError(e.message)); }, [id]);
-  useEffect(() => { get<Source[]>('/api/sources').then(setSources).catch(() => {}); }, []);
+  useEffect(() => { get<Source[]>('/api/v2/sources').then(setSources).catch(() => {}); }, []);
   // A tile's alerts go with it (the API drops alerts whose tile is gone):
   // the removal's confirmation says so.
   const [tileAlerts, setTileAlerts] = useState<{ dashboardId?: string; tileId?: string }[]>([]);
@@ -352,16 +311,6 @@ function splitGroupBy(s?: string): string[] {
   return out;
 }
 
-// goDuration reads the API's granularity ("1m0s") in milliseconds.
-function goDuration(s: string): number {
-  let ms = 0;
-  for (const m of s.matchAll(/([\d.]+)(h|ms|m|s|µs|us|ns)/g)) {
-    const v = Number(m[1]);
-    ms += v * ({ h: 3600e3, m: 60e3, s: 1e3, ms: 1, µs: 1e-3, us: 1e-3, ns: 1e-6 } as Record<string, number>)[m[2]];
-  }
-  return ms || 60e3;
-}
-
 interface Series { stepMs: number; lines: Line[]; perItem: Line[][] }
 
 // runTile asks /api/v2/charts/series for a chart tile's select items over
@@ -442,9 +391,9 @@ function summary(aggFn: string, l?: Line): number | null {
 }
 
 function TileData({ c, items, data, unit, height, onZoom }: { c: TileConfig; items: SelectItem[]; data: Series; unit: Unit; height: number; onZoom?: (from: number, to: number) => void }) {
-  const additive = ['count', 'sum'].includes(items[0].aggFn);
+  const additive = ['count', 'sum'].includes(items[0].aggFn ?? '');
   if (c.displayType === 'number') {
-    const v = summary(items[0].aggFn, data.perItem[0][0]);
+    const v = summary(items[0].aggFn ?? '', data.perItem[0][0]);
     return <><div class="big-number" data-testid="number">{fmtValue(v, unit)}</div><div class="muted small">{additive ? 'total over the range' : 'latest bucket'}</div></>;
   }
   if (['table', 'pie', 'bar'].includes(c.displayType)) {
@@ -456,7 +405,7 @@ function TileData({ c, items, data, unit, height, onZoom }: { c: TileConfig; ite
     }));
     const cell = (i: number, g: string[]) => {
       const l = data.perItem[i].find((x) => (items.length > 1 ? x.group.slice(1) : x.group).join('\u0000') === g.join('\u0000'));
-      return fmtValue(summary(items[i].aggFn, l), unit);
+      return fmtValue(summary(items[i].aggFn ?? '', l), unit);
     };
     const groupCols = splitGroupBy(c.groupBy);
     return (
@@ -517,7 +466,7 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
               <label>Display<select name="display" value={c.displayType} onChange={(e) => {
                 const v = e.currentTarget.value;
                 if (v === 'markdown') setC({ displayType: v, markdown: c.markdown ?? '' });
-                else setC({ displayType: v, select: Array.isArray(c.select) && c.select.length ? c.select : [item], sourceId: c.sourceId || sources[0]?.id });
+                else setC({ displayType: v as TileConfig['displayType'], select: Array.isArray(c.select) && c.select.length ? c.select : [item], sourceId: c.sourceId || sources[0]?.id });
               }}>{displays.map(([v, l]) => <option value={v}>{l}</option>)}</select></label>
               {markdown ? (
                 <label class="wide">Markdown<textarea name="markdown" rows={10} value={c.markdown ?? ''} onInput={(e) => setC({ markdown: e.currentTarget.value })} /></label>
@@ -529,7 +478,7 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
                   <div class="pair">
                     <label>Aggregation<select name="aggFn" value={item.aggFn} onChange={(e) => {
                       const v = e.currentTarget.value;
-                      setItem({ aggFn: v, level: v === 'quantile' ? item.level || 0.95 : undefined, valueExpression: v === 'count' ? undefined : item.valueExpression });
+                      setItem({ aggFn: v as SelectItem['aggFn'], level: v === 'quantile' ? item.level || 0.95 : undefined, valueExpression: v === 'count' ? undefined : item.valueExpression });
                     }}>{aggFns.map((a) => <option value={a}>{a}</option>)}</select></label>
                     {item.aggFn === 'quantile' && (
                       <label>Level<select name="level" value={String(item.level ?? 0.95)} onChange={(e) => setItem({ level: Number(e.currentTarget.value) })}>
@@ -542,7 +491,7 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
                   )}
                   <label class="wide">Where
                     <span class="where-row">
-                      <select name="whereLanguage" aria-label="Where language" value={item.whereLanguage || 'lucene'} onChange={(e) => setItem({ whereLanguage: e.currentTarget.value })}>
+                      <select name="whereLanguage" aria-label="Where language" value={item.whereLanguage || 'lucene'} onChange={(e) => setItem({ whereLanguage: e.currentTarget.value as SelectItem['whereLanguage'] })}>
                         {languages.map((l) => <option value={l}>{l}</option>)}
                       </select>
                       <input name="where" class="mono" placeholder={item.whereLanguage === 'sql' ? "SeverityText = 'ERROR'" : 'level:error service:api'} value={item.where} onInput={(e) => setItem({ where: e.currentTarget.value })} />
@@ -550,7 +499,7 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
                   </label>
                   <label>Group by<input name="groupBy" placeholder="ServiceName, SeverityText" value={c.groupBy ?? ''} onInput={(e) => setC({ groupBy: e.currentTarget.value })} /></label>
                   <div class="pair">
-                    <label>Granularity<select name="granularity" value={c.granularity || 'auto'} onChange={(e) => setC({ granularity: e.currentTarget.value === 'auto' ? undefined : e.currentTarget.value })}>
+                    <label>Granularity<select name="granularity" value={c.granularity || 'auto'} onChange={(e) => setC({ granularity: e.currentTarget.value === 'auto' ? undefined : e.currentTarget.value as TileConfig['granularity'] })}>
                       {granularities.map((g) => <option value={g}>{g}</option>)}
                     </select></label>
                     <label>Unit<select name="unit" value={unit} onChange={(e) => setC({ numberFormat: numberFormat(e.currentTarget.value as Unit) })}>

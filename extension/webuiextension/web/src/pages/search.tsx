@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { del, Fields, get, Histogram as HistData, Page, post, Row, Source } from '../api';
+import { countHistogram, del, Fields, get, Histogram as HistData, post, Row, SavedSearch, searchRows, Source } from '../api';
 import { Histogram } from '../components/histogram';
 import { TimePicker } from '../components/timepicker';
 import { EventPanel } from '../components/eventpanel';
@@ -34,7 +34,7 @@ export function SearchPage({ kind }: { kind: 'log' | 'trace' }) {
   const [error, setError] = useState('');
 
   useEffect(() => {
-    get<Source[]>('/api/sources').then(setSources).catch((e) => setError(e.message));
+    get<Source[]>('/api/v2/sources').then(setSources).catch((e) => setError(e.message));
   }, []);
 
   const ofKind = (sources ?? []).filter((s) => s.kind === kind);
@@ -95,13 +95,13 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     setHist(null);
     setHistError('');
     late.current = new Set();
-    post<Page>('/api/search', { ...body, limit: PAGE }, ac.signal)
+    searchRows(body, PAGE, undefined, ac.signal)
       .then((p) => { setRows(p.rows); setCursor(p.nextCursor); setRowsFor(where); })
       .catch((e) => { if (e.name !== 'AbortError') { setError(e.message); setRowsFor(where); } })
       .finally(() => setLoading(false));
     // A failed count says so (the search's own error is shown above it),
     // rather than "Counting…" for ever.
-    post<HistData>('/api/histogram', body, ac.signal).then(setHist)
+    countHistogram(body, ac.signal).then(setHist)
       .catch((e) => { if (e.name !== 'AbortError') setHistError(e.message); });
     return () => ac.abort();
   }, [src.id, where, lang, range.from, range.to]);
@@ -110,7 +110,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     if (!cursor || loading) return;
     setLoading(true);
     try {
-      const p = await post<Page>('/api/search', { ...body, limit: PAGE, cursor });
+      const p = await searchRows(body, PAGE, cursor);
       setRows((r) => r.concat(p.rows));
       setCursor(p.nextCursor);
     } catch (e: any) {
@@ -141,7 +141,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     const t = setInterval(async () => {
       const now = Date.now();
       try {
-        const p = await post<Page>('/api/search', { ...body, startTime: now - TAIL_LATE_MS, endTime: now + 1, limit: TAIL_LIMIT });
+        const p = await searchRows({ ...body, startTime: now - TAIL_LATE_MS, endTime: now + 1 }, TAIL_LIMIT);
         const cur = rowsRef.current;
         const seen = new Set(cur.map(rowKey));
         const fresh = p.rows.filter((r) => !seen.has(rowKey(r)));
@@ -151,7 +151,8 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
           setRows(cur.concat(fresh).sort(newestFirst));
           setRowsFor(where);
         }
-        post<HistData>('/api/histogram', { ...body, startTime: now - (range.to - range.from), endTime: now }).then(setHist).catch(() => {});
+        countHistogram({ ...body, startTime: now - (range.to - range.from), endTime: now }).then(setHist)
+          .catch((e) => setHistError(e.message));
       } catch { /* the next tick tries again */ }
     }, TAIL_EVERY_MS);
     return () => clearInterval(t);
@@ -266,7 +267,9 @@ function Cell({ row, col, src }: { row: Row; col: string; src: Source }) {
 function ColumnPicker({ src, cols, onChange }: { src: Source; cols: string[]; onChange: (c: string[]) => void }) {
   const [fields, setFields] = useState<Fields | null>(null);
   const [filter, setFilter] = useState('');
-  useEffect(() => { get<Fields>(`/api/sources/${encodeURIComponent(src.id)}/fields`).then(setFields).catch(() => {}); }, [src.id]);
+  const [fieldsError, setFieldsError] = useState('');
+  useEffect(() => { get<Fields>(`/api/v2/sources/${encodeURIComponent(src.id)}/columns`).then(setFields).catch((e) => setFieldsError(e.message)); }, [src.id]);
+  if (fieldsError) return <div class="picker error small">Could not list the fields: {fieldsError}</div>;
   if (!fields) return <div class="picker muted small">Loading fields…</div>;
   const all = [
     // The exporter's __otel_materialized_* columns are its own (copies of
@@ -289,28 +292,20 @@ function ColumnPicker({ src, cols, onChange }: { src: Source; cols: string[]; on
   );
 }
 
-interface Saved {
-  id: string;
-  name: string;
-  source: string;
-  where: string;
-  whereLanguage: string;
-  select: string[];
-}
 
 // SavedMenu saves the search as it stands (source, where, columns) under a
 // name, and opens the team's saved searches of this kind of source: the
 // REST API's /api/v2/saved-searches, shared by the whole team.
 function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; src: Source; sources: Source[]; where: string; lang: string; cols: string[] }) {
-  const [list, setList] = useState<Saved[] | null>(null);
+  const [list, setList] = useState<SavedSearch[] | null>(null);
   const [open, setOpen] = useState(false);
   const [naming, setNaming] = useState(false);
   const [name, setName] = useState('');
   const [error, setError] = useState('');
   const [confirm, setConfirm] = useState('');
-  const load = () => { get<Saved[]>('/api/saved-searches').then(setList).catch((e) => setError(e.message)); };
+  const load = () => { get<SavedSearch[]>('/api/v2/saved-searches').then(setList).catch((e) => setError(e.message)); };
   useEffect(load, []);
-  const mine = (list ?? []).filter((x) => sources.some((y) => y.id === x.source));
+  const mine = (list ?? []).filter((x) => sources.some((y) => y.id === x.sourceId));
   const save = async (e: Event) => {
     e.preventDefault();
     // Two saved searches of one name cannot be told apart in the list:
@@ -318,7 +313,7 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
     const taken = (list ?? []).find((x) => x.name.trim().toLowerCase() === name.trim().toLowerCase());
     if (taken) { setError(`A saved search is already named “${taken.name}”: choose another name.`); return; }
     try {
-      await post('/api/saved-searches', { name: name.trim(), source: src.id, where, whereLanguage: lang, select: cols });
+      await post('/api/v2/saved-searches', { name: name.trim(), sourceId: src.id, where, whereLanguage: lang, select: cols.join(', ') });
       setNaming(false);
       setName('');
       setError('');
@@ -330,12 +325,13 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
   const path = kind === 'log' ? '/search/logs' : '/search/traces';
   // A saved search keeps no range: opening one keeps the range on screen
   // (relative or absolute) rather than going back to the default.
-  const openSaved = (x: Saved) => {
-    const q = new URLSearchParams({ source: x.source, q: x.where });
+  const openSaved = (x: SavedSearch) => {
+    const q = new URLSearchParams({ source: x.sourceId, q: x.where });
     const here = new URLSearchParams(location.search);
     for (const k of ['range', 'from', 'to']) { const v = here.get(k); if (v) q.set(k, v); }
     if (langOf(x.whereLanguage) !== 'lucene') q.set('lang', langOf(x.whereLanguage));
-    if (x.select.length) q.set('cols', x.select.join(','));
+    const cols = x.select.split(',').map((c) => c.trim()).filter(Boolean);
+    if (cols.length) q.set('cols', cols.join(','));
     setOpen(false);
     navigate(`${path}?${q}`);
   };
@@ -361,7 +357,7 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
                 <span class="confirm small" role="alertdialog">Delete for the whole team?{' '}
                   <button class="small danger" data-action="confirm-delete" onClick={async () => {
                     setConfirm('');
-                    try { await del(`/api/saved-searches/${x.id}`); } catch (err: any) { setError(err.message); }
+                    try { await del(`/api/v2/saved-searches/${x.id}`); } catch (err: any) { setError(err.message); }
                     load();
                   }}>Delete</button>{' '}
                   <button class="small" onClick={() => setConfirm('')}>Cancel</button>

@@ -1,30 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get } from '../api';
+import { get, Schemas, Service } from '../api';
 import { TimePicker } from '../components/timepicker';
 import { navigate, onLink, useLocation } from '../router';
 import { fmtDuration, resolveRange } from '../time';
 
-interface Stats {
-  requests: number;
-  errors: number;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-}
-
-interface Operation extends Stats {
-  operation: string;
-}
-
-interface Service {
-  service: string;
-  operations?: Operation[];
-  requests: number;
-  errors: number;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-}
 
 // ServicesPage lists the services of the trace source with their request
 // count, error rate and latency, counted over the requests each served
@@ -37,13 +16,13 @@ export function ServicesPage() {
   const [error, setError] = useState('');
   useEffect(() => {
     setRows(null);
-    get<Service[]>(`/api/services?startTime=${range.from}&endTime=${range.to}`).then(setRows).catch((e) => setError(e.message));
+    get<Service[]>(`/api/v2/services?startTime=${range.from}&endTime=${range.to}`).then(setRows).catch((e) => setError(e.message));
   }, [loc.search]);
   const rangeQ = range.relative ? `range=${range.relative}` : `from=${range.from}&to=${range.to}`;
   const q = (v: string) => '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
   const spans = (s: string, errorsOnly = false, op?: string) =>
     `/search/traces?q=${encodeURIComponent(`ServiceName:${q(s)}` + (op !== undefined ? ` SpanName:${q(op)}` : '') + (errorsOnly ? ' StatusCode:Error' : ''))}&${rangeQ}`;
-  const cells = (s: Stats, errLink: string) => (
+  const cells = (s: Schemas['ServiceStats'], errLink: string) => (
     <>
       <td class="num">{s.requests.toLocaleString()}</td>
       <td class="num">{s.errors > 0 ? <a class="sev err" href={errLink} onClick={(e) => onLink(e, errLink)}>{((100 * s.errors) / s.requests).toFixed(2)}%</a> : '0%'}</td>

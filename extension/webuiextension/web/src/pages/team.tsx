@@ -1,11 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Account, del, get, Key, post } from '../api';
+import { Account, del, get, Invitation, Key, Member, post } from '../api';
 import { fmtShort } from '../time';
 
 interface Team {
-  id: string;
-  members: Account[];
-  invitations: { id: string; email: string; createdBy: string; expiresAt: string }[];
+  members: Member[];
+  invitations: Invitation[];
 }
 
 // TeamPage is Team Settings: API Keys (the personal key the REST API takes
@@ -16,8 +15,9 @@ export function TeamPage({ me }: { me: Account }) {
   const [team, setTeam] = useState<Team | null>(null);
   const [error, setError] = useState('');
   const load = () => {
-    get<{ personal: Key[]; ingestion: Key[] }>('/api/keys').then(setKeys).catch((e) => setError(e.message));
-    get<Team>('/api/team').then(setTeam).catch((e) => setError(e.message));
+    get<{ personal: Key[]; ingestion: Key[] }>('/api/v2/keys').then(setKeys).catch((e) => setError(e.message));
+    Promise.all([get<Team['members']>('/api/v2/team/members'), get<Team['invitations']>('/api/v2/team/invitations')])
+      .then(([members, invitations]) => setTeam({ members, invitations })).catch((e) => setError(e.message));
   };
   useEffect(load, []);
 
@@ -29,10 +29,10 @@ export function TeamPage({ me }: { me: Account }) {
         <h2>API Keys</h2>
         <KeyRow title="Personal API Access Key" testid="personal-key"
           help="Your key for the REST API on port 8000: Authorization: Bearer <key>."
-          keys={keys?.personal} onRotate={async () => { await post('/api/keys/personal/rotate', {}); load(); }} />
+          keys={keys?.personal} onRotate={async () => { await post('/api/v2/keys/personal/rotate', {}); load(); }} />
         <KeyRow title="Ingestion API Key" testid="ingestion-key"
           help="The team's key for agents and SDKs: the Datadog Agent's api_key (DD-API-KEY), and OTLP's Authorization: Bearer <key>."
-          keys={keys?.ingestion} onRotate={async () => { await post('/api/keys/ingestion/rotate', {}); load(); }} />
+          keys={keys?.ingestion} onRotate={async () => { await post('/api/v2/keys/ingestion/rotate', {}); load(); }} />
       </section>
       <Members me={me} team={team} reload={load} />
       <Password />
@@ -90,7 +90,7 @@ function Members({ me, team, reload }: { me: Account; team: Team | null; reload:
     e.preventDefault();
     setError('');
     try {
-      const r = await post<{ path: string }>('/api/team/invitations', { email });
+      const r = await post<{ path: string }>('/api/v2/team/invitation', { email });
       setLink(location.origin + r.path);
       setEmail('');
       reload();
@@ -111,7 +111,7 @@ function Members({ me, team, reload }: { me: Account; team: Team | null; reload:
                 <span class="confirm small" role="alertdialog">Remove {m.email} from the team?{' '}
                   <button class="danger small" data-action="confirm-remove" onClick={async () => {
                     setRemoving('');
-                    try { await del(`/api/team/members/${m.id}`); reload(); } catch (err: any) { setError(err.message); }
+                    try { await del(`/api/v2/team/member/${m.id}`); reload(); } catch (err: any) { setError(err.message); }
                   }}>Remove</button>{' '}
                   <button class="ghost small" onClick={() => setRemoving('')}>Cancel</button>
                 </span>
@@ -134,7 +134,7 @@ function Members({ me, team, reload }: { me: Account; team: Team | null; reload:
               <tr>
                 <td>{i.email || <span class="muted">anyone with the link</span>}</td>
                 <td class="muted small">by {i.createdBy}, until {fmtShort(Date.parse(i.expiresAt))}</td>
-                <td><button class="ghost small" onClick={async () => { await del(`/api/team/invitations/${i.id}`); reload(); }}>Revoke</button></td>
+                <td><button class="ghost small" onClick={async () => { try { await del(`/api/v2/team/invitation/${i.id}`); reload(); } catch (err: any) { setError(err.message); } }}>Revoke</button></td>
               </tr>
             ))}
           </tbody>

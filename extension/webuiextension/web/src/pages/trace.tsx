@@ -1,15 +1,10 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { get, Row, Source } from '../api';
+import { Answer, get, Row, Source } from '../api';
 import { AttrTable, EventPanel } from '../components/eventpanel';
 import { severityClass, show } from '../fields';
 import { fmtDuration, fmtTs } from '../time';
 
-interface TraceData {
-  source: Source;
-  spans: Row[];
-  logs: Row[];
-  truncated: boolean;
-}
+type TraceData = Answer<'/api/v2/traces/{id}', 'get'>;
 
 const palette = ['#4f6df5', '#16a085', '#e67e22', '#8e44ad', '#2c82c9', '#c0392b', '#27ae60', '#d35400', '#7f8c8d', '#b7950b'];
 
@@ -33,8 +28,10 @@ export function TracePage({ traceId }: { traceId: string }) {
   useEffect(() => {
     setData(null);
     setError('');
-    get<TraceData>(`/api/traces/${encodeURIComponent(traceId)}`).then(setData).catch((e) => setError(e.message));
-    get<Source[]>('/api/sources').then((s) => setLogSrc(s.find((x) => x.id === 'logs') ?? s.find((x) => x.kind === 'log') ?? null)).catch(() => {});
+    get<TraceData>(`/api/v2/traces/${encodeURIComponent(traceId)}`).then(setData).catch((e) => setError(e.message));
+    // Without a log source the trace is shown alone; its logs' links need one.
+    get<Source[]>('/api/v2/sources').then((s) => setLogSrc(s.find((x) => x.id === 'logs') ?? s.find((x) => x.kind === 'log') ?? null))
+      .catch((e) => setError(e.message));
   }, [traceId]);
 
   const view = useMemo(() => (data ? layout(data) : null), [data]);
