@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -457,4 +458,44 @@ func TestBrowserDashboardRangeRefreshZoom(t *testing.T) {
 	assert.Equal(t, want, fmt.Sprint(api), "the API's buckets add up to the tile's number")
 	b.see("the line redrawn", `[data-tile=Ticks] .chart .u-over`)
 	b.screenshot("zoomed")
+}
+
+// Issue 45: a Datadog dashboard's JSON, as the redisdb integration ships
+// it (DataDog/integrations-core, checked in with the importer's test
+// data), imported with the button on the dashboards page: the report says
+// what became of each widget, and the dashboard opens with its tiles
+// drawn, none failing, with the Agent's metric sent through the Datadog
+// receiver.
+func TestBrowserImportsADatadogDashboard(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t))
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	b := newBrowser(t, ui, "import")
+	b.signUp("/", "owner@example.com", "correct horse battery")
+	now := time.Now().Unix()
+	series := fmt.Sprintf(`{"series":[{"metric":"redis.net.clients","type":3,"points":[{"timestamp":%d,"value":12}],"resources":[{"type":"host","name":"cache-1"}],"tags":["redis_port:6379"]}]}`, now-60)
+	require.Equal(t, http.StatusAccepted, postWithKey(t, fmt.Sprintf("http://127.0.0.1:%d/api/v2/series", c.datadog), "DD-API-KEY", ingestKey, "application/json", series))
+	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_metrics_gauge WHERE MetricName = 'redis.net.clients'") != "0" },
+		30*time.Second, 200*time.Millisecond, "the Agent's metric is stored")
+
+	file, err := filepath.Abs("../internal/importers/datadog/testdata/integrations-core/redisdb_dashboard_overview.json")
+	require.NoError(t, err)
+	b.run("the list", chromedp.Navigate(ui+"/dashboards"), chromedp.WaitReady(chromedp.CSS(`[data-testid=import-file]`)))
+	b.see("the import button", `[data-action=import]`)
+	b.run("choosing the file", chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=import-file]`), []string{file}))
+	b.see("the report", `[data-testid=import-report]`)
+	report := b.text(`[data-testid=import-report]`)
+	assert.Contains(t, report, "Redis - Overview")
+	assert.Regexp(t, `[1-9]\d* imported`, report)
+	b.screenshot("import-report")
+	b.click("opening it", `[data-testid=import-report] a`)
+	b.run("the imported dashboard", waitText(`h1`, "Redis - Overview"))
+	for _, tile := range []string{"Connected clients", "Latency by Host"} {
+		b.see("the tile "+tile, fmt.Sprintf(`[data-tile=%q]`, tile))
+	}
+	b.run("the tiles have run", poll(`document.querySelectorAll('.tile').length > 10 && ![...document.querySelectorAll('.tile')].some((t) => t.textContent.includes('Loading…'))`))
+	assert.Equal(t, 0, eval[int](b, "failing tiles", `document.querySelectorAll('[data-testid=tile-error]').length`),
+		"every imported tile runs: %s", eval[string](b, "errors", `[...document.querySelectorAll('[data-testid=tile-error]')].map(e => e.closest('.tile').dataset.tile + ': ' + e.textContent).join('\n')`))
+	b.run("the markdown of a note", waitText(`.tile`, "This dashboard provides"))
+	b.screenshot("imported-dashboard")
 }

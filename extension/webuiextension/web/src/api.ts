@@ -13,9 +13,11 @@ import { goDuration } from './time';
 // renames or drops is a type error here.
 export type Schemas = components['schemas'];
 type JSONBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
-// Answer is the data of a route's 200 answer.
+// Whole is a route's whole 200 answer; Answer is its data.
+export type Whole<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'delete'> =
+  JSONBody<NonNullable<paths[P][M]> extends { responses: { 200: infer R } } ? R : never>;
 export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'delete'> =
-  JSONBody<NonNullable<paths[P][M]> extends { responses: { 200: infer R } } ? R : never> extends { data: infer D } ? D : never;
+  Whole<P, M> extends { data: infer D } ? D : never;
 
 export type Source = Schemas['Source'];
 export type Key = Schemas['Key'];

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { callWhole, del, get, post, put, Schemas, Source } from '../api';
+import { callWhole, del, get, post, put, Schemas, Source, Whole } from '../api';
 import { Chart, Line } from '../components/chart';
 import { TimePicker } from '../components/timepicker';
 import { Markdown } from '../markdown';
@@ -41,6 +41,7 @@ export function DashboardsPage() {
   const [name, setName] = useState('');
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
   const [confirm, setConfirm] = useState('');
+  const [imported, setImported] = useState<Imported | null>(null);
   // alerts says, before a delete, which alerts go with a dashboard (the
   // API deletes a dashboard's alerts with it).
   const [alerts, setAlerts] = useState<{ dashboardId?: string }[]>([]);
@@ -64,9 +65,11 @@ export function DashboardsPage() {
         }}>
           <input name="dashboard-name" placeholder="New dashboard name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <button class="primary" type="submit" disabled={!name.trim()}>Create dashboard</button>
+          <ImportButton onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />
         </form>
       </div>
       {error && <p class="error" role="alert">{error}</p>}
+      {imported && <ImportReport r={imported} onClose={() => setImported(null)} />}
       {!list ? <p class="muted">Loading…</p> : list.length === 0 ? (
         <p class="muted">No dashboard yet: name one above and add tiles to it.</p>
       ) : (
@@ -102,6 +105,61 @@ export function DashboardsPage() {
         </table>
       )}
     </div>
+  );
+}
+
+type Imported = Whole<'/api/v2/dashboards/import', 'post'>;
+
+// ImportButton reads a Datadog dashboard's JSON file (as Datadog's API
+// exports it or an integration ships it) and imports it through POST
+// /api/v2/dashboards/import.
+function ImportButton({ onImported, onError }: { onImported: (r: Imported) => void; onError: (msg: string) => void }) {
+  const input = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState(false);
+  const pick = async (f: File | undefined) => {
+    if (!f) return;
+    setBusy(true);
+    try {
+      let doc: unknown;
+      try { doc = JSON.parse(await f.text()); } catch { throw new Error(`${f.name} is not JSON: export the dashboard from Datadog as JSON`); }
+      onImported(await callWhole<Imported>('POST', '/api/v2/dashboards/import', doc));
+    } catch (err: any) {
+      onError(err.message);
+    } finally {
+      setBusy(false);
+      if (input.current) input.current.value = '';
+    }
+  };
+  return (
+    <>
+      <input ref={input} type="file" accept=".json,application/json" hidden name="import-file" data-testid="import-file"
+        onChange={(e) => pick(e.currentTarget.files?.[0])} />
+      <button type="button" class="ghost" data-action="import" disabled={busy} onClick={() => input.current?.click()}
+        title="A dashboard JSON as Datadog exports it">{busy ? 'Importing…' : 'Import from Datadog'}</button>
+    </>
+  );
+}
+
+// ImportReport says what an import made of each widget: imported as is,
+// approximated (with why) or skipped (with why); nothing goes unsaid.
+function ImportReport({ r, onClose }: { r: Imported; onClose: () => void }) {
+  const d = r.data as Dashboard;
+  const s = r.report.summary;
+  const notes = r.report.items.filter((i) => i.outcome !== 'imported');
+  return (
+    <section class="card import-report" data-testid="import-report" role="status">
+      <div class="row-between">
+        <strong>Imported “<a href={`/dashboards/${d.id}`} onClick={(e) => onLink(e, `/dashboards/${d.id}`)}>{d.name}</a>”</strong>
+        <button class="ghost small" aria-label="Close" onClick={onClose}>×</button>
+      </div>
+      <p class="small">{s.imported ?? 0} imported, {s.approximated ?? 0} approximated, {s.skipped ?? 0} skipped.</p>
+      {notes.length > 0 && (
+        <table class="plain small">
+          <thead><tr><th>Widget</th><th>Outcome</th><th>Why</th></tr></thead>
+          <tbody>{notes.map((i) => <tr><td>{i.title || i.type || i.path}</td><td>{i.outcome}</td><td>{(i.notes ?? []).join('; ')}</td></tr>)}</tbody>
+        </table>
+      )}
+    </section>
   );
 }
 
