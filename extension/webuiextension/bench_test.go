@@ -24,6 +24,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/charts"
 	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/internal/query"
 	"github.com/otelhouse/otelhouse/internal/search"
 	"github.com/otelhouse/otelhouse/internal/sources"
 )
@@ -189,7 +190,7 @@ func BenchmarkSearchPage(b *testing.B) {
 
 	b.Run("engine", func(b *testing.B) {
 		src := sources.Defaults(benchDB)[0].Chart()
-		scope, err := charts.OpenScope(ctx, db, src)
+		scope, err := query.OpenScope(ctx, db, src)
 		require.NoError(b, err)
 		rowsSQL, rowsP, err := search.Build(ctx, db, scope, search.Request{Start: start, End: end, Where: where, Limit: 100})
 		require.NoError(b, err)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/accounts"
 	"github.com/otelhouse/otelhouse/internal/apistate"
-	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/query"
 	"github.com/otelhouse/otelhouse/internal/search"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
@@ -145,7 +145,7 @@ func (u *webUI) fail(w http.ResponseWriter, r *http.Request, err error) {
 		in        accounts.InputError
 		throttled accounts.ThrottledError
 	)
-	ref, refused := charts.Refuse(err)
+	ref, refused := query.Refuse(err)
 	status, msg := http.StatusInternalServerError, "internal error"
 	switch {
 	case errors.As(err, &he):

@@ -8,16 +8,17 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/apistate"
 	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/query"
 	"github.com/otelhouse/otelhouse/internal/search"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
 
 // scope resolves a source's table (its columns are cached by charts).
-func scope(ctx context.Context, st *apistate.State, src sources.Source) (*charts.Scope, error) {
-	sc, err := charts.OpenScope(ctx, st.DB, src.Chart())
+func scope(ctx context.Context, st *apistate.State, src sources.Source) (*query.Scope, error) {
+	sc, err := query.OpenScope(ctx, st.DB, src.Chart())
 	if err != nil && ctx.Err() == nil {
-		return nil, charts.Mistake(err)
+		return nil, query.Mistake(err)
 	}
 	return sc, err
 }
@@ -39,7 +40,7 @@ func (u *webUI) source(ctx context.Context, c *call, id string) (sources.Source,
 
 // sourceOfKind reads one of the team's sources of a kind (by id, or the
 // default's id when none is given) and resolves its table.
-func (u *webUI) sourceOfKind(ctx context.Context, c *call, id, def, kind string) (sources.Source, *charts.Scope, error) {
+func (u *webUI) sourceOfKind(ctx context.Context, c *call, id, def, kind string) (sources.Source, *query.Scope, error) {
 	if id == "" {
 		id = def
 	}

@@ -25,9 +25,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 // ddExpr is a parsed formula: a metric query, a number, an operation on
@@ -46,23 +47,13 @@ type ddExpr struct {
 // ddMetricQuery is one agg:metric{filter} by {tags}.functions().
 type ddMetricQuery struct {
 	space, metric string
-	filter        *ddFilter // nil: {*}
+	filter        *query.TagFilter // nil: {*}
 	by            []string
 	asRate        bool
 	asCount       bool
 	rollup        string // avg sum min max count, "" the type's default
 	rollupSeconds int
 	fill          string // "", null, zero, last
-}
-
-// ddFilter is a tag filter: a leaf key:value (or a bare tag), or an
-// operation on filters.
-type ddFilter struct {
-	op          string // "leaf", "and", "or", "not"
-	key, value  string
-	parts       []*ddFilter
-	valueIsList bool
-	values      []string
 }
 
 var ddSpaceAggs = []string{"avg", "sum", "min", "max"}
@@ -72,7 +63,7 @@ var ddTopBy = []string{"mean", "min", "max", "last", "sum", "area", "l2norm", "n
 // ParseDatadogMetric parses a metric query or formula; its errors say
 // where and why.
 func ParseDatadogMetric(q string) (*ddExpr, error) {
-	if err := CheckWhere(q); err != nil {
+	if err := query.CheckWhere(q); err != nil {
 		return nil, err
 	}
 	mp := &mparser{s: q}
@@ -119,8 +110,8 @@ func (mp *mparser) expect(c byte) error {
 const maxMetricLeaves = 20
 
 func (mp *mparser) expr() (*ddExpr, error) {
-	if mp.depth++; mp.depth > maxDepth {
-		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
+	if mp.depth++; mp.depth > query.MaxDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", query.MaxDepth)
 	}
 	defer func() { mp.depth-- }()
 	l, err := mp.product()
@@ -171,8 +162,8 @@ func (mp *mparser) word() string {
 }
 
 func (mp *mparser) factor() (*ddExpr, error) {
-	if mp.depth++; mp.depth > maxDepth {
-		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
+	if mp.depth++; mp.depth > query.MaxDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", query.MaxDepth)
 	}
 	defer func() { mp.depth-- }()
 	switch c := mp.peek(); {
@@ -406,16 +397,16 @@ func (mp *mparser) tagWord() string {
 
 // filterOr reads a tag filter: comma (or AND) joined terms, OR, NOT or
 // !, parentheses, key:value, key IN (a, b), key NOT IN (a, b).
-func (mp *mparser) filterOr() (*ddFilter, error) {
-	if mp.depth++; mp.depth > maxDepth {
-		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
+func (mp *mparser) filterOr() (*query.TagFilter, error) {
+	if mp.depth++; mp.depth > query.MaxDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", query.MaxDepth)
 	}
 	defer func() { mp.depth-- }()
 	first, err := mp.filterAnd()
 	if err != nil {
 		return nil, err
 	}
-	parts := []*ddFilter{first}
+	parts := []*query.TagFilter{first}
 	for mp.keywordAhead("OR") {
 		mp.i += 2
 		f, err := mp.filterAnd()
@@ -427,7 +418,7 @@ func (mp *mparser) filterOr() (*ddFilter, error) {
 	if len(parts) == 1 {
 		return first, nil
 	}
-	return &ddFilter{op: "or", parts: parts}, nil
+	return &query.TagFilter{Op: "or", Parts: parts}, nil
 }
 
 func (mp *mparser) keywordAhead(w string) bool {
@@ -439,12 +430,12 @@ func (mp *mparser) keywordAhead(w string) bool {
 	return n < len(mp.s) && strings.ContainsRune(" \t\r\n(", rune(mp.s[n]))
 }
 
-func (mp *mparser) filterAnd() (*ddFilter, error) {
+func (mp *mparser) filterAnd() (*query.TagFilter, error) {
 	first, err := mp.filterNot()
 	if err != nil {
 		return nil, err
 	}
-	parts := []*ddFilter{first}
+	parts := []*query.TagFilter{first}
 	for {
 		if mp.peek() == ',' {
 			mp.i++
@@ -462,23 +453,23 @@ func (mp *mparser) filterAnd() (*ddFilter, error) {
 	if len(parts) == 1 {
 		return first, nil
 	}
-	return &ddFilter{op: "and", parts: parts}, nil
+	return &query.TagFilter{Op: "and", Parts: parts}, nil
 }
 
-func (mp *mparser) filterNot() (*ddFilter, error) {
-	if mp.depth++; mp.depth > maxDepth {
-		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
+func (mp *mparser) filterNot() (*query.TagFilter, error) {
+	if mp.depth++; mp.depth > query.MaxDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", query.MaxDepth)
 	}
 	defer func() { mp.depth-- }()
 	if mp.peek() == '!' || mp.peek() == '-' {
 		mp.i++
 		f, err := mp.filterNot()
-		return &ddFilter{op: "not", parts: []*ddFilter{f}}, err
+		return &query.TagFilter{Op: "not", Parts: []*query.TagFilter{f}}, err
 	}
 	if mp.keywordAhead("NOT") {
 		mp.i += 3
 		f, err := mp.filterNot()
-		return &ddFilter{op: "not", parts: []*ddFilter{f}}, err
+		return &query.TagFilter{Op: "not", Parts: []*query.TagFilter{f}}, err
 	}
 	if mp.peek() == '(' {
 		mp.i++
@@ -499,7 +490,7 @@ func (mp *mparser) filterNot() (*ddFilter, error) {
 		if v == "" {
 			return nil, fmt.Errorf("tag %s: has no value at position %d", key, mp.i)
 		}
-		return &ddFilter{op: "leaf", key: key, value: v}, nil
+		return &query.TagFilter{Op: "leaf", Key: key, Value: v}, nil
 	}
 	not := false
 	if mp.keywordAhead("NOT") {
@@ -507,7 +498,7 @@ func (mp *mparser) filterNot() (*ddFilter, error) {
 		mp.i += 3
 		if !mp.keywordAhead("IN") {
 			mp.i = save
-			return &ddFilter{op: "leaf", key: key}, nil
+			return &query.TagFilter{Op: "leaf", Key: key}, nil
 		}
 		not = true
 	}
@@ -516,13 +507,13 @@ func (mp *mparser) filterNot() (*ddFilter, error) {
 		if err := mp.expect('('); err != nil {
 			return nil, err
 		}
-		f := &ddFilter{op: "leaf", key: key, valueIsList: true}
+		f := &query.TagFilter{Op: "leaf", Key: key, IsList: true}
 		for {
 			v := mp.tagWord()
 			if v == "" {
 				return nil, fmt.Errorf("%s IN (…) needs values, at position %d", key, mp.i)
 			}
-			f.values = append(f.values, v)
+			f.Values = append(f.Values, v)
 			if mp.peek() != ',' {
 				break
 			}
@@ -532,77 +523,12 @@ func (mp *mparser) filterNot() (*ddFilter, error) {
 			return nil, err
 		}
 		if not {
-			return &ddFilter{op: "not", parts: []*ddFilter{f}}, nil
+			return &query.TagFilter{Op: "not", Parts: []*query.TagFilter{f}}, nil
 		}
 		return f, nil
 	}
 	// A bare tag: the Agent sends it as a key with an empty value.
-	return &ddFilter{op: "leaf", key: key}, nil
-}
-
-// ddLiteral is a tag value as typed: * and ? are wildcards.
-func ddLiteral(s string) ddValue {
-	v := ddValue{text: s}
-	var like strings.Builder
-	for _, r := range s {
-		switch r {
-		case '*':
-			v.wild = true
-			like.WriteByte('%')
-		case '?':
-			v.wild = true
-			like.WriteByte('_')
-		case '%', '_', '\\':
-			like.WriteByte('\\')
-			like.WriteRune(r)
-		default:
-			like.WriteRune(r)
-		}
-	}
-	v.like = like.String()
-	return v
-}
-
-// filterSQL writes a tag filter with the Datadog where language's tag
-// resolution on the metric table.
-func filterSQL(f *ddFilter, ps *ddParser) (string, error) {
-	switch f.op {
-	case "not":
-		c, err := filterSQL(f.parts[0], ps)
-		return "NOT " + c, err
-	case "and", "or":
-		var cs []string
-		for _, p := range f.parts {
-			c, err := filterSQL(p, ps)
-			if err != nil {
-				return "", err
-			}
-			cs = append(cs, c)
-		}
-		return join(cs, " "+strings.ToUpper(f.op)+" "), nil
-	}
-	key := f.key
-	if k, ok := strings.CutPrefix(key, "@"); ok {
-		key = k
-	}
-	if strings.IndexFunc(key, unicode.IsControl) >= 0 {
-		return "", fmt.Errorf("tag %q has a control character", key)
-	}
-	tg, err := ps.target(key)
-	if err != nil {
-		return "", err
-	}
-	if f.valueIsList {
-		var cs []string
-		for _, v := range f.values {
-			cs = append(cs, ps.equal(tg, ddLiteral(v)))
-		}
-		return join(cs, " OR "), nil
-	}
-	if f.value == "" {
-		return ps.exists(tg), nil
-	}
-	return ps.equal(tg, ddLiteral(f.value)), nil
+	return &query.TagFilter{Op: "leaf", Key: key}, nil
 }
 
 // ddSeries is one answer of a formula: per group, per bucket, a value.
@@ -622,11 +548,11 @@ var metricTables = []struct{ table, typ string }{{"otel_metrics_gauge", "gauge"}
 // buckets of step.
 func runDatadogMetric(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step, timeout time.Duration) (*ddSeries, error) {
 	if s.Source.MetricType == "" {
-		return nil, QueryError{fmt.Errorf("a Datadog metric query needs a metric source")}
+		return nil, query.Mistake(fmt.Errorf("a Datadog metric query needs a metric source"))
 	}
 	e, err := ParseDatadogMetric(s.Query)
 	if err != nil {
-		return nil, QueryError{fmt.Errorf("query: %w", err)}
+		return nil, query.Mistake(fmt.Errorf("query: %w", err))
 	}
 	ev := &ddEval{ctx: ctx, db: db, src: s.Source, start: start, end: end, step: step, timeout: timeout}
 	return ev.eval(e)
@@ -635,7 +561,7 @@ func runDatadogMetric(ctx context.Context, db *sql.DB, s Series, start, end time
 type ddEval struct {
 	ctx        context.Context
 	db         *sql.DB
-	src        Source
+	src        query.Source
 	start, end time.Time
 	step       time.Duration
 	timeout    time.Duration
@@ -684,7 +610,7 @@ func (ev *ddEval) eval(e *ddExpr) (*ddSeries, error) {
 // must group by the same tags and meet on equal groups.
 func combine(l, r *ddSeries, op byte) (*ddSeries, error) {
 	if len(l.by) > 0 && len(r.by) > 0 && !slices.Equal(l.by, r.by) {
-		return nil, QueryError{fmt.Errorf("a formula's queries group by different tags (%s and %s)", strings.Join(l.by, ","), strings.Join(r.by, ","))}
+		return nil, query.Mistake(fmt.Errorf("a formula's queries group by different tags (%s and %s)", strings.Join(l.by, ","), strings.Join(r.by, ",")))
 	}
 	out := &ddSeries{by: l.by, groups: map[string][]string{}, values: map[string]map[int64]*float64{}}
 	keys := l.groups
@@ -789,8 +715,8 @@ func topOf(in *ddSeries, n int, by string, desc bool) *ddSeries {
 
 // table finds the table holding the metric: the series' own, else the
 // exporter's gauge or sum table of its database.
-func (ev *ddEval) table(metric string) (Source, error) {
-	cands := []Source{ev.src}
+func (ev *ddEval) table(metric string) (query.Source, error) {
+	cands := []query.Source{ev.src}
 	for _, t := range metricTables {
 		if t.table != ev.src.Table {
 			s := ev.src
@@ -799,23 +725,25 @@ func (ev *ddEval) table(metric string) (Source, error) {
 		}
 	}
 	for _, s := range cands {
-		scope, err := OpenScope(ev.ctx, ev.db, s)
+		scope, err := query.OpenScope(ev.ctx, ev.db, s)
 		if err != nil {
 			continue
 		}
-		mc, _, ok := scope.f.column("MetricName")
+		mc, ok := scope.Column("MetricName")
 		if !ok {
 			continue
 		}
+		var p query.Params
+		m := p.Add(metric, "String")
 		var one int
-		err = ev.db.QueryRowContext(clickhouse.Context(ev.ctx, clickhouse.WithParameters(clickhouse.Parameters{"m": escapeParam(metric)}),
-			clickhouse.WithSettings(UserQuerySettings(ev.timeout))),
-			"SELECT 1 FROM "+scope.From+" WHERE "+mc+" = {m:String} LIMIT 1").Scan(&one)
+		err = ev.db.QueryRowContext(clickhouse.Context(ev.ctx, clickhouse.WithParameters(p.Values),
+			clickhouse.WithSettings(query.UserQuerySettings(ev.timeout))),
+			"SELECT 1 FROM "+scope.From+" WHERE "+mc+" = "+m+" LIMIT 1").Scan(&one)
 		if err == nil {
 			return s, nil
 		}
 		if err != sql.ErrNoRows {
-			return Source{}, engineError(err)
+			return query.Source{}, query.EngineError(err)
 		}
 	}
 	return ev.src, nil
@@ -828,37 +756,25 @@ func (ev *ddEval) query(q *ddMetricQuery) (*ddSeries, error) {
 	if err != nil {
 		return nil, err
 	}
-	scope, err := OpenScope(ev.ctx, ev.db, src)
+	scope, err := query.OpenScope(ev.ctx, ev.db, src)
 	if err != nil {
 		return nil, err
 	}
-	f := scope.f
-	if _, _, ok := f.column("Value"); !ok {
-		return nil, QueryError{fmt.Errorf("%s has no Value column: Datadog metric queries read gauges and sums", src.Table)}
+	if _, ok := scope.Column("Value"); !ok {
+		return nil, query.Mistake(fmt.Errorf("%s has no Value column: Datadog metric queries read gauges and sums", src.Table))
 	}
-	var p Params
-	ps := &ddParser{f: f, p: &p}
+	var p query.Params
 	cond := "1"
 	if q.filter != nil {
-		if cond, err = filterSQL(q.filter, ps); err != nil {
-			return nil, QueryError{err}
+		if cond, err = scope.TagFilter(q.filter, &p); err != nil {
+			return nil, err
 		}
 	}
 	var groups []string
 	for _, t := range q.by {
-		tg, err := ps.target(strings.TrimPrefix(t, "@"))
+		g, err := scope.TagValue(t, &p)
 		if err != nil {
-			return nil, QueryError{err}
-		}
-		// The first place holding the tag gives its value.
-		g := "''"
-		for i := len(tg.alts) - 1; i >= 0; i-- {
-			a := tg.alts[i]
-			if a.present == "" {
-				g = "toString(" + a.expr + ")"
-			} else {
-				g = "if(" + a.present + ", toString(" + a.expr + "), " + g + ")"
-			}
+			return nil, err
 		}
 		groups = append(groups, g)
 	}
@@ -889,7 +805,7 @@ func (ev *ddEval) query(q *ddMetricQuery) (*ddSeries, error) {
 	value := "Value"
 	from := scope.From
 	where := fmt.Sprintf("MetricName = %[1]s AND %[2]s >= fromUnixTimestamp64Milli(%[3]s) AND %[2]s < fromUnixTimestamp64Milli(%[4]s) AND %[5]s", metric, ts, startP, endP, cond)
-	if _, _, ok := f.column("AggregationTemporality"); ok && counter {
+	if _, ok := scope.Column("AggregationTemporality"); ok && counter {
 		// Cumulative points count their increase over the point before
 		// (a drop is a reset), as the chart's sum does; Datadog's counts
 		// and rates arrive as deltas and count as they are.
@@ -917,9 +833,9 @@ func (ev *ddEval) query(q *ddMetricQuery) (*ddSeries, error) {
 	for k, v := range p.Values {
 		params[k] = v
 	}
-	rows, err := ev.db.QueryContext(clickhouse.Context(ev.ctx, clickhouse.WithParameters(params), clickhouse.WithSettings(UserQuerySettings(ev.timeout))), sqlText)
+	rows, err := ev.db.QueryContext(clickhouse.Context(ev.ctx, clickhouse.WithParameters(params), clickhouse.WithSettings(query.UserQuerySettings(ev.timeout))), sqlText)
 	if err != nil {
-		return nil, engineError(err)
+		return nil, query.EngineError(err)
 	}
 	defer rows.Close()
 	out := &ddSeries{by: q.by, groups: map[string][]string{}, values: map[string]map[int64]*float64{}}
@@ -943,7 +859,7 @@ func (ev *ddEval) query(q *ddMetricQuery) (*ddSeries, error) {
 		out.values[k][int64(b)] = v
 	}
 	if err := rows.Err(); err != nil {
-		return nil, engineError(err)
+		return nil, query.EngineError(err)
 	}
 	ev.fill(out, q.fill)
 	if len(q.by) == 0 && len(out.values) == 0 {

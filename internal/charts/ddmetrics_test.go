@@ -10,13 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 func TestParseDatadogMetric(t *testing.T) {
 	e, err := ParseDatadogMetric("avg:system.cpu.user{host:web-1,env:prod} by {host}")
 	require.NoError(t, err)
 	assert.Equal(t, &ddMetricQuery{space: "avg", metric: "system.cpu.user", by: []string{"host"},
-		filter: &ddFilter{op: "and", parts: []*ddFilter{{op: "leaf", key: "host", value: "web-1"}, {op: "leaf", key: "env", value: "prod"}}}}, e.q)
+		filter: &query.TagFilter{Op: "and", Parts: []*query.TagFilter{{Op: "leaf", Key: "host", Value: "web-1"}, {Op: "leaf", Key: "env", Value: "prod"}}}}, e.q)
 
 	e, err = ParseDatadogMetric("sum:trace.hits{!host:db-*, service IN (a,b), NOT env:dev, (kube_namespace:x OR region:y)} by {host,service}.as_rate().rollup(max, 120).fill(last, 300)")
 	require.NoError(t, err)
@@ -27,11 +28,11 @@ func TestParseDatadogMetric(t *testing.T) {
 	assert.Equal(t, "max", q.rollup)
 	assert.Equal(t, 120, q.rollupSeconds)
 	assert.Equal(t, "last", q.fill)
-	require.Equal(t, "and", q.filter.op)
-	require.Len(t, q.filter.parts, 4)
-	assert.Equal(t, &ddFilter{op: "not", parts: []*ddFilter{{op: "leaf", key: "host", value: "db-*"}}}, q.filter.parts[0])
-	assert.Equal(t, &ddFilter{op: "leaf", key: "service", valueIsList: true, values: []string{"a", "b"}}, q.filter.parts[1])
-	assert.Equal(t, "or", q.filter.parts[3].op)
+	require.Equal(t, "and", q.filter.Op)
+	require.Len(t, q.filter.Parts, 4)
+	assert.Equal(t, &query.TagFilter{Op: "not", Parts: []*query.TagFilter{{Op: "leaf", Key: "host", Value: "db-*"}}}, q.filter.Parts[0])
+	assert.Equal(t, &query.TagFilter{Op: "leaf", Key: "service", IsList: true, Values: []string{"a", "b"}}, q.filter.Parts[1])
+	assert.Equal(t, "or", q.filter.Parts[3].Op)
 
 	e, err = ParseDatadogMetric("top(avg:system.load.1{*} by {host}, 5, 'max', 'asc')")
 	require.NoError(t, err)
@@ -81,7 +82,7 @@ func TestParseDatadogMetric(t *testing.T) {
 // Metrics as the Datadog receiver writes them: a gauge's host and env on
 // the resource, its other tags as point attributes; a count as a delta
 // sum, in the sum table.
-func seedDatadogMetrics(t *testing.T) Source {
+func seedDatadogMetrics(t *testing.T) query.Source {
 	db := chtest.DB(t)
 	ctx := context.Background()
 	for _, q := range []string{
@@ -110,7 +111,7 @@ func seedDatadogMetrics(t *testing.T) Source {
 		_, err := db.ExecContext(ctx, q)
 		require.NoError(t, err, q)
 	}
-	return Source{Database: "charts_ddm", Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName",
+	return query.Source{Database: "charts_ddm", Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName",
 		AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "gauge"}
 }
 
@@ -171,7 +172,7 @@ func TestDatadogMetricQueriesOnTheEngine(t *testing.T) {
 		assert.Equal(t, want, run(q), q)
 	}
 
-	// Mistakes are the caller's: a QueryError with the reason.
+	// Mistakes are the caller's: a query.Error with the reason.
 	for q, why := range map[string]string{
 		"avg:system.cpu.user{*} by {host} / avg:system.cpu.user{*} by {env}": "group by different tags",
 		"avg:system.cpu.user{@:x}": "field name is empty",
@@ -180,7 +181,7 @@ func TestDatadogMetricQueriesOnTheEngine(t *testing.T) {
 		_, err := Run(context.Background(), db, []Series{{Source: src, Query: q}}, start, start.Add(3*time.Minute), time.Minute, time.Minute)
 		require.Error(t, err, q)
 		assert.Contains(t, err.Error(), why, q)
-		var qe QueryError
+		var qe query.Error
 		assert.ErrorAs(t, err, &qe, q)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 type logRow struct {
@@ -33,7 +34,7 @@ var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 // seed writes 600 logs over 10 minutes into a table shaped like the
 // exporter's otel_logs, and returns them for independent counting.
-func seed(t *testing.T, db *sql.DB) ([]logRow, Source) {
+func seed(t *testing.T, db *sql.DB) ([]logRow, query.Source) {
 	ctx := context.Background()
 	_, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS charts_test")
 	require.NoError(t, err)
@@ -71,7 +72,7 @@ func seed(t *testing.T, db *sql.DB) ([]logRow, Source) {
 		sb.WriteByte('\n')
 	}
 	insertJSON(t, "charts_test.otel_logs (Timestamp,ServiceName,SeverityText,Body,LogAttributes,ResourceAttributes)", sb.String())
-	return rows, Source{Database: "charts_test", Table: "otel_logs", TimestampColumn: "TimestampTime", BodyColumn: "Body",
+	return rows, query.Source{Database: "charts_test", Table: "otel_logs", TimestampColumn: "TimestampTime", BodyColumn: "Body",
 		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"}
 }
 
@@ -218,7 +219,7 @@ func TestAnswerIsBounded(t *testing.T) {
 	assert.Len(t, points, 333*600, "199,800 points: under MaxPoints")
 
 	_, err = run(334, "body")
-	var qe QueryError
+	var qe query.Error
 	require.ErrorAs(t, err, &qe, "200,400 points: a request to narrow, a 400")
 	assert.Contains(t, err.Error(), "more than 200000 points (334 buckets")
 
@@ -248,7 +249,7 @@ func TestChartErrors(t *testing.T) {
 	for _, w := range []string{"Body = ", "Body = 1", "lower(Body, Body) = 'x'", "length(Body) > 'a'", "toUInt8(Body) = 1"} {
 		_, err := Run(context.Background(), db, []Series{{Source: src, AggFn: "count", WhereLanguage: "sql", Where: w}},
 			t0, t0.Add(time.Minute), time.Minute, time.Minute)
-		var qe QueryError
+		var qe query.Error
 		assert.ErrorAs(t, err, &qe, w)
 	}
 	// Injection attempts through values only ever match nothing.
@@ -263,41 +264,6 @@ func TestChartErrors(t *testing.T) {
 	assert.Equal(t, 15*time.Minute, d)
 }
 
-// The engine reports its timeout only as text over HTTP; the API turns it
-// into a 504, so the text this engine really sends must be recognised.
-func TestEngineTimeoutIsRecognised(t *testing.T) {
-	db := chtest.DB(t)
-	ctx := clickhouse.Context(context.Background(), clickhouse.WithSettings(clickhouse.Settings{"max_execution_time": 1}))
-	err := queryErr(db.QueryContext(ctx, "SELECT count() FROM numbers(100000000000) WHERE sleepEachRow(0) = 0"))
-	require.Error(t, err)
-	assert.ErrorIs(t, engineError(err), ErrTimeout)
-	assert.NotErrorIs(t, engineError(fmt.Errorf("Code: 62. DB::Exception: Syntax error (SYNTAX_ERROR)")), ErrTimeout)
-}
-
-// A query past max_memory_usage is the query's to narrow; the engine at
-// its own limit is to retry. Both come from the engine only as text.
-func TestEngineMemoryRefusalsAreRecognised(t *testing.T) {
-	db := chtest.DB(t)
-	ctx := clickhouse.Context(context.Background(), clickhouse.WithSettings(clickhouse.Settings{"max_memory_usage": 16 << 20}))
-	err := queryErr(db.QueryContext(ctx, "SELECT uniqExact(number) FROM numbers(50000000)"))
-	require.Error(t, err)
-	assert.ErrorIs(t, engineError(err), ErrQueryMemory)
-	total := fmt.Errorf("Code: 241. DB::Exception: Memory limit (total) exceeded: would use 1.00 GiB (attempt to allocate chunk of 4.00 MiB bytes), current RSS: 990.00 MiB, maximum: 1.00 GiB. (MEMORY_LIMIT_EXCEEDED)")
-	assert.ErrorIs(t, engineError(total), ErrEngineMemory)
-	assert.NotErrorIs(t, engineError(total), ErrQueryMemory)
-}
-
-// queryErr is the error of a query, from the start or from reading its rows.
-func queryErr(rows *sql.Rows, err error) error {
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-	}
-	return rows.Err()
-}
-
 // TestUserQueriesAreReadOnly: the engine itself refuses a write or a DDL
 // statement run with the settings of queries that carry a user's text,
 // and the sessions that served them still write afterwards.
@@ -308,7 +274,7 @@ func TestUserQueriesAreReadOnly(t *testing.T) {
 	require.NoError(t, err)
 	_, err = db.Exec("CREATE TABLE ro.t (x UInt8) ENGINE = MergeTree ORDER BY x")
 	require.NoError(t, err)
-	ro := clickhouse.Context(context.Background(), clickhouse.WithSettings(UserQuerySettings(time.Minute)))
+	ro := clickhouse.Context(context.Background(), clickhouse.WithSettings(query.UserQuerySettings(time.Minute)))
 	for _, stmt := range []string{"INSERT INTO ro.t SELECT 1", "CREATE TABLE ro.u (x UInt8) ENGINE = Memory", "DROP TABLE ro.t",
 		"SELECT 1 SETTINGS readonly = 0"} {
 		_, err := db.ExecContext(ro, stmt)

@@ -9,15 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 func TestTableRef(t *testing.T) {
 	for _, tc := range []struct {
-		src  Source
+		src  query.Source
 		want string
 	}{
-		{Source{Database: "otel", Table: "otel_logs"}, "`otel`.`otel_logs`"},
-		{Source{Database: "otel", Table: "otel_logs", Cluster: "otel_cluster"}, "cluster('otel_cluster', `otel`, `otel_logs`)"},
+		{query.Source{Database: "otel", Table: "otel_logs"}, "`otel`.`otel_logs`"},
+		{query.Source{Database: "otel", Table: "otel_logs", Cluster: "otel_cluster"}, "cluster('otel_cluster', `otel`, `otel_logs`)"},
 	} {
 		assert.Equal(t, tc.want, tc.src.TableRef(tc.src.Table))
 	}
@@ -35,8 +36,8 @@ func TestScopeOnACluster(t *testing.T) {
 		_, err := db.ExecContext(context.Background(), q)
 		require.NoError(t, err, q)
 	}
-	src := Source{Database: "charts_scope", Table: "t", TimestampColumn: "ts", BodyColumn: "msg", Cluster: "otel_cluster"}
-	sc, err := OpenScope(context.Background(), db, src)
+	src := query.Source{Database: "charts_scope", Table: "t", TimestampColumn: "ts", BodyColumn: "msg", Cluster: "otel_cluster"}
+	sc, err := query.OpenScope(context.Background(), db, src)
 	require.NoError(t, err)
 	assert.Equal(t, "cluster('otel_cluster', `charts_scope`, `t`)", sc.From)
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -45,6 +46,6 @@ func TestScopeOnACluster(t *testing.T) {
 	assert.Contains(t, q, "FROM cluster('otel_cluster', `charts_scope`, `t`)", "charts read the shards too")
 
 	src.Cluster = "c'); DROP TABLE x; --"
-	_, err = OpenScope(context.Background(), db, src)
+	_, err = query.OpenScope(context.Background(), db, src)
 	assert.ErrorContains(t, err, "not a plain name")
 }

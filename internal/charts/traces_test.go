@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 type spanRow struct {
@@ -26,7 +27,7 @@ type spanRow struct {
 
 // seedSpans writes 480 spans over 8 minutes into a table shaped like the
 // exporter's otel_traces.
-func seedSpans(t *testing.T) ([]spanRow, Source) {
+func seedSpans(t *testing.T) ([]spanRow, query.Source) {
 	db := chtest.DB(t)
 	ctx := context.Background()
 	for _, q := range []string{
@@ -60,7 +61,7 @@ func seedSpans(t *testing.T) ([]spanRow, Source) {
 	}
 	insertJSON(t, "charts_test.otel_traces (Timestamp,TraceId,SpanId,SpanName,ServiceName,Duration,StatusCode,SpanAttributes)", sb.String())
 	// The shape of the default traces source.
-	return rows, Source{Database: "charts_test", Table: "otel_traces", TimestampColumn: "Timestamp", BodyColumn: "SpanName",
+	return rows, query.Source{Database: "charts_test", Table: "otel_traces", TimestampColumn: "Timestamp", BodyColumn: "SpanName",
 		ServiceColumn: "ServiceName", Duration: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes"}
 }
 

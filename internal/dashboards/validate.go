@@ -9,6 +9,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/charts"
 	"github.com/otelhouse/otelhouse/internal/problems"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 // The values a dashboard takes; limits are HyperDX's where it has one.
@@ -113,7 +114,7 @@ func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (
 			p.Add("%s.expression is required", at)
 		}
 		if f.WhereLanguage != "" {
-			p.OneOf(at+".whereLanguage", f.WhereLanguage, charts.WhereLanguages)
+			p.OneOf(at+".whereLanguage", f.WhereLanguage, query.WhereLanguages)
 		}
 		if f.SourceID == "" {
 			p.Add("%s.sourceId is required", at)
@@ -131,11 +132,11 @@ func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (
 		}
 	}
 	if d.SavedQueryLanguage != nil {
-		p.OneOf("savedQueryLanguage", *d.SavedQueryLanguage, charts.WhereLanguages)
+		p.OneOf("savedQueryLanguage", *d.SavedQueryLanguage, query.WhereLanguages)
 	}
 	for i, v := range d.SavedFilterValues {
 		if v.Type != "" {
-			p.OneOf(fmt.Sprintf("savedFilterValues[%d].type", i), v.Type, charts.WhereLanguages)
+			p.OneOf(fmt.Sprintf("savedFilterValues[%d].type", i), v.Type, query.WhereLanguages)
 		}
 	}
 	// Unknown sources alone are answered as HyperDX answers them, in one
@@ -183,7 +184,7 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 		if *v == "" {
 			*v = "lucene"
 		}
-		p.OneOf(field, *v, charts.WhereLanguages)
+		p.OneOf(field, *v, query.WhereLanguages)
 	}
 	switch {
 	case c.ConfigType != "":

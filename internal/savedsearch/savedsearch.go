@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/query"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
 
@@ -57,8 +57,8 @@ func (s *SavedSearch) Validate(sourceExists func(id string) (bool, error)) error
 	if s.WhereLanguage == "" {
 		s.WhereLanguage = "lucene"
 	}
-	if !slices.Contains(charts.WhereLanguages, s.WhereLanguage) {
-		p = append(p, fmt.Sprintf("whereLanguage must be one of %s, got %q", strings.Join(charts.WhereLanguages, ", "), s.WhereLanguage))
+	if !slices.Contains(query.WhereLanguages, s.WhereLanguage) {
+		p = append(p, fmt.Sprintf("whereLanguage must be one of %s, got %q", strings.Join(query.WhereLanguages, ", "), s.WhereLanguage))
 	}
 	if len(s.Select) > 100 {
 		p = append(p, "select takes at most 100 fields")

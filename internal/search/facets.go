@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 // FacetSample is how many of the newest matching events facets and
@@ -83,9 +83,9 @@ const duplicateResourceFacet = "Resource.service.name"
 // and resource attribute over the newest FacetSample events matching the
 // where, in one engine statement (the facets template), and answers the
 // chosen columns and then the fields most events carry.
-func GetFacets(ctx context.Context, db *sql.DB, scope *charts.Scope, req FacetRequest, timeout time.Duration) (Facets, error) {
+func GetFacets(ctx context.Context, db *sql.DB, scope *query.Scope, req FacetRequest, timeout time.Duration) (Facets, error) {
 	if !req.Start.Before(req.End) {
-		return Facets{}, charts.Mistake(errors.New("the start of the range must be before its end"))
+		return Facets{}, query.Mistake(errors.New("the start of the range must be before its end"))
 	}
 	if req.Fields == 0 {
 		req.Fields = 20
@@ -94,9 +94,9 @@ func GetFacets(ctx context.Context, db *sql.DB, scope *charts.Scope, req FacetRe
 		req.Values = 10
 	}
 	if req.Fields < 1 || req.Fields > 100 || req.Values < 1 || req.Values > 100 {
-		return Facets{}, charts.Mistake(errors.New("fields and values must be from 1 to 100"))
+		return Facets{}, query.Mistake(errors.New("fields and values must be from 1 to 100"))
 	}
-	var p charts.Params
+	var p query.Params
 	cond, err := scope.Where(ctx, db, req.WhereLanguage, req.Where, &p)
 	if err != nil {
 		return Facets{}, err
@@ -127,7 +127,7 @@ func GetFacets(ctx context.Context, db *sql.DB, scope *charts.Scope, req FacetRe
 	data := map[string]any{"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Columns": cols, "Attrs": attrs, "Resource": res,
 		"Read": read, "Sample": FacetSample, "Values": req.Values, "Rows": (req.Fields+2)*req.Values + 1,
 		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
-	rows, err := query(ctx, db, render("facets", data), p, timeout)
+	rows, err := readRows(ctx, db, render("facets", data), p, timeout)
 	if err != nil {
 		return Facets{}, err
 	}
@@ -173,20 +173,20 @@ type ValuesRequest struct {
 // FieldValues answers a field's most frequent values among the newest
 // FacetSample events matching the where, those starting with Prefix (any
 // case), most frequent first.
-func FieldValues(ctx context.Context, db *sql.DB, scope *charts.Scope, req ValuesRequest, timeout time.Duration) ([]FacetValue, error) {
+func FieldValues(ctx context.Context, db *sql.DB, scope *query.Scope, req ValuesRequest, timeout time.Duration) ([]FacetValue, error) {
 	if !req.Start.Before(req.End) {
-		return nil, charts.Mistake(errors.New("the start of the range must be before its end"))
+		return nil, query.Mistake(errors.New("the start of the range must be before its end"))
 	}
 	if req.Limit == 0 {
 		req.Limit = 20
 	}
 	if req.Limit < 1 || req.Limit > 100 {
-		return nil, charts.Mistake(errors.New("limit must be from 1 to 100"))
+		return nil, query.Mistake(errors.New("limit must be from 1 to 100"))
 	}
-	if err := charts.CheckField(req.Field); err != nil {
-		return nil, charts.Mistake(err)
+	if err := query.CheckField(req.Field); err != nil {
+		return nil, query.Mistake(err)
 	}
-	var p charts.Params
+	var p query.Params
 	cond, err := scope.Where(ctx, db, req.WhereLanguage, req.Where, &p)
 	if err != nil {
 		return nil, err
@@ -200,7 +200,7 @@ func FieldValues(ctx context.Context, db *sql.DB, scope *charts.Scope, req Value
 	if req.Prefix != "" {
 		data["Prefix"] = p.Add(req.Prefix, "String")
 	}
-	rows, err := query(ctx, db, render("field_values", data), p, timeout)
+	rows, err := readRows(ctx, db, render("field_values", data), p, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -234,12 +234,12 @@ const keysTTL = time.Minute
 // attributes' keys as Resource.<key>, seen in the newest rows. Names
 // starting with the prefix come first, then those containing it; at most
 // limit (0 means 50).
-func FieldNames(ctx context.Context, db *sql.DB, scope *charts.Scope, prefix string, limit int, timeout time.Duration) ([]string, error) {
+func FieldNames(ctx context.Context, db *sql.DB, scope *query.Scope, prefix string, limit int, timeout time.Duration) ([]string, error) {
 	if limit == 0 {
 		limit = 50
 	}
 	if limit < 1 || limit > 500 {
-		return nil, charts.Mistake(errors.New("limit must be from 1 to 500"))
+		return nil, query.Mistake(errors.New("limit must be from 1 to 500"))
 	}
 	src := scope.Source()
 	attrs, res, err := mapKeys(ctx, db, scope, timeout)
@@ -284,7 +284,7 @@ func FieldNames(ctx context.Context, db *sql.DB, scope *charts.Scope, prefix str
 
 // mapKeys reads (or recalls) the attribute and resource keys of the
 // scope's table in one statement.
-func mapKeys(ctx context.Context, db *sql.DB, scope *charts.Scope, timeout time.Duration) ([]string, []string, error) {
+func mapKeys(ctx context.Context, db *sql.DB, scope *query.Scope, timeout time.Duration) ([]string, []string, error) {
 	src := scope.Source()
 	attrs, _ := scope.Column(src.AttributesMap)
 	res, _ := scope.Column(src.ResourceMap)
@@ -298,7 +298,7 @@ func mapKeys(ctx context.Context, db *sql.DB, scope *charts.Scope, timeout time.
 	if ok && time.Since(c.at) < keysTTL {
 		return c.attrs, c.resource, nil
 	}
-	rows, err := query(ctx, db, render("field_keys", map[string]any{"From": scope.From, "TS": scope.Timestamp, "Attrs": attrs, "Resource": res}), charts.Params{}, timeout)
+	rows, err := readRows(ctx, db, render("field_keys", map[string]any{"From": scope.From, "TS": scope.Timestamp, "Attrs": attrs, "Resource": res}), query.Params{}, timeout)
 	if err != nil {
 		return nil, nil, err
 	}

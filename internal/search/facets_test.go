@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
 	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 // facetOf finds a field's facet, or fails.
@@ -63,7 +63,7 @@ func TestFacetsCountTheWhere(t *testing.T) {
 	// A where mistake is the caller's.
 	req.Where = "service:"
 	_, err = GetFacets(ctx, db, sc, req, time.Minute)
-	var qe charts.QueryError
+	var qe query.Error
 	require.ErrorAs(t, err, &qe)
 }
 
@@ -94,6 +94,6 @@ func TestFieldNamesAndValues(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []FacetValue{{"api", 42}, {"worker", 41}}, vals)
 	_, err = FieldValues(ctx, db, sc, ValuesRequest{Start: t0, End: t0.Add(time.Hour), Field: "no\nsuch"}, time.Minute)
-	var qe charts.QueryError
+	var qe query.Error
 	require.ErrorAs(t, err, &qe)
 }

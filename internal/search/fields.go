@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 // Column is a column of a source's table.
@@ -24,7 +24,7 @@ type FieldList struct {
 }
 
 // Fields lists a source's columns and the map keys of its newest rows.
-func Fields(ctx context.Context, db *sql.DB, scope *charts.Scope, timeout time.Duration) (FieldList, error) {
+func Fields(ctx context.Context, db *sql.DB, scope *query.Scope, timeout time.Duration) (FieldList, error) {
 	out := FieldList{Columns: []Column{}, Attributes: []string{}, Resource: []string{}}
 	for _, c := range scope.Columns() {
 		out.Columns = append(out.Columns, Column{Name: c[0], Type: c[1]})
@@ -38,7 +38,7 @@ func Fields(ctx context.Context, db *sql.DB, scope *charts.Scope, timeout time.D
 		if !ok {
 			continue
 		}
-		rows, err := query(ctx, db, render("map_keys", map[string]any{"Map": col, "From": scope.From, "TS": scope.Timestamp}), charts.Params{}, timeout)
+		rows, err := readRows(ctx, db, render("map_keys", map[string]any{"Map": col, "From": scope.From, "TS": scope.Timestamp}), query.Params{}, timeout)
 		if err != nil {
 			return out, err
 		}

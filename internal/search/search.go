@@ -22,7 +22,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/query"
 	"github.com/otelhouse/otelhouse/internal/sqlfile"
 )
 
@@ -94,11 +94,11 @@ func parseCursor(s string) (cursor, error) {
 			return c, nil
 		}
 	}
-	return cursor{}, charts.Mistake(errors.New("cursor is not one a search answered"))
+	return cursor{}, query.Mistake(errors.New("cursor is not one a search answered"))
 }
 
 // Search answers a page of the source's events matching the request.
-func Search(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request, timeout time.Duration) (Page, error) {
+func Search(ctx context.Context, db *sql.DB, scope *query.Scope, req Request, timeout time.Duration) (Page, error) {
 	q, p, cur, err := build(ctx, db, scope, req)
 	if err != nil {
 		return Page{}, err
@@ -106,7 +106,7 @@ func Search(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request, t
 	if req.Limit == 0 {
 		req.Limit = 100
 	}
-	rows, err := query(ctx, db, q, p, timeout)
+	rows, err := readRows(ctx, db, q, p, timeout)
 	if err != nil {
 		return Page{}, err
 	}
@@ -130,23 +130,23 @@ func Search(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request, t
 
 // Build writes the SQL of a search page and its bound values (what Search
 // runs, and what a benchmark sends straight to the engine to compare).
-func Build(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request) (string, charts.Params, error) {
+func Build(ctx context.Context, db *sql.DB, scope *query.Scope, req Request) (string, query.Params, error) {
 	q, p, _, err := build(ctx, db, scope, req)
 	return q, p, err
 }
 
 // build is Build, also answering the cursor the page starts at.
-func build(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request) (string, charts.Params, cursor, error) {
-	var p charts.Params
+func build(ctx context.Context, db *sql.DB, scope *query.Scope, req Request) (string, query.Params, cursor, error) {
+	var p query.Params
 	var cur cursor
 	if !req.Start.Before(req.End) {
-		return "", p, cur, charts.Mistake(errors.New("the start of the range must be before its end"))
+		return "", p, cur, query.Mistake(errors.New("the start of the range must be before its end"))
 	}
 	if req.Limit == 0 {
 		req.Limit = 100
 	}
 	if req.Limit < 1 || req.Limit > MaxRows {
-		return "", p, cur, charts.Mistake(fmt.Errorf("limit must be from 1 to %d", MaxRows))
+		return "", p, cur, query.Mistake(fmt.Errorf("limit must be from 1 to %d", MaxRows))
 	}
 	cond, err := scope.Where(ctx, db, req.WhereLanguage, req.Where, &p)
 	if err != nil {
@@ -164,16 +164,16 @@ func build(ctx context.Context, db *sql.DB, scope *charts.Scope, req Request) (s
 	return render("rows", data), p, cur, nil
 }
 
-// query runs a statement and reads every row as a map of its columns.
-func query(ctx context.Context, db *sql.DB, q string, p charts.Params, timeout time.Duration) ([]map[string]any, error) {
+// readRows runs a statement and reads every row as a map of its columns.
+func readRows(ctx context.Context, db *sql.DB, q string, p query.Params, timeout time.Duration) ([]map[string]any, error) {
 	params := clickhouse.Parameters{}
 	for k, v := range p.Values {
 		params[k] = v
 	}
-	qctx := clickhouse.Context(ctx, clickhouse.WithParameters(params), clickhouse.WithSettings(charts.UserQuerySettings(timeout)))
+	qctx := clickhouse.Context(ctx, clickhouse.WithParameters(params), clickhouse.WithSettings(query.UserQuerySettings(timeout)))
 	rows, err := db.QueryContext(qctx, q)
 	if err != nil {
-		return nil, charts.EngineError(err)
+		return nil, query.EngineError(err)
 	}
 	defer rows.Close()
 	types, err := rows.ColumnTypes()
@@ -199,7 +199,7 @@ func query(ctx context.Context, db *sql.DB, q string, p charts.Params, timeout t
 		out = append(out, row)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, charts.EngineError(err)
+		return nil, query.EngineError(err)
 	}
 	return out, nil
 }

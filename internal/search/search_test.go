@@ -12,13 +12,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
 	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
-func logsScope(t *testing.T, db *sql.DB) *charts.Scope {
+func logsScope(t *testing.T, db *sql.DB) *query.Scope {
 	t.Helper()
 	ctx := context.Background()
 	chtest.FreshDatabase(t, "search_test")
@@ -44,7 +44,7 @@ func logsScope(t *testing.T, db *sql.DB) *charts.Scope {
 	}
 	_, err = db.ExecContext(ctx, "INSERT INTO search_test.otel_logs VALUES "+strings.Join(vals, ","))
 	require.NoError(t, err)
-	sc, err := charts.OpenScope(ctx, db, charts.Source{Database: "search_test", Table: "otel_logs", TimestampColumn: "Timestamp",
+	sc, err := query.OpenScope(ctx, db, query.Source{Database: "search_test", Table: "otel_logs", TimestampColumn: "Timestamp",
 		BodyColumn: "Body", ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"})
 	require.NoError(t, err)
 	return sc
@@ -113,7 +113,7 @@ func TestSearchRefusesWhatItCannotRun(t *testing.T) {
 		{Start: t0, End: t0.Add(time.Hour), Cursor: "not-a-cursor"},
 	} {
 		_, err := Search(ctx, db, sc, req, time.Minute)
-		var qe charts.QueryError
+		var qe query.Error
 		assert.ErrorAs(t, err, &qe, "%+v", req)
 	}
 }
@@ -142,7 +142,7 @@ func TestTraceAndItsLogs(t *testing.T) {
 	require.NoError(t, err)
 	_, err = db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO search_test.otel_traces_trace_id_ts VALUES ('%s', %d, %d)`, id, t0.Add(3*time.Second).Unix(), t0.Add(3*time.Second).Unix()))
 	require.NoError(t, err)
-	spans, err := charts.OpenScope(ctx, db, charts.Source{Database: "search_test", Table: "otel_traces", TimestampColumn: "Timestamp",
+	spans, err := query.OpenScope(ctx, db, query.Source{Database: "search_test", Table: "otel_traces", TimestampColumn: "Timestamp",
 		BodyColumn: "SpanName", ServiceColumn: "ServiceName", Duration: "Duration"})
 	require.NoError(t, err)
 
@@ -161,7 +161,7 @@ func TestTraceAndItsLogs(t *testing.T) {
 	_, err = GetTrace(ctx, db, spans, TraceRequest{TraceID: fmt.Sprintf("%032x", 99), TraceColumn: "TraceId"}, time.Minute)
 	assert.ErrorIs(t, err, ErrNoTrace)
 	_, err = GetTrace(ctx, db, spans, TraceRequest{TraceID: "' OR 1=1 --", TraceColumn: "TraceId"}, time.Minute)
-	assert.ErrorAs(t, err, new(charts.QueryError))
+	assert.ErrorAs(t, err, new(query.Error))
 
 	f, err := Fields(ctx, db, logs, time.Minute)
 	require.NoError(t, err)
@@ -204,7 +204,7 @@ func TestServicesCountEntrySpans(t *testing.T) {
 	}
 	_, err = db.ExecContext(ctx, "INSERT INTO services_test.otel_traces VALUES "+strings.Join(vals, ","))
 	require.NoError(t, err)
-	sc, err := charts.OpenScope(ctx, db, charts.Source{Database: "services_test", Table: "otel_traces", TimestampColumn: "Timestamp",
+	sc, err := query.OpenScope(ctx, db, query.Source{Database: "services_test", Table: "otel_traces", TimestampColumn: "Timestamp",
 		BodyColumn: "SpanName", ServiceColumn: "ServiceName", Duration: "Duration"})
 	require.NoError(t, err)
 	cols := ServiceColumns{Service: "ServiceName", Duration: "Duration", Status: "StatusCode", Name: "SpanName", Kind: "SpanKind", Parent: "ParentSpanId"}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 // ServiceColumns name a trace source's service, duration and status
@@ -20,26 +20,26 @@ type ServiceColumns struct{ Service, Duration, Status, Name, Kind, Parent string
 // trace's root), with one row per operation (entry span name) under
 // "operations". A span the service made while serving (a database or
 // client call) is part of that request, not another one.
-func Services(ctx context.Context, db *sql.DB, scope *charts.Scope, cols ServiceColumns, start, end time.Time, timeout time.Duration) ([]map[string]any, error) {
+func Services(ctx context.Context, db *sql.DB, scope *query.Scope, cols ServiceColumns, start, end time.Time, timeout time.Duration) ([]map[string]any, error) {
 	svc, ok := scope.Column(cols.Service)
 	if !ok {
-		return nil, charts.Mistake(errNoColumn("service", cols.Service))
+		return nil, query.Mistake(errNoColumn("service", cols.Service))
 	}
 	status, ok := scope.Column(cols.Status)
 	if !ok {
-		return nil, charts.Mistake(errNoColumn("status", cols.Status))
+		return nil, query.Mistake(errNoColumn("status", cols.Status))
 	}
 	dur, _ := scope.Column(cols.Duration)
 	name, hasName := scope.Column(cols.Name)
-	var p charts.Params
+	var p query.Params
 	data := map[string]any{"Service": svc, "Status": status, "Duration": dur, "Name": name, "From": scope.From, "TS": scope.Timestamp,
 		"Entry": entry(scope, cols),
 		"Start": p.Add(strconv.FormatInt(start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(end.UnixNano(), 10), "Int64")}
-	services, err := query(ctx, db, render("services", data), p, timeout)
+	services, err := readRows(ctx, db, render("services", data), p, timeout)
 	if err != nil || !hasName {
 		return services, err
 	}
-	ops, err := query(ctx, db, render("operations", data), p, timeout)
+	ops, err := readRows(ctx, db, render("operations", data), p, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +62,7 @@ func Services(ctx context.Context, db *sql.DB, scope *charts.Scope, cols Service
 // entry is the condition of an entry span: of server or consumer kind
 // (the exporter writes "Server"; older ones "SPAN_KIND_SERVER"), or a
 // root (no parent).
-func entry(scope *charts.Scope, cols ServiceColumns) string {
+func entry(scope *query.Scope, cols ServiceColumns) string {
 	var conds []string
 	if kind, ok := scope.Column(cols.Kind); ok {
 		conds = append(conds, "lower(toString("+kind+")) IN ('server', 'consumer', 'span_kind_server', 'span_kind_consumer')")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/query"
 )
 
 // MaxSpans bounds the spans a trace view reads.
@@ -27,7 +27,7 @@ type TraceRequest struct {
 	TraceID string
 	// TraceColumn is the source's trace id column (spans and logs alike).
 	TraceColumn, LogTraceColumn string
-	Logs                        *charts.Scope
+	Logs                        *query.Scope
 }
 
 // Trace is every span of a trace, oldest first, and the logs that carry
@@ -44,16 +44,16 @@ var ErrNoTrace = errors.New("trace not found")
 // GetTrace reads a trace. With the exporter's <table>_trace_id_ts lookup
 // table beside the spans, it first reads when the trace ran, so only
 // those days' parts are read.
-func GetTrace(ctx context.Context, db *sql.DB, spans *charts.Scope, req TraceRequest, timeout time.Duration) (Trace, error) {
+func GetTrace(ctx context.Context, db *sql.DB, spans *query.Scope, req TraceRequest, timeout time.Duration) (Trace, error) {
 	id := strings.ToLower(req.TraceID)
 	if !traceIDRE.MatchString(id) {
-		return Trace{}, charts.Mistake(errors.New("a trace id is up to 32 hexadecimal digits"))
+		return Trace{}, query.Mistake(errors.New("a trace id is up to 32 hexadecimal digits"))
 	}
 	col, ok := spans.Column(req.TraceColumn)
 	if !ok {
-		return Trace{}, charts.Mistake(errors.New("the source has no trace id column " + strconv.Quote(req.TraceColumn)))
+		return Trace{}, query.Mistake(errors.New("the source has no trace id column " + strconv.Quote(req.TraceColumn)))
 	}
-	var p charts.Params
+	var p query.Params
 	data := map[string]any{"From": spans.From, "TS": spans.Timestamp, "TraceCol": col, "TraceID": p.Add(id, "String"), "Limit": MaxSpans + 1}
 	start, end, found, err := traceBounds(ctx, db, spans, id)
 	if err != nil {
@@ -64,7 +64,7 @@ func GetTrace(ctx context.Context, db *sql.DB, spans *charts.Scope, req TraceReq
 		data["Start"] = p.Add(strconv.FormatInt(start.UnixNano(), 10), "Int64")
 		data["End"] = p.Add(strconv.FormatInt(end.Add(time.Second).UnixNano(), 10), "Int64")
 	}
-	rows, err := query(ctx, db, render("trace_spans", data), p, timeout)
+	rows, err := readRows(ctx, db, render("trace_spans", data), p, timeout)
 	if err != nil {
 		return Trace{}, err
 	}
@@ -79,11 +79,11 @@ func GetTrace(ctx context.Context, db *sql.DB, spans *charts.Scope, req TraceReq
 		if lcol, ok := req.Logs.Column(req.LogTraceColumn); ok {
 			first, _ := strconv.ParseInt(t.Spans[0]["__ts_ns"].(string), 10, 64)
 			last, _ := strconv.ParseInt(t.Spans[len(t.Spans)-1]["__ts_ns"].(string), 10, 64)
-			var lp charts.Params
+			var lp query.Params
 			// Logs of a trace are written while it runs; an hour either
 			// side covers clocks that disagree and long spans.
 			cond := lcol + " = " + lp.Add(id, "String")
-			logs, err := query(ctx, db, render("rows", map[string]any{"From": req.Logs.From, "TS": req.Logs.Timestamp, "Where": cond, "Limit": 1000,
+			logs, err := readRows(ctx, db, render("rows", map[string]any{"From": req.Logs.From, "TS": req.Logs.Timestamp, "Where": cond, "Limit": 1000,
 				"Start": lp.Add(strconv.FormatInt(first-int64(time.Hour), 10), "Int64"),
 				"End":   lp.Add(strconv.FormatInt(last+int64(time.Hour), 10), "Int64")}), lp, timeout)
 			if err != nil {
@@ -97,7 +97,7 @@ func GetTrace(ctx context.Context, db *sql.DB, spans *charts.Scope, req TraceReq
 
 // traceBounds reads a trace's time span from the exporter's lookup table,
 // if the source's table has one.
-func traceBounds(ctx context.Context, db *sql.DB, spans *charts.Scope, id string) (time.Time, time.Time, bool, error) {
+func traceBounds(ctx context.Context, db *sql.DB, spans *query.Scope, id string) (time.Time, time.Time, bool, error) {
 	src := spans.Source()
 	lookup := src.Table + "_trace_id_ts"
 	var n uint64
@@ -105,7 +105,7 @@ func traceBounds(ctx context.Context, db *sql.DB, spans *charts.Scope, id string
 	if err := db.QueryRowContext(qctx, render("lookup_exists", nil)).Scan(&n); err != nil || n == 0 {
 		return time.Time{}, time.Time{}, false, err
 	}
-	var p charts.Params
+	var p query.Params
 	q := render("trace_bounds", map[string]any{"Lookup": src.TableRef(lookup), "TraceID": p.Add(id, "String")})
 	params := clickhouse.Parameters{}
 	for k, v := range p.Values {
@@ -114,7 +114,7 @@ func traceBounds(ctx context.Context, db *sql.DB, spans *charts.Scope, id string
 	var start, end time.Time
 	var count uint64
 	if err := db.QueryRowContext(clickhouse.Context(ctx, clickhouse.WithParameters(params)), q).Scan(&start, &end, &count); err != nil {
-		return time.Time{}, time.Time{}, false, charts.EngineError(err)
+		return time.Time{}, time.Time{}, false, query.EngineError(err)
 	}
 	return start, end, count > 0, nil
 }

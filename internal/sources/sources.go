@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/query"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
 
@@ -72,8 +72,8 @@ func Defaults(database string) []Source {
 }
 
 // Chart is the source as the chart and search builders read it.
-func (s Source) Chart() charts.Source {
-	return charts.Source{Database: s.Database, Table: s.Table, TimestampColumn: s.TimestampColumn, BodyColumn: s.BodyColumn,
+func (s Source) Chart() query.Source {
+	return query.Source{Database: s.Database, Table: s.Table, TimestampColumn: s.TimestampColumn, BodyColumn: s.BodyColumn,
 		ServiceColumn: s.ServiceColumn, SeverityColumn: s.SeverityColumn, Duration: s.DurationColumn,
 		AttributesMap: s.AttributesMap, ResourceMap: s.ResourceMap, MetricType: s.MetricType, Cluster: s.cluster}
 }

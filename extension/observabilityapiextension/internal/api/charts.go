@@ -10,6 +10,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/charts"
 	"github.com/otelhouse/otelhouse/internal/problems"
+	"github.com/otelhouse/otelhouse/internal/query"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"
 )
@@ -77,11 +78,11 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 			continue
 		}
 		p.OneOf(fmt.Sprintf("series[%d].aggFn", i), sr.AggFn, aggFns)
-		if err := charts.CheckWhere(sr.Where); err != nil {
+		if err := query.CheckWhere(sr.Where); err != nil {
 			p.Add("series[%d]: %v", i, err)
 		}
 		for _, g := range sr.GroupBy {
-			if err := charts.CheckField(g); err != nil {
+			if err := query.CheckField(g); err != nil {
 				p.Add("series[%d].groupBy: %v", i, err)
 			}
 		}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
 	"github.com/otelhouse/otelhouse/internal/problems"
+	"github.com/otelhouse/otelhouse/internal/query"
 	"github.com/otelhouse/otelhouse/internal/search"
 )
 
@@ -84,10 +84,10 @@ func (s *Server) searchHandler(r *http.Request) result {
 }
 
 // queryFailed answers a chart or search query the engine did not run, as
-// charts.Refuse classifies it (the web UI answers the same), with what
+// query.Refuse classifies it (the web UI answers the same), with what
 // was asked in the message; anything else is the engine's fault (502).
 func (s *Server) queryFailed(r *http.Request, what string, err error) result {
-	ref, refused := charts.Refuse(err)
+	ref, refused := query.Refuse(err)
 	switch {
 	case refused && ref.Status == http.StatusBadRequest:
 		return fail(ref.Status, "invalid "+what+": "+ref.Message)

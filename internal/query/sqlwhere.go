@@ -1,4 +1,4 @@
-package charts
+package query
 
 import (
 	"context"
@@ -173,7 +173,7 @@ const maxCachedParses = 4096
 // parsed by the engine again to the same tree.
 func CheckSQLWhere(ctx context.Context, db *sql.DB, cond string, cols map[string]string, fns *Catalog) (string, error) {
 	if len(cond) > MaxSQLWhere {
-		return "", QueryError{fmt.Errorf("a sql where may be at most %d bytes, got %d", MaxSQLWhere, len(cond))}
+		return "", Error{fmt.Errorf("a sql where may be at most %d bytes, got %d", MaxSQLWhere, len(cond))}
 	}
 	n, err := parseCondition(ctx, db, cond)
 	if err != nil {
@@ -181,13 +181,13 @@ func CheckSQLWhere(ctx context.Context, db *sql.DB, cond string, cols map[string
 	}
 	text, err := renderWhere(n, whereScope{cols: cols, fns: fns})
 	if err != nil {
-		return "", QueryError{err}
+		return "", Error{err}
 	}
 	again, err := parseCondition(ctx, db, text)
 	if err != nil || again.String() != n.String() {
 		// The rendering must mean what the user wrote; if the engine reads
 		// it otherwise, refuse rather than run something else.
-		return "", QueryError{errors.New("this condition cannot be checked safely; write it more plainly (see docs/api.md, sql where)")}
+		return "", Error{errors.New("this condition cannot be checked safely; write it more plainly (see docs/api.md, sql where)")}
 	}
 	return "(" + text + ")", nil
 }
@@ -204,15 +204,15 @@ func parseCondition(ctx context.Context, db *sql.DB, cond string) (*astNode, err
 	}
 	dump, err := explainAST(ctx, db, explainPrefix+cond+explainSuffix)
 	if err != nil {
-		var qe QueryError
+		var qe Error
 		if !errors.As(err, &qe) {
 			return nil, err // the engine unreachable, say: not the text's fault, not cached
 		}
 		p.err = err
 	} else if root, perr := parseASTDump(dump); perr != nil {
-		p.err = QueryError{perr}
+		p.err = Error{perr}
 	} else if p.cond, perr = conditionOf(root); perr != nil {
-		p.err = QueryError{perr}
+		p.err = Error{perr}
 	}
 	parses.Lock()
 	if parses.m == nil || len(parses.m) >= maxCachedParses {
@@ -261,17 +261,17 @@ func syntaxError(err error) error {
 		if _, r, ok := strings.Cut(msg, "Not enough privileges: "); ok {
 			reason = strings.TrimSpace(strings.Trim(strings.TrimSpace(r), `"`))
 		}
-		return QueryError{errors.New(reason)}
+		return Error{errors.New(reason)}
 	}
 	if strings.Contains(msg, "(UNKNOWN_QUERY_PARAMETER)") {
-		return QueryError{errors.New("query parameters ({name:Type}) are not allowed in a sql where")}
+		return Error{errors.New("query parameters ({name:Type}) are not allowed in a sql where")}
 	}
 	if strings.Contains(msg, "Code: 62.") && !strings.Contains(msg, "(SYNTAX_ERROR)") {
 		// A refusal before parsing, such as a second statement.
-		return QueryError{errors.New(strings.TrimSpace(strings.Trim(strings.TrimSpace(msg[strings.Index(msg, "Code: 62.")+len("Code: 62. DB::Exception: "):]), `"`)))}
+		return Error{errors.New(strings.TrimSpace(strings.Trim(strings.TrimSpace(msg[strings.Index(msg, "Code: 62.")+len("Code: 62. DB::Exception: "):]), `"`)))}
 	}
 	classified := engineError(err)
-	var qe QueryError
+	var qe Error
 	if !errors.As(classified, &qe) {
 		return err
 	}
@@ -301,7 +301,7 @@ func syntaxError(err error) error {
 			}
 		}
 	}
-	return QueryError{errors.New(reason)}
+	return Error{errors.New(reason)}
 }
 
 // String writes the node and its children, one per line, as the dump did.

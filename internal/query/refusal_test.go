@@ -1,4 +1,4 @@
-package charts
+package query
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ func TestRefuse(t *testing.T) {
 		status     int
 		retryAfter int
 	}{
-		{QueryError{errors.New("unknown field nope")}, http.StatusBadRequest, 0},
+		{Error{errors.New("unknown field nope")}, http.StatusBadRequest, 0},
 		{fmt.Errorf("%w: Code: 159", ErrTimeout), http.StatusGatewayTimeout, 0},
 		{fmt.Errorf("%w: Memory limit (for query) exceeded", ErrQueryMemory), http.StatusUnprocessableEntity, 0},
 		{fmt.Errorf("%w: Memory limit (total) exceeded", ErrEngineMemory), http.StatusServiceUnavailable, engineMemoryRetry},

@@ -1,8 +1,4 @@
-// Package charts turns chart series requests into ClickHouse SQL over a
-// source's table and runs them. User input never becomes SQL text: field
-// names resolve to known columns or to map lookups whose keys are bound,
-// and every value is a query parameter.
-package charts
+package query
 
 import (
 	"fmt"
@@ -219,7 +215,8 @@ func tokenize(q string) []tok {
 // engine error.
 const (
 	maxTerms = 2000
-	maxDepth = 64
+	// MaxDepth is also the nesting a chart's metric formula may have.
+	MaxDepth = 64
 )
 
 type parser struct {
@@ -287,8 +284,8 @@ func (ps *parser) unary() (string, error) {
 	if ps.i >= len(ps.toks) {
 		return "", fmt.Errorf("incomplete expression")
 	}
-	if ps.depth++; ps.depth > maxDepth {
-		return "", fmt.Errorf("nested deeper than %d levels", maxDepth)
+	if ps.depth++; ps.depth > MaxDepth {
+		return "", fmt.Errorf("nested deeper than %d levels", MaxDepth)
 	}
 	defer func() { ps.depth-- }()
 	t := ps.toks[ps.i]

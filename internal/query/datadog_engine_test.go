@@ -1,9 +1,11 @@
-package charts
+package query
 
 import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -165,4 +167,15 @@ func TestDatadogAgreesWithLucene(t *testing.T) {
 	} {
 		assert.Equal(t, matching(t, db, src, "lucene", lucene), matching(t, db, src, "datadog", dd), dd)
 	}
+}
+
+// insertJSON posts JSONEachRow lines over the HTTP interface, as the
+// exporter does.
+func insertJSON(t *testing.T, into, lines string) {
+	req, _ := http.NewRequest(http.MethodPost, "http://"+chtest.Endpoint(t)+"/?query="+
+		url.QueryEscape("INSERT INTO "+into+" FORMAT JSONEachRow"), strings.NewReader(lines))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
 }

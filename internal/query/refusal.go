@@ -1,4 +1,4 @@
-package charts
+package query
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ const engineMemoryRetry = 5
 // engine at its memory limit (503, to retry), a timeout (504). ok is false
 // for anything else: a server fault, or a cancelled request.
 func Refuse(err error) (r Refusal, ok bool) {
-	var qe QueryError
+	var qe Error
 	switch {
 	case errors.As(err, &qe):
 		return Refusal{Status: http.StatusBadRequest, Message: err.Error()}, true

@@ -1,4 +1,4 @@
-package charts
+package query
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func BenchmarkDatadogTranslate(b *testing.B) {
 // them (half with nested JSON objects, half with flat dotted keys, as
 // OTel SDKs write them), DATADOG_BENCH_LOGS rows (default 1,000,000).
 //
-//	go test -run '^$' -bench BenchmarkDatadogSearch -benchtime 10x ./internal/charts/
+//	go test -run '^$' -bench BenchmarkDatadogSearch -benchtime 10x ./internal/query/
 func BenchmarkDatadogSearch(b *testing.B) {
 	n := 1_000_000
 	if v, err := strconv.Atoi(os.Getenv("DATADOG_BENCH_LOGS")); err == nil && v > 0 {

@@ -1,17 +1,19 @@
-package charts
+package query
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/otelhouse/otelhouse/internal/sqlname"
 )
 
-// Scope is a source's table resolved against its real columns. Search and
-// the trace view filter and select through it, so a where means the same
-// in a chart, a search and an alert, and no second translator exists.
+// Scope is a source's table resolved against its real columns. Charts,
+// search and the trace view filter and select through it, so a where
+// means the same in a chart, a search and an alert, and no second
+// translator exists.
 type Scope struct {
 	f fields
 	// Timestamp is the quoted timestamp column.
@@ -43,12 +45,12 @@ func OpenScope(ctx context.Context, db *sql.DB, src Source) (*Scope, error) {
 }
 
 // Where compiles a where (lucene or sql) into a condition with bound
-// values in p; a mistake in it is a QueryError.
+// values in p; a mistake in it is an Error.
 func (s *Scope) Where(ctx context.Context, db *sql.DB, language, text string, p *Params) (string, error) {
 	c, err := condition(ctx, db, language, text, s.f, p)
 	if err != nil {
-		if _, isQuery := err.(QueryError); !isQuery && ctx.Err() == nil {
-			err = QueryError{err}
+		if _, isQuery := err.(Error); !isQuery && ctx.Err() == nil {
+			err = Error{err}
 		}
 	}
 	return c, err
@@ -73,20 +75,43 @@ func (s *Scope) Columns() [][2]string {
 // Source is the source the scope was opened on.
 func (s *Scope) Source() Source { return s.f.s }
 
-// EngineError classifies an engine error as charts do: a timeout, the
-// caller's query mistake (QueryError), or a server fault.
-func EngineError(err error) error { return engineError(err) }
-
-// Mistake marks err as the caller's to fix (a QueryError).
-func Mistake(err error) error { return QueryError{err} }
-
 // Field is a field name (a column, an alias such as service, a map key in
 // any of the where's forms) as the SQL expression the where compares, so
 // what a search offers to filter on reads the same value a filter matches.
 func (s *Scope) Field(name string, p *Params) (string, error) {
 	expr, _, err := s.f.Resolve(name, p)
 	if err != nil {
-		return "", QueryError{err}
+		return "", Error{err}
 	}
 	return expr, nil
+}
+
+// Resolve is Field with what the expression holds (numeric: a number
+// column, compared and aggregated as one), the error left as it is.
+func (s *Scope) Resolve(name string, p *Params) (expr string, numeric bool, err error) {
+	return s.f.Resolve(name, p)
+}
+
+// condition compiles a where in its language against the source's fields.
+func condition(ctx context.Context, db *sql.DB, language, text string, f fields, p *Params) (string, error) {
+	switch language {
+	case "", "lucene":
+		return Lucene(text, f, p)
+	case "sql":
+		if strings.TrimSpace(text) == "" {
+			return "1", nil
+		}
+		fns, err := catalogOf(ctx, db)
+		if err != nil {
+			return "", err
+		}
+		checked, err := CheckSQLWhere(ctx, db, text, f.cols, fns)
+		if err != nil {
+			return "", fmt.Errorf("sql where: %w", err)
+		}
+		return checked, nil
+	case "datadog":
+		return datadogWhere(text, f, p)
+	}
+	return "", fmt.Errorf("whereLanguage must be lucene, sql or datadog, got %q", language)
 }

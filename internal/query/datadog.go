@@ -1,4 +1,4 @@
-package charts
+package query
 
 // Datadog's log and span search syntax (whereLanguage "datadog"),
 // translated to a condition on the tables the Datadog receiver and the
@@ -212,8 +212,8 @@ func (ps *ddParser) unary(leaf func() (string, error)) (string, error) {
 	if ps.eof() {
 		return "", fmt.Errorf("incomplete expression at the end")
 	}
-	if ps.depth++; ps.depth > maxDepth {
-		return "", fmt.Errorf("nested deeper than %d levels", maxDepth)
+	if ps.depth++; ps.depth > MaxDepth {
+		return "", fmt.Errorf("nested deeper than %d levels", MaxDepth)
 	}
 	defer func() { ps.depth-- }()
 	if w, ok := ps.keyword("NOT"); ok {
