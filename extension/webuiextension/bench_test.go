@@ -22,8 +22,8 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pipeline"
 
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 	"github.com/otelhouse/otelhouse/internal/charts"
-	"github.com/otelhouse/otelhouse/internal/chtest"
 	"github.com/otelhouse/otelhouse/internal/query"
 	"github.com/otelhouse/otelhouse/internal/search"
 	"github.com/otelhouse/otelhouse/internal/sources"

@@ -18,9 +18,9 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 	"github.com/otelhouse/otelhouse/extension/webuiextension/internal/metadata"
 	"github.com/otelhouse/otelhouse/internal/apistate"
-	"github.com/otelhouse/otelhouse/internal/chtest"
 	"github.com/otelhouse/otelhouse/internal/keys"
 	"github.com/otelhouse/otelhouse/internal/sources"
 	"github.com/otelhouse/otelhouse/internal/store"

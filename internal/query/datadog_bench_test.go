@@ -10,7 +10,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 )
 
 const ddBenchQuery = `service:web status:error @http.status_code:500 -@usr.id:42 host:web-* env:prod "connection reset" @duration:>1000000 @http.url_details.path:/api/*`
