@@ -1,8 +1,8 @@
 // Package search reads raw events of a source: a page of rows for a where
 // and a time range (newest first, keyset-paged), and every span of a
-// trace with the logs that carry its id. It filters through the charts
-// package's scope, so a where means here exactly what it means in a chart
-// or an alert; the web UI and the REST API both call it.
+// trace with the logs that carry its id. It filters through the query
+// package's scope, as charts do, so a where means here exactly what it
+// means in a chart or an alert; the web UI and the REST API both call it.
 package search
 
 import (
