@@ -3,7 +3,7 @@ package webuiextension
 import (
 	"net/http"
 
-	"github.com/otelhouse/otelhouse/internal/apistate"
+	"github.com/otelhouse/otelhouse/internal/runtime/apistate"
 )
 
 // apiV2 is the REST API's /api/v2 for the signed-in browser: one front

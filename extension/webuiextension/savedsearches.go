@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/keys"
-	"github.com/otelhouse/otelhouse/internal/savedsearch"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
+	"github.com/otelhouse/otelhouse/internal/domain/savedsearch"
 )
 
 // Saved searches are the REST API's documents (/api/v2/saved-searches),

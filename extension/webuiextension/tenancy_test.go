@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
-	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
 )
 
 // Every UI endpoint that reads telemetry resolves its source through the

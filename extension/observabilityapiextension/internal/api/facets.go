@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/problems"
-	"github.com/otelhouse/otelhouse/internal/query"
-	"github.com/otelhouse/otelhouse/internal/search"
-	"github.com/otelhouse/otelhouse/internal/sources"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
+	"github.com/otelhouse/otelhouse/internal/domain/search"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/problems"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // facetsRequest is POST /api/v2/search/facets: the fields of a search's

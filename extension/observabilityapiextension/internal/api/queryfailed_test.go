@@ -11,7 +11,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/otelhouse/otelhouse/internal/query"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
 )
 
 // A chart or search the engine refused for memory: past one query's share

@@ -13,7 +13,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // Two API instances on one ClickHouse, as two collectors behind a load

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/problems"
-	"github.com/otelhouse/otelhouse/internal/query"
-	"github.com/otelhouse/otelhouse/internal/search"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
+	"github.com/otelhouse/otelhouse/internal/domain/search"
+	"github.com/otelhouse/otelhouse/internal/runtime/problems"
 )
 
 // searchRequest is POST /api/v2/search: raw events of a source, newest

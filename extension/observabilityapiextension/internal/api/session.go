@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/otelhouse/otelhouse/internal/apistate"
+	"github.com/otelhouse/otelhouse/internal/runtime/apistate"
 )
 
 // Session serves the self-hosted /api/v2 routes the web UI manages
