@@ -11,7 +11,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 )
 
-// Source is the table a series reads and the columns that give it meaning.
+// Source is the table a chart, a search or an alert reads, and the
+// columns that give it meaning.
 type Source struct {
 	Database, Table, TimestampColumn                    string
 	BodyColumn, ServiceColumn, SeverityColumn, Duration string
