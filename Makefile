@@ -111,7 +111,7 @@ bench: build libchdb
 # They are built with the binary's profile (PGO), as the binary is.
 bench-go:
 	PERF_CORPUS=$$([ -d /tmp/otelhouse-perf/corpus ] && echo /tmp/otelhouse-perf/corpus) \
-	  $(GO) test -run='^$$' -bench=. -benchmem -pgo=$(CURDIR)/distribution/default.pgo ./receiver/... ./internal/charts/...
+	  $(GO) test -run='^$$' -bench=. -benchmem -pgo=$(CURDIR)/distribution/default.pgo ./receiver/... ./internal/domain/query/...
 
 bench-corpus:
 	../shared/perf/measure.sh "$(BIN) --config testdata/perf/nop.yaml --feature-gates=receiver.datadog"
@@ -145,10 +145,10 @@ fuzz:
 	$(FUZZ) -fuzz=FuzzAgentPath ./receiver/datadogreceiver/internal/traces
 	$(FUZZ) -fuzz=FuzzMetricsDecoders ./receiver/datadogreceiver/internal/metrics
 	$(FUZZ) -fuzz=FuzzSeriesV2 ./receiver/datadogreceiver/internal/metrics
-	$(FUZZ) -fuzz=FuzzCounters ./internal/budget
-	$(FUZZ) -fuzz=FuzzCheckSQLWhere ./internal/charts
-	$(FUZZ) -fuzz=FuzzLucene ./internal/charts
-	$(FUZZ) -fuzz=FuzzDatadog ./internal/charts
+	$(FUZZ) -fuzz=FuzzCounters ./internal/runtime/budget
+	$(FUZZ) -fuzz=FuzzCheckSQLWhere ./internal/domain/query
+	$(FUZZ) -fuzz=FuzzLucene ./internal/domain/query
+	$(FUZZ) -fuzz=FuzzDatadog ./internal/domain/query
 	$(FUZZ) -fuzz=FuzzRender ./extension/observabilityapiextension/internal/alerttemplate
 	$(FUZZ) -fuzz=FuzzStatement ./extension/embeddedclickhouseextension/internal/chhttp
 

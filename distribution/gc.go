@@ -1,6 +1,6 @@
 package main
 
-import "github.com/otelhouse/otelhouse/internal/gctune"
+import "github.com/otelhouse/otelhouse/internal/runtime/gctune"
 
 // Not generated (ocb leaves other files alone): before the collector
 // starts, pace the garbage collector for a small live heap that turns

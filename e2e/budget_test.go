@@ -20,7 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 
-	"github.com/otelhouse/otelhouse/internal/memlimit"
+	"github.com/otelhouse/otelhouse/internal/runtime/memlimit"
 )
 
 // budgetMargin is what the resident set may pass OTELHOUSE_MEMORY_LIMIT

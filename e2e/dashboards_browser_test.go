@@ -475,10 +475,12 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 	now := time.Now().Unix()
 	series := fmt.Sprintf(`{"series":[{"metric":"redis.net.clients","type":3,"points":[{"timestamp":%d,"value":12}],"resources":[{"type":"host","name":"cache-1"}],"tags":["redis_port:6379"]}]}`, now-60)
 	require.Equal(t, http.StatusAccepted, postWithKey(t, fmt.Sprintf("http://127.0.0.1:%d/api/v2/series", c.datadog), "DD-API-KEY", ingestKey, "application/json", series))
-	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_metrics_gauge WHERE MetricName = 'redis.net.clients'") != "0" },
+	require.Eventually(t, func() bool {
+		return c.sql(t, "SELECT count() FROM otel.otel_metrics_gauge WHERE MetricName = 'redis.net.clients'") != "0"
+	},
 		30*time.Second, 200*time.Millisecond, "the Agent's metric is stored")
 
-	file, err := filepath.Abs("../internal/importers/datadog/testdata/integrations-core/redisdb_dashboard_overview.json")
+	file, err := filepath.Abs("../internal/domain/importers/datadog/testdata/integrations-core/redisdb_dashboard_overview.json")
 	require.NoError(t, err)
 	b.run("the list", chromedp.Navigate(ui+"/dashboards"), chromedp.WaitReady(chromedp.CSS(`[data-testid=import-file]`)))
 	b.see("the import button", `[data-action=import]`)

@@ -20,7 +20,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.uber.org/zap"
 
-	"github.com/otelhouse/otelhouse/internal/memlimit"
+	"github.com/otelhouse/otelhouse/internal/runtime/memlimit"
 )
 
 // EnvVar is the budget in bytes, with or without a unit (1GiB, 512MiB).

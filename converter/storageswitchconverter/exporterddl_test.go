@@ -25,7 +25,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/exporter/exportertest"
 
-	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden DDL files in testdata/")

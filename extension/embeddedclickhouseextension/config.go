@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chhttp"
-	"github.com/otelhouse/otelhouse/internal/httpconfig"
+	"github.com/otelhouse/otelhouse/internal/runtime/httpconfig"
 )
 
 // Config configures the embedded engine and its HTTP interface.

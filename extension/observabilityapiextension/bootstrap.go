@@ -13,8 +13,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
-	"github.com/otelhouse/otelhouse/internal/keys"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // bootstrap creates the first team on first start, with a personal and an

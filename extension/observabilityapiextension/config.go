@@ -14,9 +14,9 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
-	"github.com/otelhouse/otelhouse/internal/httpconfig"
-	"github.com/otelhouse/otelhouse/internal/sources"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/httpconfig"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // Config configures the API server and where it keeps its state.

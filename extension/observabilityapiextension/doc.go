@@ -2,7 +2,7 @@
 // one job per room:
 //
 //   - the REST API in its self-hosted and managed forms (internal/api),
-//     with its state in ClickHouse (internal/store at the repository root);
+//     with its state in ClickHouse (internal/runtime/store at the repository root);
 //   - the alert scheduler (internal/alerting), ticked by scheduler.go;
 //   - the ingestion-key authenticator OTLP and the Datadog receiver use
 //     (ingestionauth.go), and the counting of refused credentials

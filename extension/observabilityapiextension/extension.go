@@ -21,11 +21,11 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
-	"github.com/otelhouse/otelhouse/internal/apistate"
-	"github.com/otelhouse/otelhouse/internal/authfail"
-	"github.com/otelhouse/otelhouse/internal/keys"
-	"github.com/otelhouse/otelhouse/internal/sources"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/apistate"
+	"github.com/otelhouse/otelhouse/internal/runtime/authfail"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // DefaultTeam owns everything until teams can be created through the API.

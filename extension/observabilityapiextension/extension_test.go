@@ -24,10 +24,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadatatest"
-	"github.com/otelhouse/otelhouse/internal/chtest"
 )
 
 // freeAddr is a loopback address nothing listens on.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
-	"github.com/otelhouse/otelhouse/internal/authfail"
+	"github.com/otelhouse/otelhouse/internal/runtime/authfail"
 )
 
 // NewFactory returns the factory of the observability_api extension.

@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/extension/extensionauth"
 
-	"github.com/otelhouse/otelhouse/internal/keys"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
 )
 
 // The API's ingestion keys are what receivers accept: the extension is a

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
 
-	"github.com/otelhouse/otelhouse/internal/chtest"
-	"github.com/otelhouse/otelhouse/internal/sources"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 func TestTenancyConfig(t *testing.T) {

@@ -32,8 +32,8 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadata"
-	"github.com/otelhouse/otelhouse/internal/admission"
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/admission"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 )
 
 type budgetExtension struct {

@@ -48,8 +48,8 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadatatest"
-	"github.com/otelhouse/otelhouse/internal/admission"
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/admission"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 )
 
 // host hands the receiver its middleware extension, as the service does.

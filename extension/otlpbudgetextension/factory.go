@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadata"
-	"github.com/otelhouse/otelhouse/internal/admission"
+	"github.com/otelhouse/otelhouse/internal/runtime/admission"
 )
 
 // defaultMaxDecodedSize is the Datadog receiver's default: real OTLP

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/otelhouse/otelhouse/internal/accounts"
+	"github.com/otelhouse/otelhouse/internal/domain/accounts"
 )
 
 // status tells the app what to show first: "Create account" on an

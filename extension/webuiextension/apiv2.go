@@ -5,7 +5,7 @@ import (
 
 	"github.com/klauspost/compress/gzhttp"
 
-	"github.com/otelhouse/otelhouse/internal/apistate"
+	"github.com/otelhouse/otelhouse/internal/runtime/apistate"
 )
 
 // apiV2 is the REST API's /api/v2 for the signed-in browser: one front

@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/confmap"
 
-	"github.com/otelhouse/otelhouse/internal/httpconfig"
+	"github.com/otelhouse/otelhouse/internal/runtime/httpconfig"
 )
 
 // Config configures the web UI's server and its sessions. The server's

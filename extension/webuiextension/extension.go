@@ -13,9 +13,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/extension/webuiextension/internal/metadata"
-	"github.com/otelhouse/otelhouse/internal/accounts"
-	"github.com/otelhouse/otelhouse/internal/apistate"
-	"github.com/otelhouse/otelhouse/internal/authfail"
+	"github.com/otelhouse/otelhouse/internal/domain/accounts"
+	"github.com/otelhouse/otelhouse/internal/runtime/apistate"
+	"github.com/otelhouse/otelhouse/internal/runtime/authfail"
 )
 
 type webUI struct {

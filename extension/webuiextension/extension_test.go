@@ -18,12 +18,12 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/extension/extensiontest"
 
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 	"github.com/otelhouse/otelhouse/extension/webuiextension/internal/metadata"
-	"github.com/otelhouse/otelhouse/internal/apistate"
-	"github.com/otelhouse/otelhouse/internal/chtest"
-	"github.com/otelhouse/otelhouse/internal/keys"
-	"github.com/otelhouse/otelhouse/internal/sources"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/apistate"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 func runTests(m *testing.M) { chtest.Main(m) }

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 
 	"github.com/otelhouse/otelhouse/extension/webuiextension/internal/metadata"
-	"github.com/otelhouse/otelhouse/internal/authfail"
+	"github.com/otelhouse/otelhouse/internal/runtime/authfail"
 )
 
 // NewFactory returns the factory of the webui extension.

@@ -15,9 +15,9 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"go.uber.org/zap"
 
-	"github.com/otelhouse/otelhouse/internal/accounts"
-	"github.com/otelhouse/otelhouse/internal/apistate"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/accounts"
+	"github.com/otelhouse/otelhouse/internal/runtime/apistate"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // call is what an endpoint gets besides its request: the shared state,

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/confmap"
 
-	"github.com/otelhouse/otelhouse/internal/httpconfig"
+	"github.com/otelhouse/otelhouse/internal/runtime/httpconfig"
 )
 
 // Config is the receiver's configuration. Every confighttp server setting

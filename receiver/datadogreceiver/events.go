@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
 )
 

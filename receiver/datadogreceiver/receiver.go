@@ -30,8 +30,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/otelhouse/otelhouse/internal/admission"
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/admission"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/metadata"

@@ -21,12 +21,12 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
-	"github.com/otelhouse/otelhouse/internal/charts"
-	"github.com/otelhouse/otelhouse/internal/dashboards"
-	"github.com/otelhouse/otelhouse/internal/keys"
-	"github.com/otelhouse/otelhouse/internal/savedsearch"
-	"github.com/otelhouse/otelhouse/internal/sources"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/charts"
+	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
+	"github.com/otelhouse/otelhouse/internal/domain/savedsearch"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // Alert watches a threshold: on a chart tile's first series (source

@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
-	"github.com/otelhouse/otelhouse/internal/chtest"
 )
 
 // receiver is a real HTTP webhook receiver that can fail on purpose.

@@ -8,10 +8,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
-	"github.com/otelhouse/otelhouse/internal/problems"
-	"github.com/otelhouse/otelhouse/internal/sources"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/charts"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/problems"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // chartRequest is POST /api/v2/charts/series.
@@ -77,11 +78,11 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 			continue
 		}
 		p.OneOf(fmt.Sprintf("series[%d].aggFn", i), sr.AggFn, aggFns)
-		if err := charts.CheckWhere(sr.Where); err != nil {
+		if err := query.CheckWhere(sr.Where); err != nil {
 			p.Add("series[%d]: %v", i, err)
 		}
 		for _, g := range sr.GroupBy {
-			if err := charts.CheckField(g); err != nil {
+			if err := query.CheckField(g); err != nil {
 				p.Add("series[%d].groupBy: %v", i, err)
 			}
 		}

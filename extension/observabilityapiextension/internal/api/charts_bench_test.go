@@ -14,8 +14,9 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
-	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/internal/domain/charts"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
 )
 
 const benchRows = 3_000_000
@@ -78,7 +79,7 @@ func BenchmarkChartThroughAPI(b *testing.B) {
 func BenchmarkChartSameSQLDirect(b *testing.B) {
 	db := chtest.DB(b)
 	benchTable(b, db)
-	s := charts.Series{Source: charts.Source{Database: "api_bench", Table: "logs", TimestampColumn: "Timestamp", SeverityColumn: "SeverityText",
+	s := charts.Series{Source: query.Source{Database: "api_bench", Table: "logs", TimestampColumn: "Timestamp", SeverityColumn: "SeverityText",
 		ServiceColumn: "ServiceName", BodyColumn: "Body", AttributesMap: "LogAttributes"}, AggFn: "count", Where: "level:error", GroupBy: []string{"service"}}
 	q, params, err := charts.Build(context.Background(), db, s, benchStart, benchStart.Add(24*time.Hour), 15*time.Minute)
 	require.NoError(b, err)

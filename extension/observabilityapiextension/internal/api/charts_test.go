@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 )
 
 func TestChartSeriesEndpoint(t *testing.T) {

@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
-	"github.com/otelhouse/otelhouse/internal/problems"
-	"github.com/otelhouse/otelhouse/internal/search"
-	"github.com/otelhouse/otelhouse/internal/sources"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
+	"github.com/otelhouse/otelhouse/internal/domain/search"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/problems"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // facetsRequest is POST /api/v2/search/facets: the fields of a search's
@@ -53,7 +53,7 @@ func (w *searchWindow) check(p *problems.List) (start, end time.Time) {
 
 // searchScope reads one of the team's sources and resolves its table; a
 // missing or unreadable source is the caller's mistake.
-func (s *Server) searchScope(r *http.Request, id string) (sources.Source, *charts.Scope, *result) {
+func (s *Server) searchScope(r *http.Request, id string) (sources.Source, *query.Scope, *result) {
 	src, err := s.sources.Get(r.Context(), teamOf(r.Context()), id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -66,7 +66,7 @@ func (s *Server) searchScope(r *http.Request, id string) (sources.Source, *chart
 		res := failed("", err)
 		return src, nil, &res
 	}
-	sc, err := charts.OpenScope(r.Context(), s.opts.DB, src.Chart())
+	sc, err := query.OpenScope(r.Context(), s.opts.DB, src.Chart())
 	if err != nil {
 		res := s.queryFailed(r, "search", err)
 		return src, nil, &res
@@ -79,8 +79,8 @@ func checkWhere(p *problems.List, lang *string, where string) {
 	if *lang == "" {
 		*lang = "lucene"
 	}
-	p.OneOf("whereLanguage", *lang, charts.WhereLanguages)
-	if err := charts.CheckWhere(where); err != nil {
+	p.OneOf("whereLanguage", *lang, query.WhereLanguages)
+	if err := query.CheckWhere(where); err != nil {
 		p.Add("%v", err)
 	}
 }
@@ -162,7 +162,7 @@ func (s *Server) valuesHandler(r *http.Request) result {
 	if q.Get("sourceId") == "" {
 		p.Add("sourceId is required")
 	}
-	if err := charts.CheckField(q.Get("field")); err != nil {
+	if err := query.CheckField(q.Get("field")); err != nil {
 		p.Add("field: %v", err)
 	}
 	lang := q.Get("whereLanguage")

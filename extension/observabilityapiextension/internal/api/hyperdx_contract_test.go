@@ -28,8 +28,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
-	"github.com/otelhouse/otelhouse/internal/keys"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // hyperdxCommit is the commit of HyperDX whose tests these replay.

@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/otelhouse/otelhouse/internal/importers/datadog"
+	"github.com/otelhouse/otelhouse/internal/domain/importers/datadog"
 )
 
 // importRoutes serve the Datadog importers: a Datadog dashboard, monitor

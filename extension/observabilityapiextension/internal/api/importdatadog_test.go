@@ -16,7 +16,7 @@ import (
 func TestImportDatadogAssets(t *testing.T) {
 	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true })
 	asset := func(name string) map[string]any {
-		b, err := os.ReadFile("../../../../internal/importers/datadog/testdata/integrations-core/" + name)
+		b, err := os.ReadFile("../../../../internal/domain/importers/datadog/testdata/integrations-core/" + name)
 		require.NoError(t, err)
 		var m map[string]any
 		require.NoError(t, json.Unmarshal(b, &m))

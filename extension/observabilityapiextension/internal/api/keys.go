@@ -4,9 +4,9 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/otelhouse/otelhouse/internal/accounts"
-	"github.com/otelhouse/otelhouse/internal/keys"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/accounts"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // rotatePersonal replaces the key the request came with by a new one (the

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelhouse/otelhouse/internal/keys"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // Keys rotate and revoke through the API as through the UI: the key used

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
-	"github.com/otelhouse/otelhouse/internal/dashboards"
-	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
 )
 
 // stamp is what the API, not the caller, gives a document: its id and

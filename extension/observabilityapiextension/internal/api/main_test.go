@@ -3,7 +3,7 @@ package api
 import (
 	"testing"
 
-	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 )
 
 func TestMain(m *testing.M) { chtest.Main(m) }

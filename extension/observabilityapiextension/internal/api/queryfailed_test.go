@@ -11,7 +11,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
 )
 
 // A chart or search the engine refused for memory: past one query's share
@@ -26,9 +26,9 @@ func TestQueryFailedForMemory(t *testing.T) {
 		retryAfter string
 		msg        string
 	}{
-		{fmt.Errorf("%w: Memory limit (for query) exceeded", charts.ErrQueryMemory), http.StatusUnprocessableEntity, "", "chart query: the query needs more memory than one query may take"},
-		{fmt.Errorf("%w: Memory limit (total) exceeded", charts.ErrEngineMemory), http.StatusServiceUnavailable, "5", "chart query: the engine is at its memory limit; retry shortly"},
-		{fmt.Errorf("%w: took too long", charts.ErrTimeout), http.StatusGatewayTimeout, "", "chart query exceeded query_timeout"},
+		{fmt.Errorf("%w: Memory limit (for query) exceeded", query.ErrQueryMemory), http.StatusUnprocessableEntity, "", "chart query: the query needs more memory than one query may take"},
+		{fmt.Errorf("%w: Memory limit (total) exceeded", query.ErrEngineMemory), http.StatusServiceUnavailable, "5", "chart query: the engine is at its memory limit; retry shortly"},
+		{fmt.Errorf("%w: took too long", query.ErrTimeout), http.StatusGatewayTimeout, "", "chart query exceeded query_timeout"},
 	} {
 		w := httptest.NewRecorder()
 		s.answer(w, r, selfHosted, s.queryFailed(r, "chart query", tc.err))

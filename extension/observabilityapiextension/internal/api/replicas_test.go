@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
-	"github.com/otelhouse/otelhouse/internal/chtest"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // Two API instances on one ClickHouse, as two collectors behind a load

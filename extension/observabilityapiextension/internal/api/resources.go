@@ -16,11 +16,11 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
-	"github.com/otelhouse/otelhouse/internal/dashboards"
-	"github.com/otelhouse/otelhouse/internal/problems"
-	"github.com/otelhouse/otelhouse/internal/savedsearch"
-	"github.com/otelhouse/otelhouse/internal/sources"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
+	"github.com/otelhouse/otelhouse/internal/domain/savedsearch"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/problems"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // Resource kinds, as stored.

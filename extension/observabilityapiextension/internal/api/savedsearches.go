@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/otelhouse/otelhouse/internal/problems"
-	"github.com/otelhouse/otelhouse/internal/savedsearch"
+	"github.com/otelhouse/otelhouse/internal/domain/savedsearch"
+	"github.com/otelhouse/otelhouse/internal/runtime/problems"
 )
 
 // externalSavedSearch is a saved search as HyperDX's external API reads

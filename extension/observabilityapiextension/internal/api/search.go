@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
-	"github.com/otelhouse/otelhouse/internal/problems"
-	"github.com/otelhouse/otelhouse/internal/search"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
+	"github.com/otelhouse/otelhouse/internal/domain/search"
+	"github.com/otelhouse/otelhouse/internal/runtime/problems"
 )
 
 // searchRequest is POST /api/v2/search: raw events of a source, newest
@@ -84,10 +84,10 @@ func (s *Server) searchHandler(r *http.Request) result {
 }
 
 // queryFailed answers a chart or search query the engine did not run, as
-// charts.Refuse classifies it (the web UI answers the same), with what
+// query.Refuse classifies it (the web UI answers the same), with what
 // was asked in the message; anything else is the engine's fault (502).
 func (s *Server) queryFailed(r *http.Request, what string, err error) result {
-	ref, refused := charts.Refuse(err)
+	ref, refused := query.Refuse(err)
 	switch {
 	case refused && ref.Status == http.StatusBadRequest:
 		return fail(ref.Status, "invalid "+what+": "+ref.Message)

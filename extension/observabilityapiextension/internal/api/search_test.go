@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 )
 
 // POST /api/v2/search: a team's source's events, newest first, paged by

@@ -23,10 +23,11 @@ import (
 	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pipeline"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
-	"github.com/otelhouse/otelhouse/internal/chtest"
-	"github.com/otelhouse/otelhouse/internal/search"
-	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/internal/domain/charts"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
+	"github.com/otelhouse/otelhouse/internal/domain/search"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
 )
 
 // The search page's server time over a day of logs, and opening a large
@@ -200,7 +201,7 @@ func BenchmarkSearchPage(b *testing.B) {
 
 	b.Run("engine", func(b *testing.B) {
 		src := sources.Defaults(searchBenchDB)[0].Chart()
-		scope, err := charts.OpenScope(ctx, db, src)
+		scope, err := query.OpenScope(ctx, db, src)
 		require.NoError(b, err)
 		rowsSQL, rowsP, err := search.Build(ctx, db, scope, search.Request{Start: start, End: end, Where: where, Limit: 100})
 		require.NoError(b, err)

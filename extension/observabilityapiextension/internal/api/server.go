@@ -22,11 +22,11 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
-	"github.com/otelhouse/otelhouse/internal/accounts"
-	"github.com/otelhouse/otelhouse/internal/dashboards"
-	"github.com/otelhouse/otelhouse/internal/keys"
-	"github.com/otelhouse/otelhouse/internal/sources"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/accounts"
+	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // MaxBody bounds a request body: a dashboard or a chart query. An alert,

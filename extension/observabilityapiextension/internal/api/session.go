@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/otelhouse/otelhouse/internal/apistate"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/runtime/apistate"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // Session serves the self-hosted /api/v2 routes the web UI manages

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // keyOwner is who a personal key belongs to, as GET /api/v2 shows it.

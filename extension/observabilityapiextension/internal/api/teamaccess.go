@@ -4,8 +4,8 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/otelhouse/otelhouse/internal/accounts"
-	"github.com/otelhouse/otelhouse/internal/store"
+	"github.com/otelhouse/otelhouse/internal/domain/accounts"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // Team Settings over REST: the keys an account sees, the team's

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/otelhouse/otelhouse/internal/charts"
-	"github.com/otelhouse/otelhouse/internal/problems"
-	"github.com/otelhouse/otelhouse/internal/search"
-	"github.com/otelhouse/otelhouse/internal/sources"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
+	"github.com/otelhouse/otelhouse/internal/domain/search"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/problems"
 )
 
 // The telemetry reads beside search: a trace with its logs, the services
@@ -16,7 +16,7 @@ import (
 
 // scopeOfKind reads one of the team's sources of a kind, by id or, when
 // none is given, by the default id, and resolves its table.
-func (s *Server) scopeOfKind(r *http.Request, id, def, kind string) (sources.Source, *charts.Scope, *result) {
+func (s *Server) scopeOfKind(r *http.Request, id, def, kind string) (sources.Source, *query.Scope, *result) {
 	if id == "" {
 		id = def
 	}

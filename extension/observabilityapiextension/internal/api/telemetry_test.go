@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/otelhouse/otelhouse/internal/chtest"
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 )
 
 // The reads the UI's trace, services and search pages make, over REST: a

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
-	"github.com/otelhouse/otelhouse/internal/chtest"
 )
 
 // storedDocs is every version of every webhook row on disk, as the

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/otelhouse/otelhouse/internal/keys"
+	"github.com/otelhouse/otelhouse/internal/domain/keys"
 )
 
 // A webhook's headers often hold the receiver's credentials (a bearer

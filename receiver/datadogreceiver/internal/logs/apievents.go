@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 )
 
 // The values Datadog's v1 events API takes (datadogV1.EventAlertType,

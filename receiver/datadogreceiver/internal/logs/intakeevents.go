@@ -7,7 +7,7 @@ import (
 	"github.com/valyala/fastjson"
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 )
 
 // Events are rare next to logs: a sync.Pool lets a parser grown by a

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/freelist"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/intern"

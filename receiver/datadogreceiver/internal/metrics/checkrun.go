@@ -7,7 +7,7 @@ import (
 	"github.com/valyala/fastjson"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 )
 
 // CheckRuns translates the /api/v1/check_run body, a JSON array of

@@ -6,7 +6,7 @@ import (
 	"github.com/valyala/fastjson"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 )
 
 // DistributionPoints translates the /api/v1/distribution_points JSON body

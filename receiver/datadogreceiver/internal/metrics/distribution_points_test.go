@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 )
 
 func TestDistributionPoints(t *testing.T) {

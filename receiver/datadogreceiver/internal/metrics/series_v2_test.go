@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/mutate"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/DataDog/agent-payload/v5/gogen"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/pbwire"
 )
 

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/tags"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 )
 
 // Points at a time the metric tables cannot hold (DateTime: seconds 0 to

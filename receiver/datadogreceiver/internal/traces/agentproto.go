@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/attrmap"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/intern"
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/pbwire"

@@ -8,7 +8,7 @@ import (
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
 	"github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace/idx"
 
-	"github.com/otelhouse/otelhouse/internal/budget"
+	"github.com/otelhouse/otelhouse/internal/runtime/budget"
 )
 
 // benchTraces is 50 traces × 10 spans with tags like a web service's.

@@ -1,9 +1,0 @@
-package accounts
-
-import (
-	"testing"
-
-	"github.com/otelhouse/otelhouse/internal/chtest"
-)
-
-func TestMain(m *testing.M) { chtest.Main(m) }

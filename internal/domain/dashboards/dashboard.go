@@ -1,0 +1,199 @@
+// Package dashboards is a dashboard as HyperDX's API v2 keeps it: a grid
+// of tiles, each a chart config (displayType, sourceId, select items,
+// groupBy), a search, a markdown note or a raw-SQL chart. The REST API
+// decodes, validates and stores them; the web UI and the alert scheduler
+// read them through the same types, so the three agree on what a tile
+// runs.
+package dashboards
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
+)
+
+// Kind is what a dashboard is filed under.
+const Kind = store.KindDashboard
+
+// Dashboard is a named grid of tiles. Filters (the dashboard's filter
+// dropdowns), savedQuery and savedFilterValues (the where and filter
+// values it opens with) are kept as HyperDX keeps them, for the clients
+// that show them.
+type Dashboard struct {
+	ID                 string        `json:"id"`
+	Name               string        `json:"name"`
+	Tags               []string      `json:"tags"`
+	Tiles              []Tile        `json:"tiles"`
+	Filters            []Filter      `json:"filters"`
+	SavedQuery         *string       `json:"savedQuery"`
+	SavedQueryLanguage *string       `json:"savedQueryLanguage"`
+	SavedFilterValues  []FilterValue `json:"savedFilterValues"`
+	CreatedAt          time.Time     `json:"createdAt"`
+	UpdatedAt          time.Time     `json:"updatedAt"`
+}
+
+// Filter is one of a dashboard's filter dropdowns: the values of
+// Expression over SourceID's rows (matching Where), applied to the tiles
+// of AppliesToSourceIDs (absent: every tile).
+type Filter struct {
+	ID                 string   `json:"id"`
+	Type               string   `json:"type"`
+	Name               string   `json:"name"`
+	Expression         string   `json:"expression"`
+	SourceID           string   `json:"sourceId"`
+	SourceMetricType   string   `json:"sourceMetricType,omitempty"`
+	Where              string   `json:"where,omitempty"`
+	WhereLanguage      string   `json:"whereLanguage,omitempty"`
+	AppliesToSourceIDs []string `json:"appliesToSourceIds,omitempty"`
+}
+
+// FilterValue is a filter condition a dashboard opens with.
+type FilterValue struct {
+	Type      string `json:"type,omitempty"`
+	Condition string `json:"condition"`
+}
+
+// Tile is a chart placed on the dashboard's 24-column grid.
+type Tile struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	X      int    `json:"x"`
+	Y      int    `json:"y"`
+	W      int    `json:"w"`
+	H      int    `json:"h"`
+	Config Config `json:"config"`
+}
+
+// The display types a tile takes.
+const (
+	Line       = "line"
+	StackedBar = "stacked_bar"
+	Table      = "table"
+	Number     = "number"
+	Pie        = "pie"
+	Bar        = "bar"
+	Search     = "search"
+	Markdown   = "markdown"
+)
+
+// Config is what a tile shows. Builder charts (line, stacked_bar, table,
+// number, pie, bar) aggregate their Select items over SourceID grouped by
+// GroupBy; a search tile lists SearchSelect columns of the events matching
+// Where; a markdown tile shows Markdown; a raw-SQL tile (ConfigType "sql")
+// keeps its SQLTemplate, which is stored but not run (see docs/api.md).
+type Config struct {
+	ConfigType    string
+	DisplayType   string
+	SourceID      string
+	Select        []Select
+	SearchSelect  string
+	GroupBy       string
+	Where         string
+	WhereLanguage string
+	Markdown      string
+	ConnectionID  string
+	SQLTemplate   string
+	// Display holds HyperDX's presentation options (numberFormat,
+	// fillNulls, seriesLimit, …) as they came, so a dashboard read and
+	// written back keeps them.
+	Display map[string]json.RawMessage
+}
+
+// Select is one aggregated series of a builder chart.
+type Select struct {
+	AggFn           string `json:"aggFn,omitempty"` // empty only beside a query
+	ValueExpression string `json:"valueExpression,omitempty"`
+	// Query, on a metric source, is a Datadog metric query or formula
+	// (charts.Series.Query); it replaces aggFn, valueExpression and where,
+	// so a dashboard imported from Datadog keeps its queries as written.
+	Query         string          `json:"query,omitempty"`
+	Alias         string          `json:"alias,omitempty"`
+	Level         float64         `json:"level,omitempty"`
+	Where         string          `json:"where"`
+	WhereLanguage string          `json:"whereLanguage"`
+	NumberFormat  json.RawMessage `json:"numberFormat,omitempty"`
+}
+
+// MarshalJSON answers valueExpression always (empty for count) beside an
+// aggFn, as HyperDX does; a query item has none.
+func (s Select) MarshalJSON() ([]byte, error) {
+	type plain Select
+	b, err := json.Marshal(plain(s))
+	if err != nil || s.Query != "" || s.ValueExpression != "" {
+		return b, err
+	}
+	return append([]byte(`{"valueExpression":"",`), b[1:]...), nil
+}
+
+// displayOptions are the presentation options kept verbatim; they change
+// how a chart is drawn, not what it computes. granularity is the bucket a
+// tile is drawn at ("auto" or one of charts.Granularities, the names
+// POST /api/v2/charts/series takes), checked by Validate.
+var displayOptions = []string{"numberFormat", "granularity", "fillNulls", "alignDateRangeToGranularity", "compareToPreviousPeriod",
+	"fitYAxisToData", "seriesLimit", "groupByColumnsOnLeft", "color", "colorRules", "limit", "onClick", "orderBy", "showOperandSeries"}
+
+// IsChart reports whether the tile aggregates select items (and so can be
+// charted and alerted on).
+func (c *Config) IsChart() bool {
+	if c.ConfigType != "" {
+		return false
+	}
+	switch c.DisplayType {
+	case Line, StackedBar, Table, Number, Pie, Bar:
+		return true
+	}
+	return false
+}
+
+// MarshalJSON writes the config in HyperDX's shape: select is the list of
+// series for charts and the column list for a search tile.
+func (c Config) MarshalJSON() ([]byte, error) {
+	m := map[string]any{"displayType": c.DisplayType}
+	for k, v := range c.Display {
+		m[k] = v
+	}
+	put := func(k, v string) {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	switch {
+	case c.ConfigType != "":
+		m["configType"] = c.ConfigType
+		m["connectionId"] = c.ConnectionID
+		m["sqlTemplate"] = c.SQLTemplate
+		put("sourceId", c.SourceID)
+	case c.DisplayType == Markdown:
+		m["markdown"] = c.Markdown
+	case c.DisplayType == Search:
+		m["sourceId"] = c.SourceID
+		m["select"] = c.SearchSelect
+		m["where"] = c.Where
+		m["whereLanguage"] = c.WhereLanguage
+	default:
+		m["sourceId"] = c.SourceID
+		m["select"] = c.Select
+		put("groupBy", c.GroupBy)
+	}
+	return json.Marshal(m)
+}
+
+// Tile finds a tile by id.
+func (d *Dashboard) Tile(id string) (*Tile, bool) {
+	for i := range d.Tiles {
+		if d.Tiles[i].ID == id {
+			return &d.Tiles[i], true
+		}
+	}
+	return nil, false
+}
+
+// Watched is what an alert on a chart tile measures: the tile's first
+// select item, grouped by the tile's groupBy fields.
+func (c *Config) Watched() (Select, []string, bool) {
+	if !c.IsChart() || len(c.Select) == 0 {
+		return Select{}, nil, false
+	}
+	return c.Select[0], SplitGroupBy(c.GroupBy), true
+}

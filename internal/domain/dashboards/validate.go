@@ -1,0 +1,259 @@
+package dashboards
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/otelhouse/otelhouse/internal/domain/charts"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
+	"github.com/otelhouse/otelhouse/internal/runtime/problems"
+)
+
+// The values a dashboard takes; limits are HyperDX's where it has one.
+var (
+	AggFns       = []string{"count", "count_distinct", "sum", "avg", "min", "max", "quantile", "last_value"}
+	displayTypes = []string{Line, StackedBar, Table, Number, Pie, Bar, Search, Markdown}
+	sqlDisplay   = []string{Line, StackedBar, Table, Number, Pie, Bar}
+)
+
+const (
+	maxTiles     = 500
+	maxSelect    = 20
+	maxTileID    = 36
+	maxTags      = 50
+	maxTagLength = 128
+	maxMarkdown  = 50000
+	maxSQL       = 100000
+	maxName      = 1024
+)
+
+// Validate checks a decoded dashboard as HyperDX checks one and fills its
+// defaults: newID names tiles given no id, sourceExists tells whether the
+// team has a source. The error is Invalid (listing every problem) or the
+// lookup's.
+func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (bool, error)) error {
+	var p problems.List
+	if strings.TrimSpace(d.Name) == "" {
+		p.Add("name is required")
+	} else if len(d.Name) > maxName {
+		p.Add("name is longer than %d characters", maxName)
+	}
+	if len(d.Tags) > maxTags {
+		p.Add("at most %d tags", maxTags)
+	}
+	for _, t := range d.Tags {
+		if t == "" || len(t) > maxTagLength {
+			p.Add("a tag is 1 to %d characters, got %q", maxTagLength, t)
+		}
+	}
+	if len(d.Tiles) > maxTiles {
+		p.Add("at most %d tiles", maxTiles)
+	}
+	known := map[string]bool{}
+	var missing []string
+	exists := func(id string) (bool, error) {
+		if ok, seen := known[id]; seen {
+			return ok, nil
+		}
+		ok, err := sourceExists(id)
+		known[id] = ok
+		if err == nil && !ok {
+			missing = append(missing, id)
+		}
+		return ok, err
+	}
+	seen := map[string]bool{}
+	for i := range d.Tiles {
+		t := &d.Tiles[i]
+		at := fmt.Sprintf("tiles[%d]", i)
+		if t.ID == "" {
+			t.ID = newID()
+		}
+		if len(t.ID) > maxTileID {
+			p.Add("%s.id is longer than %d characters", at, maxTileID)
+		}
+		if seen[t.ID] {
+			p.Add("%s.id %q is used twice; omit the id to have one generated", at, t.ID)
+		}
+		seen[t.ID] = true
+		if t.X < 0 || t.X > 23 {
+			p.Add("%s.x must be 0 to 23, got %d", at, t.X)
+		}
+		if t.Y < 0 {
+			p.Add("%s.y must not be negative", at)
+		}
+		if t.W < 1 || t.W > 24 {
+			p.Add("%s.w must be 1 to 24, got %d", at, t.W)
+		}
+		if t.H < 1 {
+			p.Add("%s.h must be at least 1", at)
+		}
+		if err := t.Config.validate(&p, at+".config", exists); err != nil {
+			return err
+		}
+	}
+	fseen := map[string]bool{}
+	for i := range d.Filters {
+		f := &d.Filters[i]
+		at := fmt.Sprintf("filters[%d]", i)
+		if f.ID == "" {
+			f.ID = newID()
+		}
+		if fseen[f.ID] {
+			p.Add("%s.id %q is used twice", at, f.ID)
+		}
+		fseen[f.ID] = true
+		p.OneOf(at+".type", f.Type, []string{"QUERY_EXPRESSION"})
+		if strings.TrimSpace(f.Name) == "" {
+			p.Add("%s.name is required", at)
+		}
+		if strings.TrimSpace(f.Expression) == "" {
+			p.Add("%s.expression is required", at)
+		}
+		if f.WhereLanguage != "" {
+			p.OneOf(at+".whereLanguage", f.WhereLanguage, query.WhereLanguages)
+		}
+		if f.SourceID == "" {
+			p.Add("%s.sourceId is required", at)
+		} else if ok, err := exists(f.SourceID); err != nil {
+			return err
+		} else if !ok {
+			p.Add("%s.sourceId: source %q does not exist", at, f.SourceID)
+		}
+		for _, id := range f.AppliesToSourceIDs {
+			if ok, err := exists(id); err != nil {
+				return err
+			} else if !ok {
+				p.Add("%s.appliesToSourceIds: source %q does not exist", at, id)
+			}
+		}
+	}
+	if d.SavedQueryLanguage != nil {
+		p.OneOf("savedQueryLanguage", *d.SavedQueryLanguage, query.WhereLanguages)
+	}
+	for i, v := range d.SavedFilterValues {
+		if v.Type != "" {
+			p.OneOf(fmt.Sprintf("savedFilterValues[%d].type", i), v.Type, query.WhereLanguages)
+		}
+	}
+	// Unknown sources alone are answered as HyperDX answers them, in one
+	// line naming them; beside other problems each is listed where it is.
+	if len(missing) > 0 && !slices.ContainsFunc(p, func(m string) bool { return !strings.HasSuffix(m, "does not exist") }) {
+		return MissingSources{missing}
+	}
+	return invalid(p)
+}
+
+// MissingSources is a dashboard whose only problem is naming sources the
+// team does not have.
+type MissingSources struct{ IDs []string }
+
+func (m MissingSources) Error() string {
+	return "Could not find the following source IDs: " + strings.Join(m.IDs, ", ")
+}
+
+// FilterIDsGiven reports whether a filter came with an id, which a new
+// dashboard's filters may not (HyperDX refuses it: ids are made here).
+func (d *Dashboard) FilterIDsGiven() bool {
+	for _, f := range d.Filters {
+		if f.ID != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Config) validate(p *problems.List, at string, exists func(string) (bool, error)) error {
+	source := func(required bool) error {
+		if c.SourceID == "" {
+			if required {
+				p.Add("%s.sourceId is required", at)
+			}
+			return nil
+		}
+		ok, err := exists(c.SourceID)
+		if err == nil && !ok {
+			p.Add("%s.sourceId: source %q does not exist", at, c.SourceID)
+		}
+		return err
+	}
+	language := func(field string, v *string) {
+		if *v == "" {
+			*v = "lucene"
+		}
+		p.OneOf(field, *v, query.WhereLanguages)
+	}
+	switch {
+	case c.ConfigType != "":
+		if c.ConfigType != "sql" {
+			p.Add(`%s.configType must be "sql" or omitted, got %q`, at, c.ConfigType)
+		}
+		p.OneOf(at+".displayType", c.DisplayType, sqlDisplay)
+		if c.ConnectionID == "" {
+			p.Add("%s.connectionId is required with configType sql", at)
+		}
+		if strings.TrimSpace(c.SQLTemplate) == "" || len(c.SQLTemplate) > maxSQL {
+			p.Add("%s.sqlTemplate is required, at most %d characters", at, maxSQL)
+		}
+		return source(false)
+	case c.DisplayType == Markdown:
+		if len(c.Markdown) > maxMarkdown {
+			p.Add("%s.markdown is longer than %d characters", at, maxMarkdown)
+		}
+		return nil
+	case c.DisplayType == Search:
+		language(at+".whereLanguage", &c.WhereLanguage)
+		return source(true)
+	case c.IsChart():
+	default:
+		p.OneOf(at+".displayType", c.DisplayType, displayTypes)
+		return nil
+	}
+	if raw, ok := c.Display["granularity"]; ok {
+		var g string
+		if err := json.Unmarshal(raw, &g); err != nil {
+			p.Add("%s.granularity must be a string", at)
+		} else if _, err := charts.Bucket(g, time.Time{}, time.Time{}); err != nil {
+			p.Add("%s.%v", at, err)
+		}
+	}
+	switch n := len(c.Select); {
+	case n == 0 || n > maxSelect:
+		p.Add("%s.select takes 1 to %d items, got %d", at, maxSelect, n)
+	case n != 1 && slices.Contains([]string{Number, Pie, Bar}, c.DisplayType):
+		p.Add("%s.select of a %s tile takes one item, got %d", at, c.DisplayType, n)
+	}
+	for j := range c.Select {
+		s := &c.Select[j]
+		sat := fmt.Sprintf("%s.select[%d]", at, j)
+		if s.Query != "" {
+			// A Datadog metric query carries its own aggregation and
+			// filter; mixing in the builder's would be ambiguous.
+			if s.AggFn != "" || s.ValueExpression != "" || s.Where != "" || s.Level != 0 {
+				p.Add("%s: query replaces aggFn, valueExpression, level and where; give one or the other", sat)
+			} else if _, err := charts.ParseDatadogMetric(s.Query); err != nil {
+				p.Add("%s.query: %v", sat, err)
+			}
+			language(sat+".whereLanguage", &s.WhereLanguage)
+			continue
+		}
+		p.OneOf(sat+".aggFn", s.AggFn, AggFns)
+		switch {
+		case s.AggFn == "count" && s.ValueExpression != "":
+			p.Add("%s: valueExpression cannot be used with aggFn count", sat)
+		case s.AggFn != "count" && s.ValueExpression == "" && slices.Contains(AggFns, s.AggFn):
+			p.Add("%s.valueExpression is required with aggFn %s", sat, s.AggFn)
+		}
+		switch {
+		case s.AggFn == "quantile" && (s.Level <= 0 || s.Level >= 1):
+			p.Add("%s.level must be between 0 and 1 with aggFn quantile", sat)
+		case s.AggFn != "quantile" && s.Level != 0:
+			p.Add("%s.level can only be used with aggFn quantile", sat)
+		}
+		language(sat+".whereLanguage", &s.WhereLanguage)
+	}
+	return source(true)
+}

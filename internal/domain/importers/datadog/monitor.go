@@ -1,0 +1,295 @@
+package datadog
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/otelhouse/otelhouse/internal/domain/charts"
+)
+
+// Monitor is what a Datadog monitor becomes: an alert, and what it
+// watches — a one-tile dashboard (metric monitors) or a saved search (log
+// monitors) — for the API to create first.
+type Monitor struct {
+	Alert Alert `json:"alert"`
+	// Exactly one of these is set; the alert's dashboardId/tileId or
+	// savedSearchId are filled in once it is created.
+	Dashboard   *Dashboard   `json:"dashboard,omitempty"`
+	SavedSearch *SavedSearch `json:"savedSearch,omitempty"`
+}
+
+// Alert is the body of POST /api/v2/alerts, short of its channel and of
+// the ids of what it watches.
+type Alert struct {
+	Name          string  `json:"name"`
+	Message       string  `json:"message"`
+	Threshold     float64 `json:"threshold"`
+	ThresholdType string  `json:"thresholdType"`
+	Interval      string  `json:"interval"`
+	Source        string  `json:"source"` // tile or saved_search
+	TileID        string  `json:"tileId,omitempty"`
+	GroupBy       string  `json:"groupBy,omitempty"`
+}
+
+// MonitorTileID is the tile a metric monitor's dashboard holds.
+const MonitorTileID = "monitor"
+
+// intervals are the windows an alert is evaluated over.
+var intervals = []struct {
+	name string
+	d    time.Duration
+}{{"1m", time.Minute}, {"5m", 5 * time.Minute}, {"15m", 15 * time.Minute}, {"30m", 30 * time.Minute},
+	{"1h", time.Hour}, {"6h", 6 * time.Hour}, {"12h", 12 * time.Hour}, {"1d", 24 * time.Hour}}
+
+var (
+	// avg(last_5m):<query> > 90
+	metricMonitor = regexp.MustCompile(`(?s)^\s*(avg|sum|min|max|change|pct_change)\((last_\w+)(?:,\s*last_\w+)?\)\s*:\s*(.+?)\s*(>=|<=|>|<|==)\s*(-?[0-9.eE+-]+)\s*$`)
+	// logs("query").index("*").rollup("count").by("@x").last("5m") > 100
+	logMonitor = regexp.MustCompile(`(?s)^\s*logs\(\s*("(?:[^"\\]|\\.)*")\s*\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|>|<|==)\s*(-?[0-9.eE+-]+)\s*$`)
+	callRe     = regexp.MustCompile(`\.(\w+)\(([^)]*)\)`)
+)
+
+// ImportMonitor translates a Datadog monitor (its API's JSON, or an
+// integration's asset with the monitor under "definition"). items say
+// what was approximated or skipped; a monitor with no counterpart (a
+// service check, an anomaly, a composite) is an Invalid error naming why.
+func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
+	m, err := unwrap(body, "definition")
+	if err != nil {
+		return Monitor{}, nil, err
+	}
+	typ, query, name := str(m, "type"), str(m, "query"), strings.TrimSpace(str(m, "name"))
+	if query == "" || typ == "" {
+		return Monitor{}, nil, invalidf("not a Datadog monitor: it has no type and query")
+	}
+	if name == "" {
+		name = "Imported Datadog monitor"
+	}
+	var items []Item
+	var opts struct {
+		Thresholds map[string]*float64 `json:"thresholds"`
+	}
+	_ = json.Unmarshal(m["options"], &opts)
+	var qn note
+	out := Monitor{Alert: Alert{Name: name}}
+	var op, thr string
+	switch typ {
+	case "metric alert", "query alert":
+		sub := metricMonitor.FindStringSubmatch(query)
+		if sub == nil {
+			return Monitor{}, nil, invalidf("query %q is not agg(last_N):query comparator threshold", query)
+		}
+		timeAgg, window, expr := sub[1], sub[2], sub[3]
+		op, thr = sub[4], sub[5]
+		for _, fn := range []string{"anomalies(", "forecast(", "outliers(", "diff(", "derivative(", "ewma"} {
+			if strings.Contains(expr, fn) {
+				return Monitor{}, nil, invalidf("%s monitors have no counterpart: alerts compare a value with a threshold", strings.TrimSuffix(fn, "("))
+			}
+		}
+		if timeAgg == "change" || timeAgg == "pct_change" {
+			return Monitor{}, nil, invalidf("%s monitors have no counterpart: alerts compare the window's value, not its change", timeAgg)
+		}
+		if _, err := charts.ParseDatadogMetric(expr); err != nil {
+			return Monitor{}, nil, invalidf("query %q: %v", expr, err)
+		}
+		out.Alert.Interval = interval(window, &qn)
+		if timeAgg != "avg" {
+			qn.approx("the window's %s is the query's own rollup over it (avg for gauges, sum for counts)", timeAgg)
+		}
+		out.Alert.Source, out.Alert.TileID = "tile", MonitorTileID
+		out.Dashboard = &Dashboard{Name: "[monitor] " + name, Tags: []string{"datadog", "monitor"}, Tiles: []Tile{{
+			ID: MonitorTileID, Name: name, X: 0, Y: 0, W: 24, H: 6,
+			Config: map[string]any{"displayType": "line", "sourceId": src.Metrics, "select": []Select{{Query: expr}}}}}}
+	case "log alert":
+		sub := logMonitor.FindStringSubmatch(query)
+		if sub == nil {
+			return Monitor{}, nil, invalidf(`query %q is not logs("search").….last("window") comparator threshold`, query)
+		}
+		var search string
+		if err := json.Unmarshal([]byte(strings.TrimSpace(sub[1])), &search); err != nil {
+			return Monitor{}, nil, invalidf("query %q: the search is not a quoted string", query)
+		}
+		op, thr = sub[3], sub[4]
+		window := "last_5m"
+		var groupBy []string
+		for _, c := range callRe.FindAllStringSubmatch(sub[2], -1) {
+			args := unquoteArgs(c[2])
+			switch c[1] {
+			case "index":
+			case "last":
+				if len(args) > 0 {
+					window = "last_" + args[0]
+				}
+			case "rollup":
+				if len(args) > 0 && args[0] != "count" {
+					return Monitor{}, nil, invalidf("a log monitor's %s rollup has no counterpart: log alerts count events", args[0])
+				}
+			case "by":
+				for _, a := range args {
+					for _, f := range strings.Split(a, ",") {
+						if f = strings.TrimSpace(f); f != "" {
+							groupBy = append(groupBy, attributeName(f))
+						}
+					}
+				}
+			default:
+				qn.approx(".%s(…) is ignored", c[1])
+			}
+		}
+		out.Alert.Interval = interval(window, &qn)
+		out.Alert.Source = "saved_search"
+		if len(groupBy) > 5 {
+			qn.approx("grouped by the first 5 of %d fields", len(groupBy))
+			groupBy = groupBy[:5]
+		}
+		out.Alert.GroupBy = strings.Join(groupBy, ", ")
+		out.SavedSearch = &SavedSearch{Name: "[monitor] " + name, Source: src.Logs, Where: search, WhereLanguage: "datadog",
+			Tags: []string{"datadog", "monitor"}}
+	default:
+		return Monitor{}, nil, invalidf("%s monitors have no counterpart yet (metric alert, query alert and log alert are imported)", typ)
+	}
+	items = append(items, qn.item("query", typ, query))
+
+	var tn note
+	t, err := strconv.ParseFloat(thr, 64)
+	if err != nil {
+		return Monitor{}, nil, invalidf("threshold %q is not a number", thr)
+	}
+	if c := opts.Thresholds["critical"]; c != nil && *c != t {
+		tn.approx("options.thresholds.critical %v differs from the query's %v: the query's is used", *c, t)
+	}
+	out.Alert.Threshold = t
+	switch op {
+	case ">", ">=":
+		out.Alert.ThresholdType = "above"
+	case "<", "<=":
+		out.Alert.ThresholdType = "below"
+	default:
+		return Monitor{}, nil, invalidf("comparator %s has no counterpart: alerts fire above or below a threshold", op)
+	}
+	if op == ">=" || op == "<=" {
+		tn.approx("%s %v fires strictly %s %v here", op, t, out.Alert.ThresholdType, t)
+	}
+	for _, k := range []string{"warning", "critical_recovery", "warning_recovery", "ok", "unknown"} {
+		if v := opts.Thresholds[k]; v != nil {
+			tn.skip("%s threshold %v: an alert has one threshold", k, *v)
+		}
+	}
+	it := tn.item("options.thresholds", "", "")
+	if it.Outcome == Skipped {
+		it.Outcome = Approximated // the critical threshold is kept
+	}
+	items = append(items, it)
+
+	var mn note
+	out.Alert.Message = Message(str(m, "message"), &mn)
+	items = append(items, mn.item("message", "", ""))
+	return out, items, nil
+}
+
+func unquoteArgs(s string) []string {
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		a = strings.TrimSpace(a)
+		if u, err := strconv.Unquote(a); err == nil {
+			a = u
+		} else {
+			a = strings.Trim(a, `'"`)
+		}
+		if a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// interval maps a Datadog window (last_5m, last_4h, last_1d) to the
+// nearest alert interval at least as long.
+func interval(window string, n *note) string {
+	w := strings.TrimPrefix(window, "last_")
+	d, err := time.ParseDuration(w)
+	if strings.HasSuffix(w, "d") {
+		var days int
+		if _, e := fmt.Sscanf(w, "%dd", &days); e == nil {
+			d, err = time.Duration(days)*24*time.Hour, nil
+		}
+	} else if strings.HasSuffix(w, "w") {
+		var weeks int
+		if _, e := fmt.Sscanf(w, "%dw", &weeks); e == nil {
+			d, err = time.Duration(weeks)*7*24*time.Hour, nil
+		}
+	}
+	if err != nil || d <= 0 {
+		n.approx("window %q is not read: evaluated every 5m", window)
+		return "5m"
+	}
+	for _, iv := range intervals {
+		if iv.d == d {
+			return iv.name
+		}
+		if iv.d > d {
+			n.approx("window %s is evaluated over %s, the nearest longer interval", w, iv.name)
+			return iv.name
+		}
+	}
+	n.approx("window %s is evaluated over 1d, the longest interval", w)
+	return "1d"
+}
+
+var (
+	mustacheTag = regexp.MustCompile(`\{\{\s*([#^/]?)\s*([^{}]*?)\s*\}\}`)
+	// Datadog's variables with a counterpart in the notification.
+	messageVars = map[string]string{"value": "{{.value}}", "threshold": "{{.threshold}}", "comparator": "{{.thresholdType}}",
+		"last_triggered_at": "{{.windowEnd}}", "alert_id": "{{.alertId}}"}
+)
+
+// Message turns a monitor's message into an alert message template:
+// {{#is_alert}}…{{/is_alert}} and {{#is_recovery}} become conditions on
+// the state, {{value}} and {{threshold}} the notification's fields; a
+// variable with no counterpart ({{host.name}}) is kept as written text.
+// States otelhouse has no counterpart for (warning, no data) drop their
+// blocks' condition to "never", noted.
+func Message(msg string, n *note) string {
+	kept := map[string]bool{}
+	out := mustacheTag.ReplaceAllStringFunc(msg, func(tag string) string {
+		sub := mustacheTag.FindStringSubmatch(tag)
+		sigil, name := sub[1], sub[2]
+		switch sigil {
+		case "#", "^":
+			cond := ""
+			switch name {
+			case "is_alert", "is_match":
+				cond = `eq .state "ALERT"`
+			case "is_recovery", "is_alert_recovery":
+				cond = `eq .state "OK"`
+			case "is_no_data":
+				cond = `eq .state "NO_DATA"`
+			default:
+				if !kept[name] {
+					n.approx("{{#%s}} has no counterpart state: its text is never sent", name)
+					kept[name] = true
+				}
+				cond = "false"
+			}
+			if sigil == "^" {
+				cond = "not (" + cond + ")"
+			}
+			return "{{if " + cond + "}}"
+		case "/":
+			return "{{end}}"
+		}
+		if v, ok := messageVars[name]; ok {
+			return v
+		}
+		if !kept[name] {
+			n.approx("{{%s}} has no counterpart: kept as text", name)
+			kept[name] = true
+		}
+		return "{{" + strconv.Quote(tag) + "}}"
+	})
+	return out
+}
