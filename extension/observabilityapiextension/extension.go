@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 	"go.uber.org/zap"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
 	"github.com/otelhouse/otelhouse/internal/apistate"
@@ -122,13 +123,19 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 			}
 		}
 		if err == nil {
+			// The state store, the sources over it, the alert scheduler and
+			// the REST API, side by side: the API stores alerts, the
+			// scheduler evaluates them, the UI reads the same state.
+			catalog := &sources.Catalog{Store: st, Tenancy: tenancy}
 			srv := api.New(api.Options{Store: st, Sealer: sealer, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
 				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
-				RateLimit:    api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
-				Tenancy:      tenancy,
-				AlertWorkers: e.cfg.Alerts.Workers, AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks, AlertClaimSettle: e.cfg.Alerts.ClaimSettle,
-				TeamLimits: e.cfg.TeamLimits,
-				DB:         e.db, QueryTimeout: e.cfg.QueryTimeout})
+				RateLimit: api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
+				Tenancy:   tenancy, Sources: catalog,
+				AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks,
+				TeamLimits:           e.cfg.TeamLimits,
+				DB:                   e.db, QueryTimeout: e.cfg.QueryTimeout})
+			scheduler := alerting.New(alerting.Options{Store: st, Sources: catalog, DB: e.db, QueryTimeout: e.cfg.QueryTimeout,
+				Workers: e.cfg.Alerts.Workers, ClaimSettle: e.cfg.Alerts.ClaimSettle, Logger: e.set.Logger, Sealer: sealer})
 			var firstKeys string
 			if firstKeys, err = e.bootstrap(ctx, st, srv, sealer); err == nil {
 				// Written after every key is stored and just before the
@@ -136,9 +143,9 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 				e.writeKeysFile(firstKeys)
 				e.ingestion.Store(st.KeyCache(keys.Ingestion))
 				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam, Limit: e.cfg.TeamLimits.Of, API: srv.Session(),
-					Sources: &sources.Catalog{Store: st, Tenancy: tenancy}})
+					Sources: catalog})
 				e.ready.Store(srv)
-				e.evaluateAlerts(ctx, srv)
+				e.evaluateAlerts(ctx, scheduler)
 				return
 			}
 		}

@@ -20,7 +20,6 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/time/rate"
 
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/accounts"
 	"github.com/otelhouse/otelhouse/internal/dashboards"
@@ -63,16 +62,14 @@ type Options struct {
 	// Tenancy decides which databases each team's sources read (chart
 	// and search queries run with the API's credentials); nil reads none.
 	Tenancy *sources.Tenancy
+	// Sources resolves the teams' sources; nil builds one over Store and
+	// Tenancy. The extension passes the one it shares with the alert
+	// scheduler and the web UI.
+	Sources *sources.Catalog
 	// DB runs chart queries; QueryTimeout bounds each (generous default).
 	DB           *sql.DB
 	QueryTimeout time.Duration
-	// AlertWorkers bounds the alerts evaluated (and delivered) at once;
-	// 0 means 8.
-	AlertWorkers int
-	// AlertClaimSettle is the wait between claiming an alert's window and
-	// reading who won (store.ClaimWindow), so replicas fire each once.
-	AlertClaimSettle time.Duration
-	TeamLimits       TeamLimits
+	TeamLimits   TeamLimits
 	// Sealer seals the keys rotation makes, so the UI can show them.
 	Sealer *keys.Sealer
 	// OnAuthFailure hears of every refused key (counted and logged by the
@@ -84,35 +81,29 @@ type Options struct {
 	Logger               *zap.Logger
 }
 
-// Server is the REST API's handler.
+// Server is the REST API's handler. It stores and validates alerts; the
+// extension runs the scheduler that evaluates them (internal/alerting).
 type Server struct {
 	opts   Options
 	mux    *http.ServeMux
 	limits *limiters
-	// scheduler evaluates the alerts this API stores.
-	scheduler *alerting.Scheduler
 	// creating serialises a team's creates of a kind (TeamLimits).
 	creating keyedLocks
 	// personal answers the Bearer keys of the self-hosted form.
 	personal *store.KeyCache
 	sources  *sources.Catalog
 	accounts *accounts.Service // key rotation, shared with the UI's
-	// replica names this server among those sharing its state: alert
-	// windows are claimed under it.
-	replica string
 }
 
 // New builds the handler with every route of both forms.
 func New(opts Options) *Server {
-	if opts.AlertWorkers <= 0 {
-		opts.AlertWorkers = 8
+	catalog := opts.Sources
+	if catalog == nil {
+		catalog = &sources.Catalog{Store: opts.Store, Tenancy: opts.Tenancy}
 	}
 	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}},
 		personal: opts.Store.KeyCache(keys.Personal),
-		sources:  &sources.Catalog{Store: opts.Store, Tenancy: opts.Tenancy}, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer}),
-		replica: newID()}
-	s.scheduler = alerting.New(alerting.Options{Store: opts.Store, Sources: s.sources, DB: opts.DB, QueryTimeout: s.queryTimeout(),
-		Workers: opts.AlertWorkers, ClaimSettle: opts.AlertClaimSettle, Replica: s.replica, Logger: opts.Logger, Sealer: opts.Sealer})
+		sources:  catalog, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer})}
 	self := "/api/v2"
 	mgd := "/v1/organizations/{org}/services/{svc}/observability"
 	for _, r := range []struct {
@@ -164,6 +155,14 @@ func New(opts Options) *Server {
 	s.importRoutes(self)
 	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return s
+}
+
+// queryTimeout bounds each telemetry query (charts, search, facets).
+func (s *Server) queryTimeout() time.Duration {
+	if s.opts.QueryTimeout > 0 {
+		return s.opts.QueryTimeout
+	}
+	return time.Minute
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
