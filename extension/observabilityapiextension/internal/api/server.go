@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/time/rate"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/accounts"
 	"github.com/otelhouse/otelhouse/internal/dashboards"
@@ -346,7 +347,7 @@ func (s *Server) update(kind string) endpoint {
 		}
 		if d, ok := doc.value.(*Dashboard); ok {
 			// Alerts bound to a tile the update removes go with it.
-			if err := s.dropOrphanAlerts(r.Context(), teamOf(r.Context()), d); err != nil {
+			if err := alerting.DropOrphans(r.Context(), s.opts.Store, teamOf(r.Context()), d); err != nil {
 				return failed(kind, err)
 			}
 		}
@@ -441,70 +442,26 @@ func (s *Server) list(kind string) endpoint {
 	}
 }
 
-// remove deletes a resource. Deleting a dashboard or a saved search
-// deletes the alerts bound to it (they could never be evaluated again), as
-// does removing a tile in
-// an update; deleting a webhook is refused while an alert delivers to it.
+// remove deletes a resource, with the rules of the alerts bound to it
+// (alerting.Unbind): a dashboard's or saved search's alerts go with it; a
+// webhook an alert delivers to is refused.
 func (s *Server) remove(kind string) endpoint {
 	return func(r *http.Request) result {
 		ctx, team, id := r.Context(), teamOf(r.Context()), r.PathValue("id")
 		if _, err := s.opts.Store.Get(ctx, team, kind, id); err != nil {
 			return failed(kind, err)
 		}
-		alerts, err := s.alerts(ctx, team)
-		if err != nil {
-			return failed(kind, err)
-		}
-		for _, a := range alerts {
-			switch {
-			case kind == kindDashboard && a.DashboardID == id, kind == kindSaved && a.SavedSearchID == id:
-				if err := s.opts.Store.Delete(ctx, team, kindAlert, a.ID); err != nil {
-					return failed(kind, err)
-				}
-			case kind == kindWebhook && a.Channel.WebhookID == id:
-				return fail(http.StatusConflict, "alerts still reference this webhook (alert "+a.ID+"); delete or repoint them first")
+		if err := alerting.Unbind(ctx, s.opts.Store, team, kind, id); err != nil {
+			if inUse := (*alerting.InUseError)(nil); errors.As(err, &inUse) {
+				return fail(http.StatusConflict, inUse.Error())
 			}
+			return failed(kind, err)
 		}
 		if err := s.opts.Store.Delete(ctx, team, kind, id); err != nil {
 			return failed(kind, err)
 		}
 		return ok(http.StatusOK, map[string]any{"id": id, "deleted": true}, nil)
 	}
-}
-
-// dropOrphanAlerts deletes the alerts of d whose tile d no longer has.
-func (s *Server) dropOrphanAlerts(ctx context.Context, team string, d *Dashboard) error {
-	tiles := map[string]bool{}
-	for _, t := range d.Tiles {
-		tiles[t.ID] = true
-	}
-	alerts, err := s.alerts(ctx, team)
-	if err != nil {
-		return err
-	}
-	for _, a := range alerts {
-		if a.DashboardID == d.ID && !tiles[a.TileID] {
-			if err := s.opts.Store.Delete(ctx, team, kindAlert, a.ID); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (s *Server) alerts(ctx context.Context, team string) ([]Alert, error) {
-	items, err := s.opts.Store.OfTeam(ctx, team, kindAlert)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Alert, 0, len(items))
-	for _, it := range items {
-		var a Alert
-		if json.Unmarshal(it.Doc, &a) == nil {
-			out = append(out, a)
-		}
-	}
-	return out, nil
 }
 
 // paging reads limit (def when absent, at most most) and offset.
