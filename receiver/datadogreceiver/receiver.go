@@ -1,10 +1,8 @@
 package datadogreceiver
 
 // The receiver's lifecycle: built by the factory, started once for all
-// its signals, shut down on the first Shutdown. The other jobs have their
-// files: routes.go (the path table and byPath), admission.go, auth.go,
-// body.go (reading a body), decompress.go and encoding.go (Content-Encoding),
-// answer.go (accepted and refused answers), and a file per signal.
+// its signals, shut down on the first Shutdown (the other jobs' files are
+// listed in doc.go).
 
 import (
 	"context"
