@@ -3,6 +3,7 @@ package api
 import (
 	_ "embed"
 	"net/http"
+	"strings"
 )
 
 // routes registers the API's one route table: every path of both forms,
@@ -35,32 +36,46 @@ func (s *Server) routes() {
 		}
 		for _, fm := range forms {
 			base := fm.prefix + "/" + r.path
-			s.mux.Handle("GET "+base, s.guard(fm.f, s.list(r.kind)))
+			s.route(fm.f, "GET "+base, s.list(r.kind))
 			if r.writable || (r.kind == kindSource && fm.f == selfHosted) {
-				s.mux.Handle("POST "+base, s.guard(fm.f, s.create(r.kind)))
-				s.mux.Handle("GET "+base+"/{id}", s.guard(fm.f, s.get(r.kind)))
-				s.mux.Handle("PUT "+base+"/{id}", s.guard(fm.f, s.update(r.kind)))
-				s.mux.Handle("DELETE "+base+"/{id}", s.guard(fm.f, s.remove(r.kind)))
+				s.route(fm.f, "POST "+base, s.create(r.kind))
+				s.route(fm.f, "GET "+base+"/{id}", s.get(r.kind))
+				s.route(fm.f, "PUT "+base+"/{id}", s.update(r.kind))
+				s.route(fm.f, "DELETE "+base+"/{id}", s.remove(r.kind))
 			}
 		}
 	}
-	s.mux.Handle("POST "+self+"/charts/series", s.guard(selfHosted, s.chartSeriesHandler))
-	s.mux.Handle("GET "+self+"/alerts/{id}/history", s.guard(selfHosted, s.historyHandler))
-	s.mux.Handle("POST "+self+"/search", s.guard(selfHosted, s.searchHandler))
-	s.mux.Handle("POST "+self+"/search/facets", s.guard(selfHosted, s.facetsHandler))
-	s.mux.Handle("GET "+self+"/search/fields", s.guard(selfHosted, s.fieldsHandler))
-	s.mux.Handle("GET "+self+"/search/values", s.guard(selfHosted, s.valuesHandler))
-	s.mux.Handle("POST "+self+"/keys/personal/rotate", s.guard(selfHosted, s.rotatePersonal))
-	s.mux.Handle("POST "+self+"/keys/ingestion/rotate", s.guard(selfHosted, s.rotateIngestion))
-	s.mux.Handle("DELETE "+self+"/keys/ingestion/{id}", s.guard(selfHosted, s.revokeIngestion))
-	s.mux.Handle("GET "+self, s.guard(selfHosted, s.whoami))
-	s.mux.Handle("GET "+self+"/{$}", s.guard(selfHosted, s.whoami))
-	s.mux.Handle("GET "+self+"/team", s.guard(selfHosted, s.team))
-	s.mux.Handle("GET "+self+"/team/members", s.guard(selfHosted, s.teamMembers))
-	s.mux.Handle("POST "+self+"/dashboards/import", s.guard(selfHosted, s.importDashboard))
-	s.mux.Handle("POST "+self+"/alerts/import", s.guard(selfHosted, s.importMonitor))
-	s.mux.Handle("POST "+self+"/saved-searches/import", s.guard(selfHosted, s.importSavedView))
+	// The self-hosted form's other routes, under /api/v2.
+	for _, rt := range []struct {
+		pattern string
+		ep      endpoint
+	}{
+		{"POST /charts/series", s.chartSeriesHandler},
+		{"GET /alerts/{id}/history", s.historyHandler},
+		{"POST /search", s.searchHandler},
+		{"POST /search/facets", s.facetsHandler},
+		{"GET /search/fields", s.fieldsHandler},
+		{"GET /search/values", s.valuesHandler},
+		{"POST /keys/personal/rotate", s.rotatePersonal},
+		{"POST /keys/ingestion/rotate", s.rotateIngestion},
+		{"DELETE /keys/ingestion/{id}", s.revokeIngestion},
+		{"GET ", s.whoami},
+		{"GET /{$}", s.whoami},
+		{"GET /team", s.team},
+		{"GET /team/members", s.teamMembers},
+		{"POST /dashboards/import", s.importDashboard},
+		{"POST /alerts/import", s.importMonitor},
+		{"POST /saved-searches/import", s.importSavedView},
+	} {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		s.route(selfHosted, method+" "+self+path, rt.ep)
+	}
 	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
+}
+
+// route serves an endpoint in a form, behind that form's guard.
+func (s *Server) route(f form, pattern string, ep endpoint) {
+	s.mux.Handle(pattern, s.guard(f, ep))
 }
 
 // OpenAPI is the contract of both forms; it is served at /openapi.yaml,
