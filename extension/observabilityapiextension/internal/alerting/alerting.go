@@ -3,8 +3,10 @@
 // series or a saved search's count), records the evaluation, and on
 // OK→ALERT and ALERT→OK delivers a notification to the alert's webhook.
 // Replicas sharing one ClickHouse claim each window so one of them
-// evaluates it. The REST API stores and validates alerts; this package
-// only reads them.
+// evaluates it. The extension builds the scheduler beside the REST API;
+// the API stores and validates alerts, and applies the rules binding them
+// to their dashboards, saved searches and webhooks (bindings.go), which
+// live here beside the Alert type.
 package alerting
 
 import (
