@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/extension"
 	"go.uber.org/zap"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
 	"github.com/otelhouse/otelhouse/internal/domain/keys"
@@ -96,7 +97,9 @@ func (e *apiExtension) Start(ctx context.Context, host component.Host) error {
 	return nil
 }
 
-// connect opens the state store, retrying until it succeeds or shutdown.
+// connect opens the state store, retrying until it succeeds or shutdown,
+// then composes the parts over it and runs the alert scheduler until
+// shutdown.
 func (e *apiExtension) connect(ctx context.Context, host string) {
 	defer close(e.initDone)
 	delay := 250 * time.Millisecond
@@ -107,38 +110,18 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 			e.set.Logger.Error("observability API cannot load its key sealing secret", zap.Error(err))
 			return
 		}
-		var opts []store.Option
-		if e.cfg.ClickHouse.Cluster != "" {
-			opts = append(opts, store.OnCluster(e.cfg.ClickHouse.Cluster))
-		}
-		st, err := store.Open(ctx, e.db, e.cfg.ClickHouse.Database, opts...)
+		st, tenancy, err := e.openState(ctx)
 		if err == nil {
-			err = st.KeepHistory(ctx, e.cfg.Alerts.HistoryRetention)
-		}
-		tenancy := e.cfg.tenancy(st)
-		for _, team := range slices.Sorted(maps.Keys(e.cfg.Tenancy.TeamDatabases)) {
-			if err == nil {
-				err = tenancy.Assign(ctx, team, e.cfg.Tenancy.TeamDatabases[team])
-			}
-		}
-		if err == nil {
-			srv := api.New(api.Options{Store: st, Sealer: sealer, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
-				OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
-				RateLimit:    api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
-				Tenancy:      tenancy,
-				AlertWorkers: e.cfg.Alerts.Workers, AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks, AlertClaimSettle: e.cfg.Alerts.ClaimSettle,
-				TeamLimits: e.cfg.TeamLimits,
-				DB:         e.db, QueryTimeout: e.cfg.QueryTimeout})
+			p := e.compose(st, tenancy, sealer)
 			var firstKeys string
-			if firstKeys, err = e.bootstrap(ctx, st, srv, sealer); err == nil {
+			if firstKeys, err = e.bootstrap(ctx, st, p.api, sealer); err == nil {
 				// Written after every key is stored and just before the
 				// API answers, so whoever reads the file can use the keys.
 				e.writeKeysFile(firstKeys)
 				e.ingestion.Store(st.KeyCache(keys.Ingestion))
-				e.state.Store(&apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam, Limit: e.cfg.TeamLimits.Of, API: srv.Session(),
-					Sources: &sources.Catalog{Store: st, Tenancy: tenancy}})
-				e.ready.Store(srv)
-				e.evaluateAlerts(ctx, srv)
+				e.state.Store(p.state)
+				e.ready.Store(p.api)
+				e.evaluateAlerts(ctx, p.scheduler)
 				return
 			}
 		}
@@ -152,6 +135,56 @@ func (e *apiExtension) connect(ctx context.Context, host string) {
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 5*time.Second)
+	}
+}
+
+// openState opens the state store (its tables made if missing), sets the
+// alert history's retention and assigns the configured teams' databases.
+func (e *apiExtension) openState(ctx context.Context) (*store.Store, *sources.Tenancy, error) {
+	var opts []store.Option
+	if e.cfg.ClickHouse.Cluster != "" {
+		opts = append(opts, store.OnCluster(e.cfg.ClickHouse.Cluster))
+	}
+	st, err := store.Open(ctx, e.db, e.cfg.ClickHouse.Database, opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := st.KeepHistory(ctx, e.cfg.Alerts.HistoryRetention); err != nil {
+		return nil, nil, err
+	}
+	tenancy := e.cfg.tenancy(st)
+	for _, team := range slices.Sorted(maps.Keys(e.cfg.Tenancy.TeamDatabases)) {
+		if err := tenancy.Assign(ctx, team, e.cfg.Tenancy.TeamDatabases[team]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return st, tenancy, nil
+}
+
+// parts are what the extension composes over its state, side by side: the
+// REST API stores and validates resources, the scheduler evaluates the
+// alerts, and the web UI reads the same store and sources through state.
+type parts struct {
+	api       *api.Server
+	scheduler *alerting.Scheduler
+	state     *apistate.State
+}
+
+func (e *apiExtension) compose(st *store.Store, tenancy *sources.Tenancy, sealer *keys.Sealer) parts {
+	catalog := &sources.Catalog{Store: st, Tenancy: tenancy}
+	srv := api.New(api.Options{Store: st, Sealer: sealer, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
+		OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
+		RateLimit: api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
+		Tenancy:   tenancy, Sources: catalog,
+		AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks,
+		TeamLimits:           e.cfg.TeamLimits,
+		DB:                   e.db, QueryTimeout: e.cfg.QueryTimeout})
+	return parts{
+		api: srv,
+		scheduler: alerting.New(alerting.Options{Store: st, Sources: catalog, DB: e.db, QueryTimeout: e.cfg.QueryTimeout,
+			Workers: e.cfg.Alerts.Workers, ClaimSettle: e.cfg.Alerts.ClaimSettle, Logger: e.set.Logger, Sealer: sealer}),
+		state: &apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam,
+			Limit: e.cfg.TeamLimits.Of, API: srv.Session(), Sources: catalog},
 	}
 }
 

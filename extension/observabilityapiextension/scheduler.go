@@ -1,7 +1,8 @@
 package observabilityapiextension
 
-// The alert scheduler's clock: the API's alerts are evaluated every
-// check interval until shutdown (internal/alerting does the work).
+// The alert scheduler's clock: the extension builds the scheduler beside
+// the REST API (extension.go) and ticks it every check interval until
+// shutdown; internal/alerting does the work.
 
 import (
 	"context"
@@ -10,12 +11,12 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 )
 
 // evaluateAlerts looks for due alerts every check interval until shutdown.
-func (e *apiExtension) evaluateAlerts(ctx context.Context, srv *api.Server) {
+func (e *apiExtension) evaluateAlerts(ctx context.Context, scheduler *alerting.Scheduler) {
 	a := e.cfg.Alerts
 	if a.CheckInterval <= 0 {
 		return
@@ -34,7 +35,7 @@ func (e *apiExtension) evaluateAlerts(ctx context.Context, srv *api.Server) {
 			return
 		case now := <-t.C:
 			passes.Go(func() {
-				if err := srv.EvaluateDue(ctx, now, sender); err != nil && ctx.Err() == nil {
+				if err := scheduler.EvaluateDue(ctx, now, sender); err != nil && ctx.Err() == nil {
 					e.set.Logger.Warn("alert evaluation failed", zap.Error(err))
 				}
 			})

@@ -3,6 +3,10 @@ package datadogreceiver
 import (
 	"fmt"
 	"net/http"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver/internal/logs"
 )
@@ -147,4 +151,16 @@ func (r *datadogReceiver) refuseBrowsers(next http.Handler) http.Handler {
 		r.refuse(w, req, http.StatusForbidden, fmt.Sprintf(
 			"tracer paths refuse requests from web pages (Origin %q): tracers send no Origin header", req.Header.Get("Origin")))
 	})
+}
+
+// byPath attributes a request counter to the served path the request
+// is for (the prefix for a subtree such as /evp_proxy/v2/, "other" for a
+// path not served), so senders cannot grow the metric's series.
+// pattern is the ServeMux pattern that matched ("POST /v0.4/traces").
+func byPath(pattern string) metric.AddOption {
+	path := "other"
+	if _, p, ok := strings.Cut(pattern, " "); ok {
+		path = p
+	}
+	return metric.WithAttributeSet(attribute.NewSet(attribute.String("path", path)))
 }

@@ -3,13 +3,17 @@
 // series or a saved search's count), records the evaluation, and on
 // OK→ALERT and ALERT→OK delivers a notification to the alert's webhook.
 // Replicas sharing one ClickHouse claim each window so one of them
-// evaluates it. The REST API stores and validates alerts; this package
-// only reads them.
+// evaluates it. The extension builds the scheduler beside the REST API;
+// the API stores and validates alerts, and applies the rules binding them
+// to their dashboards, saved searches and webhooks (bindings.go), which
+// live here beside the Alert type.
 package alerting
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,7 +71,7 @@ type Options struct {
 	Workers      int
 	// ClaimSettle is the wait between claiming a window and reading who
 	// won (store.ClaimWindow); Replica names this scheduler among those
-	// sharing the store.
+	// sharing the store (empty: a random name, one per scheduler).
 	ClaimSettle time.Duration
 	Replica     string
 	Logger      *zap.Logger
@@ -76,7 +80,8 @@ type Options struct {
 }
 
 // Scheduler evaluates due alerts (EvaluateDue, called every check
-// interval).
+// interval). The extension builds it beside the REST API, over the same
+// store, sources and connection.
 type Scheduler struct {
 	o    Options
 	runs runs
@@ -86,6 +91,11 @@ type Scheduler struct {
 func New(o Options) *Scheduler {
 	if o.Workers <= 0 {
 		o.Workers = 8
+	}
+	if o.Replica == "" {
+		b := make([]byte, 12)
+		_, _ = rand.Read(b)
+		o.Replica = hex.EncodeToString(b)
 	}
 	if o.QueryTimeout <= 0 {
 		o.QueryTimeout = time.Minute
@@ -154,7 +164,7 @@ func (r *runs) release(id string) {
 }
 
 // EvaluateDue evaluates, for every team's alerts, the last complete window
-// of each alert's interval that no replica has evaluated yet, AlertWorkers
+// of each alert's interval that no replica has evaluated yet, Workers
 // at a time; an alert still being evaluated by an earlier call is left to
 // it. Replicas racing on a window claim it and one evaluates it
 // (store.ClaimWindow); a notification carries an idempotency key (alert id

@@ -17,8 +17,17 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 )
+
+// The scheduler's states and notification, as the tests read them.
+const (
+	StateOK    = alerting.StateOK
+	StateAlert = alerting.StateAlert
+)
+
+type Notification = alerting.Notification
 
 // receiver is a real HTTP webhook receiver that can fail on purpose.
 type receiver struct {
@@ -95,7 +104,7 @@ func TestAlertFiresResolvesAndRetries(t *testing.T) {
 	require.Equal(t, http.StatusOK, alert.status, alert.body)
 	alertID := item(alert)["id"].(string)
 
-	srv := fx.server
+	srv := fx.alerts
 	sender := webhook.New(webhook.Options{Attempts: 4, Backoff: 5 * time.Millisecond, AllowPrivate: true})
 	at := func(minute int) time.Time { return m0.Add(time.Duration(minute+1)*time.Minute + 5*time.Second) }
 
@@ -202,7 +211,7 @@ func TestSlowWebhookHoldsUpOnlyItsAlert(t *testing.T) {
 		return h.body["data"].([]any)
 	}
 
-	srv := fx.server
+	srv := fx.alerts
 	sender := webhook.New(webhook.Options{Timeout: time.Minute, Attempts: 1, AllowPrivate: true})
 	at := func(minute int) time.Time { return m0.Add(time.Duration(minute+1)*time.Minute + 5*time.Second) }
 	first := make(chan error, 1)

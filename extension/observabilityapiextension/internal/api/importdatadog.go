@@ -1,5 +1,11 @@
 package api
 
+// The Datadog importers (routes.go): a Datadog dashboard, monitor or
+// saved view in, the otelhouse resource out, created through the same
+// decode, validation, team limits and store as a POST of it, with the
+// importer's report (what was imported as is, approximated or skipped,
+// widget by widget) beside it.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -9,17 +15,6 @@ import (
 
 	"github.com/otelhouse/otelhouse/internal/domain/importers/datadog"
 )
-
-// importRoutes serve the Datadog importers: a Datadog dashboard, monitor
-// or saved view in, the otelhouse resource out, created through the same
-// decode, validation, team limits and store as a POST of it, with the
-// importer's report (what was imported as is, approximated or skipped,
-// widget by widget) beside it.
-func (s *Server) importRoutes(self string) {
-	s.route(selfHosted, "POST "+self+"/dashboards/import", s.importDashboard)
-	s.route(selfHosted, "POST "+self+"/alerts/import", s.importMonitor)
-	s.route(selfHosted, "POST "+self+"/saved-searches/import", s.importSavedView)
-}
 
 // importSources are the sources imported items read: the team's default
 // ones unless the query names others (metricsSourceId, logsSourceId,

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
@@ -80,7 +81,7 @@ func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (documen
 	}
 	a.ID, a.CreatedAt, a.UpdatedAt = st.id, st.created, st.updated
 	if a.State == "" {
-		a.State = StateOK
+		a.State = alerting.StateOK
 	}
 	return document{st.id, &a}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
@@ -21,13 +22,15 @@ import (
 // refused by both within the key caches' refresh, and an alert window
 // evaluated by both at once fires once.
 func TestTwoReplicasShareState(t *testing.T) {
-	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true; o.AlertClaimSettle = 300 * time.Millisecond })
+	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true })
 	ctx := context.Background()
 	st2, err := store.Open(ctx, chtest.DB(t), fx.state)
 	require.NoError(t, err)
 	opts2 := fx.server.opts
 	opts2.Store = st2
 	second := New(opts2)
+	// Each collector runs its own scheduler beside its API.
+	schedulers := []*alerting.Scheduler{newScheduler(fx.server.opts, 300*time.Millisecond), newScheduler(opts2, 300*time.Millisecond)}
 	ts2 := httptest.NewServer(second)
 	t.Cleanup(ts2.Close)
 
@@ -50,7 +53,7 @@ func TestTwoReplicasShareState(t *testing.T) {
 	for minute := range 3 {
 		at := m0.Add(time.Duration(minute+1)*time.Minute + 5*time.Second)
 		var wg sync.WaitGroup
-		for _, s := range []*Server{fx.server, second} {
+		for _, s := range schedulers {
 			wg.Go(func() { assert.NoError(t, s.EvaluateDue(ctx, at, sender)) })
 		}
 		wg.Wait()

@@ -51,7 +51,7 @@ func TestSavedSearchAlert(t *testing.T) {
 	add(0, "error", "checkout", 3)
 	add(0, "error", "cart", 2)
 	add(0, "info", "checkout", 5)
-	require.NoError(t, fx.server.EvaluateDue(ctx, at(0), sender))
+	require.NoError(t, fx.alerts.EvaluateDue(ctx, at(0), sender))
 	got := rc.notifications()
 	require.Len(t, got, 1)
 	assert.Equal(t, StateAlert, got[0].State)
@@ -60,7 +60,7 @@ func TestSavedSearchAlert(t *testing.T) {
 	assert.Equal(t, ss, got[0].SavedSearchID)
 	// Minute 1: quiet, so it resolves.
 	add(1, "error", "checkout", 1)
-	require.NoError(t, fx.server.EvaluateDue(ctx, at(1), sender))
+	require.NoError(t, fx.alerts.EvaluateDue(ctx, at(1), sender))
 	require.Len(t, rc.notifications(), 2)
 	assert.Equal(t, StateOK, rc.notifications()[1].State)
 

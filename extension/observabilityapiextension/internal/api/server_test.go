@@ -24,6 +24,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/internal/domain/keys"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
 	"github.com/otelhouse/otelhouse/internal/runtime/store"
@@ -34,7 +35,8 @@ var dbSeq atomic.Int64
 type fixture struct {
 	url          string
 	server       *Server
-	keyA, keyB   string // personal keys of teams a and b
+	alerts       *alerting.Scheduler // beside the API, as the extension builds it
+	keyA, keyB   string              // personal keys of teams a and b
 	mgdID, mgdSK string
 	state        string // the state database
 }
@@ -59,15 +61,22 @@ func setupWith(t testing.TB, with func(*Options)) fixture {
 		ManagedKeys: []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}},
 		// Team a is the install's team; b has no database until a test
 		// assigns it one.
-		Tenancy:          &sources.Tenancy{Store: st, State: state, Owner: "a", OwnerDatabases: []string{"otel", "api_charts", "api_alerts"}},
-		AlertClaimSettle: 20 * time.Millisecond}
+		Tenancy: &sources.Tenancy{Store: st, State: state, Owner: "a", OwnerDatabases: []string{"otel", "api_charts", "api_alerts"}}}
 	with(&opts)
 	s := New(opts)
 	require.NoError(t, s.Bootstrap(ctx, "a"))
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
-	fx.url, fx.server = ts.URL, s
+	fx.url, fx.server, fx.alerts = ts.URL, s, newScheduler(opts, 20*time.Millisecond)
 	return fx
+}
+
+// newScheduler is the alert scheduler the extension builds beside the
+// API, over the same store, tenancy and connection; settle is its claim
+// wait (alerts.claim_settle).
+func newScheduler(o Options, settle time.Duration) *alerting.Scheduler {
+	return alerting.New(alerting.Options{Store: o.Store, Sources: &sources.Catalog{Store: o.Store, Tenancy: o.Tenancy}, DB: o.DB,
+		QueryTimeout: o.QueryTimeout, ClaimSettle: settle, Logger: o.Logger, Sealer: o.Sealer})
 }
 
 type resp struct {

@@ -1,36 +1,6 @@
 package api
 
-import (
-	"context"
-	"net/http"
-	"time"
-
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
-)
-
-// Alert states, as the scheduler sets them.
-const (
-	StateOK     = alerting.StateOK
-	StateAlert  = alerting.StateAlert
-	StateNoData = alerting.StateNoData
-)
-
-// Notification is what a webhook receives (alerting.Notification).
-type Notification = alerting.Notification
-
-// EvaluateDue runs the alert scheduler once (the extension calls it every
-// check interval; tests call it with the time they need).
-func (s *Server) EvaluateDue(ctx context.Context, now time.Time, sender *webhook.Sender) error {
-	return s.scheduler.EvaluateDue(ctx, now, sender)
-}
-
-func (s *Server) queryTimeout() time.Duration {
-	if s.opts.QueryTimeout > 0 {
-		return s.opts.QueryTimeout
-	}
-	return time.Minute
-}
+import "net/http"
 
 // historyHandler answers GET /api/v2/alerts/{id}/history: evaluations and
 // delivery outcomes, newest first.

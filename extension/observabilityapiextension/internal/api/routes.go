@@ -1,0 +1,109 @@
+package api
+
+import (
+	_ "embed"
+	"net/http"
+	"strings"
+)
+
+// routes registers the API's one route table: every path of both forms,
+// each behind the guard of its form (the OpenAPI document excepted). The
+// web UI's session door (Session) serves the self-hosted ones.
+func (s *Server) routes() {
+	self := "/api/v2"
+	mgd := "/v1/organizations/{org}/services/{svc}/observability"
+	for _, r := range []struct {
+		path     string
+		kind     string
+		managed  bool // also served in the managed form
+		writable bool // create/update/delete served (else list only)
+	}{
+		{"dashboards", kindDashboard, true, true},
+		{"alerts", kindAlert, true, true},
+		{"sources", kindSource, true, false},
+		{"webhooks", kindWebhook, false, true},
+		{"saved-searches", kindSaved, false, true},
+	} {
+		forms := []struct {
+			f      form
+			prefix string
+		}{{selfHosted, self}}
+		if r.managed {
+			forms = append(forms, struct {
+				f      form
+				prefix string
+			}{managed, mgd})
+		}
+		for _, fm := range forms {
+			base := fm.prefix + "/" + r.path
+			s.route(fm.f, "GET "+base, s.list(r.kind))
+			if r.writable || (r.kind == kindSource && fm.f == selfHosted) {
+				s.route(fm.f, "POST "+base, s.create(r.kind))
+				s.route(fm.f, "GET "+base+"/{id}", s.get(r.kind))
+				s.route(fm.f, "PUT "+base+"/{id}", s.update(r.kind))
+				s.route(fm.f, "DELETE "+base+"/{id}", s.remove(r.kind))
+			}
+		}
+	}
+	// The self-hosted form's other routes, under /api/v2.
+	for _, rt := range []struct {
+		pattern string
+		ep      endpoint
+	}{
+		{"POST /charts/series", s.chartSeriesHandler},
+		{"GET /alerts/{id}/history", s.historyHandler},
+		{"POST /search", s.searchHandler},
+		{"POST /search/facets", s.facetsHandler},
+		{"GET /search/fields", s.fieldsHandler},
+		{"GET /search/values", s.valuesHandler},
+		{"GET /sources/{id}/columns", s.columnsHandler},
+		{"GET /traces/{id}", s.traceHandler},
+		{"GET /services", s.servicesHandler},
+		{"GET /keys", s.keysHandler},
+		{"POST /keys/personal/rotate", s.rotatePersonal},
+		{"POST /keys/ingestion/rotate", s.rotateIngestion},
+		{"DELETE /keys/ingestion/{id}", s.revokeIngestion},
+		{"GET ", s.whoami},
+		{"GET /{$}", s.whoami},
+		{"GET /team", s.team},
+		{"GET /team/members", s.teamMembers},
+		{"DELETE /team/member/{id}", s.removeMember},
+		{"GET /team/invitations", s.invitations},
+		{"POST /team/invitation", s.invite},
+		{"DELETE /team/invitation/{id}", s.revokeInvitation},
+		{"POST /dashboards/import", s.importDashboard},
+		{"POST /alerts/import", s.importMonitor},
+		{"POST /saved-searches/import", s.importSavedView},
+	} {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		s.route(selfHosted, method+" "+self+path, rt.ep)
+	}
+	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
+}
+
+// route serves an endpoint in a form, behind that form's guard. The
+// self-hosted routes are kept too: the UI's session door serves the same
+// table.
+func (s *Server) route(f form, pattern string, ep endpoint) {
+	s.mux.Handle(pattern, s.guard(f, ep))
+	if f == selfHosted {
+		s.selfRoutes = append(s.selfRoutes, selfRoute{pattern, ep})
+	}
+}
+
+// selfRoute is one route of the self-hosted form.
+type selfRoute struct {
+	pattern string
+	ep      endpoint
+}
+
+// OpenAPI is the contract of both forms; it is served at /openapi.yaml,
+// unauthenticated, and the tests check real responses against it.
+//
+//go:embed openapi.yaml
+var OpenAPI []byte
+
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	_, _ = w.Write(OpenAPI)
+}
