@@ -178,6 +178,20 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 	b.screenshot("webhook-edit")
 	b.click("cancel", `[data-testid=webhook-form] button[type=button]`)
 
+	// "Send test" reaches the receiver with the write-only header, and
+	// the row says what it answered and how long it took.
+	b.click("send test", `tr[data-webhook="On call"] [data-action=test-webhook]`)
+	b.see("the outcome", `[data-testid=webhook-test-result]`)
+	outcome := b.text(`[data-testid=webhook-test-result]`)
+	assert.Regexp(t, `^Delivered: HTTP 200 in \d+ ms$`, outcome)
+	select {
+	case r := <-got:
+		assert.Equal(t, "s3cret-value", r.secret)
+		assert.Equal(t, "Test notification", r.body["name"])
+	case <-time.After(10 * time.Second):
+		t.Fatal("the test notification never reached the receiver")
+	}
+
 	// A dashboard with a line tile of the errors, and an alert from it.
 	b.run("the list", chromedp.Navigate(ui+"/dashboards"), fill(`input[name=dashboard-name]`, "Payments"))
 	b.click("creating it", `[data-testid=new-dashboard] button[type=submit]`)
@@ -493,11 +507,13 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 	b.click("opening it", `[data-testid=import-report] a`)
 	b.run("the imported dashboard", waitText(`h1`, "Redis - Overview"))
 	for _, tile := range []string{"Connected clients", "Latency by Host"} {
-		b.see("the tile "+tile, fmt.Sprintf(`[data-tile=%q]`, tile))
+		sel := fmt.Sprintf(`[data-tile=%q]`, tile)
+		b.run("scrolling to "+tile, chromedp.ScrollIntoView(chromedp.CSS(sel)))
+		b.see("the tile "+tile, sel)
 	}
 	b.run("the tiles have run", poll(`document.querySelectorAll('.tile').length > 10 && ![...document.querySelectorAll('.tile')].some((t) => t.textContent.includes('Loading…'))`))
 	assert.Equal(t, 0, eval[int](b, "failing tiles", `document.querySelectorAll('[data-testid=tile-error]').length`),
 		"every imported tile runs: %s", eval[string](b, "errors", `[...document.querySelectorAll('[data-testid=tile-error]')].map(e => e.closest('.tile').dataset.tile + ': ' + e.textContent).join('\n')`))
-	b.run("the markdown of a note", waitText(`.tile`, "This dashboard provides"))
+	b.run("the markdown of a note", poll(`[...document.querySelectorAll('.tile')].some((t) => t.textContent.includes('This dashboard provides'))`))
 	b.screenshot("imported-dashboard")
 }

@@ -3218,6 +3218,13 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/v2/webhooks/{id} (the `UpdateWebhook` operationId).
 	UpdateWebhook(ctx context.Context, id Id, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// TestWebhook Send a test notification
+	//
+	// Delivers a sample notification (alert "Test notification", state ALERT) to the webhook once, as an alert's would go - its body template, headers and query parameters - and answers what the receiver said and how long it took. A receiver that refuses or cannot be reached is answered 200 with delivered false and the reason.
+	//
+	// Corresponds with POST /api/v2/webhooks/{id}/test (the `TestWebhook` operationId).
+	TestWebhook(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ManagedListAlerts List the team's alerts (managed form)
 	//
 	// Corresponds with GET /v1/organizations/{org}/services/{svc}/observability/alerts (the `ManagedListAlerts` operationId).
@@ -4393,6 +4400,23 @@ func (c *Client) UpdateWebhookWithBody(ctx context.Context, id Id, contentType s
 // Corresponds with PUT /api/v2/webhooks/{id} (the `UpdateWebhook` operationId).
 func (c *Client) UpdateWebhook(ctx context.Context, id Id, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateWebhookRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestWebhook Send a test notification
+//
+// Delivers a sample notification (alert "Test notification", state ALERT) to the webhook once, as an alert's would go - its body template, headers and query parameters - and answers what the receiver said and how long it took. A receiver that refuses or cannot be reached is answered 200 with delivered false and the reason.
+//
+// Corresponds with POST /api/v2/webhooks/{id}/test (the `TestWebhook` operationId).
+func (c *Client) TestWebhook(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestWebhookRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -6943,6 +6967,40 @@ func NewUpdateWebhookRequestWithBody(server string, id Id, contentType string, b
 	return req, nil
 }
 
+// NewTestWebhookRequest constructs an http.Request for the TestWebhook method
+func NewTestWebhookRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/webhooks/%s/test", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewManagedListAlertsRequest constructs an http.Request for the ManagedListAlerts method
 func NewManagedListAlertsRequest(server string, org Org, svc Svc, params *ManagedListAlertsParams) (*http.Request, error) {
 	var err error
@@ -8153,6 +8211,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/v2/webhooks/{id} (the `UpdateWebhook` operationId).
 	UpdateWebhookWithResponse(ctx context.Context, id Id, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
+
+	// TestWebhookWithResponse Send a test notification
+	//
+	// Delivers a sample notification (alert "Test notification", state ALERT) to the webhook once, as an alert's would go - its body template, headers and query parameters - and answers what the receiver said and how long it took. A receiver that refuses or cannot be reached is answered 200 with delivered false and the reason.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/webhooks/{id}/test (the `TestWebhook` operationId).
+	TestWebhookWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error)
 
 	// ManagedListAlertsWithResponse List the team's alerts (managed form)
 	//
@@ -11224,6 +11291,81 @@ func (r UpdateWebhookResponse) ContentType() string {
 	return ""
 }
 
+type TestWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Attempts   int     `json:"attempts"`
+			Delivered  bool    `json:"delivered"`
+			DurationMs int     `json:"durationMs"`
+			Error      *string `json:"error,omitempty"`
+
+			// Status the receiver's HTTP status (0 when none came)
+			Status int `json:"status"`
+		} `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TestWebhookResponse) GetJSON200() *struct {
+	Data struct {
+		Attempts   int     `json:"attempts"`
+		Delivered  bool    `json:"delivered"`
+		DurationMs int     `json:"durationMs"`
+		Error      *string `json:"error,omitempty"`
+
+		// Status the receiver's HTTP status (0 when none came)
+		Status int `json:"status"`
+	} `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r TestWebhookResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r TestWebhookResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r TestWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TestWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TestWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TestWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ManagedListAlertsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12722,6 +12864,21 @@ func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, id 
 		return nil, err
 	}
 	return ParseUpdateWebhookResponse(rsp)
+}
+
+// TestWebhookWithResponse Send a test notification
+//
+// Delivers a sample notification (alert "Test notification", state ALERT) to the webhook once, as an alert's would go - its body template, headers and query parameters - and answers what the receiver said and how long it took. A receiver that refuses or cannot be reached is answered 200 with delivered false and the reason.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/webhooks/{id}/test (the `TestWebhook` operationId).
+func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error) {
+	rsp, err := c.TestWebhook(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestWebhookResponse(rsp)
 }
 
 // ManagedListAlertsWithResponse List the team's alerts (managed form)
@@ -14977,6 +15134,56 @@ func ParseUpdateWebhookResponse(rsp *http.Response) (*UpdateWebhookResponse, err
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest WebhookResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseTestWebhookResponse parses an HTTP response from a TestWebhookWithResponse call
+func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TestWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Attempts   int     `json:"attempts"`
+				Delivered  bool    `json:"delivered"`
+				DurationMs int     `json:"durationMs"`
+				Error      *string `json:"error,omitempty"`
+
+				// Status the receiver's HTTP status (0 when none came)
+				Status int `json:"status"`
+			} `json:"data"`
+		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

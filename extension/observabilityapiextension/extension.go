@@ -22,6 +22,7 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/api"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/metadata"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/domain/keys"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
 	"github.com/otelhouse/otelhouse/internal/runtime/apistate"
@@ -172,7 +173,15 @@ type parts struct {
 
 func (e *apiExtension) compose(st *store.Store, tenancy *sources.Tenancy, sealer *keys.Sealer) parts {
 	catalog := &sources.Catalog{Store: st, Tenancy: tenancy}
-	srv := api.New(api.Options{Store: st, Sealer: sealer, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger,
+	scheduler := alerting.New(alerting.Options{Store: st, Sources: catalog, DB: e.db, QueryTimeout: e.cfg.QueryTimeout,
+		Workers: e.cfg.Alerts.Workers, ClaimSettle: e.cfg.Alerts.ClaimSettle, Logger: e.set.Logger, Sealer: sealer})
+	// A test delivery is one attempt: its answer is what the person reads.
+	a := e.cfg.Alerts
+	testSender := webhook.New(webhook.Options{Timeout: a.WebhookTimeout, Attempts: 1, AllowPrivate: a.AllowPrivateWebhooks})
+	sendTest := func(ctx context.Context, team, id string) webhook.Result {
+		return scheduler.SendTest(ctx, team, id, time.Now(), testSender)
+	}
+	srv := api.New(api.Options{Store: st, Sealer: sealer, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger, SendTest: sendTest,
 		OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
 		RateLimit: api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
 		Tenancy:   tenancy, Sources: catalog,
@@ -180,9 +189,8 @@ func (e *apiExtension) compose(st *store.Store, tenancy *sources.Tenancy, sealer
 		TeamLimits:           e.cfg.TeamLimits,
 		DB:                   e.db, QueryTimeout: e.cfg.QueryTimeout})
 	return parts{
-		api: srv,
-		scheduler: alerting.New(alerting.Options{Store: st, Sources: catalog, DB: e.db, QueryTimeout: e.cfg.QueryTimeout,
-			Workers: e.cfg.Alerts.Workers, ClaimSettle: e.cfg.Alerts.ClaimSettle, Logger: e.set.Logger, Sealer: sealer}),
+		api:       srv,
+		scheduler: scheduler,
 		state: &apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam,
 			Limit: e.cfg.TeamLimits.Of, API: srv.Session(), Sources: catalog},
 	}

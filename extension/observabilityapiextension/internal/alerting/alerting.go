@@ -342,12 +342,31 @@ func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (string,
 	return tile.Config.SourceID, s2, nil
 }
 
-// notify delivers to the alert's webhook: the Notification as JSON, or
-// the webhook's body template rendered with its fields.
+// notify delivers to the alert's webhook.
 func (s *Scheduler) notify(ctx context.Context, team string, a *Alert, n Notification, sender *webhook.Sender) webhook.Result {
-	res, err := s.o.Store.Get(ctx, team, store.KindWebhook, a.Channel.WebhookID)
+	return s.deliver(ctx, team, a.Channel.WebhookID, n, sender)
+}
+
+// SendTest delivers a sample notification to one of the team's webhooks
+// exactly as an alert's would go (its body template, its sealed headers
+// and query parameters), so a team sees its receiver's answer before an
+// alert depends on it. A webhook the team does not have is
+// store.ErrNotFound, in Result.Err.
+func (s *Scheduler) SendTest(ctx context.Context, team, webhookID string, now time.Time, sender *webhook.Sender) webhook.Result {
+	value := 42.0
+	n := Notification{AlertID: "test", Name: "Test notification", Message: "A test of this webhook, sent from otelhouse: no alert fired.",
+		State: StateAlert, PreviousState: StateOK, Value: &value, Threshold: 10, ThresholdType: "above",
+		WindowStart: now.Add(-time.Minute).UnixMilli(), WindowEnd: now.UnixMilli(), Group: []string{},
+		IdempotencyKey: "test-" + strconv.FormatInt(now.UnixNano(), 36)}
+	return s.deliver(ctx, team, webhookID, n, sender)
+}
+
+// deliver posts a notification to a webhook: the Notification as JSON,
+// or the webhook's body template rendered with its fields.
+func (s *Scheduler) deliver(ctx context.Context, team, webhookID string, n Notification, sender *webhook.Sender) webhook.Result {
+	res, err := s.o.Store.Get(ctx, team, store.KindWebhook, webhookID)
 	if err != nil {
-		return webhook.Result{Err: fmt.Errorf("webhook %s: %w", a.Channel.WebhookID, err)}
+		return webhook.Result{Err: fmt.Errorf("webhook %s: %w", webhookID, err)}
 	}
 	var wh struct {
 		URL string `json:"url"`

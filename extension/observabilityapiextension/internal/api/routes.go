@@ -52,6 +52,7 @@ func (s *Server) routes() {
 	}{
 		{"POST /charts/series", s.chartSeriesHandler},
 		{"GET /alerts/{id}/history", s.historyHandler},
+		{"POST /webhooks/{id}/test", s.webhookTest},
 		{"POST /search", s.searchHandler},
 		{"POST /search/facets", s.facetsHandler},
 		{"GET /search/fields", s.fieldsHandler},

@@ -8,6 +8,7 @@ package api
 // scheduler that evaluates them, are internal/alerting's.
 
 import (
+	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/time/rate"
 
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/domain/accounts"
 	"github.com/otelhouse/otelhouse/internal/domain/keys"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
@@ -50,6 +52,10 @@ type Options struct {
 	// OnAuthFailure hears of every refused key (counted and logged by the
 	// extension); nil ignores them.
 	OnAuthFailure func(r *http.Request, reason string)
+	// SendTest delivers a sample notification to one of a team's webhooks
+	// (POST /api/v2/webhooks/{id}/test) as an alert's would go; nil
+	// answers 501.
+	SendTest func(ctx context.Context, team, webhookID string) webhook.Result
 	// AllowPrivateWebhooks stores webhooks whose URL is a loopback,
 	// private or link-local address (on-prem receivers, tests).
 	AllowPrivateWebhooks bool

@@ -25,6 +25,7 @@ import (
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
+	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/domain/keys"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
 	"github.com/otelhouse/otelhouse/internal/runtime/store"
@@ -63,11 +64,18 @@ func setupWith(t testing.TB, with func(*Options)) fixture {
 		// assigns it one.
 		Tenancy: &sources.Tenancy{Store: st, State: state, Owner: "a", OwnerDatabases: []string{"otel", "api_charts", "api_alerts"}}}
 	with(&opts)
+	fx.alerts = newScheduler(opts, 20*time.Millisecond)
+	if opts.SendTest == nil {
+		sender := webhook.New(webhook.Options{Attempts: 1, Timeout: 5 * time.Second, AllowPrivate: true})
+		opts.SendTest = func(ctx context.Context, team, id string) webhook.Result {
+			return fx.alerts.SendTest(ctx, team, id, time.Now(), sender)
+		}
+	}
 	s := New(opts)
 	require.NoError(t, s.Bootstrap(ctx, "a"))
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
-	fx.url, fx.server, fx.alerts = ts.URL, s, newScheduler(opts, 20*time.Millisecond)
+	fx.url, fx.server = ts.URL, s
 	return fx
 }
 

@@ -557,6 +557,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification
+         * @description Delivers a sample notification (alert "Test notification", state ALERT) to the webhook once, as an alert's would go - its body template, headers and query parameters - and answers what the receiver said and how long it took. A receiver that refuses or cannot be reached is answered 200 with delivered false and the reason.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/saved-searches": {
         parameters: {
             query?: never;
@@ -2443,6 +2465,39 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["DeletedResponse"];
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery's outcome */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            delivered: boolean;
+                            /** @description the receiver's HTTP status (0 when none came) */
+                            status: number;
+                            attempts: number;
+                            durationMs: number;
+                            error?: string;
+                        };
+                    };
+                };
+            };
             default: components["responses"]["Error"];
             "4XX": components["responses"]["Error"];
         };

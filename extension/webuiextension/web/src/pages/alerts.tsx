@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { del, Evaluation, get, post, put, Schemas, Webhook } from '../api';
+import { Answer, del, Evaluation, get, post, put, Schemas, Webhook } from '../api';
+
+type TestResult = Answer<'/api/v2/webhooks/{id}/test', 'post'>;
 import { onLink } from '../router';
 import { fmtShort } from '../time';
 import './dashboards.css';
@@ -143,6 +145,15 @@ export function AlertsPage() {
   const [editHook, setEditHook] = useState<Partial<Webhook> | null>(null);
   const [confirm, setConfirm] = useState('');
   const [last, setLast] = useState<Record<string, Evaluation | null>>({});
+  // tests holds each webhook's last "Send test": under way, or what its
+  // receiver answered.
+  const [tests, setTests] = useState<Record<string, TestResult | 'sending'>>({});
+  const sendTest = (id: string) => {
+    setTests((t) => ({ ...t, [id]: 'sending' }));
+    post<TestResult>(`/api/v2/webhooks/${id}/test`, {})
+      .then((r) => setTests((t) => ({ ...t, [id]: r })))
+      .catch((e) => setTests((t) => ({ ...t, [id]: { delivered: false, status: 0, attempts: 0, durationMs: 0, error: e.message } })));
+  };
   // hookError is the API's refusal to delete a webhook, shown on its row.
   const [hookError, setHookError] = useState<{ id: string; msg: string } | null>(null);
   const load = () => {
@@ -247,10 +258,21 @@ export function AlertsPage() {
                   }}>Delete</button>{' '}
                   <button class="small" onClick={() => setConfirm('')}>Cancel</button></span>
               ) : (<>
+                <button class="small" data-action="test-webhook" disabled={tests[h.id] === 'sending'} onClick={() => sendTest(h.id)}>Send test</button>{' '}
                 <button class="small" data-action="edit-webhook" onClick={() => setEditHook(h)}>Edit</button>{' '}
                 <button class="small" data-action="delete-webhook" onClick={() => setConfirm(h.id)}>Delete</button>
               </>)}</td>
             </tr>
+            {tests[h.id] && tests[h.id] !== 'sending' && (() => {
+              const r = tests[h.id] as TestResult;
+              return (
+                <tr class="detail" data-webhook-test={h.name}><td colSpan={4}>
+                  <p class={r.delivered ? 'small' : 'error small'} role="status" data-testid="webhook-test-result">
+                    {r.delivered ? 'Delivered' : 'Not delivered'}: {r.status ? `HTTP ${r.status}` : 'no answer'} in {r.durationMs} ms{r.error ? ` (${r.error})` : ''}
+                  </p>
+                </td></tr>
+              );
+            })()}
             {hookError?.id === h.id && (
               <tr class="detail" data-webhook-error={h.name}><td colSpan={4}>
                 <p class="error small" role="alert" data-testid="webhook-delete-error">{hookError.msg}

@@ -154,10 +154,12 @@ function ImportReport({ r, onClose }: { r: Imported; onClose: () => void }) {
       </div>
       <p class="small">{s.imported ?? 0} imported, {s.approximated ?? 0} approximated, {s.skipped ?? 0} skipped.</p>
       {notes.length > 0 && (
-        <table class="plain small">
-          <thead><tr><th>Widget</th><th>Outcome</th><th>Why</th></tr></thead>
-          <tbody>{notes.map((i) => <tr><td>{i.title || i.type || i.path}</td><td>{i.outcome}</td><td>{(i.notes ?? []).join('; ')}</td></tr>)}</tbody>
-        </table>
+        <div class="import-notes">
+          <table class="plain small">
+            <thead><tr><th>Widget</th><th>Outcome</th><th>Why</th></tr></thead>
+            <tbody>{notes.map((i) => <tr><td>{i.title || i.type || i.path}</td><td>{i.outcome}</td><td>{(i.notes ?? []).join('; ')}</td></tr>)}</tbody>
+          </table>
+        </div>
       )}
     </section>
   );
