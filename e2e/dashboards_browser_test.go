@@ -287,6 +287,16 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 	b.run("it shows ALERT", chromedp.Reload(), waitText(`tr[data-alert="Payment failures"] [data-testid=alert-state]`, "ALERT"))
 	assert.Contains(t, b.text(`tr[data-alert="Payment failures"]`), `saved search “Payment failures”`)
 
+	// Muted for an hour from the list, then unmuted.
+	b.see("the mute menu", `tr[data-alert="Payment failures"] [data-action=mute-alert]`)
+	eval[bool](b, "muting for 1 hour", `(() => { const s = document.querySelector('tr[data-alert="Payment failures"] [data-action=mute-alert]');
+		s.value = '3600000'; return s.dispatchEvent(new Event('change', {bubbles: true})); })()`)
+	b.see("muted", `tr[data-alert="Payment failures"] [data-testid=alert-muted]`)
+	assert.Contains(t, b.text(`tr[data-alert="Payment failures"] [data-testid=alert-muted]`), "muted until")
+	b.screenshot("alert-muted")
+	b.click("unmuting", `tr[data-alert="Payment failures"] [data-action=unmute-alert]`)
+	b.run("unmuted", poll(`!document.querySelector('tr[data-alert="Payment failures"] [data-testid=alert-muted]')`))
+
 	// Deleting the dashboard would take its alert: the confirmation says so.
 	b.run("the dashboards", chromedp.Navigate(ui+"/dashboards"), waitText(`[data-testid=dashboards]`, "Payments"))
 	b.click("delete", `tr[data-dashboard=Payments] [data-action=delete]`)

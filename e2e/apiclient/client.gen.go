@@ -1159,15 +1159,18 @@ func (e SearchValuesParamsWhereLanguage) Valid() bool {
 
 // Alert defines model for Alert.
 type Alert struct {
-	Channel       Channel            `json:"channel"`
-	CreatedAt     time.Time          `json:"createdAt"`
-	DashboardId   string             `json:"dashboardId"`
-	GroupBy       *string            `json:"groupBy,omitempty"`
-	Id            string             `json:"id"`
-	Interval      AlertInterval      `json:"interval"`
-	Message       *string            `json:"message,omitempty"`
-	Name          string             `json:"name"`
-	SavedSearchId *string            `json:"savedSearchId,omitempty"`
+	Channel       Channel       `json:"channel"`
+	CreatedAt     time.Time     `json:"createdAt"`
+	DashboardId   string        `json:"dashboardId"`
+	GroupBy       *string       `json:"groupBy,omitempty"`
+	Id            string        `json:"id"`
+	Interval      AlertInterval `json:"interval"`
+	Message       *string       `json:"message,omitempty"`
+	Name          string        `json:"name"`
+	SavedSearchId *string       `json:"savedSearchId,omitempty"`
+
+	// Silenced The alert is muted until then (HyperDX's alert.silenced) - still evaluated, its history kept, nothing delivered
+	Silenced      *Silenced          `json:"silenced,omitempty"`
 	Source        AlertSource        `json:"source"`
 	State         AlertState         `json:"state"`
 	Threshold     float32            `json:"threshold"`
@@ -1502,6 +1505,15 @@ type ServiceStats struct {
 	P95      *float32 `json:"p95"`
 	P99      *float32 `json:"p99"`
 	Requests int      `json:"requests"`
+}
+
+// Silenced The alert is muted until then (HyperDX's alert.silenced) - still evaluated, its history kept, nothing delivered
+type Silenced struct {
+	At time.Time `json:"at"`
+
+	// By the account (or key id) that muted it
+	By    string    `json:"by"`
+	Until time.Time `json:"until"`
 }
 
 // Source defines model for Source.
@@ -1953,6 +1965,23 @@ type GetAlertHistoryParams struct {
 // GetAlertHistory200JSONResponseBodyDataState defines parameters for GetAlertHistory.
 type GetAlertHistory200JSONResponseBodyDataState string
 
+// MuteAlertJSONBody defines parameters for MuteAlert.
+type MuteAlertJSONBody struct {
+	// MutedUntil ISO 8601 or epoch milliseconds
+	MutedUntil MuteAlertJSONBody_MutedUntil `json:"mutedUntil"`
+}
+
+// MuteAlertJSONBodyMutedUntil0 defines parameters for MuteAlert.
+type MuteAlertJSONBodyMutedUntil0 = time.Time
+
+// MuteAlertJSONBodyMutedUntil1 defines parameters for MuteAlert.
+type MuteAlertJSONBodyMutedUntil1 = int
+
+// MuteAlertJSONBody_MutedUntil defines parameters for MuteAlert.
+type MuteAlertJSONBody_MutedUntil struct {
+	union json.RawMessage
+}
+
 // ListDashboardsParams defines parameters for ListDashboards.
 type ListDashboardsParams struct {
 	// Limit HyperDX's page size (default and maximum 1000)
@@ -2193,6 +2222,9 @@ type ImportDatadogMonitorJSONRequestBody = ImportDatadogMonitorJSONBody
 
 // UpdateAlertJSONRequestBody defines body for UpdateAlert for application/json ContentType.
 type UpdateAlertJSONRequestBody = AlertInput
+
+// MuteAlertJSONRequestBody defines body for MuteAlert for application/json ContentType.
+type MuteAlertJSONRequestBody MuteAlertJSONBody
 
 // QueryChartSeriesJSONRequestBody defines body for QueryChartSeries for application/json ContentType.
 type QueryChartSeriesJSONRequestBody = ChartQuery
@@ -2449,6 +2481,68 @@ func (t TileInput_Config) MarshalJSON() ([]byte, error) {
 }
 
 func (t *TileInput_Config) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsMuteAlertJSONBodyMutedUntil0 returns the union data inside the MuteAlertJSONBody_MutedUntil as a MuteAlertJSONBodyMutedUntil0
+func (t MuteAlertJSONBody_MutedUntil) AsMuteAlertJSONBodyMutedUntil0() (MuteAlertJSONBodyMutedUntil0, error) {
+	var body MuteAlertJSONBodyMutedUntil0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMuteAlertJSONBodyMutedUntil0 overwrites any union data inside the MuteAlertJSONBody_MutedUntil as the provided MuteAlertJSONBodyMutedUntil0
+func (t *MuteAlertJSONBody_MutedUntil) FromMuteAlertJSONBodyMutedUntil0(v MuteAlertJSONBodyMutedUntil0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMuteAlertJSONBodyMutedUntil0 performs a merge with any union data inside the MuteAlertJSONBody_MutedUntil, using the provided MuteAlertJSONBodyMutedUntil0
+func (t *MuteAlertJSONBody_MutedUntil) MergeMuteAlertJSONBodyMutedUntil0(v MuteAlertJSONBodyMutedUntil0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsMuteAlertJSONBodyMutedUntil1 returns the union data inside the MuteAlertJSONBody_MutedUntil as a MuteAlertJSONBodyMutedUntil1
+func (t MuteAlertJSONBody_MutedUntil) AsMuteAlertJSONBodyMutedUntil1() (MuteAlertJSONBodyMutedUntil1, error) {
+	var body MuteAlertJSONBodyMutedUntil1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromMuteAlertJSONBodyMutedUntil1 overwrites any union data inside the MuteAlertJSONBody_MutedUntil as the provided MuteAlertJSONBodyMutedUntil1
+func (t *MuteAlertJSONBody_MutedUntil) FromMuteAlertJSONBodyMutedUntil1(v MuteAlertJSONBodyMutedUntil1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeMuteAlertJSONBodyMutedUntil1 performs a merge with any union data inside the MuteAlertJSONBody_MutedUntil, using the provided MuteAlertJSONBodyMutedUntil1
+func (t *MuteAlertJSONBody_MutedUntil) MergeMuteAlertJSONBodyMutedUntil1(v MuteAlertJSONBodyMutedUntil1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t MuteAlertJSONBody_MutedUntil) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *MuteAlertJSONBody_MutedUntil) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -2845,6 +2939,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v2/alerts/{id}/history (the `GetAlertHistory` operationId).
 	GetAlertHistory(ctx context.Context, id Id, params *GetAlertHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UnmuteAlert Unmute an alert
+	//
+	// Lifts the alert's mute; notifications go again from its next change of state
+	//
+	// Corresponds with DELETE /api/v2/alerts/{id}/silenced (the `UnmuteAlert` operationId).
+	UnmuteAlert(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MuteAlertWithBody Mute an alert for a time
+	//
+	// Mutes the alert until mutedUntil (at most 30 days ahead), as HyperDX's POST /alerts/:id/silenced - it is still evaluated and its history kept (each held notification recorded as muted), nothing is delivered
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
+	MuteAlertWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MuteAlert Mute an alert for a time
+	//
+	// Mutes the alert until mutedUntil (at most 30 days ahead), as HyperDX's POST /alerts/:id/silenced - it is still evaluated and its history kept (each held notification recorded as muted), nothing is delivered
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
+	MuteAlert(ctx context.Context, id Id, body MuteAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// QueryChartSeriesWithBody Query chart series
 	//
@@ -3488,6 +3607,61 @@ func (c *Client) UpdateAlert(ctx context.Context, id Id, body UpdateAlertJSONReq
 // Corresponds with GET /api/v2/alerts/{id}/history (the `GetAlertHistory` operationId).
 func (c *Client) GetAlertHistory(ctx context.Context, id Id, params *GetAlertHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAlertHistoryRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UnmuteAlert Unmute an alert
+//
+// Lifts the alert's mute; notifications go again from its next change of state
+//
+// Corresponds with DELETE /api/v2/alerts/{id}/silenced (the `UnmuteAlert` operationId).
+func (c *Client) UnmuteAlert(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUnmuteAlertRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MuteAlertWithBody Mute an alert for a time
+//
+// Mutes the alert until mutedUntil (at most 30 days ahead), as HyperDX's POST /alerts/:id/silenced - it is still evaluated and its history kept (each held notification recorded as muted), nothing is delivered
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
+func (c *Client) MuteAlertWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMuteAlertRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MuteAlert Mute an alert for a time
+//
+// Mutes the alert until mutedUntil (at most 30 days ahead), as HyperDX's POST /alerts/:id/silenced - it is still evaluated and its history kept (each held notification recorded as muted), nothing is delivered
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
+func (c *Client) MuteAlert(ctx context.Context, id Id, body MuteAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMuteAlertRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5084,6 +5258,87 @@ func NewGetAlertHistoryRequest(server string, id Id, params *GetAlertHistoryPara
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewUnmuteAlertRequest constructs an http.Request for the UnmuteAlert method
+func NewUnmuteAlertRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/alerts/%s/silenced", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewMuteAlertRequest calls the generic MuteAlert builder with application/json body
+func NewMuteAlertRequest(server string, id Id, body MuteAlertJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewMuteAlertRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewMuteAlertRequestWithBody constructs an http.Request for the MuteAlert method, with any body, and a specified content type
+func NewMuteAlertRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/alerts/%s/silenced", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -7788,6 +8043,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v2/alerts/{id}/history (the `GetAlertHistory` operationId).
 	GetAlertHistoryWithResponse(ctx context.Context, id Id, params *GetAlertHistoryParams, reqEditors ...RequestEditorFn) (*GetAlertHistoryResponse, error)
 
+	// UnmuteAlertWithResponse Unmute an alert
+	//
+	// Lifts the alert's mute; notifications go again from its next change of state
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v2/alerts/{id}/silenced (the `UnmuteAlert` operationId).
+	UnmuteAlertWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*UnmuteAlertResponse, error)
+
+	// MuteAlertWithBodyWithResponse Mute an alert for a time
+	//
+	// Mutes the alert until mutedUntil (at most 30 days ahead), as HyperDX's POST /alerts/:id/silenced - it is still evaluated and its history kept (each held notification recorded as muted), nothing is delivered
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
+	MuteAlertWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MuteAlertResponse, error)
+
+	// MuteAlertWithResponse Mute an alert for a time
+	//
+	// Mutes the alert until mutedUntil (at most 30 days ahead), as HyperDX's POST /alerts/:id/silenced - it is still evaluated and its history kept (each held notification recorded as muted), nothing is delivered
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
+	MuteAlertWithResponse(ctx context.Context, id Id, body MuteAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*MuteAlertResponse, error)
+
 	// QueryChartSeriesWithBodyWithResponse Query chart series
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -8851,6 +9133,116 @@ func (r GetAlertHistoryResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetAlertHistoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UnmuteAlertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UnmuteAlertResponse) GetJSON200() *AlertResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r UnmuteAlertResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UnmuteAlertResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UnmuteAlertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UnmuteAlertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UnmuteAlertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UnmuteAlertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type MuteAlertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AlertResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MuteAlertResponse) GetJSON200() *AlertResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r MuteAlertResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r MuteAlertResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r MuteAlertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MuteAlertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MuteAlertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MuteAlertResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12118,6 +12510,51 @@ func (c *ClientWithResponses) GetAlertHistoryWithResponse(ctx context.Context, i
 	return ParseGetAlertHistoryResponse(rsp)
 }
 
+// UnmuteAlertWithResponse Unmute an alert
+//
+// Lifts the alert's mute; notifications go again from its next change of state
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v2/alerts/{id}/silenced (the `UnmuteAlert` operationId).
+func (c *ClientWithResponses) UnmuteAlertWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*UnmuteAlertResponse, error) {
+	rsp, err := c.UnmuteAlert(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUnmuteAlertResponse(rsp)
+}
+
+// MuteAlertWithBodyWithResponse Mute an alert for a time
+//
+// Mutes the alert until mutedUntil (at most 30 days ahead), as HyperDX's POST /alerts/:id/silenced - it is still evaluated and its history kept (each held notification recorded as muted), nothing is delivered
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
+func (c *ClientWithResponses) MuteAlertWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MuteAlertResponse, error) {
+	rsp, err := c.MuteAlertWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMuteAlertResponse(rsp)
+}
+
+// MuteAlertWithResponse Mute an alert for a time
+//
+// Mutes the alert until mutedUntil (at most 30 days ahead), as HyperDX's POST /alerts/:id/silenced - it is still evaluated and its history kept (each held notification recorded as muted), nothing is delivered
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
+func (c *ClientWithResponses) MuteAlertWithResponse(ctx context.Context, id Id, body MuteAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*MuteAlertResponse, error) {
+	rsp, err := c.MuteAlert(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMuteAlertResponse(rsp)
+}
+
 // QueryChartSeriesWithBodyWithResponse Query chart series
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -13417,6 +13854,86 @@ func ParseGetAlertHistoryResponse(rsp *http.Response) (*GetAlertHistoryResponse,
 			Limit  *int `json:"limit,omitempty"`
 			Offset *int `json:"offset,omitempty"`
 		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUnmuteAlertResponse parses an HTTP response from a UnmuteAlertWithResponse call
+func ParseUnmuteAlertResponse(rsp *http.Response) (*UnmuteAlertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UnmuteAlertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseMuteAlertResponse parses an HTTP response from a MuteAlertWithResponse call
+func ParseMuteAlertResponse(rsp *http.Response) (*MuteAlertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MuteAlertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AlertResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -50,9 +50,22 @@ type Alert struct {
 	ThresholdType string    `json:"thresholdType"`
 	Channel       Channel   `json:"channel"`
 	State         string    `json:"state"`
+	Silenced      *Silenced `json:"silenced,omitempty"`
 	CreatedAt     time.Time `json:"createdAt"`
 	UpdatedAt     time.Time `json:"updatedAt"`
 }
+
+// Silenced mutes an alert's notifications until a time (HyperDX's
+// alert.silenced): it is still evaluated, its state and history kept, so
+// the list and the history say what happened while nobody was told.
+type Silenced struct {
+	By    string    `json:"by"`
+	At    time.Time `json:"at"`
+	Until time.Time `json:"until"`
+}
+
+// Muted reports whether the alert's notifications are held at now.
+func (a *Alert) Muted(now time.Time) bool { return a.Silenced != nil && now.Before(a.Silenced.Until) }
 
 // Channel is where an alert is delivered.
 type Channel struct {
@@ -246,11 +259,16 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 			ThresholdType: a.ThresholdType, WindowStart: start.UnixMilli(), WindowEnd: end.UnixMilli(), Group: group,
 			DashboardID: a.DashboardID, TileID: a.TileID, SavedSearchID: a.SavedSearchID, IdempotencyKey: key}
 		n.Message = render(a.Message, n)
-		res := s.notify(ctx, team, a, n, sender)
-		ev.Notified, ev.DeliveryAttempts = res.Err == nil, res.Attempts
-		if res.Err != nil {
-			ev.DeliveryError = res.Err.Error()
-			s.o.Logger.Warn("alert notification not delivered", zap.String("alert", a.ID), zap.Int("attempts", res.Attempts), zap.Error(res.Err))
+		if a.Muted(now) {
+			// Held by the team's choice: the history says so.
+			ev.DeliveryError = "muted until " + a.Silenced.Until.UTC().Format(time.RFC3339)
+		} else {
+			res := s.notify(ctx, team, a, n, sender)
+			ev.Notified, ev.DeliveryAttempts = res.Err == nil, res.Attempts
+			if res.Err != nil {
+				ev.DeliveryError = res.Err.Error()
+				s.o.Logger.Warn("alert notification not delivered", zap.String("alert", a.ID), zap.Int("attempts", res.Attempts), zap.Error(res.Err))
+			}
 		}
 	}
 	if err := s.o.Store.AddEvaluation(ctx, ev); err != nil {

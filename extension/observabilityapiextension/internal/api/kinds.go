@@ -83,6 +83,15 @@ func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (documen
 	if a.State == "" {
 		a.State = alerting.StateOK
 	}
+	// A mute is set and lifted by its own routes (silence.go); an update
+	// that does not carry it keeps it.
+	if a.Silenced == nil && st.old != nil {
+		var old Alert
+		if err := json.Unmarshal(st.old, &old); err != nil {
+			return document{}, fmt.Errorf("stored alert %s: %w", st.id, err)
+		}
+		a.Silenced = old.Silenced
+	}
 	return document{st.id, &a}, nil
 }
 

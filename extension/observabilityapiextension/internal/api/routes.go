@@ -52,6 +52,8 @@ func (s *Server) routes() {
 	}{
 		{"POST /charts/series", s.chartSeriesHandler},
 		{"GET /alerts/{id}/history", s.historyHandler},
+		{"POST /alerts/{id}/silenced", s.silenceAlert},
+		{"DELETE /alerts/{id}/silenced", s.unsilenceAlert},
 		{"POST /webhooks/{id}/test", s.webhookTest},
 		{"POST /search", s.searchHandler},
 		{"POST /search/facets", s.facetsHandler},

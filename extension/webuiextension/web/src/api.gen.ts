@@ -246,6 +246,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/alerts/{id}/silenced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mute an alert for a time
+         * @description Mutes the alert until mutedUntil (at most 30 days ahead), as HyperDX's POST /alerts/:id/silenced - it is still evaluated and its history kept (each held notification recorded as muted), nothing is delivered
+         */
+        post: operations["muteAlert"];
+        /**
+         * Unmute an alert
+         * @description Lifts the alert's mute; notifications go again from its next change of state
+         */
+        delete: operations["unmuteAlert"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/alerts/{id}/history": {
         parameters: {
             query?: never;
@@ -804,6 +830,15 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The alert is muted until then (HyperDX's alert.silenced) - still evaluated, its history kept, nothing delivered */
+        Silenced: {
+            /** @description the account (or key id) that muted it */
+            by: string;
+            /** Format: date-time */
+            at: string;
+            /** Format: date-time */
+            until: string;
+        };
         /** @description Requests (entry spans), errors among them and latency quantiles in nanoseconds (null without a duration column) */
         ServiceStats: {
             requests: number;
@@ -1174,6 +1209,7 @@ export interface components {
             channel: components["schemas"]["Channel"];
             /** @enum {string} */
             state: "OK" | "ALERT" | "NO_DATA";
+            silenced?: components["schemas"]["Silenced"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1924,6 +1960,45 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["DeletedResponse"];
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    muteAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ISO 8601 or epoch milliseconds */
+                    mutedUntil: string | number;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["AlertResponse"];
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    unmuteAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AlertResponse"];
             default: components["responses"]["Error"];
             "4XX": components["responses"]["Error"];
         };

@@ -2,6 +2,11 @@ import { useEffect, useState } from 'preact/hooks';
 import { Answer, del, Evaluation, get, post, put, Schemas, Webhook } from '../api';
 
 type TestResult = Answer<'/api/v2/webhooks/{id}/test', 'post'>;
+
+// The lengths an alert can be muted for from the list (the API takes any
+// time up to 30 days ahead).
+const mutes: [string, number][] = [['1 hour', 3600e3], ['4 hours', 4 * 3600e3], ['1 day', 24 * 3600e3], ['1 week', 7 * 24 * 3600e3]];
+const muted = (a: Alert) => !!a.silenced && Date.parse(a.silenced.until) > Date.now();
 import { onLink } from '../router';
 import { fmtShort } from '../time';
 import './dashboards.css';
@@ -31,7 +36,7 @@ function fmtValue(v: number | null): string {
 const intervals = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'];
 
 function body(a: any) {
-  const { id: _i, createdAt: _c, updatedAt: _u, state: _s, ...rest } = a;
+  const { id: _i, createdAt: _c, updatedAt: _u, state: _s, silenced: _m, ...rest } = a;
   return rest;
 }
 
@@ -194,7 +199,8 @@ export function AlertsPage() {
             {list.map((a) => (
               <>
                 <tr data-alert={a.name} onClick={() => setOpen(open === a.id ? '' : a.id)}>
-                  <td data-testid="alert-state"><span class={a.state === 'ALERT' ? 'sev err' : 'sev info'}>{a.state || 'PENDING'}</span></td>
+                  <td data-testid="alert-state"><span class={a.state === 'ALERT' ? 'sev err' : 'sev info'}>{a.state || 'PENDING'}</span>
+                    {muted(a) && <span class="muted small" data-testid="alert-muted" title={`muted by ${a.silenced!.by}`}> muted until {fmtShort(Date.parse(a.silenced!.until))}</span>}</td>
                   <td>{a.name}</td>
                   <td>{a.thresholdType} {a.threshold}</td>
                   <td>{a.interval}</td>
@@ -208,6 +214,13 @@ export function AlertsPage() {
                       <button class="small danger" data-action="confirm-delete" onClick={() => { setConfirm(''); act(del(`/api/v2/alerts/${a.id}`)); }}>Delete</button>{' '}
                       <button class="small" onClick={() => setConfirm('')}>Cancel</button></span>
                   ) : (<>
+                    {muted(a)
+                      ? <button class="small" data-action="unmute-alert" onClick={() => act(del(`/api/v2/alerts/${a.id}/silenced`))}>Unmute</button>
+                      : <select class="small" name="mute" aria-label={`Mute ${a.name}`} data-action="mute-alert" value=""
+                        onChange={(e) => { const ms = Number(e.currentTarget.value); if (ms) act(post(`/api/v2/alerts/${a.id}/silenced`, { mutedUntil: Date.now() + ms })); }}>
+                        <option value="">Mute…</option>
+                        {mutes.map(([label, ms]) => <option value={ms}>for {label}</option>)}
+                      </select>}{' '}
                     <button class="small" data-action="edit-alert" onClick={() => setEditAlert(a)}>Edit</button>{' '}
                     <button class="small" data-action="delete-alert" onClick={() => setConfirm(a.id)}>Delete</button>
                   </>)}</td>
