@@ -1157,6 +1157,21 @@ func (e SearchValuesParamsWhereLanguage) Valid() bool {
 	}
 }
 
+// Defines values for Invite200JSONResponseBodyDataStatus.
+const (
+	Pending Invite200JSONResponseBodyDataStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the Invite200JSONResponseBodyDataStatus enum.
+func (e Invite200JSONResponseBodyDataStatus) Valid() bool {
+	switch e {
+	case Pending:
+		return true
+	default:
+		return false
+	}
+}
+
 // Alert defines model for Alert.
 type Alert struct {
 	Channel       Channel       `json:"channel"`
@@ -2179,6 +2194,9 @@ type ListSourcesParams struct {
 type InviteJSONBody struct {
 	Email *string `json:"email,omitempty"`
 }
+
+// Invite200JSONResponseBodyDataStatus defines parameters for Invite.
+type Invite200JSONResponseBodyDataStatus string
 
 // GetTraceParams defines parameters for GetTrace.
 type GetTraceParams struct {
@@ -3243,7 +3261,7 @@ type ClientInterface interface {
 
 	// InviteWithBody Invite someone into the team
 	//
-	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. An address already invited keeps its one invitation with a fresh link (the old one stops working); an address that has an account is 400. The answer's links open the UI's sign-up with the token, answered only here.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3252,7 +3270,7 @@ type ClientInterface interface {
 
 	// Invite Invite someone into the team
 	//
-	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. An address already invited keeps its one invitation with a fresh link (the old one stops working); an address that has an account is 400. The answer's links open the UI's sign-up with the token, answered only here.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4350,7 +4368,7 @@ func (c *Client) GetTeam(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 
 // InviteWithBody Invite someone into the team
 //
-// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. An address already invited keeps its one invitation with a fresh link (the old one stops working); an address that has an account is 400. The answer's links open the UI's sign-up with the token, answered only here.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4369,7 +4387,7 @@ func (c *Client) InviteWithBody(ctx context.Context, contentType string, body io
 
 // Invite Invite someone into the team
 //
-// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. An address already invited keeps its one invitation with a fresh link (the old one stops working); an address that has an account is 400. The answer's links open the UI's sign-up with the token, answered only here.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8384,7 +8402,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteWithBodyWithResponse Invite someone into the team
 	//
-	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. An address already invited keeps its one invitation with a fresh link (the old one stops working); an address that has an account is 400. The answer's links open the UI's sign-up with the token, answered only here.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8393,7 +8411,7 @@ type ClientWithResponsesInterface interface {
 
 	// InviteWithResponse Invite someone into the team
 	//
-	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+	// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. An address already invited keeps its one invitation with a fresh link (the old one stops working); an address that has an account is 400. The answer's links open the UI's sign-up with the token, answered only here.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11032,8 +11050,16 @@ type InviteResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
 		Data struct {
-			Invitation Invitation `json:"invitation"`
-			Path       string     `json:"path"`
+			Email        string     `json:"email"`
+			Invitation   Invitation `json:"invitation"`
+			InvitationId string     `json:"invitationId"`
+
+			// Path the UI's link, the token in its fragment
+			Path   string                              `json:"path"`
+			Status Invite200JSONResponseBodyDataStatus `json:"status"`
+
+			// Url HyperDX's link (/join-team?token=…); the UI moves the token into the fragment
+			Url string `json:"url"`
 		} `json:"data"`
 	}
 	// JSON4XX the response for an HTTP 4XX `application/json` response
@@ -11045,8 +11071,16 @@ type InviteResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r InviteResponse) GetJSON200() *struct {
 	Data struct {
-		Invitation Invitation `json:"invitation"`
-		Path       string     `json:"path"`
+		Email        string     `json:"email"`
+		Invitation   Invitation `json:"invitation"`
+		InvitationId string     `json:"invitationId"`
+
+		// Path the UI's link, the token in its fragment
+		Path   string                              `json:"path"`
+		Status Invite200JSONResponseBodyDataStatus `json:"status"`
+
+		// Url HyperDX's link (/join-team?token=…); the UI moves the token into the fragment
+		Url string `json:"url"`
 	} `json:"data"`
 } {
 	return r.JSON200
@@ -13109,7 +13143,7 @@ func (c *ClientWithResponses) GetTeamWithResponse(ctx context.Context, reqEditor
 
 // InviteWithBodyWithResponse Invite someone into the team
 //
-// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. An address already invited keeps its one invitation with a fresh link (the old one stops working); an address that has an account is 400. The answer's links open the UI's sign-up with the token, answered only here.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13124,7 +13158,7 @@ func (c *ClientWithResponses) InviteWithBodyWithResponse(ctx context.Context, co
 
 // InviteWithResponse Invite someone into the team
 //
-// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+// Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. An address already invited keeps its one invitation with a fresh link (the old one stops working); an address that has an account is 400. The answer's links open the UI's sign-up with the token, answered only here.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -15226,8 +15260,16 @@ func ParseInviteResponse(rsp *http.Response) (*InviteResponse, error) {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
 			Data struct {
-				Invitation Invitation `json:"invitation"`
-				Path       string     `json:"path"`
+				Email        string     `json:"email"`
+				Invitation   Invitation `json:"invitation"`
+				InvitationId string     `json:"invitationId"`
+
+				// Path the UI's link, the token in its fragment
+				Path   string                              `json:"path"`
+				Status Invite200JSONResponseBodyDataStatus `json:"status"`
+
+				// Url HyperDX's link (/join-team?token=…); the UI moves the token into the fragment
+				Url string `json:"url"`
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {

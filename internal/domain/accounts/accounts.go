@@ -82,8 +82,11 @@ type Service struct {
 	// registering serialises the owner check and the write of the first
 	// account on this replica.
 	registering sync.Mutex
-	sessions    sessionCache
-	now         func() time.Time
+	// inviting serialises invitations on this replica, so that one email
+	// invited twice at once keeps one invitation.
+	inviting sync.Mutex
+	sessions sessionCache
+	now      func() time.Time
 }
 
 // New makes a Service; zero durations take the defaults (30 days, 7 days

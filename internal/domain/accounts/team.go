@@ -47,10 +47,28 @@ func (s *Service) Invite(ctx context.Context, by Account, email string) (string,
 			return "", Invitation{}, ErrEmailTaken
 		}
 	}
+	s.inviting.Lock()
+	defer s.inviting.Unlock()
 	token := keys.New("inv_")
 	now := s.now().UTC().Truncate(time.Millisecond)
 	in := store.Invitation{Hash: keys.Hash(token), ID: keys.Hash(token)[:16], TeamID: by.TeamID, Email: email, CreatedBy: by.Email,
 		CreatedAt: now, ExpiresAt: now.Add(s.opts.InvitationLifetime)}
+	// An email already invited keeps its one invitation (as HyperDX's):
+	// it gets a fresh link and lifetime, and the old link stops working.
+	if email != "" {
+		open, err := s.opts.Store.TeamInvitations(ctx, by.TeamID)
+		if err != nil {
+			return "", Invitation{}, err
+		}
+		for _, old := range open {
+			if old.Email == email && now.Before(old.ExpiresAt) {
+				if err := s.opts.Store.DeleteInvitation(ctx, old); err != nil {
+					return "", Invitation{}, err
+				}
+				in.ID = old.ID
+			}
+		}
+	}
 	if err := s.opts.Store.PutInvitation(ctx, in); err != nil {
 		return "", Invitation{}, err
 	}

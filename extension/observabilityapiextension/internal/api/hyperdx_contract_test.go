@@ -59,13 +59,15 @@ func TestHyperDXContractSkipsSayWhy(t *testing.T) {
 
 var teamSeq atomic.Int64
 
-// contractFixture is one HyperDX case's world: a fresh team with its key
-// (HyperDX's getLoggedInAgent, cleared after each case) on a shared API.
+// contractFixture is one HyperDX case's world: a fresh team with its
+// owner's account and personal key (HyperDX's getLoggedInAgent, cleared
+// after each case) on a shared API.
 type contractFixture struct {
-	t    *testing.T
-	fx   fixture
-	team string
-	key  string
+	t     *testing.T
+	fx    fixture
+	team  string
+	key   string
+	email string // the account's
 }
 
 // hxResp is an answer: status, headers and body as JSON.
@@ -86,9 +88,12 @@ func newContractCase(t *testing.T, fx fixture) *contractFixture {
 	ctx := context.Background()
 	team := fmt.Sprintf("hx%d", teamSeq.Add(1))
 	key := keys.New("ohp_")
-	require.NoError(t, fx.server.opts.Store.CreateTeam(ctx, team, team))
-	require.NoError(t, fx.server.opts.Store.PutKey(ctx, store.Key{Hash: keys.Hash(key), TeamID: team, Kind: keys.Personal, KeyID: team}))
-	return &contractFixture{t: t, fx: fx, team: team, key: key}
+	email := team + "@example.com"
+	st := fx.server.opts.Store
+	require.NoError(t, st.CreateTeam(ctx, team, team))
+	require.NoError(t, st.PutUser(ctx, store.User{ID: "u-" + team, TeamID: team, Email: email, Role: "owner", CreatedAt: time.Now()}))
+	require.NoError(t, st.PutKey(ctx, store.Key{Hash: keys.Hash(key), TeamID: team, Kind: keys.Personal, KeyID: team, UserID: "u-" + team}))
+	return &contractFixture{t: t, fx: fx, team: team, key: key, email: email}
 }
 
 // do sends a request as the case's team ("" auth: none), checked against

@@ -68,8 +68,8 @@ func (s *Server) invitations(r *http.Request) result {
 }
 
 // invite answers POST /api/v2/team/invitation ({"email": …}, or none for
-// a link anyone may use): the invitation and the UI path that accepts it.
-// The token rides in the path's fragment, which browsers never send.
+// a link anyone may use): the invitation and the UI paths that accept it.
+// An email already invited keeps its invitation, with a fresh link.
 func (s *Server) invite(r *http.Request) result {
 	a, res := s.actor(r)
 	if res != nil {
@@ -84,10 +84,16 @@ func (s *Server) invite(r *http.Request) result {
 		return fail(http.StatusBadRequest, err.Error())
 	}
 	token, inv, err := s.accounts.Invite(r.Context(), a, in.Email)
+	if errors.Is(err, accounts.ErrEmailTaken) {
+		return fail(http.StatusBadRequest, err.Error()) // HyperDX's status for it
+	}
 	if err != nil {
 		return accountFailed("invitation", err)
 	}
-	return ok(http.StatusCreated, map[string]any{"invitation": inv, "path": "/join#" + token}, nil)
+	// HyperDX's fields (invitationId, status, url) beside the invitation;
+	// path carries the token in the fragment, which browsers never send.
+	return ok(http.StatusCreated, map[string]any{"invitationId": inv.ID, "email": inv.Email, "status": "pending",
+		"url": "/join-team?token=" + token, "invitation": inv, "path": "/join#" + token}, nil)
 }
 
 // revokeInvitation answers DELETE /api/v2/team/invitation/{id}.

@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone into the team
-         * @description Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. The answer's path opens the UI's sign-up with the token in its fragment, answered only here.
+         * @description Invites one email address (or, with none, anyone holding the link) into the team, as HyperDX's POST /team/invitation; the owner's to do. An address already invited keeps its one invitation with a fresh link (the old one stops working); an address that has an account is 400. The answer's links open the UI's sign-up with the token, answered only here.
          */
         post: operations["invite"];
         delete?: never;
@@ -1722,7 +1722,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
+                            invitationId: string;
+                            email: string;
+                            /** @enum {string} */
+                            status: "pending";
+                            /** @description HyperDX's link (/join-team?token=…); the UI moves the token into the fragment */
+                            url: string;
                             invitation: components["schemas"]["Invitation"];
+                            /** @description the UI's link, the token in its fragment */
                             path: string;
                         };
                     };
