@@ -84,3 +84,15 @@ func TestHyperDXTeam(t *testing.T) {
 		}},
 	})
 }
+
+// Replays HyperDX's packages/api/src/routers/external-api/__tests__/
+// v2.int.test.ts (the index holds it at commit 136ddac3326eda73af92f3dd786ce0e014383e83).
+func TestHyperDXV2(t *testing.T) {
+	replay(t, "v2.int.test.ts", []hxCase{
+		{"GET /api/v2", func(c *contractFixture) {
+			r := c.expect(200, "GET", "/api/v2", nil)
+			assert.Equal(t, "v2", r.body["version"])
+			assert.Equal(t, "u-"+c.team, r.body["user"].(map[string]any)["_id"])
+		}},
+	})
+}
