@@ -518,7 +518,7 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 	b.run("the imported dashboard", waitText(`h1`, "Redis - Overview"))
 	for _, tile := range []string{"Connected clients", "Latency by Host"} {
 		sel := fmt.Sprintf(`[data-tile=%q]`, tile)
-		b.run("scrolling to "+tile, chromedp.ScrollIntoView(chromedp.CSS(sel)))
+		eval[bool](b, "scrolling to "+tile, fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: 'center'}), true)`, sel))
 		b.see("the tile "+tile, sel)
 	}
 	b.run("the tiles have run", poll(`document.querySelectorAll('.tile').length > 10 && ![...document.querySelectorAll('.tile')].some((t) => t.textContent.includes('Loading…'))`))
@@ -526,4 +526,28 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 		"every imported tile runs: %s", eval[string](b, "errors", `[...document.querySelectorAll('[data-testid=tile-error]')].map(e => e.closest('.tile').dataset.tile + ': ' + e.textContent).join('\n')`))
 	b.run("the markdown of a note", poll(`[...document.querySelectorAll('.tile')].some((t) => t.textContent.includes('This dashboard provides'))`))
 	b.screenshot("imported-dashboard")
+
+	// The host dashboard a first start makes (the same import path): two
+	// Agents' system metrics, a line per host, no tile failing.
+	var pts []string
+	for _, host := range []string{"web-1", "web-2"} {
+		for _, m := range []string{"system.cpu.user", "system.cpu.system", "system.load.1", "system.mem.used", "system.net.bytes_rcvd"} {
+			pts = append(pts, fmt.Sprintf(`{"metric":%q,"type":3,"points":[{"timestamp":%d,"value":%d},{"timestamp":%d,"value":%d}],"resources":[{"type":"host","name":%q}]}`,
+				m, now-120, 10+len(host), now-60, 20+len(m), host))
+		}
+	}
+	require.Equal(t, http.StatusAccepted, postWithKey(t, fmt.Sprintf("http://127.0.0.1:%d/api/v2/series", c.datadog), "DD-API-KEY", ingestKey,
+		"application/json", `{"series":[`+strings.Join(pts, ",")+`]}`))
+	require.Eventually(t, func() bool { return c.sql(t, "SELECT uniq(ResourceAttributes['host.name']) FROM otel.otel_metrics_gauge WHERE MetricName = 'system.cpu.user'") == "2" },
+		30*time.Second, 200*time.Millisecond, "both hosts stored")
+	b.run("the dashboards", chromedp.Navigate(ui+"/dashboards"), waitText(`[data-testid=dashboards]`, "Hosts (Datadog Agent)"))
+	b.click("the host dashboard", `tr[data-dashboard="Hosts (Datadog Agent)"] a`)
+	b.run("its tiles have run", waitText(`h1`, "Hosts (Datadog Agent)"),
+		poll(`document.querySelectorAll('.tile').length == 17 && ![...document.querySelectorAll('.tile')].some((t) => t.textContent.includes('Loading…'))`))
+	assert.Equal(t, 0, eval[int](b, "failing tiles", `document.querySelectorAll('[data-testid=tile-error]').length`),
+		"every host tile runs: %s", eval[string](b, "errors", `[...document.querySelectorAll('[data-testid=tile-error]')].map(e => e.closest('.tile').dataset.tile + ': ' + e.textContent).join('\n')`))
+	eval[bool](b, "scrolling to the CPU tile", `(document.querySelector('[data-tile="CPU user (%)"]').scrollIntoView({block: 'center'}), true)`)
+	b.see("the CPU tile", `[data-tile="CPU user (%)"]`)
+	b.run("a line per host", poll(`document.querySelector('[data-tile="CPU user (%)"]').textContent.includes('web-2')`))
+	b.screenshot("host-dashboard")
 }

@@ -38,6 +38,9 @@ func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.
 		if err := srv.Bootstrap(ctx, DefaultTeam); err != nil {
 			return "", err
 		}
+		if err := srv.AddHostDashboard(ctx, DefaultTeam); err != nil {
+			return "", err
+		}
 		personal := keys.New("ohp_")
 		lines := fmt.Sprintf("# otelhouse API keys, generated %s. The web UI shows them too (Team Settings -> API Keys).\n",
 			time.Now().UTC().Format(time.RFC3339))

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -56,4 +57,17 @@ func TestImportDatadogAssets(t *testing.T) {
 
 	r = call(t, http.MethodPost, fx.url+"/api/v2/dashboards/import", bearer(fx.keyA), map[string]any{"title": "no widgets"})
 	assert.Equal(t, http.StatusBadRequest, r.status, r.body)
+}
+
+// Issue 45: the host dashboard a first start makes, through the importer.
+func TestHostDashboardOnFirstStart(t *testing.T) {
+	fx := setup(t)
+	require.NoError(t, fx.server.AddHostDashboard(context.Background(), "a"))
+	r := call(t, http.MethodGet, fx.url+"/api/v2/dashboards/"+HostDashboardID, bearer(fx.keyA), nil)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	d := item(r)
+	assert.Equal(t, "Hosts (Datadog Agent)", d["name"])
+	assert.Len(t, d["tiles"], 17)
+	assert.Equal(t, http.StatusNotFound, call(t, http.MethodGet, fx.url+"/api/v2/dashboards/"+HostDashboardID, bearer(fx.keyB), nil).status,
+		"the team's own")
 }

@@ -177,3 +177,15 @@ func jsonOf(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// The host dashboard made on first start imports whole: every widget a
+// tile as it is, nothing approximated or skipped.
+func TestHostDashboardImportsWhole(t *testing.T) {
+	d, items, err := ImportDashboard(HostDashboard, DefaultSources)
+	require.NoError(t, err)
+	assert.Equal(t, "Hosts (Datadog Agent)", d.Name)
+	assert.Len(t, d.Tiles, 17)
+	for _, it := range items {
+		assert.Equal(t, Imported, it.Outcome, "%s %s: %v", it.Path, it.Title, it.Notes)
+	}
+}
