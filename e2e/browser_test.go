@@ -329,7 +329,7 @@ func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
 		"source":"tile","thresholdType":"above","channel":{"type":"webhook","webhookId":%q},"message":"errors"}`,
 		dash["id"], dash["tiles"].([]any)[1].(map[string]any)["id"], hook["id"]))
 	b.run("opening the dashboard", chromedp.Navigate(ui+"/dashboards"), waitText(`[data-testid=dashboards]`, "Checkout health"),
-		chromedp.Click(chromedp.CSS(`[data-testid=dashboards] tbody tr a`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=dashboards] tr[data-dashboard="Checkout health"] a`)),
 		waitText(`[data-testid=dashboard-grid]`, "Logs by service"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=dashboard-grid] canvas`)),
 		poll(`(() => { const n = document.querySelector('.big-number'); return !!n && Number(n.innerText) >= 1; })()`),
 		waitText(`[data-testid=dashboard-grid]`, "Page the checkout on-call first."),
