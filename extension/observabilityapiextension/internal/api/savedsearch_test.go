@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,4 +39,28 @@ func TestSavedSearches(t *testing.T) {
 	}
 	assert.Equal(t, http.StatusOK, call(t, http.MethodDelete, base+"/"+id, bearer(fx.keyA), nil).status)
 	assert.Equal(t, http.StatusNotFound, call(t, http.MethodGet, base+"/"+id, bearer(fx.keyA), nil).status)
+}
+
+// Issue 42: a team's saved-search names are unique in any case (create
+// and rename alike); another team may use the same name.
+func TestSavedSearchNamesAreUnique(t *testing.T) {
+	fx := setup(t)
+	body := func(name string) map[string]any {
+		return map[string]any{"name": name, "sourceId": "logs", "where": "level:error", "whereLanguage": "lucene"}
+	}
+	first := call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), body("Checkout errors"))
+	require.Equal(t, http.StatusOK, first.status, first.body)
+	r := call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), body(" checkout ERRORS "))
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Contains(t, r.body["message"], `a saved search named "Checkout errors" already exists`)
+	other := call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), body("Payments"))
+	require.Equal(t, http.StatusOK, other.status)
+	r = call(t, http.MethodPut, fx.url+"/api/v2/saved-searches/"+item(other)["id"].(string), bearer(fx.keyA), body("CHECKOUT errors"))
+	assert.Equal(t, http.StatusBadRequest, r.status, "a rename onto a taken name: %v", r.body)
+	r = call(t, http.MethodPut, fx.url+"/api/v2/saved-searches/"+item(first)["id"].(string), bearer(fx.keyA), body("Checkout Errors"))
+	assert.Equal(t, http.StatusOK, r.status, "its own name, recased: %v", r.body)
+	now := time.Now()
+	require.NoError(t, fx.server.opts.Store.Put(context.Background(), "b", kindSource, "logs", []byte(`{"id":"logs","name":"logs","kind":"log","database":"otel","table":"t","timestampColumn":"ts"}`), now, now))
+	r = call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyB), body("Checkout errors"))
+	assert.Equal(t, http.StatusOK, r.status, "another team's names are its own: %v", r.body)
 }

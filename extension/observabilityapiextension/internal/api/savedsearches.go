@@ -131,6 +131,18 @@ func decodeSavedSearch(s *Server, ctx context.Context, body []byte, st stamp) (d
 	} else if err != nil {
 		return document{}, err
 	}
+	// Two saved searches of one name cannot be told apart in a list: a
+	// team's names are unique, in any case.
+	others, err := s.opts.Store.OfTeam(ctx, team, kindSaved)
+	if err != nil {
+		return document{}, err
+	}
+	for _, o := range others {
+		var e savedsearch.SavedSearch
+		if o.ID != st.id && json.Unmarshal(o.Doc, &e) == nil && strings.EqualFold(strings.TrimSpace(e.Name), strings.TrimSpace(ss.Name)) {
+			p.Add("a saved search named %q already exists", e.Name)
+		}
+	}
 	if err := p.Err(); err != nil {
 		return document{}, validationError{err}
 	}
