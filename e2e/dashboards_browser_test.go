@@ -538,7 +538,9 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 	}
 	require.Equal(t, http.StatusAccepted, postWithKey(t, fmt.Sprintf("http://127.0.0.1:%d/api/v2/series", c.datadog), "DD-API-KEY", ingestKey,
 		"application/json", `{"series":[`+strings.Join(pts, ",")+`]}`))
-	require.Eventually(t, func() bool { return c.sql(t, "SELECT uniq(ResourceAttributes['host.name']) FROM otel.otel_metrics_gauge WHERE MetricName = 'system.cpu.user'") == "2" },
+	require.Eventually(t, func() bool {
+		return c.sql(t, "SELECT uniq(ResourceAttributes['host.name']) FROM otel.otel_metrics_gauge WHERE MetricName = 'system.cpu.user'") == "2"
+	},
 		30*time.Second, 200*time.Millisecond, "both hosts stored")
 	b.run("the dashboards", chromedp.Navigate(ui+"/dashboards"), waitText(`[data-testid=dashboards]`, "Hosts (Datadog Agent)"))
 	b.click("the host dashboard", `tr[data-dashboard="Hosts (Datadog Agent)"] a`)
