@@ -542,7 +542,8 @@ type ddSeries struct {
 // query looks in the series' table first, then in these of its database
 // (gauges and counts are in different tables; a Datadog user names the
 // metric, not its table).
-var metricTables = []struct{ table, typ string }{{"otel_metrics_gauge", "gauge"}, {"otel_metrics_sum", "sum"}}
+var metricTables = []struct{ table, typ string }{{"otel_metrics_gauge", "gauge"}, {"otel_metrics_sum", "sum"},
+	{"otel_metrics_histogram", "histogram"}, {"otel_metrics_exponential_histogram", "exponential_histogram"}, {"otel_metrics_summary", "summary"}}
 
 // RunDatadogMetric evaluates a series' Query over [start, end) in
 // buckets of step.
