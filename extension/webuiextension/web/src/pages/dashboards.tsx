@@ -437,7 +437,10 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
   } else if (!data) {
     content = <p class="muted small">Loading…</p>;
   } else {
-    content = <TileData c={c} items={items} data={data} unit={unit} height={Math.max(100, tile.h * 82 - 70)} onZoom={onZoom} />;
+    // A line or bar chart's legend (its series and hover values) sits
+    // under the plot, inside the tile.
+    const legend = ['line', 'stacked_bar'].includes(c.displayType) && data.lines.length <= 12 ? 30 : 0;
+    content = <TileData c={c} items={items} data={data} unit={unit} height={Math.max(100, tile.h * 82 - 70 - legend)} onZoom={onZoom} />;
   }
   return <>{head}<div class="tile-body">{content}</div></>;
 }

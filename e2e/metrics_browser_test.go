@@ -1,0 +1,104 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The metrics explorer (issue 43): an Agent metric sent through the
+// Datadog receiver is found by name, grouped by host (two lines), and
+// added to a new dashboard whose tile draws the same lines; what a person
+// needs is inside the viewport at 1000, 1400 and 1920 px.
+func TestBrowserMetricsExplorer(t *testing.T) {
+	c := run(t, []string{"ENABLE_DATADOG_RECEIVER=true"}, shippedConfig(t))
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	b := newBrowser(t, ui, "metrics")
+	b.signUp("/", "owner@example.com", "correct horse battery")
+
+	now := time.Now().Unix()
+	var series []string
+	for _, h := range []struct {
+		host string
+		base float64
+	}{{"web-1", 10}, {"web-2", 40}} {
+		var pts []string
+		for i := 5; i >= 1; i-- {
+			pts = append(pts, fmt.Sprintf(`{"timestamp":%d,"value":%g}`, now-int64(i*60), h.base+float64(i)))
+		}
+		series = append(series, fmt.Sprintf(`{"metric":"system.cpu.user","type":3,"unit":"percent","points":[%s],"resources":[{"type":"host","name":%q}],"tags":["env:prod"]}`,
+			strings.Join(pts, ","), h.host))
+	}
+	body := `{"series":[` + strings.Join(series, ",") + `,{"metric":"system.mem.used","type":3,"points":[{"timestamp":` + fmt.Sprint(now-60) + `,"value":1}],"resources":[{"type":"host","name":"web-1"}]}]}`
+	require.Equal(t, http.StatusAccepted, postWithKey(t, fmt.Sprintf("http://127.0.0.1:%d/api/v2/series", c.datadog), "DD-API-KEY", ingestKey, "application/json", body))
+	require.Eventually(t, func() bool {
+		return c.sql(t, "SELECT count() FROM otel.otel_metrics_gauge WHERE MetricName = 'system.cpu.user'") == "10"
+	}, 30*time.Second, 200*time.Millisecond, "the Agent's points are stored")
+
+	// Find it.
+	b.run("the metrics page", chromedp.Navigate(ui+"/"), chromedp.WaitVisible(chromedp.CSS(`nav.nav`)))
+	b.click("the nav link", `nav a[href="/metrics"]`)
+	b.see("the filter box", `input[name=metric-filter]`)
+	b.see("system.mem.used in the list", `[data-metric="system.mem.used"]`)
+	b.run("filtering", fill(`input[name=metric-filter]`, "CPU.us"))
+	b.run("only the CPU metric left", poll(`!document.querySelector('[data-metric="system.mem.used"]') && !!document.querySelector('[data-metric="system.cpu.user"]')`))
+	row := b.text(`[data-metric="system.cpu.user"]`)
+	assert.Contains(t, row, "gauge")
+	b.click("picking it", `[data-metric="system.cpu.user"] td.name`)
+	b.run("its query", waitText(`[data-testid=metric-query]`, "avg:system.cpu.user{*}"))
+	b.see("its chart", `[data-testid=metric-chart] .u-over`)
+
+	// Group it by host, the key offered by the autocomplete.
+	b.run("host offered", poll(`!!document.querySelector('#by-options option[value="host"]')`))
+	b.run("typing host", fill(`input[name=by]`, "host"))
+	b.click("grouping", `[data-testid=by-form] button[type=submit]`)
+	b.run("the query groups", waitText(`[data-testid=metric-query]`, "avg:system.cpu.user{*} by {host}"))
+	legend := `[data-testid=metric-chart] .u-legend`
+	b.run("two hosts in the legend", poll(`(() => { const l = document.querySelector('[data-testid=metric-chart] .u-legend'); return !!l && l.innerText.includes('web-1') && l.innerText.includes('web-2'); })()`))
+	b.see("the legend", legend)
+
+	// A filter with the value autocomplete.
+	b.run("typing a filter key", fill(`input[name=filter]`, "host:"))
+	b.run("values offered", poll(`!!document.querySelector('#filter-options option[value="host:web-2"]')`))
+	b.run("typing a filter", fill(`input[name=filter]`, "host:web-2"))
+	b.click("filtering", `[data-testid=filter-form] button[type=submit]`)
+	b.run("the query filters", waitText(`[data-testid=metric-query]`, "avg:system.cpu.user{host:web-2} by {host}"))
+	b.run("one host left", poll(`(() => { const l = document.querySelector('[data-testid=metric-chart] .u-legend'); return !!l && !l.innerText.includes('web-1') && l.innerText.includes('web-2'); })()`))
+	b.click("removing the filter", `[data-filter="host:web-2"] button`)
+	b.run("both hosts again", poll(`(() => { const l = document.querySelector('[data-testid=metric-chart] .u-legend'); return !!l && l.innerText.includes('web-1') && l.innerText.includes('web-2'); })()`))
+	b.run("the aggregation", chromedp.SetValue(chromedp.CSS(`select[name=agg]`), "max"))
+	b.run("max picked", poll(`(() => { const s = document.querySelector('select[name=agg]'); s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`))
+	b.run("the query takes max", waitText(`[data-testid=metric-query]`, "max:system.cpu.user{*} by {host}"))
+
+	for _, width := range []int64{1000, 1920, 1400} {
+		b.run("a screen of this width", chromedp.EmulateViewport(width, 900))
+		b.see(fmt.Sprint("the list at ", width), `[data-metric="system.cpu.user"]`)
+		b.see(fmt.Sprint("the aggregation at ", width), `select[name=agg]`)
+		b.see(fmt.Sprint("group by at ", width), `input[name=by]`)
+		b.see(fmt.Sprint("the chart at ", width), `[data-testid=metric-chart] .u-over`)
+		b.see(fmt.Sprint("the legend at ", width), legend)
+		b.see(fmt.Sprint("add to dashboard at ", width), `[data-testid=add-to-dashboard] button[type=submit]`)
+		b.screenshot(fmt.Sprint("explorer-", width))
+	}
+
+	// Add it to a new dashboard and open it.
+	b.run("naming the dashboard", fill(`input[name=new-dashboard]`, "Hosts CPU"))
+	b.click("adding", `[data-testid=add-to-dashboard] button[type=submit]`)
+	b.see("the link to it", `[data-testid=added] a`)
+	b.click("opening it", `[data-testid=added] a`)
+	b.run("the dashboard", waitText(`h1`, "Hosts CPU"))
+	tile := `[data-tile="system.cpu.user"]`
+	b.see("the tile", tile)
+	b.run("the tile's two hosts", poll(`(() => { const l = document.querySelector('[data-tile="system.cpu.user"] .u-legend'); return !!l && l.innerText.includes('web-1') && l.innerText.includes('web-2'); })()`))
+	b.see("the tile's legend", tile+` .u-legend`)
+	assert.Contains(t, b.text(tile), "max:system.cpu.user{*} by {host}")
+	assert.Equal(t, 0, eval[int](b, "failing tiles", `document.querySelectorAll('[data-testid=tile-error]').length`))
+	b.screenshot("dashboard")
+}
