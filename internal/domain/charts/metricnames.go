@@ -182,11 +182,11 @@ type TagsRequest struct {
 // values of one key.
 func MetricTags(ctx context.Context, db *sql.DB, src query.Source, req TagsRequest, timeout time.Duration) ([]MetricTag, error) {
 	ev := &ddEval{ctx: ctx, db: db, src: src, timeout: timeout}
-	found, err := ev.table(req.Metric)
-	if err != nil {
-		return nil, err
+	table, found, err := ev.table(req.Metric)
+	if err != nil || !found {
+		return []MetricTag{}, err
 	}
-	sc, err := query.OpenScope(ctx, db, found)
+	sc, err := query.OpenScope(ctx, db, table)
 	if err != nil {
 		return nil, err
 	}
