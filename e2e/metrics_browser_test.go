@@ -76,6 +76,10 @@ func TestBrowserMetricsExplorer(t *testing.T) {
 	b.run("the aggregation", chromedp.SetValue(chromedp.CSS(`select[name=agg]`), "max"))
 	b.run("max picked", poll(`(() => { const s = document.querySelector('select[name=agg]'); s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`))
 	b.run("the query takes max", waitText(`[data-testid=metric-query]`, "max:system.cpu.user{*} by {host}"))
+	// Per host over the range: web-1 read 15 … 11, web-2 45 … 41.
+	b.run("the summary's values", waitText(`[data-testid=metric-summary] [data-series="web-2"]`, "45%"))
+	assert.Contains(t, b.text(`[data-testid=metric-summary] [data-series="web-1"]`), "15%")
+	b.see("web-2's values", `[data-testid=metric-summary] [data-series="web-2"]`)
 
 	for _, width := range []int64{1000, 1920, 1400} {
 		b.run("a screen of this width", chromedp.EmulateViewport(width, 900))
@@ -84,6 +88,7 @@ func TestBrowserMetricsExplorer(t *testing.T) {
 		b.see(fmt.Sprint("group by at ", width), `input[name=by]`)
 		b.see(fmt.Sprint("the chart at ", width), `[data-testid=metric-chart] .u-over`)
 		b.see(fmt.Sprint("the legend at ", width), legend)
+		b.see(fmt.Sprint("the values at ", width), `[data-testid=metric-summary] [data-series="web-1"]`)
 		b.see(fmt.Sprint("add to dashboard at ", width), `[data-testid=add-to-dashboard] button[type=submit]`)
 		b.screenshot(fmt.Sprint("explorer-", width))
 	}
@@ -101,4 +106,25 @@ func TestBrowserMetricsExplorer(t *testing.T) {
 	assert.Contains(t, b.text(tile), "max:system.cpu.user{*} by {host}")
 	assert.Equal(t, 0, eval[int](b, "failing tiles", `document.querySelectorAll('[data-testid=tile-error]').length`))
 	b.screenshot("dashboard")
+
+	// An OTLP histogram: its percentiles, from its buckets (2 values ≤ 10
+	// ms, 6 ≤ 50, 1 ≤ 100, 1 above).
+	hist := fmt.Sprintf(`{"resourceMetrics":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"shop"}}]},"scopeMetrics":[{"metrics":[`+
+		`{"name":"http.server.duration","unit":"ms","description":"Duration of HTTP server requests","histogram":{"aggregationTemporality":1,"dataPoints":[`+
+		`{"startTimeUnixNano":"%d","timeUnixNano":"%d","count":"10","sum":300,"bucketCounts":["2","6","1","1"],"explicitBounds":[10,50,100]}]}}]}]}]}`,
+		(now-180)*1e9, (now-120)*1e9)
+	require.Equal(t, http.StatusOK, postWithKey(t, fmt.Sprintf("http://127.0.0.1:%d/v1/metrics", c.otlpHTTP), "Authorization", "Bearer "+ingestKey, "application/json", hist))
+	require.Eventually(t, func() bool {
+		return c.sql(t, "SELECT count() FROM otel.otel_metrics_histogram WHERE MetricName = 'http.server.duration'") == "1"
+	}, 30*time.Second, 200*time.Millisecond, "the histogram is stored")
+	b.run("the explorer", chromedp.Navigate(ui+"/metrics"), chromedp.WaitVisible(chromedp.CSS(`input[name=metric-filter]`)))
+	b.run("filtering", fill(`input[name=metric-filter]`, "duration"))
+	b.click("picking the histogram", `[data-metric="http.server.duration"] td.name`)
+	b.run("its average", waitText(`[data-testid=metric-summary] [data-series=value]`, "30 ms"))
+	b.run("p95 offered", poll(`[...document.querySelectorAll('select[name=agg] option')].some((o) => o.value === 'p95')`))
+	b.run("p95", chromedp.SetValue(chromedp.CSS(`select[name=agg]`), "p95"), poll(`(() => { document.querySelector('select[name=agg]').dispatchEvent(new Event('change', {bubbles: true})); return true; })()`))
+	b.run("the p95 query", waitText(`[data-testid=metric-query]`, "p95:http.server.duration{*}"))
+	b.run("its p95", waitText(`[data-testid=metric-summary] [data-series=value]`, "100 ms"))
+	b.see("the p95 value", `[data-testid=metric-summary] [data-series=value]`)
+	b.screenshot("histogram-p95")
 }

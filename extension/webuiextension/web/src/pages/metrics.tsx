@@ -3,7 +3,9 @@ import { Answer, callWhole, get, post, put } from '../api';
 import { TimePicker } from '../components/timepicker';
 import { navigate, onLink, useLocation } from '../router';
 import { resolveRange } from '../time';
-import { Dashboard, Tile, TileView } from './dashboards';
+import { Chart } from '../components/chart';
+import { fmtValue, numberFormat, Unit } from '../units';
+import { Dashboard, runTile, Series, TileConfig } from './dashboards';
 import './dashboards.css';
 import './metrics.css';
 
@@ -18,6 +20,14 @@ type MetricTag = Answer<'/api/v2/metrics/tags', 'get'>[number];
 
 const sourceId = 'metrics';
 const histograms = ['histogram', 'exponential_histogram'];
+
+// unitOfMetric is how a metric's unit (OpenTelemetry's UCUM-like or the
+// Agent's names) is drawn, where the chart has that unit.
+function unitOfMetric(u: string): Unit {
+  const m: Record<string, Unit> = { '%': 'percent', percent: 'percent', ns: 'ns', nanosecond: 'ns', us: 'us', microsecond: 'us',
+    ms: 'ms', millisecond: 'ms', s: 's', second: 's', By: 'bytes', byte: 'bytes', bytes: 'bytes' };
+  return m[u] ?? '';
+}
 
 // metricQuery writes the Datadog metric query of the explorer's choices.
 export function metricQuery(metric: string, agg: string, filters: string[], by: string[], rate: boolean): string {
@@ -112,10 +122,18 @@ function Explorer({ metric, info, from, to, params, go }: {
   const canRate = !!info && info.type === 'sum' && info.monotonic;
   const rate = canRate && params.get('rate') === '1';
   const q = metricQuery(metric, agg, filters, by, rate);
-  const tile: Tile = {
-    id: 'explorer', name: metric, x: 0, y: 0, w: 24, h: 5,
-    config: { displayType: 'line', sourceId, select: [{ query: q, whereLanguage: 'lucene' }] },
-  };
+  // A rate is per second of the metric's unit: drawn as a plain number.
+  const unit = rate ? '' : unitOfMetric(info?.unit ?? '');
+  const config: TileConfig = { displayType: 'line', sourceId, select: [{ query: q, whereLanguage: 'lucene' }] };
+  const nf = numberFormat(unit);
+  if (nf) config.numberFormat = nf;
+  const [data, setData] = useState<Series | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    const ac = new AbortController();
+    runTile(config, from, to, ac.signal).then((d) => { setData(d); setError(''); }).catch((e) => { if (!ac.signal.aborted) setError(e.message); });
+    return () => ac.abort();
+  }, [q, from, to]);
   return (
     <>
       <h1>{metric}</h1>
@@ -139,11 +157,38 @@ function Explorer({ metric, info, from, to, params, go }: {
         {by.map((b) => <span class="chip on" data-by={b}>by {b}<button class="x" aria-label={`Stop grouping by ${b}`} onClick={() => go({ by: by.filter((x) => x !== b) })}>×</button></span>)}
       </div>
       <p class="metric-query" data-testid="metric-query">{q}</p>
-      <div class="card metric-chart tile" data-testid="metric-chart">
-        <TileView tile={tile} from={from} to={to} onZoom={(f, t) => go({ range: null, from: String(f), to: String(t) })} />
+      <div class="card metric-chart" data-testid="metric-chart">
+        {error ? <p class="error" role="alert" data-testid="metric-error">{error}</p>
+          : !data ? <p class="muted small">Loading…</p>
+          : <Chart lines={data.lines} stepMs={data.stepMs} height={280} unit={unit} onZoom={(f, t) => go({ range: null, from: String(f), to: String(t) })} />}
       </div>
-      <AddToDashboard metric={metric} query={q} />
+      {data && !error && <Summary series={data} unit={unit} />}
+      <AddToDashboard metric={metric} query={q} numberFormat={nf} />
     </>
+  );
+}
+
+// Summary is each line's average, minimum, maximum and latest value over
+// the range, so the values are read without hovering.
+function Summary({ series, unit }: { series: Series; unit: Unit }) {
+  const rows = series.lines.map((l) => {
+    const vs = l.points.map((p) => p[1]).filter((v): v is number => v !== null);
+    return { name: l.group.length ? l.group.join(' · ') : 'value', n: vs.length,
+      avg: vs.length ? vs.reduce((a, b) => a + b, 0) / vs.length : null,
+      min: vs.length ? Math.min(...vs) : null, max: vs.length ? Math.max(...vs) : null, last: vs.length ? vs[vs.length - 1] : null };
+  });
+  if (!rows.some((r) => r.n)) return <p class="muted small" data-testid="metric-summary">No data in this range.</p>;
+  return (
+    <div class="metric-summary">
+      <table class="rows" data-testid="metric-summary">
+        <thead><tr><th>Series</th><th class="num">avg</th><th class="num">min</th><th class="num">max</th><th class="num">latest</th></tr></thead>
+        <tbody>{rows.slice(0, 50).map((r) => (
+          <tr data-series={r.name}><td>{r.name}</td><td class="num">{fmtValue(r.avg, unit)}</td><td class="num">{fmtValue(r.min, unit)}</td>
+            <td class="num">{fmtValue(r.max, unit)}</td><td class="num">{fmtValue(r.last, unit)}</td></tr>
+        ))}</tbody>
+      </table>
+      {rows.length > 50 && <p class="muted small">{rows.length - 50} more series: filter or group by fewer tags.</p>}
+    </div>
   );
 }
 
@@ -189,7 +234,7 @@ function TagInput({ metric, from, to, name, label, pairs, onAdd }: {
 
 // AddToDashboard puts the chart on a dashboard (an existing one or a new
 // one by name) as a line tile whose select item carries the same query.
-function AddToDashboard({ metric, query }: { metric: string; query: string }) {
+function AddToDashboard({ metric, query, numberFormat: nf }: { metric: string; query: string; numberFormat?: Record<string, unknown> }) {
   const [list, setList] = useState<Dashboard[]>([]);
   const [target, setTarget] = useState('');
   const [name, setName] = useState('');
@@ -200,7 +245,7 @@ function AddToDashboard({ metric, query }: { metric: string; query: string }) {
   useEffect(() => setAdded(null), [query]);
   const tile = (y: number) => ({
     name: metric, x: 0, y, w: 12, h: 4,
-    config: { displayType: 'line' as const, sourceId, select: [{ query, whereLanguage: 'lucene' as const }] },
+    config: { displayType: 'line' as const, sourceId, select: [{ query, whereLanguage: 'lucene' as const }], ...(nf ? { numberFormat: nf } : {}) },
   });
   const add = async () => {
     setBusy(true);
