@@ -127,4 +127,17 @@ func TestBrowserMetricsExplorer(t *testing.T) {
 	b.run("its p95", waitText(`[data-testid=metric-summary] [data-series=value]`, "100 ms"))
 	b.see("the p95 value", `[data-testid=metric-summary] [data-series=value]`)
 	b.screenshot("histogram-p95")
+
+	// Onto the existing dashboard, under its tile.
+	b.run("the existing dashboard picked", poll(`(() => { const s = document.querySelector('select[name=dashboard]');
+		const o = s && [...s.options].find((o) => o.textContent === 'Hosts CPU'); if (!o) return false;
+		s.value = o.value; s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`))
+	b.click("adding to it", `[data-testid=add-to-dashboard] button[type=submit]`)
+	b.see("the link to it", `[data-testid=added] a`)
+	b.click("opening it", `[data-testid=added] a`)
+	b.run("the dashboard", waitText(`h1`, "Hosts CPU"))
+	b.run("two tiles", poll(`document.querySelectorAll('.tile').length === 2`))
+	b.run("the p95 tile", waitText(`[data-tile="http.server.duration"]`, "p95:http.server.duration{*}"))
+	b.see("the p95 tile", `[data-tile="http.server.duration"]`)
+	assert.Equal(t, 0, eval[int](b, "failing tiles", `document.querySelectorAll('[data-testid=tile-error]').length`))
 }

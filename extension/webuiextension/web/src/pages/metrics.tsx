@@ -90,8 +90,9 @@ export function MetricsPage() {
               <thead><tr><th>Name</th><th>Type</th><th>Unit</th></tr></thead>
               <tbody>
                 {list.map((m) => (
-                  <tr class={m.name === picked ? 'sel' : ''} data-metric={m.name} title={m.description}
-                    onClick={() => go({ metric: m.name, agg: null, filter: null, by: null, rate: null })}>
+                  <tr class={m.name === picked ? 'sel' : ''} data-metric={m.name} title={m.description} tabIndex={0}
+                    onClick={() => go({ metric: m.name, agg: null, filter: null, by: null, rate: null })}
+                    onKeyDown={(e) => { if (e.key === 'Enter') go({ metric: m.name, agg: null, filter: null, by: null, rate: null }); }}>
                     <td class="name">{m.name}{m.description && <div class="desc muted small">{m.description}</div>}</td>
                     <td class="small">{m.type.replace('_', ' ')}{m.monotonic ? ' (monotonic)' : ''}</td>
                     <td class="small">{m.unit}</td>
