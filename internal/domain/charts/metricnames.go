@@ -62,11 +62,22 @@ const MaxMetrics = 1000
 const metricSample = 100_000
 
 // metricScopes opens the scope of every metric table of the source's
-// database that exists, with its type: the source's own table first.
+// database that exists, with its type: the source's own table first
+// when it is not one of the exporter's.
 func metricScopes(ctx context.Context, db *sql.DB, src query.Source) ([]*query.Scope, []string, error) {
 	var scopes []*query.Scope
 	var types []string
-	for _, t := range metricTables {
+	tables := metricTables
+	if !slices.ContainsFunc(tables, func(t struct{ table, typ string }) bool { return t.table == src.Table }) && src.Table != "" {
+		// A source over a table of its own: it too (a gauge unless the
+		// source says).
+		typ := src.MetricType
+		if typ == "" {
+			typ = "gauge"
+		}
+		tables = append([]struct{ table, typ string }{{src.Table, typ}}, tables...)
+	}
+	for _, t := range tables {
 		s := src
 		s.Table, s.MetricType = t.table, t.typ
 		if s.TimestampColumn == "" {

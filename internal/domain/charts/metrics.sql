@@ -8,7 +8,7 @@
 -- and how many series (tag sets) each has; names filtered by a
 -- case-insensitive substring.
 SELECT toString(MetricName) AS name, {{.Unit}} AS unit, {{.Description}} AS description,
-  {{.Monotonic}} AS monotonic, uniq({{.Service}}, toString({{.Attrs}}), toString({{.Resource}})) AS series
+  {{.Monotonic}} AS monotonic, uniq({{.Service}}, {{.Attrs}}, {{.Resource}}) AS series
 FROM {{.From}}
 WHERE {{.TS}} >= fromUnixTimestamp64Milli({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Milli({{.End}})
   {{- if .Search}} AND positionCaseInsensitiveUTF8(toString(MetricName), {{.Search}}) > 0{{end}}

@@ -84,6 +84,30 @@ func TestMetricsExplorer(t *testing.T) {
 		assert.Equal(t, true, r.body["data"].([]any)[0].(map[string]any)["monotonic"])
 	})
 
+	t.Run("a source over a table of its own", func(t *testing.T) {
+		db := chtest.DB(t)
+		for _, q := range []string{
+			"CREATE TABLE IF NOT EXISTS otel.api_my_gauges (ServiceName String, MetricName String, Attributes Map(String, String)," +
+				" ResourceAttributes Map(String, String), TimeUnix DateTime64(9), Value Float64) ENGINE = MergeTree ORDER BY TimeUnix",
+			"TRUNCATE TABLE otel.api_my_gauges",
+			"INSERT INTO otel.api_my_gauges VALUES ('', 'queue.depth', {}, {}, '2026-11-01 12:00:00', 3)",
+		} {
+			_, err := db.ExecContext(context.Background(), q)
+			require.NoError(t, err, q)
+		}
+		src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "my gauges", "kind": "metric",
+			"database": "otel", "table": "api_my_gauges", "timestampColumn": "TimeUnix", "attributesMap": "Attributes", "resourceMap": "ResourceAttributes"})
+		require.Equal(t, http.StatusOK, src.status, src.body)
+		r := get("/api/v2/metrics?" + rng + "&search=e&sourceId=" + item(src)["id"].(string))
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		var got []string
+		for _, m := range r.body["data"].([]any) {
+			got = append(got, m.(map[string]any)["name"].(string))
+		}
+		assert.Equal(t, []string{"http.server.duration", "http.server.requests", "queue.depth", "system.cpu.idle", "system.cpu.user"}, got,
+			"its table's metrics beside the exporter's tables of its database")
+	})
+
 	t.Run("tags", func(t *testing.T) {
 		for _, tc := range []struct {
 			query string
