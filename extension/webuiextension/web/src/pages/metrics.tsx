@@ -61,6 +61,11 @@ export function MetricsPage() {
     const t = window.setTimeout(() => {
       const q = new URLSearchParams({ sourceId, startTime: String(range.from), endTime: String(range.to) });
       if (text.trim()) q.set('search', text.trim());
+      // The filter is kept in the URL too (replacing, not a new entry).
+      const u = new URLSearchParams(location.search);
+      if (text.trim()) u.set('q', text.trim()); else u.delete('q');
+      const qs = u.toString();
+      navigate(qs ? `/metrics?${qs}` : '/metrics', true);
       callWhole<{ data: Metric[]; truncated: boolean }>('GET', `/api/v2/metrics?${q}`, undefined, ac.signal)
         .then((r) => { setList(r.data); setTruncated(r.truncated); setError(''); })
         .catch((e) => { if (!ac.signal.aborted) setError(e.message); });
@@ -68,7 +73,17 @@ export function MetricsPage() {
     return () => { ac.abort(); window.clearTimeout(t); };
   }, [text, range.from, range.to]);
 
-  const metric = list?.find((m) => m.name === picked) ?? null;
+  // The picked metric's type and unit, kept when the filter no longer
+  // lists it (read by name when the page opens on it filtered out).
+  const [info, setInfo] = useState<Metric | null>(null);
+  useEffect(() => {
+    const inList = list?.find((m) => m.name === picked);
+    if (inList) { setInfo(inList); return; }
+    if (!picked || !list || info?.name === picked) return;
+    const q = new URLSearchParams({ sourceId, search: picked, startTime: String(range.from), endTime: String(range.to) });
+    get<Metric[]>(`/api/v2/metrics?${q}`).then((l) => setInfo(l.find((m) => m.name === picked) ?? null)).catch(() => {});
+  }, [list, picked]);
+  const metric = info?.name === picked ? info : null;
   return (
     <div class="metrics">
       <aside class="metrics-list">
