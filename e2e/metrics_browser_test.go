@@ -2,11 +2,15 @@ package e2e
 
 import (
 	"fmt"
+	"math"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/DataDog/agent-payload/v5/gogen"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -140,4 +144,61 @@ func TestBrowserMetricsExplorer(t *testing.T) {
 	b.run("the p95 tile", waitText(`[data-tile="http.server.duration"]`, "p95:http.server.duration{*}"))
 	b.see("the p95 tile", `[data-tile="http.server.duration"]`)
 	assert.Equal(t, 0, eval[int](b, "failing tiles", `document.querySelectorAll('[data-testid=tile-error]').length`))
+
+	// An Agent distribution (a sketch, stored as an exponential
+	// histogram): its p50 per host from the sketch's bins.
+	sp := gogen.SketchPayload{}
+	for _, h := range []struct {
+		host  string
+		scale float64
+	}{{"web-1", 1}, {"web-2", 10}} {
+		var vs []float64
+		for i := 1; i <= 100; i++ {
+			vs = append(vs, float64(i)*h.scale)
+		}
+		sp.Sketches = append(sp.Sketches, gogen.SketchPayload_Sketch{Metric: "request.latency", Host: h.host, Tags: []string{"env:prod"},
+			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{agentSketch(now-120, vs)}})
+	}
+	raw, err := sp.Marshal()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusAccepted, postWithKey(t, fmt.Sprintf("http://127.0.0.1:%d/api/beta/sketches", c.datadog), "DD-API-KEY", ingestKey, "application/x-protobuf", string(raw)))
+	require.Eventually(t, func() bool {
+		return c.sql(t, "SELECT count() FROM otel.otel_metrics_exponential_histogram WHERE MetricName = 'request.latency'") == "2"
+	}, 30*time.Second, 200*time.Millisecond, "the sketches are stored")
+	b.run("the explorer on it", chromedp.Navigate(ui+"/metrics?metric=request.latency&agg=p50&by=host&q=latency"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-metric="request.latency"]`)))
+	assert.Contains(t, b.text(`[data-metric="request.latency"]`), "exponential histogram")
+	b.run("the p50 query", waitText(`[data-testid=metric-query]`, "p50:request.latency{*} by {host}"))
+	for host, want := range map[string]float64{"web-1": 50, "web-2": 500} {
+		sel := fmt.Sprintf(`[data-testid=metric-summary] [data-series=%q] td:nth-child(5)`, host)
+		b.see(host+"'s p50", sel)
+		got, err := strconv.ParseFloat(strings.ReplaceAll(b.text(sel), ",", ""), 64)
+		require.NoError(t, err, host)
+		assert.InEpsilon(t, want, got, 0.03, "%s's p50 within the sketch's accuracy", host)
+	}
+	b.screenshot("sketch-p50")
+}
+
+// agentSketch is what an Agent sends for values: a DDSketch of relative
+// accuracy 1/128 (bin k holds values near γ^(k-bias), γ = 1 + 2/128).
+func agentSketch(ts int64, values []float64) gogen.SketchPayload_Sketch_Dogsketch {
+	gammaLn := math.Log1p(2.0 / 128)
+	bias := 1 - int32(math.Floor(math.Log(1e-9)/gammaLn))
+	counts := map[int32]uint32{}
+	d := gogen.SketchPayload_Sketch_Dogsketch{Ts: ts, Cnt: int64(len(values)), Min: math.Inf(1), Max: math.Inf(-1)}
+	for _, v := range values {
+		counts[int32(math.RoundToEven(math.Log(v)/gammaLn))+bias]++
+		d.Sum += v
+		d.Min, d.Max = min(d.Min, v), max(d.Max, v)
+	}
+	d.Avg = d.Sum / float64(len(values))
+	keys := make([]int32, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		d.K, d.N = append(d.K, k), append(d.N, counts[k])
+	}
+	return d
 }
