@@ -12,6 +12,7 @@ import (
 
 	"github.com/DataDog/agent-payload/v5/gogen"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -94,7 +95,10 @@ func TestBrowserMetricsExplorer(t *testing.T) {
 		b.see(fmt.Sprint("the legend at ", width), legend)
 		b.see(fmt.Sprint("the values at ", width), `[data-testid=metric-summary] [data-series="web-1"]`)
 		b.see(fmt.Sprint("add to dashboard at ", width), `[data-testid=add-to-dashboard] button[type=submit]`)
+		b.click(fmt.Sprint("the time picker at ", width), `.metrics-list .timepicker > button`)
+		b.see(fmt.Sprint("its presets at ", width), `[data-testid=time-popover]`)
 		b.screenshot(fmt.Sprint("explorer-", width))
+		b.run("closing it", chromedp.KeyEvent(kb.Escape), poll(`!document.querySelector('[data-testid=time-popover]')`))
 	}
 
 	// Add it to a new dashboard and open it.
