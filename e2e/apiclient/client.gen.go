@@ -500,6 +500,51 @@ func (e KeySource) Valid() bool {
 	}
 }
 
+// Defines values for MetricInfoType.
+const (
+	MetricInfoTypeExponentialHistogram MetricInfoType = "exponential_histogram"
+	MetricInfoTypeGauge                MetricInfoType = "gauge"
+	MetricInfoTypeHistogram            MetricInfoType = "histogram"
+	MetricInfoTypeSum                  MetricInfoType = "sum"
+	MetricInfoTypeSummary              MetricInfoType = "summary"
+)
+
+// Valid indicates whether the value is a known member of the MetricInfoType enum.
+func (e MetricInfoType) Valid() bool {
+	switch e {
+	case MetricInfoTypeExponentialHistogram:
+		return true
+	case MetricInfoTypeGauge:
+		return true
+	case MetricInfoTypeHistogram:
+		return true
+	case MetricInfoTypeSum:
+		return true
+	case MetricInfoTypeSummary:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MetricTagFrom.
+const (
+	Attribute MetricTagFrom = "attribute"
+	Resource  MetricTagFrom = "resource"
+)
+
+// Valid indicates whether the value is a known member of the MetricTagFrom enum.
+func (e MetricTagFrom) Valid() bool {
+	switch e {
+	case Attribute:
+		return true
+	case Resource:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SavedSearchFilterType.
 const (
 	SavedSearchFilterTypeLucene SavedSearchFilterType = "lucene"
@@ -1435,6 +1480,42 @@ type ManagedEnvelope struct {
 	Status    int         `json:"status"`
 }
 
+// MetricInfo defines model for MetricInfo.
+type MetricInfo struct {
+	Description string `json:"description"`
+
+	// Monotonic a sum that only grows (a counter), which a chart may show as a rate
+	Monotonic bool   `json:"monotonic"`
+	Name      string `json:"name"`
+
+	// Series tag sets (service, attributes, resource attributes) seen in the range
+	Series int `json:"series"`
+
+	// Type the exporter's table the metric is in
+	Type MetricInfoType `json:"type"`
+	Unit string         `json:"unit"`
+}
+
+// MetricInfoType the exporter's table the metric is in
+type MetricInfoType string
+
+// MetricTag a tag key (key, from, attribute) or, asked for a key's values, a value
+type MetricTag struct {
+	// Attribute the OpenTelemetry resource key behind a Datadog tag (host.name for host)
+	Attribute *string `json:"attribute,omitempty"`
+
+	// Count points carrying the key or value among those read
+	Count int            `json:"count"`
+	From  *MetricTagFrom `json:"from,omitempty"`
+
+	// Key the key as a metric query names it
+	Key   *string `json:"key,omitempty"`
+	Value *string `json:"value,omitempty"`
+}
+
+// MetricTagFrom defines model for MetricTag.From.
+type MetricTagFrom string
+
 // Page defines model for Page.
 type Page struct {
 	Limit  int `json:"limit"`
@@ -2027,6 +2108,41 @@ type RotateIngestionKey200JSONResponseBodyDataSource string
 
 // RotatePersonalKey200JSONResponseBodyDataSource defines parameters for RotatePersonalKey.
 type RotatePersonalKey200JSONResponseBodyDataSource string
+
+// ListMetricsParams defines parameters for ListMetrics.
+type ListMetricsParams struct {
+	// SourceId The metric source (default "metrics")
+	SourceId *string `form:"sourceId,omitempty" json:"sourceId,omitempty"`
+
+	// Search Only names holding this text, in any case
+	Search *string `form:"search,omitempty" json:"search,omitempty"`
+
+	// StartTime ISO 8601 or epoch milliseconds (default an hour before endTime)
+	StartTime *string `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime ISO 8601 or epoch milliseconds (default now)
+	EndTime *string `form:"endTime,omitempty" json:"endTime,omitempty"`
+}
+
+// MetricTagsParams defines parameters for MetricTags.
+type MetricTagsParams struct {
+	// SourceId The metric source (default "metrics")
+	SourceId *string `form:"sourceId,omitempty" json:"sourceId,omitempty"`
+	Metric   string  `form:"metric" json:"metric"`
+
+	// Key A tag key; its values are answered instead of the keys
+	Key *string `form:"key,omitempty" json:"key,omitempty"`
+
+	// Prefix Only keys (or values) starting with this, in any case
+	Prefix *string `form:"prefix,omitempty" json:"prefix,omitempty"`
+
+	// StartTime ISO 8601 or epoch milliseconds (default an hour before endTime)
+	StartTime *string `form:"startTime,omitempty" json:"startTime,omitempty"`
+
+	// EndTime ISO 8601 or epoch milliseconds (default now)
+	EndTime *string `form:"endTime,omitempty" json:"endTime,omitempty"`
+	Limit   *int    `form:"limit,omitempty" json:"limit,omitempty"`
+}
 
 // ListSavedSearchesParams defines parameters for ListSavedSearches.
 type ListSavedSearchesParams struct {
@@ -3082,6 +3198,20 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v2/keys/personal/rotate (the `RotatePersonalKey` operationId).
 	RotatePersonalKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListMetrics Metric names with type, unit and description
+	//
+	// The metric names seen in a range in every metric table of a metric source's database (gauge, sum, histogram, exponential histogram, summary), in name order, with type, unit, description, whether a sum is monotonic and how many series (tag sets) each has; at most 1000 (truncated says more matched). A picked metric charts with a Datadog metric query through POST /api/v2/charts/series.
+	//
+	// Corresponds with GET /api/v2/metrics (the `ListMetrics` operationId).
+	ListMetrics(ctx context.Context, params *ListMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MetricTags A metric's tag keys, or a tag's values, for autocomplete
+	//
+	// A metric's tag keys in a range (its points' attribute and resource attribute keys, most common first; a resource key with a Datadog tag is named by it, host for host.name, as a metric query writes it), or with key the frequent values of that tag, read as a metric query reads it. At most 100,000 points are read.
+	//
+	// Corresponds with GET /api/v2/metrics/tags (the `MetricTags` operationId).
+	MetricTags(ctx context.Context, params *MetricTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListSavedSearches List the team's saved searches
 	//
 	// The team's saved searches.
@@ -3929,6 +4059,40 @@ func (c *Client) RevokeIngestionKey(ctx context.Context, id Id, reqEditors ...Re
 // Corresponds with POST /api/v2/keys/personal/rotate (the `RotatePersonalKey` operationId).
 func (c *Client) RotatePersonalKey(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRotatePersonalKeyRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListMetrics Metric names with type, unit and description
+//
+// The metric names seen in a range in every metric table of a metric source's database (gauge, sum, histogram, exponential histogram, summary), in name order, with type, unit, description, whether a sum is monotonic and how many series (tag sets) each has; at most 1000 (truncated says more matched). A picked metric charts with a Datadog metric query through POST /api/v2/charts/series.
+//
+// Corresponds with GET /api/v2/metrics (the `ListMetrics` operationId).
+func (c *Client) ListMetrics(ctx context.Context, params *ListMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListMetricsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MetricTags A metric's tag keys, or a tag's values, for autocomplete
+//
+// A metric's tag keys in a range (its points' attribute and resource attribute keys, most common first; a resource key with a Datadog tag is named by it, host for host.name, as a metric query writes it), or with key the frequent values of that tag, read as a metric query reads it. At most 100,000 points are read.
+//
+// Corresponds with GET /api/v2/metrics/tags (the `MetricTags` operationId).
+func (c *Client) MetricTags(ctx context.Context, params *MetricTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMetricTagsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5821,6 +5985,218 @@ func NewRotatePersonalKeyRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListMetricsRequest constructs an http.Request for the ListMetrics method
+func NewListMetricsRequest(server string, params *ListMetricsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/metrics")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sourceId", *params.SourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Search != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "search", *params.Search, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StartTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "startTime", *params.StartTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EndTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "endTime", *params.EndTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewMetricTagsRequest constructs an http.Request for the MetricTags method
+func NewMetricTagsRequest(server string, params *MetricTagsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/metrics/tags")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.SourceId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sourceId", *params.SourceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "metric", params.Metric, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Key != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "key", *params.Key, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Prefix != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "prefix", *params.Prefix, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.StartTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "startTime", *params.StartTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EndTime != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "endTime", *params.EndTime, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -8201,6 +8577,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v2/keys/personal/rotate (the `RotatePersonalKey` operationId).
 	RotatePersonalKeyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*RotatePersonalKeyResponse, error)
 
+	// ListMetricsWithResponse Metric names with type, unit and description
+	//
+	// The metric names seen in a range in every metric table of a metric source's database (gauge, sum, histogram, exponential histogram, summary), in name order, with type, unit, description, whether a sum is monotonic and how many series (tag sets) each has; at most 1000 (truncated says more matched). A picked metric charts with a Datadog metric query through POST /api/v2/charts/series.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/metrics (the `ListMetrics` operationId).
+	ListMetricsWithResponse(ctx context.Context, params *ListMetricsParams, reqEditors ...RequestEditorFn) (*ListMetricsResponse, error)
+
+	// MetricTagsWithResponse A metric's tag keys, or a tag's values, for autocomplete
+	//
+	// A metric's tag keys in a range (its points' attribute and resource attribute keys, most common first; a resource key with a Datadog tag is named by it, host for host.name, as a metric query writes it), or with key the frequent values of that tag, read as a metric query reads it. At most 100,000 points are read.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/metrics/tags (the `MetricTags` operationId).
+	MetricTagsWithResponse(ctx context.Context, params *MetricTagsParams, reqEditors ...RequestEditorFn) (*MetricTagsResponse, error)
+
 	// ListSavedSearchesWithResponse List the team's saved searches
 	//
 	// The team's saved searches.
@@ -9916,6 +10310,126 @@ func (r RotatePersonalKeyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RotatePersonalKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListMetricsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data      []MetricInfo `json:"data"`
+		Truncated bool         `json:"truncated"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListMetricsResponse) GetJSON200() *struct {
+	Data      []MetricInfo `json:"data"`
+	Truncated bool         `json:"truncated"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListMetricsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListMetricsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListMetricsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListMetricsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListMetricsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListMetricsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type MetricTagsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []MetricTag `json:"data"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MetricTagsResponse) GetJSON200() *struct {
+	Data []MetricTag `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r MetricTagsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r MetricTagsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r MetricTagsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MetricTagsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MetricTagsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MetricTagsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12792,6 +13306,36 @@ func (c *ClientWithResponses) RotatePersonalKeyWithResponse(ctx context.Context,
 	return ParseRotatePersonalKeyResponse(rsp)
 }
 
+// ListMetricsWithResponse Metric names with type, unit and description
+//
+// The metric names seen in a range in every metric table of a metric source's database (gauge, sum, histogram, exponential histogram, summary), in name order, with type, unit, description, whether a sum is monotonic and how many series (tag sets) each has; at most 1000 (truncated says more matched). A picked metric charts with a Datadog metric query through POST /api/v2/charts/series.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/metrics (the `ListMetrics` operationId).
+func (c *ClientWithResponses) ListMetricsWithResponse(ctx context.Context, params *ListMetricsParams, reqEditors ...RequestEditorFn) (*ListMetricsResponse, error) {
+	rsp, err := c.ListMetrics(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListMetricsResponse(rsp)
+}
+
+// MetricTagsWithResponse A metric's tag keys, or a tag's values, for autocomplete
+//
+// A metric's tag keys in a range (its points' attribute and resource attribute keys, most common first; a resource key with a Datadog tag is named by it, host for host.name, as a metric query writes it), or with key the frequent values of that tag, read as a metric query reads it. At most 100,000 points are read.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/metrics/tags (the `MetricTags` operationId).
+func (c *ClientWithResponses) MetricTagsWithResponse(ctx context.Context, params *MetricTagsParams, reqEditors ...RequestEditorFn) (*MetricTagsResponse, error) {
+	rsp, err := c.MetricTags(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMetricTagsResponse(rsp)
+}
+
 // ListSavedSearchesWithResponse List the team's saved searches
 //
 // The team's saved searches.
@@ -14433,6 +14977,91 @@ func ParseRotatePersonalKeyResponse(rsp *http.Response) (*RotatePersonalKeyRespo
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest NewKey
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListMetricsResponse parses an HTTP response from a ListMetricsWithResponse call
+func ParseListMetricsResponse(rsp *http.Response) (*ListMetricsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListMetricsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data      []MetricInfo `json:"data"`
+			Truncated bool         `json:"truncated"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseMetricTagsResponse parses an HTTP response from a MetricTagsWithResponse call
+func ParseMetricTagsResponse(rsp *http.Response) (*MetricTagsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MetricTagsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []MetricTag `json:"data"`
+		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -14,6 +14,8 @@ package charts
 // and the Agent's known tags where the receiver puts them, others as
 // data point attributes, then resource attributes. Formulas (+ - * /,
 // numbers, parentheses) and top() combine the queries' answers in Go.
+// Histogram metrics take Datadog's distribution aggregators too
+// (p50:http.server.duration{*}; ddhistograms.go).
 
 import (
 	"context"
@@ -56,7 +58,12 @@ type ddMetricQuery struct {
 	fill          string // "", null, zero, last
 }
 
-var ddSpaceAggs = []string{"avg", "sum", "min", "max"}
+var ddSpaceAggs = []string{"avg", "sum", "min", "max", "p50", "p75", "p90", "p95", "p99"}
+
+// ddPercentiles are the space aggregators Datadog gives distributions:
+// a percentile of every value the group's points hold in the bucket,
+// read from their histogram buckets.
+var ddPercentiles = map[string]float64{"p50": 0.5, "p75": 0.75, "p90": 0.9, "p95": 0.95, "p99": 0.99}
 var ddRollups = []string{"avg", "sum", "min", "max", "count"}
 var ddTopBy = []string{"mean", "min", "max", "last", "sum", "area", "l2norm", "norm"}
 
@@ -538,11 +545,12 @@ type ddSeries struct {
 	values map[string]map[int64]*float64 // key → bucket → value
 }
 
-// metricTables are where the exporter keeps Datadog's metric types: a
-// query looks in the series' table first, then in these of its database
-// (gauges and counts are in different tables; a Datadog user names the
-// metric, not its table).
-var metricTables = []struct{ table, typ string }{{"otel_metrics_gauge", "gauge"}, {"otel_metrics_sum", "sum"}}
+// metricTables are where the exporter keeps each metric type: a query
+// looks in the series' table first, then in these of its database
+// (gauges, counts and sketches are in different tables; a Datadog user
+// names the metric, not its table). The metrics explorer lists them.
+var metricTables = []struct{ table, typ string }{{"otel_metrics_gauge", "gauge"}, {"otel_metrics_sum", "sum"},
+	{"otel_metrics_histogram", "histogram"}, {"otel_metrics_exponential_histogram", "exponential_histogram"}, {"otel_metrics_summary", "summary"}}
 
 // RunDatadogMetric evaluates a series' Query over [start, end) in
 // buckets of step.
@@ -714,8 +722,9 @@ func topOf(in *ddSeries, n int, by string, desc bool) *ddSeries {
 }
 
 // table finds the table holding the metric: the series' own, else the
-// exporter's gauge or sum table of its database.
-func (ev *ddEval) table(metric string) (query.Source, error) {
+// exporter's metric table of its database that has it (found false:
+// none has, the series' own is answered).
+func (ev *ddEval) table(metric string) (src query.Source, found bool, err error) {
 	cands := []query.Source{ev.src}
 	for _, t := range metricTables {
 		if t.table != ev.src.Table {
@@ -740,19 +749,19 @@ func (ev *ddEval) table(metric string) (query.Source, error) {
 			clickhouse.WithSettings(query.UserQuerySettings(ev.timeout))),
 			"SELECT 1 FROM "+scope.From+" WHERE "+mc+" = "+m+" LIMIT 1").Scan(&one)
 		if err == nil {
-			return s, nil
+			return s, true, nil
 		}
 		if err != sql.ErrNoRows {
-			return query.Source{}, query.EngineError(err)
+			return query.Source{}, false, query.EngineError(err)
 		}
 	}
-	return ev.src, nil
+	return ev.src, false, nil
 }
 
 // query runs one metric query: rolled up per series and bucket, then
 // aggregated per group.
 func (ev *ddEval) query(q *ddMetricQuery) (*ddSeries, error) {
-	src, err := ev.table(q.metric)
+	src, found, err := ev.table(q.metric)
 	if err != nil {
 		return nil, err
 	}
@@ -760,8 +769,21 @@ func (ev *ddEval) query(q *ddMetricQuery) (*ddSeries, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := scope.Column("Value"); !ok {
-		return nil, query.Mistake(fmt.Errorf("%s has no Value column: Datadog metric queries read gauges and sums", src.Table))
+	distribution := src.MetricType == "histogram" || src.MetricType == "exponential_histogram"
+	if _, ok := scope.Column("Value"); !ok && !distribution {
+		return nil, query.Mistake(fmt.Errorf("%s has no Value column: Datadog metric queries read gauges, sums and histograms", src.Table))
+	}
+	if _, pct := ddPercentiles[q.space]; pct && !distribution {
+		if found {
+			return nil, query.Mistake(fmt.Errorf("%s:%s: percentiles read histogram metrics (distributions); %s is a %s", q.space, q.metric, q.metric, src.MetricType))
+		}
+		// No table has the metric: no data, as for any other aggregator.
+		out := &ddSeries{by: q.by, groups: map[string][]string{}, values: map[string]map[int64]*float64{}}
+		if len(q.by) == 0 {
+			out.groups[""], out.values[""] = []string{}, map[int64]*float64{}
+		}
+		ev.fill(out, q.fill)
+		return out, nil
 	}
 	var p query.Params
 	cond := "1"
@@ -794,6 +816,9 @@ func (ev *ddEval) query(q *ddMetricQuery) (*ddSeries, error) {
 	bucket := fmt.Sprintf("toUInt64(toUnixTimestamp(toStartOfInterval(toDateTime(%s), INTERVAL %d SECOND))) * 1000", ts, secs)
 	startP, endP := p.Add(strconv.FormatInt(ev.start.UnixMilli(), 10), "Int64"), p.Add(strconv.FormatInt(ev.end.UnixMilli(), 10), "Int64")
 	metric := p.Add(q.metric, "String")
+	if distribution {
+		return ev.distribution(q, src, scope, &p, bucket, grp, metric, startP, endP, cond)
+	}
 	counter := src.MetricType == "sum"
 	rollup := q.rollup
 	if rollup == "" {
@@ -829,6 +854,12 @@ func (ev *ddEval) query(q *ddMetricQuery) (*ddSeries, error) {
 	sqlText := fmt.Sprintf("SELECT bucket, grp, toFloat64(%[1]s(v)) FROM (SELECT %[2]s AS bucket, %[3]s AS grp, toFloat64(%[4]s) AS v FROM %[5]s WHERE %[6]s"+ //nolint:gosec // see above
 		" GROUP BY bucket, grp, ServiceName, toString(Attributes), toString(ResourceAttributes)) GROUP BY bucket, grp ORDER BY bucket LIMIT %[7]d",
 		q.space, bucket, grp, inner, from, where, MaxPoints+1)
+	return ev.collect(q, &p, sqlText)
+}
+
+// collect runs a metric query's SQL, whose rows are (bucket, group,
+// value), into its series.
+func (ev *ddEval) collect(q *ddMetricQuery, p *query.Params, sqlText string) (*ddSeries, error) {
 	params := clickhouse.Parameters{}
 	for k, v := range p.Values {
 		params[k] = v

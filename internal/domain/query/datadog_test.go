@@ -211,3 +211,14 @@ func FuzzDatadog(f *testing.F) {
 		}
 	})
 }
+
+func TestDatadogTagNamesResourceKeys(t *testing.T) {
+	for otel, want := range map[string]string{"host.name": "host", "deployment.environment.name": "env", "cloud.availability_zone": "availability_zone",
+		"k8s.pod.name": "pod_name", "service.name": "service"} {
+		got, ok := DatadogTag(otel)
+		assert.True(t, ok, otel)
+		assert.Equal(t, want, got, otel)
+	}
+	_, ok := DatadogTag("http.route")
+	assert.False(t, ok, "an attribute with no Datadog tag keeps its name")
+}

@@ -117,3 +117,26 @@ func filterSQL(f *TagFilter, ps *ddParser) (string, error) {
 	}
 	return ps.equal(tg, ddLiteral(f.Value)), nil
 }
+
+// datadogNames is ddTags the other way: the Datadog tag a metric query
+// names an OpenTelemetry resource key by. Of several aliases of one key
+// (zone, availability_zone), the longest without a dash: Datadog's own.
+var datadogNames = func() map[string]string {
+	out := map[string]string{}
+	for dd, otel := range ddTags {
+		if strings.Contains(dd, "-") {
+			continue
+		}
+		if cur, ok := out[otel]; !ok || len(dd) > len(cur) || len(dd) == len(cur) && dd < cur {
+			out[otel] = dd
+		}
+	}
+	return out
+}()
+
+// DatadogTag is the Datadog tag naming an OpenTelemetry resource key
+// (host for host.name), if it has one.
+func DatadogTag(otelKey string) (string, bool) {
+	t, ok := datadogNames[otelKey]
+	return t, ok
+}

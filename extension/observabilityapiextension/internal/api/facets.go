@@ -54,17 +54,9 @@ func (w *searchWindow) check(p *problems.List) (start, end time.Time) {
 // searchScope reads one of the team's sources and resolves its table; a
 // missing or unreadable source is the caller's mistake.
 func (s *Server) searchScope(r *http.Request, id string) (sources.Source, *query.Scope, *result) {
-	src, err := s.sources.Get(r.Context(), teamOf(r.Context()), id)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		res := fail(http.StatusNotFound, "source "+strconv.Quote(id)+" not found")
-		return src, nil, &res
-	case errors.Is(err, sources.ErrUnreadable):
-		res := fail(http.StatusBadRequest, "invalid search: "+err.Error())
-		return src, nil, &res
-	case err != nil:
-		res := failed("", err)
-		return src, nil, &res
+	src, res := s.teamSource(r, id, "search")
+	if res != nil {
+		return src, nil, res
 	}
 	sc, err := query.OpenScope(r.Context(), s.opts.DB, src.Chart())
 	if err != nil {
@@ -72,6 +64,25 @@ func (s *Server) searchScope(r *http.Request, id string) (sources.Source, *query
 		return src, nil, &res
 	}
 	return src, sc, nil
+}
+
+// teamSource reads one of the team's sources through the catalog, which
+// checks the team may read its database; what is the request's name in
+// the message of a source the team may not read.
+func (s *Server) teamSource(r *http.Request, id, what string) (sources.Source, *result) {
+	src, err := s.sources.Get(r.Context(), teamOf(r.Context()), id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		res := fail(http.StatusNotFound, "source "+strconv.Quote(id)+" not found")
+		return src, &res
+	case errors.Is(err, sources.ErrUnreadable):
+		res := fail(http.StatusBadRequest, "invalid "+what+": "+err.Error())
+		return src, &res
+	case err != nil:
+		res := failed("", err)
+		return src, &res
+	}
+	return src, nil
 }
 
 // checkWhere adds a where's problems (its language and size) to p.

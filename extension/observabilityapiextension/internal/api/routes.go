@@ -62,6 +62,8 @@ func (s *Server) routes() {
 		{"GET /sources/{id}/columns", s.columnsHandler},
 		{"GET /traces/{id}", s.traceHandler},
 		{"GET /services", s.servicesHandler},
+		{"GET /metrics", s.metricsHandler},
+		{"GET /metrics/tags", s.metricTagsHandler},
 		{"GET /keys", s.keysHandler},
 		{"POST /keys/personal/rotate", s.rotatePersonal},
 		{"POST /keys/ingestion/rotate", s.rotateIngestion},

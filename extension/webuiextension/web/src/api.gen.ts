@@ -401,6 +401,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Metric names with type, unit and description
+         * @description The metric names seen in a range in every metric table of a metric source's database (gauge, sum, histogram, exponential histogram, summary), in name order, with type, unit, description, whether a sum is monotonic and how many series (tag sets) each has; at most 1000 (truncated says more matched). A picked metric charts with a Datadog metric query through POST /api/v2/charts/series.
+         */
+        get: operations["listMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/metrics/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A metric's tag keys, or a tag's values, for autocomplete
+         * @description A metric's tag keys in a range (its points' attribute and resource attribute keys, most common first; a resource key with a Datadog tag is named by it, host for host.name, as a metric query writes it), or with key the frequent values of that tag, read as a metric query reads it. At most 100,000 points are read.
+         */
+        get: operations["metricTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/services": {
         parameters: {
             query?: never;
@@ -865,6 +905,32 @@ export interface components {
             source: "generated" | "configured";
             /** Format: date-time */
             createdAt: string;
+        };
+        MetricInfo: {
+            name: string;
+            /**
+             * @description the exporter's table the metric is in
+             * @enum {string}
+             */
+            type: "gauge" | "sum" | "histogram" | "exponential_histogram" | "summary";
+            unit: string;
+            description: string;
+            /** @description a sum that only grows (a counter), which a chart may show as a rate */
+            monotonic: boolean;
+            /** @description tag sets (service, attributes, resource attributes) seen in the range */
+            series: number;
+        };
+        /** @description a tag key (key, from, attribute) or, asked for a key's values, a value */
+        MetricTag: {
+            /** @description the key as a metric query names it */
+            key?: string;
+            /** @enum {string} */
+            from?: "attribute" | "resource";
+            /** @description the OpenTelemetry resource key behind a Datadog tag (host.name for host) */
+            attribute?: string;
+            value?: string;
+            /** @description points carrying the key or value among those read */
+            count: number;
         };
         FieldValue: {
             value: string;
@@ -2258,6 +2324,77 @@ export interface operations {
                             logs: Record<string, never>[];
                             truncated: boolean;
                         };
+                    };
+                };
+            };
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    listMetrics: {
+        parameters: {
+            query?: {
+                /** @description The metric source (default "metrics") */
+                sourceId?: string;
+                /** @description Only names holding this text, in any case */
+                search?: string;
+                /** @description ISO 8601 or epoch milliseconds (default an hour before endTime) */
+                startTime?: string;
+                /** @description ISO 8601 or epoch milliseconds (default now) */
+                endTime?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MetricInfo"][];
+                        truncated: boolean;
+                    };
+                };
+            };
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    metricTags: {
+        parameters: {
+            query: {
+                /** @description The metric source (default "metrics") */
+                sourceId?: string;
+                metric: string;
+                /** @description A tag key; its values are answered instead of the keys */
+                key?: string;
+                /** @description Only keys (or values) starting with this, in any case */
+                prefix?: string;
+                /** @description ISO 8601 or epoch milliseconds (default an hour before endTime) */
+                startTime?: string;
+                /** @description ISO 8601 or epoch milliseconds (default now) */
+                endTime?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Keys, or a key's values, most common first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MetricTag"][];
                     };
                 };
             };

@@ -12,6 +12,7 @@ const TeamPage = lazy(() => import('./pages/team').then((m) => m.TeamPage));
 const ServicesPage = lazy(() => import('./pages/services').then((m) => m.ServicesPage));
 const DashboardsPage = lazy(() => import('./pages/dashboards').then((m) => m.DashboardsPage));
 const DashboardPage = lazy(() => import('./pages/dashboards').then((m) => m.DashboardPage));
+const MetricsPage = lazy(() => import('./pages/metrics').then((m) => m.MetricsPage));
 const AlertsPage = lazy(() => import('./pages/alerts').then((m) => m.AlertsPage));
 
 interface Status {
@@ -85,6 +86,7 @@ function route(path: string, me: Account) {
   if (path === '/services') return <ServicesPage />;
   if (path === '/dashboards') return <DashboardsPage />;
   if (path.startsWith('/dashboards/')) return <DashboardPage id={decodeURIComponent(path.slice(12))} />;
+  if (path === '/metrics') return <MetricsPage />;
   if (path === '/alerts') return <AlertsPage />;
   if (path === '/team') return <TeamPage me={me} />;
   return (
@@ -114,6 +116,7 @@ function Nav({ me, path, onSignOut }: { me: Account; path: string; onSignOut: ()
       {item('/search/logs', 'Logs')}
       {item('/search/traces', 'Traces')}
       {item('/services', 'Services')}
+      {item('/metrics', 'Metrics')}
       {item('/dashboards', 'Dashboards')}
       {item('/alerts', 'Alerts')}
       <div class="grow" />

@@ -46,7 +46,9 @@ export function Chart({ lines, stepMs, bars, height = 180, unit = '', onZoom }: 
         width: bars ? 0 : 1.5,
         fill: bars ? c + 'cc' : undefined,
         paths: bars ? uPlot.paths.bars!({ size: [0.8, 40], align: 1 }) : undefined,
-        points: { show: false },
+        // A line of one value (a metric sent once in the range) would
+        // draw nothing: its point is shown.
+        points: { show: (u, si) => !bars && Array.from(u.data[si] as ArrayLike<number | null | undefined>).filter((v) => v !== null && v !== undefined).length === 1 },
         // A gauge sampled less often than the buckets leaves empty ones
         // between its points: the line joins them instead of drawing dots.
         spanGaps: !bars,

@@ -371,12 +371,12 @@ function splitGroupBy(s?: string): string[] {
   return out;
 }
 
-interface Series { stepMs: number; lines: Line[]; perItem: Line[][] }
+export interface Series { stepMs: number; lines: Line[]; perItem: Line[][] }
 
 // runTile asks /api/v2/charts/series for a chart tile's select items over
 // the range, one series per item, and turns its rows (one per bucket and
 // group) into a line per item and group.
-async function runTile(c: TileConfig, from: number, to: number, signal?: AbortSignal): Promise<Series> {
+export async function runTile(c: TileConfig, from: number, to: number, signal?: AbortSignal): Promise<Series> {
   const items = c.select as SelectItem[];
   const groupBy = splitGroupBy(c.groupBy);
   const r = await callWhole<{ data: any[]; granularity: string }>('POST', '/api/v2/charts/series', {
@@ -437,7 +437,10 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
   } else if (!data) {
     content = <p class="muted small">Loading…</p>;
   } else {
-    content = <TileData c={c} items={items} data={data} unit={unit} height={Math.max(100, tile.h * 82 - 70)} onZoom={onZoom} />;
+    // A line or bar chart's legend (its series and hover values) sits
+    // under the plot, inside the tile.
+    const legend = ['line', 'stacked_bar'].includes(c.displayType) && data.lines.length <= 12 ? 30 : 0;
+    content = <TileData c={c} items={items} data={data} unit={unit} height={Math.max(100, tile.h * 82 - 70 - legend)} onZoom={onZoom} />;
   }
   return <>{head}<div class="tile-body">{content}</div></>;
 }
@@ -595,6 +598,9 @@ function tileOut(t: Tile): Tile {
   if (!out.numberFormat) delete out.numberFormat;
   if (!out.groupBy) delete out.groupBy;
   out.select = (Array.isArray(c.select) ? c.select : []).map((s) => {
+    // A Datadog metric query (a tile from the metrics explorer) is kept
+    // whole: it replaces aggFn, field and where.
+    if (s.query) return { query: s.query, whereLanguage: s.whereLanguage || 'lucene', ...(s.alias ? { alias: s.alias } : {}) };
     const o: SelectItem = { aggFn: s.aggFn, where: s.where ?? '', whereLanguage: s.whereLanguage || 'lucene' };
     if (s.aggFn !== 'count' && s.valueExpression) o.valueExpression = s.valueExpression;
     if (s.aggFn === 'quantile') o.level = s.level ?? 0.95;
