@@ -5,6 +5,7 @@ import { TimePicker } from '../components/timepicker';
 import { EventPanel } from '../components/eventpanel';
 import { addTerm, Facets } from '../components/facets';
 import { WhereBox } from '../components/wherebox';
+import { TraceList } from '../components/tracelist';
 import { defaultColumns, severityClass, show, valueOf } from '../fields';
 import { navigate, onLink, useLocation } from '../router';
 import { fmtDuration, fmtTs, resolveRange, zoneName } from '../time';
@@ -64,6 +65,8 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
   const where = params.get('q') ?? '';
   const lang = langOf(params.get('lang'));
   const live = params.get('live') === '1';
+  // A trace source shows its spans, or its traces one row each.
+  const traceView = kind === 'trace' && params.get('view') === 'traces';
   const cols = params.get('cols')?.split(',').filter(Boolean) ?? defaultColumns(src);
   const rangeKey = [params.get('range'), params.get('from'), params.get('to')].join('|');
   const [refreshTick, setRefreshTick] = useState(0);
@@ -84,6 +87,8 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
   const [selected, setSelected] = useState<Row | null>(null);
   const [picker, setPicker] = useState(false);
   const body = { sourceId: src.id, startTime: range.from, endTime: range.to, where, whereLanguage: lang };
+  // The histogram's bars stack by severity (logs) or status (spans).
+  const stackBy = kind === 'log' ? src.severityColumn || undefined : src.statusCodeColumn || 'StatusCode';
 
   // A new search: histogram and the first page, the older ones cancelled.
   useEffect(() => {
@@ -95,16 +100,18 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     setHist(null);
     setHistError('');
     late.current = new Set();
-    searchRows(body, PAGE, undefined, ac.signal)
+    // The traces view lists traces itself (and shows its own error).
+    if (!traceView) searchRows(body, PAGE, undefined, ac.signal)
       .then((p) => { setRows(p.rows); setCursor(p.nextCursor); setRowsFor(where); })
       .catch((e) => { if (e.name !== 'AbortError') { setError(e.message); setRowsFor(where); } })
       .finally(() => setLoading(false));
+    else setLoading(false);
     // A failed count says so (the search's own error is shown above it),
     // rather than "Counting…" for ever.
-    countHistogram(body, ac.signal).then(setHist)
+    countHistogram(body, ac.signal, stackBy).then(setHist)
       .catch((e) => { if (e.name !== 'AbortError') setHistError(e.message); });
     return () => ac.abort();
-  }, [src.id, where, lang, range.from, range.to]);
+  }, [src.id, where, lang, range.from, range.to, traceView]);
 
   const more = async () => {
     if (!cursor || loading) return;
@@ -151,7 +158,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
           setRows(cur.concat(fresh).sort(newestFirst));
           setRowsFor(where);
         }
-        countHistogram({ ...body, startTime: now - (range.to - range.from), endTime: now }).then(setHist)
+        countHistogram({ ...body, startTime: now - (range.to - range.from), endTime: now }, undefined, stackBy).then(setHist)
           .catch((e) => setHistError(e.message));
       } catch { /* the next tick tries again */ }
     }, TAIL_EVERY_MS);
@@ -211,6 +218,13 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
       </div>
  {error && <p class="error where-error" role="alert" data-testid="search-error">{error}</p>}
       <Histogram data={hist} error={error ? 'the search failed' : histError} onZoom={(from, to) => setParams({ range: null, from: String(from), to: String(to), live: null })} />
+      {kind === 'trace' && (
+        <div class="view-toggle" role="group" aria-label="Show">
+          <button class={traceView ? 'ghost small' : 'ghost small on'} aria-pressed={!traceView} data-testid="view-spans" onClick={() => setParams({ view: null })}>Spans</button>
+          <button class={traceView ? 'ghost small on' : 'ghost small'} aria-pressed={traceView} data-testid="view-traces" onClick={() => setParams({ view: 'traces', live: null })}>Traces</button>
+        </div>
+      )}
+      {traceView ? <TraceList body={body} /> : <>
       <div class="results-head">
         <span class="muted small">{rows.length ? `${rows.length.toLocaleString()} shown${cursor ? ', more on scroll' : ''}` : loading ? 'Searching…' : error ? 'The search did not run: see the message above' : 'No matching events in this range'}</span>
         <button class="ghost small" onClick={() => setPicker(!picker)}>Columns</button>
@@ -247,6 +261,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
         </table>
         <div ref={sentinel} class="sentinel">{loading && rows.length > 0 ? 'Loading more…' : ''}</div>
       </div>
+      </>}
       </div>
       {selected && <EventPanel row={selected} src={src} onClose={() => setSelected(null)}
         onFilter={(expr) => { setSelected(null); filter(expr); }} />}
