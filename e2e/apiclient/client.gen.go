@@ -3383,7 +3383,7 @@ type ClientInterface interface {
 
 	// SearchTracesWithBody List the traces matching a search
 	//
-	// The traces with a span matching the where in the range, one row per trace, newest first (by its first matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3392,7 +3392,7 @@ type ClientInterface interface {
 
 	// SearchTraces List the traces matching a search
 	//
-	// The traces with a span matching the where in the range, one row per trace, newest first (by its first matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4398,7 +4398,7 @@ func (c *Client) SearchFields(ctx context.Context, params *SearchFieldsParams, r
 
 // SearchTracesWithBody List the traces matching a search
 //
-// The traces with a span matching the where in the range, one row per trace, newest first (by its first matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4417,7 +4417,7 @@ func (c *Client) SearchTracesWithBody(ctx context.Context, contentType string, b
 
 // SearchTraces List the traces matching a search
 //
-// The traces with a span matching the where in the range, one row per trace, newest first (by its first matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8606,7 +8606,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchTracesWithBodyWithResponse List the traces matching a search
 	//
-	// The traces with a span matching the where in the range, one row per trace, newest first (by its first matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8615,7 +8615,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchTracesWithResponse List the traces matching a search
 	//
-	// The traces with a span matching the where in the range, one row per trace, newest first (by its first matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13344,7 +13344,7 @@ func (c *ClientWithResponses) SearchFieldsWithResponse(ctx context.Context, para
 
 // SearchTracesWithBodyWithResponse List the traces matching a search
 //
-// The traces with a span matching the where in the range, one row per trace, newest first (by its first matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13359,7 +13359,7 @@ func (c *ClientWithResponses) SearchTracesWithBodyWithResponse(ctx context.Conte
 
 // SearchTracesWithResponse List the traces matching a search
 //
-// The traces with a span matching the where in the range, one row per trace, newest first (by its first matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -110,21 +110,28 @@ GROUP BY v ORDER BY c DESC, v
 LIMIT {{.Limit}}
 
 -- name: trace_ids
--- The trace list's page: the traces with a span matching the where in
--- the range, keyed by their first matching span, newest first. One
--- GROUP BY over the matching spans; a later page keeps the traces
--- before the last one sent ({{.Before}}, {{.BeforeID}}), and the spans
--- after it cannot lower a trace's first, so they are not read.
-SELECT toString({{.TraceCol}}) AS tid, toUnixTimestamp64Nano(toDateTime64(min({{.TS}}), 9)) AS first_ns
+-- The trace list's page: the traces with a span matching the where,
+-- newest first by their newest matching span, grouped from the spans of
+-- [{{.Start}}, {{.End}}). The caller starts with the newest slice of the
+-- range and widens it while the page is not full: a trace's newest span
+-- lies in the slice if it is newer than the slice's start, so a full
+-- page from a slice is the page of the whole range. A later page keeps
+-- the spans up to the last trace sent ({{.Before}}, {{.BeforeID}}) and
+-- leaves out the traces with a span after it, which earlier pages listed.
+SELECT toString({{.TraceCol}}) AS tid, toUnixTimestamp64Nano(toDateTime64(max({{.TS}}), 9)) AS last_ns
 FROM {{.From}}
 WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}})
-  {{- if .Before}} AND {{.TS}} <= fromUnixTimestamp64Nano({{.Before}}){{end}}
   AND {{.TraceCol}} != '' AND {{.Where}}
+  {{- if .Before}}
+  AND {{.TS}} <= fromUnixTimestamp64Nano({{.Before}})
+  AND {{.TraceCol}} NOT IN (SELECT {{.TraceCol}} FROM {{.From}}
+    WHERE {{.TS}} > fromUnixTimestamp64Nano({{.Before}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}}) AND {{.TraceCol}} != '' AND {{.Where}})
+  {{- end}}
 GROUP BY tid
 {{- if .Before}}
-HAVING (first_ns, tid) < ({{.Before}}, {{.BeforeID}})
+HAVING (last_ns, tid) < ({{.Before}}, {{.BeforeID}})
 {{- end}}
-ORDER BY first_ns DESC, tid DESC
+ORDER BY last_ns DESC, tid DESC
 LIMIT {{.Limit}}
 
 -- name: traces_bounds

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,7 +46,7 @@ type TracePage struct {
 }
 
 // traceCursor is where a trace list page starts: before the trace whose
-// first matching span is at ns with id tid (ties broken by id).
+// newest matching span is at ns with id tid (ties broken by id).
 type traceCursor struct {
 	ns  int64
 	tid string
@@ -68,12 +69,14 @@ func parseTraceCursor(s string) (traceCursor, error) {
 }
 
 // TraceList answers the traces that have a span matching the request's
-// where in its range, one row each, newest first (by their first matching
-// span). The where is compiled as Search compiles it. Two statements: the
-// page's trace ids (one GROUP BY over the matching spans, bounded by the
-// range and a LIMIT), then those traces summarised over all their spans,
-// read only from the days the exporter's lookup table says they ran (or
-// the range widened by an hour, without it).
+// where in its range, one row each, newest first (by their newest
+// matching span). The where is compiled as Search compiles it. The
+// page's trace ids come from a GROUP BY over the matching spans of the
+// newest slice of the range, widened until the page is full (a busy
+// day's page reads its last minutes, not the day); then those traces are
+// summarised over all their spans, read only from the days the
+// exporter's lookup table says they ran (or the range widened by an
+// hour, without it).
 func TraceList(ctx context.Context, db *sql.DB, scope *query.Scope, cols TraceColumns, req Request, timeout time.Duration) (TracePage, error) {
 	if !req.Start.Before(req.End) {
 		return TracePage{}, query.Mistake(errors.New("the start of the range must be before its end"))
@@ -114,7 +117,8 @@ func TraceList(ctx context.Context, db *sql.DB, scope *query.Scope, cols TraceCo
 		return TracePage{}, err
 	}
 	ids := map[string]any{"From": scope.From, "TS": scope.Timestamp, "TraceCol": data["TraceCol"], "Where": cond, "Limit": req.Limit + 1,
-		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
+		"End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
+	top := req.End
 	if req.Cursor != "" {
 		cur, err := parseTraceCursor(req.Cursor)
 		if err != nil {
@@ -122,16 +126,33 @@ func TraceList(ctx context.Context, db *sql.DB, scope *query.Scope, cols TraceCo
 		}
 		ids["Before"] = p.Add(strconv.FormatInt(cur.ns, 10), "Int64")
 		ids["BeforeID"] = p.Add(cur.tid, "String")
+		if t := time.Unix(0, cur.ns+1); t.Before(top) {
+			top = t
+		}
 	}
-	found, err := readRows(ctx, db, render("trace_ids", ids), p, timeout)
-	if err != nil {
-		return TracePage{}, err
+	// The newest 1/64 of what is left of the range, then 1/8, then all
+	// of it, until the page is full.
+	var found []map[string]any
+	for _, part := range []int64{64, 8, 1} {
+		from := top.Add(-top.Sub(req.Start) / time.Duration(part))
+		if part == 1 || !from.After(req.Start) {
+			from = req.Start
+		}
+		slice := maps.Clone(ids)
+		sp := query.Params{Values: maps.Clone(p.Values)}
+		slice["Start"] = sp.Add(strconv.FormatInt(from.UnixNano(), 10), "Int64")
+		if found, err = readRows(ctx, db, render("trace_ids", slice), sp, timeout); err != nil {
+			return TracePage{}, err
+		}
+		if len(found) > req.Limit || from.Equal(req.Start) {
+			break
+		}
 	}
 	page := TracePage{Traces: []TraceSummary{}}
 	if len(found) > req.Limit {
 		found = found[:req.Limit]
 		last := found[len(found)-1]
-		ns, _ := strconv.ParseInt(fmt.Sprint(last["first_ns"]), 10, 64)
+		ns, _ := strconv.ParseInt(fmt.Sprint(last["last_ns"]), 10, 64)
 		page.NextCursor = traceCursor{ns, fmt.Sprint(last["tid"])}.String()
 	}
 	if len(found) == 0 {

@@ -13,8 +13,8 @@ import (
 
 // POST /api/v2/search/traces: one row per trace with a span matching the
 // where, summarised over all its spans (a match on a child still answers
-// the root), newest first and paged; with the exporter's lookup table
-// beside the spans, and without it.
+// the root), newest first (by its newest matching span) and paged; with
+// the exporter's lookup table beside the spans, and without it.
 func TestTraceList(t *testing.T) {
 	fx := setup(t)
 	db := chtest.DB(t)
@@ -94,6 +94,20 @@ func TestTraceList(t *testing.T) {
 			body = map[string]any{"maxResults": 1, "cursor": next}
 		}
 		assert.Equal(t, []string{"t3", "t2", "t1"}, seen, lookup)
+
+		// An hour whose newest minute holds the page: it is read from
+		// that slice, and the next page from the rest.
+		hour := map[string]any{"startTime": "2026-11-01T11:00:00Z", "endTime": "2026-11-01T12:00:31Z", "maxResults": 2}
+		r = list(hour)
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		require.Len(t, r.body["data"], 2)
+		assert.Equal(t, "t2", r.body["data"].([]any)[1].(map[string]any)["traceId"])
+		hour = map[string]any{"startTime": "2026-11-01T11:00:00Z", "endTime": "2026-11-01T12:00:31Z", "maxResults": 2, "cursor": r.body["nextCursor"]}
+		r = list(hour)
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		require.Len(t, r.body["data"], 1)
+		assert.Equal(t, "t1", r.body["data"].([]any)[0].(map[string]any)["traceId"])
+		assert.Nil(t, r.body["nextCursor"])
 	}
 	check("without a lookup table")
 	for _, q := range []string{
