@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -25,6 +28,11 @@ func TestBrowserTraceList(t *testing.T) {
 	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
 	otlp := fmt.Sprintf("http://127.0.0.1:%d", c.otlpHTTP)
 	b := newBrowser(t, ui, "tracelist")
+	// A zone other than UTC, so that switching to UTC shows.
+	b.run("the browser in Paris", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Paris"})
+		return err
+	}))
 	b.signUp("/", "owner@example.com", "correct horse battery")
 
 	now := time.Now()
@@ -124,6 +132,37 @@ func TestBrowserTraceList(t *testing.T) {
 		assert.Contains(t, tip, "warn 1")
 		assert.Contains(t, tip, "info 2")
 		b.screenshot("histogram-" + w)
+
+		if width != 1400 {
+			continue
+		}
+		// The zone switch: the table's times in Paris, then in UTC, an
+		// hour apart, and still UTC after a reload.
+		zone := `[data-testid=results] thead [data-testid=zone-switch]`
+		assert.Equal(t, "Europe/Paris", b.text(zone))
+		cell := `[data-testid=results] tbody tr:first-child td:nth-child(2)`
+		paris := b.text(cell)
+		b.click("showing UTC", zone)
+		b.run("the header says UTC", waitText(zone, "UTC"))
+		utc := b.text(cell)
+		require.Len(t, paris, len("11-26 21:38:29.307"))
+		assert.Equal(t, paris[9:], utc[9:], "the same minutes and seconds")
+		assert.NotEqual(t, paris[6:8], utc[6:8], "an hour apart")
+		b.run("reloading", chromedp.Reload(), waitText(`[data-testid=results] tbody`, "stacklog"))
+		assert.Equal(t, "UTC", b.text(zone), "the choice is remembered")
+
+		// The panel shows the zone too, and the same service's events
+		// around the one opened.
+		b.click("opening a log", cell)
+		b.see("the panel's zone", `[data-testid=panel-zone] [data-testid=zone-switch]`)
+		assert.Equal(t, "UTC", b.text(`[data-testid=panel-zone]`))
+		b.scrollPanelTo(`[data-testid=event-panel]`, `[data-testid=show-context]`)
+		b.click("showing the surrounding events", `[data-testid=show-context]`)
+		b.run("the surrounding events", poll(`document.querySelectorAll('[data-testid=context] .context-row').length === 6`))
+		b.see("the event itself among them", `[data-testid=context] .context-row.this`)
+		b.screenshot("context-" + w)
+		b.click("back to local time", `[data-testid=panel-zone] [data-testid=zone-switch]`)
+		b.run("local again", waitText(zone, "Europe/Paris"))
 	}
 }
 

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { Histogram as Data } from '../api';
-import { fmtShort } from '../time';
+import { fmtAt, useZone } from '../time';
 
 // Colours of the levels and statuses the API's level() names; any other
 // value takes one of the spare colours.
@@ -31,6 +31,7 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
   const plot = useRef<uPlot | null>(null);
   const zoom = useRef(onZoom);
   const [tip, setTip] = useState<Tip | null>(null);
+  const zone = useZone();
   zoom.current = onZoom;
 
   // The plot is made again for each answer: the series are its groups.
@@ -49,6 +50,8 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
     const opts: uPlot.Options = {
       width: el.clientWidth || 800,
       height: 110,
+      // The time axis follows the zone switch.
+      ...(zone === 'utc' ? { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC') } : {}),
       legend: { show: false },
       cursor: { drag: { x: true, y: false, setScale: false }, points: { show: false }, y: false },
       select: { show: true, left: 0, top: 0, width: 0, height: 0 },
@@ -113,7 +116,7 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
       plot.current?.destroy();
       plot.current = null;
     };
-  }, [data]);
+  }, [data, zone]);
 
   const total = data ? data.buckets.reduce((a, b) => a + b[1], 0) : null;
   const step = data?.stepMs ?? 60e3;
@@ -132,7 +135,7 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
         <div ref={box} class="histogram-plot" data-testid="histogram" />
         {tip && (
           <div class={'histogram-tip' + (tip.left > (box.current?.clientWidth ?? 0) / 2 ? ' flip' : '')} data-testid="histogram-tip" style={{ left: tip.left + 'px' }}>
-            <div class="when">{fmtShort(tip.at)} – {fmtShort(tip.at + step).slice(11)}</div>
+            <div class="when">{fmtAt(tip.at)} – {fmtAt(tip.at + step).slice(11)}</div>
             <div><strong data-testid="histogram-tip-count">{tip.total.toLocaleString()}</strong> event{tip.total === 1 ? '' : 's'}</div>
             {tip.parts.map((p) => <div data-level={p.name}><i style={{ background: p.colour }} />{p.name} <strong>{p.count.toLocaleString()}</strong></div>)}
           </div>

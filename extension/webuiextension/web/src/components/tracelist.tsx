@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { SearchQuery, searchTraces, TraceSummary } from '../api';
 import { navigate, onLink } from '../router';
-import { fmtDuration, fmtTs, zoneName } from '../time';
+import { fmtDuration, fmtTs, useZone } from '../time';
+import { ZoneSwitch } from './zoneswitch';
 
 const PAGE = 50;
 
@@ -10,6 +11,7 @@ const PAGE = 50;
 // duration, spans, errors and services), newest first, more on scroll;
 // a row opens the trace's waterfall.
 export function TraceList({ body }: { body: SearchQuery }) {
+  useZone();
   const [traces, setTraces] = useState<TraceSummary[]>([]);
   const [cursor, setCursor] = useState<string | undefined>();
   const [loading, setLoading] = useState(false);
@@ -65,7 +67,7 @@ export function TraceList({ body }: { body: SearchQuery }) {
         <table class="rows trace-list" data-testid="trace-list" data-done={done ? '1' : undefined}>
           <thead>
             <tr>
-              <th>Start <span class="muted zone">({zoneName()})</span></th>
+              <th>Start <span class="muted zone">(<ZoneSwitch />)</span></th>
               <th>Root span</th>
               <th class="num">Duration</th>
               <th class="num">Spans</th>

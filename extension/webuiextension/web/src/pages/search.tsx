@@ -8,7 +8,8 @@ import { WhereBox } from '../components/wherebox';
 import { TraceList } from '../components/tracelist';
 import { defaultColumns, severityClass, show, valueOf } from '../fields';
 import { navigate, onLink, useLocation } from '../router';
-import { fmtDuration, fmtTs, resolveRange, zoneName } from '../time';
+import { fmtDuration, fmtTs, resolveRange, useZone } from '../time';
+import { ZoneSwitch } from '../components/zoneswitch';
 
 const PAGE = 100;
 const TAIL_EVERY_MS = 3000;
@@ -62,6 +63,7 @@ function langOf(v: string | null | undefined): string {
 }
 
 function Search({ kind, src, sources, params }: { kind: string; src: Source; sources: Source[]; params: URLSearchParams }) {
+  useZone(); // the table's times follow the zone switch
   const where = params.get('q') ?? '';
   const lang = langOf(params.get('lang'));
   const live = params.get('live') === '1';
@@ -235,7 +237,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
           <thead>
             <tr>
               <th class="actions"><span class="sr-only">Trace</span></th>
-              {cols.map((c) => <th>{c}{c === src.timestampColumn && <span class="muted zone"> ({zoneName()})</span>}<button class="link x" title={`Remove column ${c}`} aria-label={`Remove column ${c}`} onClick={() => setParams({ cols: cols.filter((x) => x !== c).join(',') })}>×</button></th>)}
+              {cols.map((c) => <th>{c}{c === src.timestampColumn && <span class="muted zone"> (<ZoneSwitch />)</span>}<button class="link x" title={`Remove column ${c}`} aria-label={`Remove column ${c}`} onClick={() => setParams({ cols: cols.filter((x) => x !== c).join(',') })}>×</button></th>)}
             </tr>
           </thead>
           <tbody>

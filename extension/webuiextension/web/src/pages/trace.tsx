@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Answer, get, Row, Source } from '../api';
 import { AttrTable, EventPanel } from '../components/eventpanel';
 import { severityClass, show } from '../fields';
-import { fmtDuration, fmtTs } from '../time';
+import { fmtDuration, fmtTs, useZone } from '../time';
 
 type TraceData = Answer<'/api/v2/traces/{id}', 'get'>;
 
@@ -26,6 +26,7 @@ interface Node {
 // highlighted, subtrees that collapse), a span's details, and the logs
 // that carry the trace id.
 export function TracePage({ traceId }: { traceId: string }) {
+  useZone();
   const [data, setData] = useState<TraceData | null>(null);
   const [error, setError] = useState('');
   const [sel, setSel] = useState<Row | null>(null);
