@@ -77,7 +77,7 @@ export function TraceList({ body }: { body: SearchQuery }) {
           </thead>
           <tbody>
             {traces.map((t) => {
-              const href = `/traces/${encodeURIComponent(t.traceId)}`;
+              const href = `/traces/${encodeURIComponent(t.traceId)}?source=${encodeURIComponent(body.sourceId)}`;
               return (
                 <tr data-trace-id={t.traceId} class={t.errors ? 'has-errors' : ''} onClick={() => navigate(href)}>
                   <td class="ts">{fmtTs(t.start)}</td>

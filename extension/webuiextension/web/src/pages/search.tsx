@@ -186,6 +186,9 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     return () => document.removeEventListener('keydown', onKey);
   }, [selected, picker]);
 
+  // A span's waterfall is read from this trace source; a log's from the
+  // default one.
+  const traceHref = (tid: string) => `/traces/${encodeURIComponent(tid)}` + (kind === 'trace' ? `?source=${encodeURIComponent(src.id)}` : '');
   const submit = (e: Event) => { e.preventDefault(); setParams({ q: draft }); setRefreshTick((n) => n + 1); };
   // A filter from a facet or the panel joins the where (Lucene: a SQL
   // where is replaced by the term alone, as the languages do not mix).
@@ -214,7 +217,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
         <TimePicker range={range} onChange={(r) => r.relative ? setParams({ range: r.relative, from: null, to: null }) : setParams({ range: null, from: String(r.from), to: String(r.to) })} />
         <SavedMenu kind={kind} src={src} sources={sources} where={where} lang={lang} cols={cols} />
         <label class="toggle" title="New events appear on top every few seconds">
-          <input type="checkbox" checked={live} onChange={(e) => setParams({ live: e.currentTarget.checked ? '1' : null, range: e.currentTarget.checked ? (range.relative ?? '15m') : params.get('range'), ...(e.currentTarget.checked ? { from: null, to: null } : {}) })} />
+          <input type="checkbox" checked={live} onChange={(e) => setParams({ live: e.currentTarget.checked ? '1' : null, view: null, range: e.currentTarget.checked ? (range.relative ?? '15m') : params.get('range'), ...(e.currentTarget.checked ? { from: null, to: null } : {}) })} />
           Live
         </label>
       </div>
@@ -247,8 +250,8 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
                 <tr class={(selected === r ? 'sel' : '') + (late.current.has(r) ? ' late' : '')} tabIndex={0} aria-selected={selected === r}
                   onClick={() => setSelected(r)} onKeyDown={(e) => { if (e.key === 'Enter' && e.target === e.currentTarget) setSelected(r); }}>
                   <td class="actions">
-                    {tid ? <a href={`/traces/${tid}`} data-testid="row-trace" title="Open this trace's waterfall" aria-label="Open this trace's waterfall"
-                      onClick={(e) => { e.stopPropagation(); onLink(e, `/traces/${tid}`); }}>⤷</a> : null}
+                    {tid ? <a href={traceHref(tid)} data-testid="row-trace" title="Open this trace's waterfall" aria-label="Open this trace's waterfall"
+                      onClick={(e) => { e.stopPropagation(); onLink(e, traceHref(tid)); }}>⤷</a> : null}
                   </td>
                   {cols.map((c, i) => (
                     <td class={c === src.bodyColumn ? 'body' : ''}>

@@ -39,7 +39,9 @@ export function TracePage({ traceId }: { traceId: string }) {
     setData(null);
     setError('');
     setCollapsed(new Set());
-    get<TraceData>(`/api/v2/traces/${encodeURIComponent(traceId)}`).then(setData).catch((e) => setError(e.message));
+    // The trace source the link came from (the default one otherwise).
+    const source = new URL(location.href).searchParams.get('source');
+    get<TraceData>(`/api/v2/traces/${encodeURIComponent(traceId)}${source ? '?sourceId=' + encodeURIComponent(source) : ''}`).then(setData).catch((e) => setError(e.message));
     // Without a log source the trace is shown alone; its logs' links need one.
     get<Source[]>('/api/v2/sources').then((s) => setLogSrc(s.find((x) => x.id === 'logs') ?? s.find((x) => x.kind === 'log') ?? null))
       .catch((e) => setError(e.message));
