@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { countHistogram, del, Fields, get, Histogram as HistData, post, Row, SavedSearch, searchRows, Source } from '../api';
+import { ApiError, countHistogram, del, Fields, get, Histogram as HistData, post, Row, SavedSearch, SearchQuery, searchRows, Source } from '../api';
 import { Histogram } from '../components/histogram';
 import { TimePicker } from '../components/timepicker';
 import { EventPanel } from '../components/eventpanel';
@@ -45,6 +45,17 @@ export function SearchPage({ kind }: { kind: 'log' | 'trace' }) {
   if (!sources) return <div class="page muted">Loading sources…</div>;
   if (!src) return <div class="page"><h1>No {kind} source</h1><p>Add one through the REST API (<code>POST /api/v2/sources</code>).</p></div>;
   return <Search key={src.id + kind} kind={kind} src={src} sources={ofKind} params={params} />;
+}
+
+// countStacked counts for the histogram, split by stackBy; a source whose
+// severity or status column cannot be grouped (a custom table) is still
+// counted, in one series.
+function countStacked(q: SearchQuery, signal: AbortSignal | undefined, stackBy: string | undefined): Promise<HistData> {
+  if (!stackBy) return countHistogram(q, signal);
+  return countHistogram(q, signal, stackBy).catch((e) => {
+    if (e.name === 'AbortError' || !(e instanceof ApiError) || e.status !== 400) throw e;
+    return countHistogram(q, signal);
+  });
 }
 
 function setParams(update: Record<string, string | null>) {
@@ -110,7 +121,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     else setLoading(false);
     // A failed count says so (the search's own error is shown above it),
     // rather than "Counting…" for ever.
-    countHistogram(body, ac.signal, stackBy).then(setHist)
+    countStacked(body, ac.signal, stackBy).then(setHist)
       .catch((e) => { if (e.name !== 'AbortError') setHistError(e.message); });
     return () => ac.abort();
   }, [src.id, where, lang, range.from, range.to, traceView]);
@@ -160,7 +171,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
           setRows(cur.concat(fresh).sort(newestFirst));
           setRowsFor(where);
         }
-        countHistogram({ ...body, startTime: now - (range.to - range.from), endTime: now }, undefined, stackBy).then(setHist)
+        countStacked({ ...body, startTime: now - (range.to - range.from), endTime: now }, undefined, stackBy).then(setHist)
           .catch((e) => setHistError(e.message));
       } catch { /* the next tick tries again */ }
     }, TAIL_EVERY_MS);
