@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -61,10 +62,13 @@ func TestBrowserTraceList(t *testing.T) {
 	for i, sev := range []string{"error", "ERROR", "Error", "WARNING", "INFO", "info"} {
 		recs = append(recs, fmt.Sprintf(`{"timeUnixNano":"%d","severityText":%q,"body":{"stringValue":"stacklog %d"}}`, at, sev, i))
 	}
+	// And one log written under payments.charge.
+	recs = append(recs, fmt.Sprintf(`{"timeUnixNano":"%d","severityText":"ERROR","body":{"stringValue":"card declined by the bank"},"traceId":%q,"spanId":"00f067aa0ba902b9"}`,
+		now.Add(-4800*time.Millisecond).UnixNano(), t1))
 	logs := `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"checkout"}}]},"scopeLogs":[{"logRecords":[` + strings.Join(recs, ",") + `]}]}]}`
 	require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/logs", "Authorization", "Bearer "+ingestKey, "application/json", logs))
 	require.Eventually(t, func() bool {
-		return c.sql(t, "SELECT count() FROM otel.otel_logs") == "6" && c.sql(t, "SELECT count() FROM otel.otel_traces") == "5"
+		return c.sql(t, "SELECT count() FROM otel.otel_logs") == "7" && c.sql(t, "SELECT count() FROM otel.otel_traces") == "5"
 	}, 30*time.Second, 200*time.Millisecond, "stored")
 
 	for _, width := range []int64{1000, 1400, 1920} {
@@ -96,6 +100,13 @@ func TestBrowserTraceList(t *testing.T) {
 		assert.Equal(t, []string{"00f067aa0ba902b7", "00f067aa0ba902b9", "00f067aa0ba902ba"}, crit, "at %s px", w)
 		b.see("the critical path's key at "+w, `.legend .crit-key`)
 		b.screenshot("waterfall-" + w)
+
+		// The span's own logs: counted on its row, listed in its panel.
+		assert.Contains(t, b.text(`[data-span-id="00f067aa0ba902b9"]`), "1 log")
+		b.click("opening payments.charge at "+w, `[data-span-id="00f067aa0ba902b9"] .wf-label`)
+		b.see("the span's logs at "+w, `[data-testid=span-logs]`)
+		assert.Contains(t, b.text(`[data-testid=span-logs]`), "card declined by the bank")
+		b.run("closing the span", chromedp.KeyEvent(kb.Escape), poll(`!document.querySelector('[data-testid=span-panel]')`))
 
 		// Collapsing payments.charge hides INSERT charges; expanding
 		// shows it; collapse all leaves the root.
@@ -158,8 +169,12 @@ func TestBrowserTraceList(t *testing.T) {
 		assert.Equal(t, "UTC", b.text(`[data-testid=panel-zone]`))
 		b.scrollPanelTo(`[data-testid=event-panel]`, `[data-testid=show-context]`)
 		b.click("showing the surrounding events", `[data-testid=show-context]`)
-		b.run("the surrounding events", poll(`document.querySelectorAll('[data-testid=context] .context-row').length === 6`))
+		// Five of the same instant before it (a search answers newest
+		// first, so they come after it in its order), the span's log
+		// 200 ms later after it.
+		b.run("the surrounding events", poll(`document.querySelectorAll('[data-testid=context] .context-row').length === 7`))
 		b.see("the event itself among them", `[data-testid=context] .context-row.this`)
+		assert.Contains(t, b.text(`[data-testid=context] .context-row:first-child`), "card declined by the bank", "the later event on top")
 		b.screenshot("context-" + w)
 		b.click("back to local time", `[data-testid=panel-zone] [data-testid=zone-switch]`)
 		b.run("local again", waitText(zone, "Europe/Paris"))

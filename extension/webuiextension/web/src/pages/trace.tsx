@@ -73,6 +73,10 @@ export function TracePage({ traceId }: { traceId: string }) {
     shown.push(n);
   }
   const parents = view.nodes.filter((n) => n.descendants > 0);
+  // How many of the trace's logs each span wrote.
+  const logCounts = new Map<string, number>();
+  const logSpanCol = logSrc?.spanIdColumn || 'SpanId';
+  for (const l of data.logs) if (l[logSpanCol]) logCounts.set(l[logSpanCol], (logCounts.get(l[logSpanCol]) ?? 0) + 1);
 
   return (
     <div class={sel || logSel ? 'trace with-panel' : 'trace'}>
@@ -113,6 +117,7 @@ export function TracePage({ traceId }: { traceId: string }) {
                 <span class="svc">{n.span[svcCol]}</span> {n.span[nameCol]}
                 {err && <> <span class="sev err">error</span></>}
                 {closed && <> <span class="muted small hidden-count">+{n.descendants}</span></>}
+                {logCounts.get(n.id) ? <> <span class="muted small span-log-count" title="Logs written under this span (open the span to read them)">{plural(logCounts.get(n.id)!, 'log')}</span></> : null}
               </div>
               <div class="wf-track">
                 <div class="bar" style={{ left: pct(n.start - view.start) + '%', width: Math.max(pct(n.dur), 0.2) + '%', background: view.services.get(n.span[svcCol]) }} />
@@ -140,7 +145,8 @@ export function TracePage({ traceId }: { traceId: string }) {
         </table>
       )}
       </div>
-      {sel && <SpanPanel span={sel} src={src} onClose={() => setSel(null)} />}
+      {sel && <SpanPanel span={sel} src={src} logs={spanLogs(data.logs, logSrc, sel[spanCol])} logSrc={logSrc} onClose={() => setSel(null)}
+        onLog={(l) => { setSel(null); setLogSel(l); }} />}
       {logSel && logSrc && !sel && <EventPanel row={logSel} src={logSrc} onClose={() => setLogSel(null)} />}
     </div>
   );
@@ -206,7 +212,17 @@ function criticalPath(nodes: Node[], children: Map<string, Row[]>, byId: Map<str
   }
 }
 
-function SpanPanel({ span, src, onClose }: { span: Row; src: Source; onClose: () => void }) {
+// spanLogs are the trace's logs written under one span (their span id
+// column holds it).
+function spanLogs(logs: Row[], logSrc: Source | null, spanId: string): Row[] {
+  const col = logSrc?.spanIdColumn || 'SpanId';
+  return spanId ? logs.filter((l) => l[col] === spanId) : [];
+}
+
+function SpanPanel({ span, src, logs, logSrc, onClose, onLog }: { span: Row; src: Source; logs: Row[]; logSrc: Source | null; onClose: () => void; onLog: (l: Row) => void }) {
+  const sevCol = logSrc?.severityColumn || 'SeverityText';
+  const bodyCol = logSrc?.bodyColumn || 'Body';
+  const tsCol = logSrc?.timestampColumn || 'Timestamp';
   const names: string[] = span['Events.Name'] ?? [];
   const evTimes: string[] = span['Events.Timestamp'] ?? [];
   const evAttrs: Record<string, string>[] = span['Events.Attributes'] ?? [];
@@ -224,6 +240,18 @@ function SpanPanel({ span, src, onClose }: { span: Row; src: Source; onClose: ()
         <dt>Span ID</dt><dd>{show(span[src.spanIdColumn || 'SpanId'])}</dd>
         <dt>Parent</dt><dd>{show(span[src.parentSpanIdColumn || 'ParentSpanId']) || <span class="muted">root</span>}</dd>
       </dl>
+      <h3>Logs of this span</h3>
+      {logs.length === 0 ? <p class="muted small">none</p> : (
+        <div class="context" data-testid="span-logs">
+          {logs.map((l) => (
+            <div class="context-row" role="button" tabIndex={0} onClick={() => onLog(l)} onKeyDown={(e) => { if (e.key === 'Enter') onLog(l); }}>
+              <span class="ts">{fmtTs(l[tsCol])}</span>
+              <span class={severityClass(l[sevCol])}>{show(l[sevCol])}</span>
+              <span class="body">{show(l[bodyCol])}</span>
+            </div>
+          ))}
+        </div>
+      )}
       <h3>Attributes</h3>
       <AttrTable m={(src.attributesMap && span[src.attributesMap]) || {}} />
       <h3>Resource</h3>
