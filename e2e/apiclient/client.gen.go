@@ -1181,6 +1181,27 @@ func (e SearchFacetsJSONBodyWhereLanguage) Valid() bool {
 	}
 }
 
+// Defines values for SearchTracesJSONBodyWhereLanguage.
+const (
+	SearchTracesJSONBodyWhereLanguageDatadog SearchTracesJSONBodyWhereLanguage = "datadog"
+	SearchTracesJSONBodyWhereLanguageLucene  SearchTracesJSONBodyWhereLanguage = "lucene"
+	SearchTracesJSONBodyWhereLanguageSql     SearchTracesJSONBodyWhereLanguage = "sql"
+)
+
+// Valid indicates whether the value is a known member of the SearchTracesJSONBodyWhereLanguage enum.
+func (e SearchTracesJSONBodyWhereLanguage) Valid() bool {
+	switch e {
+	case SearchTracesJSONBodyWhereLanguageDatadog:
+		return true
+	case SearchTracesJSONBodyWhereLanguageLucene:
+		return true
+	case SearchTracesJSONBodyWhereLanguageSql:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SearchValuesParamsWhereLanguage.
 const (
 	SearchValuesParamsWhereLanguageDatadog SearchValuesParamsWhereLanguage = "datadog"
@@ -1813,6 +1834,28 @@ type TileSeriesType string
 // TileSeriesWhereLanguage defines model for TileSeries.WhereLanguage.
 type TileSeriesWhereLanguage string
 
+// TraceSummary A trace of the trace list, summarised over all its spans
+type TraceSummary struct {
+	// Duration nanoseconds from its first span's start to its last span's end
+	Duration int `json:"duration"`
+
+	// Errors spans whose status is an error
+	Errors int `json:"errors"`
+
+	// RootName the name of its root span (the span without a parent; its first span when the root is missing)
+	RootName    string   `json:"rootName"`
+	RootService string   `json:"rootService"`
+	Services    []string `json:"services"`
+	Spans       int      `json:"spans"`
+
+	// Start when its first span started
+	Start time.Time `json:"start"`
+
+	// StartNs the same in nanoseconds since the epoch, as text
+	StartNs string `json:"startNs"`
+	TraceId string `json:"traceId"`
+}
+
 // Webhook defines model for Webhook.
 type Webhook struct {
 	Body        *string   `json:"body,omitempty"`
@@ -2266,6 +2309,47 @@ type SearchFieldsParams struct {
 	Limit    *int    `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// SearchTracesJSONBody defines parameters for SearchTraces.
+type SearchTracesJSONBody struct {
+	// Cursor nextCursor of the previous page
+	Cursor *string `json:"cursor,omitempty"`
+
+	// EndTime ISO 8601 time or epoch milliseconds
+	EndTime    SearchTracesJSONBody_EndTime `json:"endTime"`
+	MaxResults *int                         `json:"maxResults,omitempty"`
+	SourceId   string                       `json:"sourceId"`
+
+	// StartTime ISO 8601 time or epoch milliseconds
+	StartTime     SearchTracesJSONBody_StartTime     `json:"startTime"`
+	Where         *string                            `json:"where,omitempty"`
+	WhereLanguage *SearchTracesJSONBodyWhereLanguage `json:"whereLanguage,omitempty"`
+}
+
+// SearchTracesJSONBodyEndTime0 defines parameters for SearchTraces.
+type SearchTracesJSONBodyEndTime0 = time.Time
+
+// SearchTracesJSONBodyEndTime1 defines parameters for SearchTraces.
+type SearchTracesJSONBodyEndTime1 = int
+
+// SearchTracesJSONBody_EndTime defines parameters for SearchTraces.
+type SearchTracesJSONBody_EndTime struct {
+	union json.RawMessage
+}
+
+// SearchTracesJSONBodyStartTime0 defines parameters for SearchTraces.
+type SearchTracesJSONBodyStartTime0 = time.Time
+
+// SearchTracesJSONBodyStartTime1 defines parameters for SearchTraces.
+type SearchTracesJSONBodyStartTime1 = int
+
+// SearchTracesJSONBody_StartTime defines parameters for SearchTraces.
+type SearchTracesJSONBody_StartTime struct {
+	union json.RawMessage
+}
+
+// SearchTracesJSONBodyWhereLanguage defines parameters for SearchTraces.
+type SearchTracesJSONBodyWhereLanguage string
+
 // SearchValuesParams defines parameters for SearchValues.
 type SearchValuesParams struct {
 	SourceId string `form:"sourceId" json:"sourceId"`
@@ -2386,6 +2470,9 @@ type SearchJSONRequestBody SearchJSONBody
 
 // SearchFacetsJSONRequestBody defines body for SearchFacets for application/json ContentType.
 type SearchFacetsJSONRequestBody SearchFacetsJSONBody
+
+// SearchTracesJSONRequestBody defines body for SearchTraces for application/json ContentType.
+type SearchTracesJSONRequestBody SearchTracesJSONBody
 
 // CreateSourceJSONRequestBody defines body for CreateSource for application/json ContentType.
 type CreateSourceJSONRequestBody = SourceInput
@@ -2929,6 +3016,130 @@ func (t *SearchFacetsJSONBody_StartTime) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsSearchTracesJSONBodyEndTime0 returns the union data inside the SearchTracesJSONBody_EndTime as a SearchTracesJSONBodyEndTime0
+func (t SearchTracesJSONBody_EndTime) AsSearchTracesJSONBodyEndTime0() (SearchTracesJSONBodyEndTime0, error) {
+	var body SearchTracesJSONBodyEndTime0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchTracesJSONBodyEndTime0 overwrites any union data inside the SearchTracesJSONBody_EndTime as the provided SearchTracesJSONBodyEndTime0
+func (t *SearchTracesJSONBody_EndTime) FromSearchTracesJSONBodyEndTime0(v SearchTracesJSONBodyEndTime0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchTracesJSONBodyEndTime0 performs a merge with any union data inside the SearchTracesJSONBody_EndTime, using the provided SearchTracesJSONBodyEndTime0
+func (t *SearchTracesJSONBody_EndTime) MergeSearchTracesJSONBodyEndTime0(v SearchTracesJSONBodyEndTime0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSearchTracesJSONBodyEndTime1 returns the union data inside the SearchTracesJSONBody_EndTime as a SearchTracesJSONBodyEndTime1
+func (t SearchTracesJSONBody_EndTime) AsSearchTracesJSONBodyEndTime1() (SearchTracesJSONBodyEndTime1, error) {
+	var body SearchTracesJSONBodyEndTime1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchTracesJSONBodyEndTime1 overwrites any union data inside the SearchTracesJSONBody_EndTime as the provided SearchTracesJSONBodyEndTime1
+func (t *SearchTracesJSONBody_EndTime) FromSearchTracesJSONBodyEndTime1(v SearchTracesJSONBodyEndTime1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchTracesJSONBodyEndTime1 performs a merge with any union data inside the SearchTracesJSONBody_EndTime, using the provided SearchTracesJSONBodyEndTime1
+func (t *SearchTracesJSONBody_EndTime) MergeSearchTracesJSONBodyEndTime1(v SearchTracesJSONBodyEndTime1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchTracesJSONBody_EndTime) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchTracesJSONBody_EndTime) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchTracesJSONBodyStartTime0 returns the union data inside the SearchTracesJSONBody_StartTime as a SearchTracesJSONBodyStartTime0
+func (t SearchTracesJSONBody_StartTime) AsSearchTracesJSONBodyStartTime0() (SearchTracesJSONBodyStartTime0, error) {
+	var body SearchTracesJSONBodyStartTime0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchTracesJSONBodyStartTime0 overwrites any union data inside the SearchTracesJSONBody_StartTime as the provided SearchTracesJSONBodyStartTime0
+func (t *SearchTracesJSONBody_StartTime) FromSearchTracesJSONBodyStartTime0(v SearchTracesJSONBodyStartTime0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchTracesJSONBodyStartTime0 performs a merge with any union data inside the SearchTracesJSONBody_StartTime, using the provided SearchTracesJSONBodyStartTime0
+func (t *SearchTracesJSONBody_StartTime) MergeSearchTracesJSONBodyStartTime0(v SearchTracesJSONBodyStartTime0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSearchTracesJSONBodyStartTime1 returns the union data inside the SearchTracesJSONBody_StartTime as a SearchTracesJSONBodyStartTime1
+func (t SearchTracesJSONBody_StartTime) AsSearchTracesJSONBodyStartTime1() (SearchTracesJSONBodyStartTime1, error) {
+	var body SearchTracesJSONBodyStartTime1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchTracesJSONBodyStartTime1 overwrites any union data inside the SearchTracesJSONBody_StartTime as the provided SearchTracesJSONBodyStartTime1
+func (t *SearchTracesJSONBody_StartTime) FromSearchTracesJSONBodyStartTime1(v SearchTracesJSONBodyStartTime1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchTracesJSONBodyStartTime1 performs a merge with any union data inside the SearchTracesJSONBody_StartTime, using the provided SearchTracesJSONBodyStartTime1
+func (t *SearchTracesJSONBody_StartTime) MergeSearchTracesJSONBodyStartTime1(v SearchTracesJSONBodyStartTime1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchTracesJSONBody_StartTime) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchTracesJSONBody_StartTime) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -3317,6 +3528,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v2/search/fields (the `SearchFields` operationId).
 	SearchFields(ctx context.Context, params *SearchFieldsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchTracesWithBody List the traces matching a search
+	//
+	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/search/traces (the `SearchTraces` operationId).
+	SearchTracesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SearchTraces List the traces matching a search
+	//
+	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/search/traces (the `SearchTraces` operationId).
+	SearchTraces(ctx context.Context, body SearchTracesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SearchValues A field's most frequent values for autocomplete
 	//
@@ -4339,6 +4568,44 @@ func (c *Client) SearchFacets(ctx context.Context, body SearchFacetsJSONRequestB
 // Corresponds with GET /api/v2/search/fields (the `SearchFields` operationId).
 func (c *Client) SearchFields(ctx context.Context, params *SearchFieldsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSearchFieldsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchTracesWithBody List the traces matching a search
+//
+// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/search/traces (the `SearchTraces` operationId).
+func (c *Client) SearchTracesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchTracesRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SearchTraces List the traces matching a search
+//
+// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/search/traces (the `SearchTraces` operationId).
+func (c *Client) SearchTraces(ctx context.Context, body SearchTracesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchTracesRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6670,6 +6937,46 @@ func NewSearchFieldsRequest(server string, params *SearchFieldsParams) (*http.Re
 	return req, nil
 }
 
+// NewSearchTracesRequest calls the generic SearchTraces builder with application/json body
+func NewSearchTracesRequest(server string, body SearchTracesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSearchTracesRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSearchTracesRequestWithBody constructs an http.Request for the SearchTraces method, with any body, and a specified content type
+func NewSearchTracesRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/search/traces")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewSearchValuesRequest constructs an http.Request for the SearchValues method
 func NewSearchValuesRequest(server string, params *SearchValuesParams) (*http.Request, error) {
 	var err error
@@ -8708,6 +9015,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v2/search/fields (the `SearchFields` operationId).
 	SearchFieldsWithResponse(ctx context.Context, params *SearchFieldsParams, reqEditors ...RequestEditorFn) (*SearchFieldsResponse, error)
+
+	// SearchTracesWithBodyWithResponse List the traces matching a search
+	//
+	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/search/traces (the `SearchTraces` operationId).
+	SearchTracesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SearchTracesResponse, error)
+
+	// SearchTracesWithResponse List the traces matching a search
+	//
+	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/search/traces (the `SearchTraces` operationId).
+	SearchTracesWithResponse(ctx context.Context, body SearchTracesJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchTracesResponse, error)
 
 	// SearchValuesWithResponse A field's most frequent values for autocomplete
 	//
@@ -10991,6 +11316,67 @@ func (r SearchFieldsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SearchFieldsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type SearchTracesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data       []TraceSummary `json:"data"`
+		NextCursor *string        `json:"nextCursor,omitempty"`
+	}
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchTracesResponse) GetJSON200() *struct {
+	Data       []TraceSummary `json:"data"`
+	NextCursor *string        `json:"nextCursor,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r SearchTracesResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SearchTracesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchTracesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchTracesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchTracesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchTracesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13534,6 +13920,36 @@ func (c *ClientWithResponses) SearchFieldsWithResponse(ctx context.Context, para
 	return ParseSearchFieldsResponse(rsp)
 }
 
+// SearchTracesWithBodyWithResponse List the traces matching a search
+//
+// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/search/traces (the `SearchTraces` operationId).
+func (c *ClientWithResponses) SearchTracesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SearchTracesResponse, error) {
+	rsp, err := c.SearchTracesWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchTracesResponse(rsp)
+}
+
+// SearchTracesWithResponse List the traces matching a search
+//
+// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/search/traces (the `SearchTraces` operationId).
+func (c *ClientWithResponses) SearchTracesWithResponse(ctx context.Context, body SearchTracesJSONRequestBody, reqEditors ...RequestEditorFn) (*SearchTracesResponse, error) {
+	rsp, err := c.SearchTraces(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchTracesResponse(rsp)
+}
+
 // SearchValuesWithResponse A field's most frequent values for autocomplete
 //
 // A field's most frequent values (autocomplete after field:) among the newest 10,000 events of a range matching an optional where, those starting with a prefix (any case).
@@ -15454,6 +15870,49 @@ func ParseSearchFieldsResponse(rsp *http.Response) (*SearchFieldsResponse, error
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
 			Data []string `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSearchTracesResponse parses an HTTP response from a SearchTracesWithResponse call
+func ParseSearchTracesResponse(rsp *http.Response) (*SearchTracesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchTracesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data       []TraceSummary `json:"data"`
+			NextCursor *string        `json:"nextCursor,omitempty"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err

@@ -108,3 +108,60 @@ SELECT v, count() AS c FROM (
 WHERE v != ''{{if .Prefix}} AND startsWith(lower(v), lower({{.Prefix}})){{end}}
 GROUP BY v ORDER BY c DESC, v
 LIMIT {{.Limit}}
+
+-- name: trace_ids
+-- The trace list's page: the traces with a span matching the where,
+-- newest first by their newest matching span, grouped from the spans of
+-- [{{.Start}}, {{.End}}). The caller starts with the newest slice of the
+-- range and widens it while the page is not full: a trace's newest span
+-- lies in the slice if it is newer than the slice's start, so a full
+-- page from a slice is the page of the whole range. A later page keeps
+-- the spans up to the last trace sent ({{.Before}}, {{.BeforeID}}) and
+-- leaves out the traces with a span after it, which earlier pages listed.
+SELECT toString({{.TraceCol}}) AS tid, toUnixTimestamp64Nano(toDateTime64(max({{.TS}}), 9)) AS last_ns
+FROM {{.From}}
+WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}})
+  AND {{.TraceCol}} != '' AND {{.Where}}
+  {{- if .Before}}
+  AND {{.TS}} <= fromUnixTimestamp64Nano({{.Before}})
+  AND {{.TraceCol}} NOT IN (SELECT {{.TraceCol}} FROM {{.From}}
+    WHERE {{.TS}} > fromUnixTimestamp64Nano({{.Before}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}}) AND {{.TraceCol}} != '' AND {{.Where}})
+  {{- end}}
+GROUP BY tid
+{{- if .Before}}
+HAVING (last_ns, tid) < ({{.Before}}, {{.BeforeID}})
+{{- end}}
+ORDER BY last_ns DESC, tid DESC
+LIMIT {{.Limit}}
+
+-- name: traces_bounds
+-- When the traces of a page ran, from the exporter's lookup table (its
+-- primary key is the trace id), so their spans are read from those
+-- days only.
+SELECT min(Start), max(End), uniqExact(TraceId) FROM {{.Lookup}} WHERE TraceId IN {{.IDs}}
+
+-- name: trace_summaries
+-- Each trace of a page summarised over all its spans (not only those
+-- matching): its root (the span without a parent; the first span when
+-- the root is missing), when it started, how long it ran, its spans,
+-- errors and services.
+SELECT toString({{.TraceCol}}) AS traceId,
+  toUnixTimestamp64Nano(toDateTime64(min({{.TS}}), 9)) AS start_ns,
+  {{- if .Parent}}
+  if(countIf(empty({{.Parent}})) > 0, argMinIf(toString({{.Name}}), {{.TS}}, empty({{.Parent}})), argMin(toString({{.Name}}), {{.TS}})) AS rootName,
+  if(countIf(empty({{.Parent}})) > 0, argMinIf(toString({{.Service}}), {{.TS}}, empty({{.Parent}})), argMin(toString({{.Service}}), {{.TS}})) AS rootService,
+  {{- else}}
+  argMin(toString({{.Name}}), {{.TS}}) AS rootName, argMin(toString({{.Service}}), {{.TS}}) AS rootService,
+  {{- end}}
+  {{- if .Duration}}
+  toInt64(max(toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9)) + toInt64({{.Duration}})) - min(toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9)))) AS duration,
+  {{- else}}
+  toInt64(max(toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9))) - min(toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9)))) AS duration,
+  {{- end}}
+  count() AS spans,
+  countIf(lower(toString({{.Status}})) IN ('error', 'status_code_error')) AS errors,
+  arraySort(groupUniqArray(50)(toString({{.Service}}))) AS services
+FROM {{.From}}
+WHERE {{.TraceCol}} IN {{.IDs}}
+  AND {{.TS}} >= fromUnixTimestamp64Nano({{.From0}}) AND {{.TS}} <= fromUnixTimestamp64Nano({{.To0}})
+GROUP BY {{.TraceCol}}

@@ -57,6 +57,7 @@ func (s *Server) routes() {
 		{"POST /webhooks/{id}/test", s.webhookTest},
 		{"POST /search", s.searchHandler},
 		{"POST /search/facets", s.facetsHandler},
+		{"POST /search/traces", s.traceListHandler},
 		{"GET /search/fields", s.fieldsHandler},
 		{"GET /search/values", s.valuesHandler},
 		{"GET /sources/{id}/columns", s.columnsHandler},

@@ -281,6 +281,19 @@ func BenchmarkSearchPage(b *testing.B) {
 		})
 	})
 
+	// The trace list (issue 42): a page of 50 traces, each summarised
+	// over all its spans, for every span of the day and for one service.
+	for _, w := range []string{"", "service:checkout"} {
+		b.Run("trace-list/"+strings.ReplaceAll(w, " ", "_"), func(b *testing.B) {
+			q := fmt.Sprintf(`{"sourceId":"traces","startTime":%d,"endTime":%d,"where":%q,"whereLanguage":"lucene","maxResults":50}`, start.UnixMilli(), end.UnixMilli(), w)
+			timed(b, func() {
+				if code, got := do(http.MethodPost, "/api/v2/search/traces", q); code != http.StatusOK || strings.Count(got, `"traceId"`) != 50 {
+					b.Errorf("trace list: %d %.300s", code, got)
+				}
+			})
+		})
+	}
+
 	b.Run("trace-1000-spans", func(b *testing.B) {
 		timed(b, func() {
 			code, got := do(http.MethodGet, "/api/v2/traces/"+bigTrace, "")

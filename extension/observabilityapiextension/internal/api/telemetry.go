@@ -57,6 +57,52 @@ func (s *Server) traceHandler(r *http.Request) result {
 	return ok(http.StatusOK, map[string]any{"source": src, "spans": t.Spans, "logs": t.Logs, "truncated": t.Truncated}, nil)
 }
 
+// traceListHandler is POST /api/v2/search/traces: the traces with a span
+// matching the where in the range, one row each (root span, start,
+// duration, spans, errors, services), newest first and paged, for the
+// same body as POST /api/v2/search.
+func (s *Server) traceListHandler(r *http.Request) result {
+	body, err := readJSON(r, MaxBody)
+	if err != nil {
+		return failed("", err)
+	}
+	var req struct {
+		searchWindow
+		MaxResults int    `json:"maxResults"`
+		Cursor     string `json:"cursor"`
+	}
+	if err := decodeStrict(body, &req); err != nil {
+		return fail(http.StatusBadRequest, err.Error())
+	}
+	var p problems.List
+	start, end := req.check(&p)
+	if req.MaxResults == 0 {
+		req.MaxResults = 50
+	}
+	if req.MaxResults < 1 || req.MaxResults > search.MaxTraces {
+		p.Add("maxResults must be from 1 to %d", search.MaxTraces)
+	}
+	if err := p.Err(); err != nil {
+		return fail(http.StatusBadRequest, "invalid trace list: "+err.Error())
+	}
+	src, sc, res := s.scopeOfKind(r, req.SourceID, "traces", "trace")
+	if res != nil {
+		return *res
+	}
+	page, err := search.TraceList(r.Context(), s.opts.DB, sc, search.TraceColumns{Trace: sources.Column(src.TraceIDColumn, "TraceId"),
+		Parent: sources.Column(src.ParentSpanIDColumn, "ParentSpanId"), Name: sources.Column(src.BodyColumn, "SpanName"),
+		Service: sources.Column(src.ServiceColumn, "ServiceName"), Duration: src.DurationColumn, Status: sources.Column(src.StatusCodeColumn, "StatusCode")},
+		search.Request{Start: start, End: end, Where: req.Where, WhereLanguage: req.WhereLanguage, Limit: req.MaxResults, Cursor: req.Cursor}, s.queryTimeout())
+	if err != nil {
+		return s.queryFailed(r, "trace list", err)
+	}
+	extra := map[string]any{}
+	if page.NextCursor != "" {
+		extra["nextCursor"] = page.NextCursor
+	}
+	return ok(http.StatusOK, page.Traces, extra)
+}
+
 // servicesHandler is GET /api/v2/services?sourceId=…&startTime=…&endTime=…:
 // each service of a trace source over the range (the last hour by
 // default) with its requests (entry spans), errors and latency quantiles,

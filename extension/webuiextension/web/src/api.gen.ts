@@ -334,6 +334,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/search/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the traces matching a search
+         * @description The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+         */
+        post: operations["searchTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/search/fields": {
         parameters: {
             query?: never;
@@ -886,6 +906,26 @@ export interface components {
             p50: number | null;
             p95: number | null;
             p99: number | null;
+        };
+        /** @description A trace of the trace list, summarised over all its spans */
+        TraceSummary: {
+            traceId: string;
+            /**
+             * Format: date-time
+             * @description when its first span started
+             */
+            start: string;
+            /** @description the same in nanoseconds since the epoch, as text */
+            startNs: string;
+            /** @description nanoseconds from its first span's start to its last span's end */
+            duration: number;
+            /** @description the name of its root span (the span without a parent; its first span when the root is missing) */
+            rootName: string;
+            rootService: string;
+            spans: number;
+            /** @description spans whose status is an error */
+            errors: number;
+            services: string[];
         };
         Invitation: {
             id: string;
@@ -2224,6 +2264,51 @@ export interface operations {
                                 values: components["schemas"]["FieldValue"][];
                             }[];
                         };
+                    };
+                };
+            };
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    searchTraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sourceId: string;
+                    /** @description ISO 8601 time or epoch milliseconds */
+                    startTime: string | number;
+                    /** @description ISO 8601 time or epoch milliseconds */
+                    endTime: string | number;
+                    where?: string;
+                    /**
+                     * @default lucene
+                     * @enum {string}
+                     */
+                    whereLanguage?: "lucene" | "sql" | "datadog";
+                    /** @default 50 */
+                    maxResults?: number;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A page of traces */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TraceSummary"][];
+                        nextCursor?: string;
                     };
                 };
             };

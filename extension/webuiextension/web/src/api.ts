@@ -28,6 +28,7 @@ export type SavedSearch = Schemas['SavedSearch'];
 export type Webhook = Schemas['Webhook'];
 export type Evaluation = Answer<'/api/v2/alerts/{id}/history', 'get'>[number];
 export type Service = Answer<'/api/v2/services', 'get'>[number];
+export type TraceSummary = Schemas['TraceSummary'];
 
 export class ApiError extends Error {
   constructor(public status: number, message: string) {
@@ -107,18 +108,69 @@ export async function searchRows(q: SearchQuery, maxResults: number, cursor?: st
   return { rows: r.data ?? [], nextCursor: r.nextCursor };
 }
 
+// searchTraces reads a page of the trace list: one row per trace with a
+// span matching the search, newest first (POST /api/v2/search/traces).
+export async function searchTraces(q: SearchQuery, maxResults: number, cursor?: string, signal?: AbortSignal): Promise<{ traces: TraceSummary[]; nextCursor?: string }> {
+  const r = await callWhole<Whole<'/api/v2/search/traces', 'post'>>('POST', '/api/v2/search/traces',
+    { ...q, maxResults, ...(cursor ? { cursor } : {}) }, signal);
+  return { traces: r.data ?? [], nextCursor: r.nextCursor };
+}
+
 // countHistogram counts the matching events per automatic bucket: the
 // chart series a count tile or an alert on the same where would run.
-export async function countHistogram(q: SearchQuery, signal?: AbortSignal): Promise<Histogram> {
-  const r = await callWhole<{ data: { ts_bucket: number; [k: string]: any }[]; granularity: string }>('POST', '/api/v2/charts/series', {
+// With groupBy (the severity or status column) each bucket is also split
+// by that column's values, named as level() names them, so `error` and
+// `ERROR` are one series.
+export async function countHistogram(q: SearchQuery, signal?: AbortSignal, groupBy?: string): Promise<Histogram> {
+  const r = await callWhole<{ data: { ts_bucket: number; group?: string[]; [k: string]: any }[]; granularity: string }>('POST', '/api/v2/charts/series', {
     startTime: q.startTime, endTime: q.endTime, granularity: 'auto',
-    series: [{ sourceId: q.sourceId, aggFn: 'count', where: q.where, whereLanguage: q.whereLanguage }],
+    series: [{ sourceId: q.sourceId, aggFn: 'count', where: q.where, whereLanguage: q.whereLanguage, ...(groupBy ? { groupBy: [groupBy] } : {}) }],
   }, signal);
-  return { stepMs: goDuration(r.granularity ?? ''), buckets: (r.data ?? []).map((row) => [row.ts_bucket, row['series_0.data'] ?? 0]) };
+  const totals = new Map<number, number>();
+  const groups = new Map<string, Map<number, number>>();
+  for (const row of r.data ?? []) {
+    const n = row['series_0.data'] ?? 0;
+    totals.set(row.ts_bucket, (totals.get(row.ts_bucket) ?? 0) + n);
+    if (!groupBy) continue;
+    const g = level(row.group?.[0] ?? '');
+    if (!groups.has(g)) groups.set(g, new Map());
+    const m = groups.get(g)!;
+    m.set(row.ts_bucket, (m.get(row.ts_bucket) ?? 0) + n);
+  }
+  const xs = [...totals.keys()].sort((a, b) => a - b);
+  return {
+    stepMs: goDuration(r.granularity ?? ''),
+    buckets: xs.map((x) => [x, totals.get(x)!]),
+    groups: [...groups.entries()].sort((a, b) => levelRank(a[0]) - levelRank(b[0]) || a[0].localeCompare(b[0]))
+      .map(([name, m]) => ({ name, counts: xs.map((x) => m.get(x) ?? 0) })),
+  };
 }
 
 export interface Histogram {
   stepMs: number;
   buckets: [number, number][];
+  // groups split each bucket's count (same order as buckets), most
+  // severe first; empty when not grouped.
+  groups?: { name: string; counts: number[] }[];
 }
 
+// level names a severity or span status the way the histogram's legend
+// shows it: any case and the usual spellings (WARNING, Err, STATUS_CODE_ERROR)
+// as one name.
+export function level(v: string): string {
+  const s = v.trim().toLowerCase().replace(/^status_code_/, '');
+  if (!s) return 'unset';
+  if (/^(fatal|crit|critical|emerg|emergency|alert|panic)/.test(s)) return 'fatal';
+  if (s.startsWith('err')) return 'error';
+  if (s.startsWith('warn')) return 'warn';
+  if (s.startsWith('info') || s === 'notice') return 'info';
+  if (s.startsWith('debug')) return 'debug';
+  if (s.startsWith('trace')) return 'trace';
+  return s;
+}
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'ok', 'debug', 'trace', 'unset'];
+function levelRank(name: string): number {
+  const i = LEVELS.indexOf(name);
+  return i < 0 ? LEVELS.length : i;
+}

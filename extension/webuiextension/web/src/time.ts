@@ -1,3 +1,5 @@
+import { useEffect, useState } from 'preact/hooks';
+
 // Time ranges: relative presets ("last 15 minutes") that move with now, or
 // absolute instants, both kept in the URL as from/to.
 
@@ -40,12 +42,58 @@ export function fmtShort(ms: number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-// fmtTs shows a row's timestamp (RFC 3339 with nanoseconds) in local time
-// with milliseconds.
+// The zone rows' times are shown in: the browser's (local) or UTC, as the
+// person last chose (remembered in localStorage); useZone re-renders a
+// component when it changes.
+export type Zone = 'local' | 'utc';
+const ZONE_KEY = 'otelhouse.timezone';
+let zone: Zone = (() => {
+  try {
+    return localStorage.getItem(ZONE_KEY) === 'utc' ? 'utc' : 'local';
+  } catch {
+    return 'local';
+  }
+})();
+const zoneListeners = new Set<() => void>();
+
+export function setZone(z: Zone) {
+  zone = z;
+  try {
+    localStorage.setItem(ZONE_KEY, z);
+  } catch { /* private mode: for this page only */ }
+  zoneListeners.forEach((l) => l());
+}
+
+export function useZone(): Zone {
+  const [, tick] = useState(0);
+  useEffect(() => {
+    const l = () => tick((n) => n + 1);
+    zoneListeners.add(l);
+    return () => void zoneListeners.delete(l);
+  }, []);
+  return zone;
+}
+
+// parts are a date's fields in the zone chosen.
+function parts(d: Date) {
+  return zone === 'utc'
+    ? { y: d.getUTCFullYear(), mo: d.getUTCMonth() + 1, d: d.getUTCDate(), h: d.getUTCHours(), mi: d.getUTCMinutes(), s: d.getUTCSeconds(), ms: d.getUTCMilliseconds() }
+    : { y: d.getFullYear(), mo: d.getMonth() + 1, d: d.getDate(), h: d.getHours(), mi: d.getMinutes(), s: d.getSeconds(), ms: d.getMilliseconds() };
+}
+
+// fmtTs shows a row's timestamp (RFC 3339 with nanoseconds) in the zone
+// chosen, with milliseconds.
 export function fmtTs(iso: string): string {
   const d = new Date(iso);
   if (isNaN(d.getTime())) return iso;
-  return `${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
+  const p = parts(d);
+  return `${pad(p.mo)}-${pad(p.d)} ${pad(p.h)}:${pad(p.mi)}:${pad(p.s)}.${pad(p.ms, 3)}`;
+}
+
+// fmtAt shows an instant (epoch ms) with its date in the zone chosen.
+export function fmtAt(ms: number): string {
+  const p = parts(new Date(ms));
+  return `${p.y}-${pad(p.mo)}-${pad(p.d)} ${pad(p.h)}:${pad(p.mi)}:${pad(p.s)}`;
 }
 
 // toLocalInput / fromLocalInput convert for <input type="datetime-local">.
@@ -66,9 +114,9 @@ export function fmtDuration(ns: number): string {
   return `${(ns / 1e9).toFixed(2)} s`;
 }
 
-// zoneName is the browser's time zone, which the tables and panels show
-// times in (the panel also shows the stored UTC value).
+// zoneName names the zone times are shown in: UTC, or the browser's.
 export function zoneName(): string {
+  if (zone === 'utc') return 'UTC';
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
 }
 

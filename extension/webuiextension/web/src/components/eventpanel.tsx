@@ -1,8 +1,9 @@
-import { useState } from 'preact/hooks';
-import { Row, Source } from '../api';
-import { show } from '../fields';
+import { useEffect, useState } from 'preact/hooks';
+import { Row, searchRows, Source } from '../api';
+import { severityClass, show } from '../fields';
 import { onLink } from '../router';
-import { fmtDuration, fmtTs, zoneName } from '../time';
+import { fmtDuration, fmtTs, useZone } from '../time';
+import { ZoneSwitch } from './zoneswitch';
 
 // EventPanel shows a whole event: its main fields, then every attribute
 // and resource attribute, then the other columns.
@@ -15,6 +16,7 @@ export function filterFor(field: string, value: any): string {
 }
 
 export function EventPanel({ row, src, onClose, onFilter }: { row: Row; src: Source; onClose: () => void; onFilter?: (expr: string) => void }) {
+  useZone();
   const traceCol = src.traceIdColumn || 'TraceId';
   const spanCol = src.spanIdColumn || 'SpanId';
   const traceId = row[traceCol];
@@ -31,7 +33,7 @@ export function EventPanel({ row, src, onClose, onFilter }: { row: Row; src: Sou
         <button class="link" onClick={onClose} aria-label="Close">✕</button>
       </div>
       <dl class="kv">
-        <dt>Timestamp</dt><dd>{fmtTs(row[src.timestampColumn])} <span class="muted small">{zoneName()}</span> <span class="muted small" title="as stored, in UTC">({row[src.timestampColumn]})</span></dd>
+        <dt>Timestamp</dt><dd>{fmtTs(row[src.timestampColumn])} <span class="muted small" data-testid="panel-zone"><ZoneSwitch /></span> <span class="muted small" title="as stored, in UTC">({row[src.timestampColumn]})</span></dd>
         {src.serviceColumn && <><dt>Service</dt><dd>{show(row[src.serviceColumn])}<Add on={onFilter} expr={filterFor('service', row[src.serviceColumn])} value={row[src.serviceColumn]} /></dd></>}
         {src.severityColumn && <><dt>Severity</dt><dd>{show(row[src.severityColumn])}<Add on={onFilter} expr={filterFor('level', row[src.severityColumn])} value={row[src.severityColumn]} /></dd></>}
         {src.durationColumn && row[src.durationColumn] !== undefined && <><dt>Duration</dt><dd>{fmtDuration(Number(row[src.durationColumn]))}</dd></>}
@@ -49,6 +51,7 @@ export function EventPanel({ row, src, onClose, onFilter }: { row: Row; src: Sou
           <pre class="body">{show(row[src.bodyColumn])}</pre>
         </>
       )}
+      {src.serviceColumn && row[src.serviceColumn] && row.__ts_ns && <Context row={row} src={src} />}
       <h3>Attributes</h3>
       <AttrTable m={attrs} onFilter={onFilter} />
       <h3>Resource</h3>
@@ -60,6 +63,70 @@ export function EventPanel({ row, src, onClose, onFilter }: { row: Row; src: Sou
         ))}
       </dl>
     </aside>
+  );
+}
+
+// isoNs writes nanoseconds since the epoch as RFC 3339 with all nine
+// digits (the API reads them; a Date keeps milliseconds only).
+function isoNs(ns: bigint): string {
+  return new Date(Number(ns / 1000000n)).toISOString().slice(0, 19) + '.' + (((ns % 1000000000n) + 1000000000n) % 1000000000n).toString().padStart(9, '0') + 'Z';
+}
+
+const CONTEXT_N = 5;
+const CONTEXT_WINDOW_NS = 60n * 1000000000n;
+
+// Context shows the same service's events just before and after this one
+// (HyperDX's surrounding context): two searches within a minute either
+// side, where the service column is this event's service. Asked for on
+// a click, not on every panel open.
+function Context({ row, src }: { row: Row; src: Source }) {
+  const [open, setOpen] = useState(false);
+  const [rows, setRows] = useState<{ before: Row[]; after: Row[] } | null>(null);
+  const [error, setError] = useState('');
+  const ns = BigInt(row.__ts_ns);
+  const svc = src.serviceColumn!;
+  const where = filterFor(svc, row[svc]);
+  useEffect(() => { setOpen(false); setRows(null); setError(''); }, [row]);
+  useEffect(() => {
+    if (!open || rows) return;
+    const ac = new AbortController();
+    const q = (from: bigint, to: bigint) => ({ sourceId: src.id, startTime: isoNs(from) as any, endTime: isoNs(to) as any, where, whereLanguage: 'lucene' });
+    // Before: newest first from just after this event (it and its twins
+    // of the same nanosecond included); after: the oldest of the minute
+    // after, as the search answers newest first.
+    Promise.all([searchRows(q(ns - CONTEXT_WINDOW_NS, ns + 1n), CONTEXT_N * 2 + 1, undefined, ac.signal),
+      searchRows(q(ns + 1n, ns + CONTEXT_WINDOW_NS), 200, undefined, ac.signal)])
+      .then(([b, a]) => {
+        const self = b.rows.findIndex((r) => r.__ts_ns === row.__ts_ns && JSON.stringify(r) === JSON.stringify(row));
+        const before = b.rows.filter((_, i) => i !== self).slice(0, CONTEXT_N);
+        setRows({ before, after: a.rows.slice(-CONTEXT_N) });
+      })
+      .catch((e) => { if (e.name !== 'AbortError') setError(e.message); });
+    return () => ac.abort();
+  }, [open, row]);
+  const line = (r: Row, cls = '') => (
+    <div class={'context-row ' + cls}>
+      <span class="ts">{fmtTs(r[src.timestampColumn])}</span>
+      {src.severityColumn && <span class={severityClass(r[src.severityColumn])}>{show(r[src.severityColumn])}</span>}
+      <span class="body">{show(src.bodyColumn ? r[src.bodyColumn] : '')}</span>
+    </div>
+  );
+  return (
+    <>
+      <h3>Surrounding events</h3>
+      <p class="muted small">{show(row[svc])}'s events just before and after this one, within a minute</p>
+      {!open ? <button class="ghost small" data-testid="show-context" onClick={() => setOpen(true)}>Show the events just before and after</button>
+        : error ? <p class="error small">{error}</p>
+        : !rows ? <p class="muted small">Loading…</p>
+        : (
+          <div class="context" data-testid="context">
+            {rows.after.map((r) => line(r))}
+            {line(row, 'this')}
+            {rows.before.map((r) => line(r))}
+            {rows.before.length + rows.after.length === 0 && <p class="muted small">No other event of this service within a minute.</p>}
+          </div>
+        )}
+    </>
   );
 }
 

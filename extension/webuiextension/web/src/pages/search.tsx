@@ -1,13 +1,15 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { countHistogram, del, Fields, get, Histogram as HistData, post, Row, SavedSearch, searchRows, Source } from '../api';
+import { ApiError, countHistogram, del, Fields, get, Histogram as HistData, post, Row, SavedSearch, SearchQuery, searchRows, Source } from '../api';
 import { Histogram } from '../components/histogram';
 import { TimePicker } from '../components/timepicker';
 import { EventPanel } from '../components/eventpanel';
 import { addTerm, Facets } from '../components/facets';
 import { WhereBox } from '../components/wherebox';
+import { TraceList } from '../components/tracelist';
 import { defaultColumns, severityClass, show, valueOf } from '../fields';
 import { navigate, onLink, useLocation } from '../router';
-import { fmtDuration, fmtTs, resolveRange, zoneName } from '../time';
+import { fmtDuration, fmtTs, resolveRange, useZone } from '../time';
+import { ZoneSwitch } from '../components/zoneswitch';
 
 const PAGE = 100;
 const TAIL_EVERY_MS = 3000;
@@ -45,6 +47,17 @@ export function SearchPage({ kind }: { kind: 'log' | 'trace' }) {
   return <Search key={src.id + kind} kind={kind} src={src} sources={ofKind} params={params} />;
 }
 
+// countStacked counts for the histogram, split by stackBy; a source whose
+// severity or status column cannot be grouped (a custom table) is still
+// counted, in one series.
+function countStacked(q: SearchQuery, signal: AbortSignal | undefined, stackBy: string | undefined): Promise<HistData> {
+  if (!stackBy) return countHistogram(q, signal);
+  return countHistogram(q, signal, stackBy).catch((e) => {
+    if (e.name === 'AbortError' || !(e instanceof ApiError) || e.status !== 400) throw e;
+    return countHistogram(q, signal);
+  });
+}
+
 function setParams(update: Record<string, string | null>) {
   const u = new URL(location.href);
   for (const [k, v] of Object.entries(update)) {
@@ -61,9 +74,12 @@ function langOf(v: string | null | undefined): string {
 }
 
 function Search({ kind, src, sources, params }: { kind: string; src: Source; sources: Source[]; params: URLSearchParams }) {
+  useZone(); // the table's times follow the zone switch
   const where = params.get('q') ?? '';
   const lang = langOf(params.get('lang'));
   const live = params.get('live') === '1';
+  // A trace source shows its spans, or its traces one row each.
+  const traceView = kind === 'trace' && params.get('view') === 'traces';
   const cols = params.get('cols')?.split(',').filter(Boolean) ?? defaultColumns(src);
   const rangeKey = [params.get('range'), params.get('from'), params.get('to')].join('|');
   const [refreshTick, setRefreshTick] = useState(0);
@@ -84,6 +100,8 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
   const [selected, setSelected] = useState<Row | null>(null);
   const [picker, setPicker] = useState(false);
   const body = { sourceId: src.id, startTime: range.from, endTime: range.to, where, whereLanguage: lang };
+  // The histogram's bars stack by severity (logs) or status (spans).
+  const stackBy = kind === 'log' ? src.severityColumn || undefined : src.statusCodeColumn || 'StatusCode';
 
   // A new search: histogram and the first page, the older ones cancelled.
   useEffect(() => {
@@ -95,16 +113,18 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     setHist(null);
     setHistError('');
     late.current = new Set();
-    searchRows(body, PAGE, undefined, ac.signal)
+    // The traces view lists traces itself (and shows its own error).
+    if (!traceView) searchRows(body, PAGE, undefined, ac.signal)
       .then((p) => { setRows(p.rows); setCursor(p.nextCursor); setRowsFor(where); })
       .catch((e) => { if (e.name !== 'AbortError') { setError(e.message); setRowsFor(where); } })
       .finally(() => setLoading(false));
+    else setLoading(false);
     // A failed count says so (the search's own error is shown above it),
     // rather than "Counting…" for ever.
-    countHistogram(body, ac.signal).then(setHist)
+    countStacked(body, ac.signal, stackBy).then(setHist)
       .catch((e) => { if (e.name !== 'AbortError') setHistError(e.message); });
     return () => ac.abort();
-  }, [src.id, where, lang, range.from, range.to]);
+  }, [src.id, where, lang, range.from, range.to, traceView]);
 
   const more = async () => {
     if (!cursor || loading) return;
@@ -151,7 +171,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
           setRows(cur.concat(fresh).sort(newestFirst));
           setRowsFor(where);
         }
-        countHistogram({ ...body, startTime: now - (range.to - range.from), endTime: now }).then(setHist)
+        countStacked({ ...body, startTime: now - (range.to - range.from), endTime: now }, undefined, stackBy).then(setHist)
           .catch((e) => setHistError(e.message));
       } catch { /* the next tick tries again */ }
     }, TAIL_EVERY_MS);
@@ -177,6 +197,9 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
     return () => document.removeEventListener('keydown', onKey);
   }, [selected, picker]);
 
+  // A span's waterfall is read from this trace source; a log's from the
+  // default one.
+  const traceHref = (tid: string) => `/traces/${encodeURIComponent(tid)}` + (kind === 'trace' ? `?source=${encodeURIComponent(src.id)}` : '');
   const submit = (e: Event) => { e.preventDefault(); setParams({ q: draft }); setRefreshTick((n) => n + 1); };
   // A filter from a facet or the panel joins the where (Lucene: a SQL
   // where is replaced by the term alone, as the languages do not mix).
@@ -205,12 +228,19 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
         <TimePicker range={range} onChange={(r) => r.relative ? setParams({ range: r.relative, from: null, to: null }) : setParams({ range: null, from: String(r.from), to: String(r.to) })} />
         <SavedMenu kind={kind} src={src} sources={sources} where={where} lang={lang} cols={cols} />
         <label class="toggle" title="New events appear on top every few seconds">
-          <input type="checkbox" checked={live} onChange={(e) => setParams({ live: e.currentTarget.checked ? '1' : null, range: e.currentTarget.checked ? (range.relative ?? '15m') : params.get('range'), ...(e.currentTarget.checked ? { from: null, to: null } : {}) })} />
+          <input type="checkbox" checked={live} onChange={(e) => setParams({ live: e.currentTarget.checked ? '1' : null, view: null, range: e.currentTarget.checked ? (range.relative ?? '15m') : params.get('range'), ...(e.currentTarget.checked ? { from: null, to: null } : {}) })} />
           Live
         </label>
       </div>
  {error && <p class="error where-error" role="alert" data-testid="search-error">{error}</p>}
       <Histogram data={hist} error={error ? 'the search failed' : histError} onZoom={(from, to) => setParams({ range: null, from: String(from), to: String(to), live: null })} />
+      {kind === 'trace' && (
+        <div class="view-toggle" role="group" aria-label="Show">
+          <button class={traceView ? 'ghost small' : 'ghost small on'} aria-pressed={!traceView} data-testid="view-spans" onClick={() => setParams({ view: null })}>Spans</button>
+          <button class={traceView ? 'ghost small on' : 'ghost small'} aria-pressed={traceView} data-testid="view-traces" onClick={() => setParams({ view: 'traces', live: null })}>Traces</button>
+        </div>
+      )}
+      {traceView ? <TraceList body={body} /> : <>
       <div class="results-head">
         <span class="muted small">{rows.length ? `${rows.length.toLocaleString()} shown${cursor ? ', more on scroll' : ''}` : loading ? 'Searching…' : error ? 'The search did not run: see the message above' : 'No matching events in this range'}</span>
         <button class="ghost small" onClick={() => setPicker(!picker)}>Columns</button>
@@ -221,7 +251,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
           <thead>
             <tr>
               <th class="actions"><span class="sr-only">Trace</span></th>
-              {cols.map((c) => <th>{c}{c === src.timestampColumn && <span class="muted zone"> ({zoneName()})</span>}<button class="link x" title={`Remove column ${c}`} aria-label={`Remove column ${c}`} onClick={() => setParams({ cols: cols.filter((x) => x !== c).join(',') })}>×</button></th>)}
+              {cols.map((c) => <th>{c}{c === src.timestampColumn && <span class="muted zone"> (<ZoneSwitch />)</span>}<button class="link x" title={`Remove column ${c}`} aria-label={`Remove column ${c}`} onClick={() => setParams({ cols: cols.filter((x) => x !== c).join(',') })}>×</button></th>)}
             </tr>
           </thead>
           <tbody>
@@ -231,8 +261,8 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
                 <tr class={(selected === r ? 'sel' : '') + (late.current.has(r) ? ' late' : '')} tabIndex={0} aria-selected={selected === r}
                   onClick={() => setSelected(r)} onKeyDown={(e) => { if (e.key === 'Enter' && e.target === e.currentTarget) setSelected(r); }}>
                   <td class="actions">
-                    {tid ? <a href={`/traces/${tid}`} data-testid="row-trace" title="Open this trace's waterfall" aria-label="Open this trace's waterfall"
-                      onClick={(e) => { e.stopPropagation(); onLink(e, `/traces/${tid}`); }}>⤷</a> : null}
+                    {tid ? <a href={traceHref(tid)} data-testid="row-trace" title="Open this trace's waterfall" aria-label="Open this trace's waterfall"
+                      onClick={(e) => { e.stopPropagation(); onLink(e, traceHref(tid)); }}>⤷</a> : null}
                   </td>
                   {cols.map((c, i) => (
                     <td class={c === src.bodyColumn ? 'body' : ''}>
@@ -247,6 +277,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
         </table>
         <div ref={sentinel} class="sentinel">{loading && rows.length > 0 ? 'Loading more…' : ''}</div>
       </div>
+      </>}
       </div>
       {selected && <EventPanel row={selected} src={src} onClose={() => setSelected(null)}
         onFilter={(expr) => { setSelected(null); filter(expr); }} />}

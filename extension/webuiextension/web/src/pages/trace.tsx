@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Answer, get, Row, Source } from '../api';
 import { AttrTable, EventPanel } from '../components/eventpanel';
 import { severityClass, show } from '../fields';
-import { fmtDuration, fmtTs } from '../time';
+import { fmtDuration, fmtTs, useZone } from '../time';
 
 type TraceData = Answer<'/api/v2/traces/{id}', 'get'>;
 
@@ -10,25 +10,38 @@ const palette = ['#4f6df5', '#16a085', '#e67e22', '#8e44ad', '#2c82c9', '#c0392b
 
 interface Node {
   span: Row;
+  id: string;
   depth: number;
   start: bigint; // ns
   dur: bigint;
+  // descendants: how many spans its subtree holds below it (what
+  // collapsing it hides).
+  descendants: number;
+  // critical: on the critical path (see criticalPath).
+  critical: boolean;
 }
 
 // TracePage is a trace's waterfall (spans nested under their parents on
-// one time axis, a colour per service, errors marked), a span's details,
-// and the logs that carry the trace id.
+// one time axis, a colour per service, errors marked, the critical path
+// highlighted, subtrees that collapse), a span's details, and the logs
+// that carry the trace id.
 export function TracePage({ traceId }: { traceId: string }) {
+  useZone();
   const [data, setData] = useState<TraceData | null>(null);
   const [error, setError] = useState('');
   const [sel, setSel] = useState<Row | null>(null);
   const [logSel, setLogSel] = useState<Row | null>(null);
   const [logSrc, setLogSrc] = useState<Source | null>(null);
+  // collapsed: the span ids whose subtrees are hidden.
+  const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
 
   useEffect(() => {
     setData(null);
     setError('');
-    get<TraceData>(`/api/v2/traces/${encodeURIComponent(traceId)}`).then(setData).catch((e) => setError(e.message));
+    setCollapsed(new Set());
+    // The trace source the link came from (the default one otherwise).
+    const source = new URL(location.href).searchParams.get('source');
+    get<TraceData>(`/api/v2/traces/${encodeURIComponent(traceId)}${source ? '?sourceId=' + encodeURIComponent(source) : ''}`).then(setData).catch((e) => setError(e.message));
     // Without a log source the trace is shown alone; its logs' links need one.
     get<Source[]>('/api/v2/sources').then((s) => setLogSrc(s.find((x) => x.id === 'logs') ?? s.find((x) => x.kind === 'log') ?? null))
       .catch((e) => setError(e.message));
@@ -49,6 +62,21 @@ export function TracePage({ traceId }: { traceId: string }) {
   const spanCol = src.spanIdColumn || 'SpanId';
   const total = view.end - view.start || 1n;
   const pct = (ns: bigint) => Number((ns * 100000n) / total) / 1000;
+  const toggle = (id: string) => setCollapsed((c) => { const n = new Set(c); if (n.has(id)) n.delete(id); else n.add(id); return n; });
+  // The rows shown: a collapsed span's subtree (the nodes after it, deeper
+  // than it) is skipped.
+  const shown: Node[] = [];
+  let hideBelow = -1;
+  for (const n of view.nodes) {
+    if (hideBelow >= 0 && n.depth > hideBelow) continue;
+    hideBelow = collapsed.has(n.id) && n.descendants > 0 ? n.depth : -1;
+    shown.push(n);
+  }
+  const parents = view.nodes.filter((n) => n.descendants > 0);
+  // How many of the trace's logs each span wrote.
+  const logCounts = new Map<string, number>();
+  const logSpanCol = logSrc?.spanIdColumn || 'SpanId';
+  for (const l of data.logs) if (l[logSpanCol]) logCounts.set(l[logSpanCol], (logCounts.get(l[logSpanCol]) ?? 0) + 1);
 
   return (
     <div class={sel || logSel ? 'trace with-panel' : 'trace'}>
@@ -61,6 +89,11 @@ export function TracePage({ traceId }: { traceId: string }) {
         </div>
         <div class="legend">
           {[...view.services.entries()].map(([s, c]) => <span class="chip"><i style={{ background: c }} />{s}</span>)}
+          <span class="chip crit-key" title="From the root, each time the child that ended last: the spans that set when the trace ended"><i />critical path</span>
+          {parents.length > 0 && <>
+            <button class="ghost small" data-testid="collapse-all" onClick={() => setCollapsed(new Set(parents.map((n) => n.id)))}>Collapse all</button>
+            <button class="ghost small" data-testid="expand-all" onClick={() => setCollapsed(new Set())}>Expand all</button>
+          </>}
         </div>
       </div>
       <div class="waterfall" data-testid="waterfall">
@@ -68,15 +101,23 @@ export function TracePage({ traceId }: { traceId: string }) {
           <div class="wf-label muted small">Span</div>
           <div class="wf-track">{[0, 25, 50, 75, 100].map((p) => <span class="tick" style={{ left: p + '%' }}>{fmtDuration(Number((total * BigInt(p)) / 100n))}</span>)}</div>
         </div>
-        {view.nodes.map((n) => {
+        {shown.map((n) => {
           const err = String(n.span[statusCol] ?? '').toLowerCase().includes('error');
+          const closed = collapsed.has(n.id);
           return (
-            <div class={'wf-row' + (sel === n.span ? ' sel' : '') + (err ? ' err' : '')} onClick={() => { setLogSel(null); setSel(n.span); }} data-span-id={n.span[spanCol]}
-              tabIndex={0} role="button" onKeyDown={(e) => { if (e.key === 'Enter') { setLogSel(null); setSel(n.span); } }}>
+            <div class={'wf-row' + (sel === n.span ? ' sel' : '') + (err ? ' err' : '') + (n.critical ? ' crit' : '')} onClick={() => { setLogSel(null); setSel(n.span); }} data-span-id={n.span[spanCol]}
+              data-critical={n.critical ? '1' : undefined} tabIndex={0} role="button" onKeyDown={(e) => { if (e.key === 'Enter' && e.target === e.currentTarget) { setLogSel(null); setSel(n.span); } }}>
               <div class="wf-label" style={{ paddingLeft: 8 + n.depth * 14 + 'px' }} title={n.span[nameCol]}>
+                {n.descendants > 0
+                  ? <button class="link caret" data-testid="toggle" aria-expanded={!closed} aria-label={(closed ? 'Expand ' : 'Collapse ') + n.span[nameCol]}
+                    title={closed ? `Show the ${plural(n.descendants, 'span')} below` : 'Hide the spans below'}
+                    onClick={(e) => { e.stopPropagation(); toggle(n.id); }}>{closed ? '▸' : '▾'}</button>
+                  : <span class="caret-space" />}
                 <i class="dot" style={{ background: view.services.get(n.span[svcCol]) }} />
                 <span class="svc">{n.span[svcCol]}</span> {n.span[nameCol]}
                 {err && <> <span class="sev err">error</span></>}
+                {closed && <> <span class="muted small hidden-count">+{n.descendants}</span></>}
+                {logCounts.get(n.id) ? <> <span class="muted small span-log-count" title="Logs written under this span (open the span to read them)">{plural(logCounts.get(n.id)!, 'log')}</span></> : null}
               </div>
               <div class="wf-track">
                 <div class="bar" style={{ left: pct(n.start - view.start) + '%', width: Math.max(pct(n.dur), 0.2) + '%', background: view.services.get(n.span[svcCol]) }} />
@@ -104,7 +145,8 @@ export function TracePage({ traceId }: { traceId: string }) {
         </table>
       )}
       </div>
-      {sel && <SpanPanel span={sel} src={src} onClose={() => setSel(null)} />}
+      {sel && <SpanPanel span={sel} src={src} logs={spanLogs(data.logs, logSrc, sel[spanCol])} logSrc={logSrc} onClose={() => setSel(null)}
+        onLog={(l) => { setSel(null); setLogSel(l); }} />}
       {logSel && logSrc && !sel && <EventPanel row={logSel} src={logSrc} onClose={() => setLogSel(null)} />}
     </div>
   );
@@ -128,13 +170,18 @@ function layout(d: TraceData) {
   }
   const nodes: Node[] = [];
   const seen = new Set<Row>();
-  const walk = (s: Row, depth: number) => {
-    if (seen.has(s)) return;
+  const byId = new Map<string, Node>();
+  const walk = (s: Row, depth: number): number => {
+    if (seen.has(s)) return 0;
     seen.add(s);
-    nodes.push({ span: s, depth, start: BigInt(s.__ts_ns), dur: BigInt(Math.max(0, Number(s[durCol] ?? 0))) });
-    for (const c of children.get(s[spanCol]) ?? []) walk(c, depth + 1);
+    const n: Node = { span: s, id: String(s[spanCol] ?? nodes.length), depth, start: BigInt(s.__ts_ns), dur: BigInt(Math.max(0, Number(s[durCol] ?? 0))), descendants: 0, critical: false };
+    nodes.push(n);
+    byId.set(n.id, n);
+    for (const c of children.get(s[spanCol]) ?? []) n.descendants += 1 + walk(c, depth + 1);
+    return n.descendants;
   };
   roots.forEach((r) => walk(r, 0));
+  criticalPath(nodes, children, byId, spanCol);
   let start = nodes.length ? nodes[0].start : 0n;
   let end = 0n;
   for (const n of nodes) {
@@ -149,7 +196,33 @@ function layout(d: TraceData) {
   return { nodes, start, end, services };
 }
 
-function SpanPanel({ span, src, onClose }: { span: Row; src: Source; onClose: () => void }) {
+// criticalPath marks the chain of spans that decided when the trace
+// ended: from the first root, each time the child that ended last (the
+// parent was waiting on it), down to a span without children.
+function criticalPath(nodes: Node[], children: Map<string, Row[]>, byId: Map<string, Node>, spanCol: string) {
+  let cur: Node | undefined = nodes.find((n) => n.depth === 0);
+  while (cur) {
+    cur.critical = true;
+    let next: Node | undefined;
+    for (const c of children.get(cur.span[spanCol]) ?? []) {
+      const n = byId.get(String(c[spanCol]));
+      if (n && !n.critical && (!next || n.start + n.dur > next.start + next.dur)) next = n;
+    }
+    cur = next;
+  }
+}
+
+// spanLogs are the trace's logs written under one span (their span id
+// column holds it).
+function spanLogs(logs: Row[], logSrc: Source | null, spanId: string): Row[] {
+  const col = logSrc?.spanIdColumn || 'SpanId';
+  return spanId ? logs.filter((l) => l[col] === spanId) : [];
+}
+
+function SpanPanel({ span, src, logs, logSrc, onClose, onLog }: { span: Row; src: Source; logs: Row[]; logSrc: Source | null; onClose: () => void; onLog: (l: Row) => void }) {
+  const sevCol = logSrc?.severityColumn || 'SeverityText';
+  const bodyCol = logSrc?.bodyColumn || 'Body';
+  const tsCol = logSrc?.timestampColumn || 'Timestamp';
   const names: string[] = span['Events.Name'] ?? [];
   const evTimes: string[] = span['Events.Timestamp'] ?? [];
   const evAttrs: Record<string, string>[] = span['Events.Attributes'] ?? [];
@@ -167,6 +240,18 @@ function SpanPanel({ span, src, onClose }: { span: Row; src: Source; onClose: ()
         <dt>Span ID</dt><dd>{show(span[src.spanIdColumn || 'SpanId'])}</dd>
         <dt>Parent</dt><dd>{show(span[src.parentSpanIdColumn || 'ParentSpanId']) || <span class="muted">root</span>}</dd>
       </dl>
+      <h3>Logs of this span</h3>
+      {logs.length === 0 ? <p class="muted small">none</p> : (
+        <div class="context" data-testid="span-logs">
+          {logs.map((l) => (
+            <div class="context-row" role="button" tabIndex={0} onClick={() => onLog(l)} onKeyDown={(e) => { if (e.key === 'Enter') onLog(l); }}>
+              <span class="ts">{fmtTs(l[tsCol])}</span>
+              <span class={severityClass(l[sevCol])}>{show(l[sevCol])}</span>
+              <span class="body">{show(l[bodyCol])}</span>
+            </div>
+          ))}
+        </div>
+      )}
       <h3>Attributes</h3>
       <AttrTable m={(src.attributesMap && span[src.attributesMap]) || {}} />
       <h3>Resource</h3>
