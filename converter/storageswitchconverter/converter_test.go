@@ -74,10 +74,13 @@ func TestEmbeddedEngineGetsAGeneratedPassword(t *testing.T) {
 	assert.Equal(t, pw, conf.Get("extensions::observability_api::clickhouse::password"))
 	assert.Equal(t, "", conf.Get("exporters::clickhouse/remote::password"), "never sent off the host")
 	assert.Equal(t, "mine", conf.Get("exporters::clickhouse/own::password"), "a configured password is kept")
-	fi, err := os.Stat(filepath.Join(dir, PasswordFile))
+	path := filepath.Join(dir, PasswordFile)
+	assert.Equal(t, path, conf.Get("extensions::embedded_clickhouse::password_file"), "the engine's Start keeps it")
+	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	assert.Empty(t, entries, "resolving the configuration writes nothing")
 
+	require.NoError(t, os.WriteFile(path, []byte(pw+"\n"), 0o600)) // as the engine's Start does
 	again := convert(t, "", withClients(filepath.Join(dir, "clickhouse")))
 	assert.Equal(t, pw, again.Get("extensions::embedded_clickhouse::password"), "the same password on the next start")
 

@@ -38,6 +38,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -47,6 +48,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	budgetmetadata "github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadata"
 	"github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadatatest"
 	"github.com/otelhouse/otelhouse/internal/admission"
 	"github.com/otelhouse/otelhouse/internal/budget"
@@ -287,6 +289,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{MaxDecodedSize: 2 << 20, MaxDecodedInFlight: 1 << 20}, "must be at least max_decoded_size"},
 		{Config{MaxRequestWait: -time.Second}, "max_request_wait"},
 		{Config{RetryAfterSeconds: -1}, "retry_after_seconds"},
+		{Config{GoMemoryLimit: -1}, "go_memory_limit"},
 	} {
 		assert.ErrorContains(t, c.cfg.Validate(), c.want)
 	}
@@ -654,4 +657,27 @@ func TestRetryAfterOnEveryRetryableRefusal(t *testing.T) {
 		assert.Equal(t, tc.status, rec.Code)
 		assert.Equal(t, tc.expect, rec.Header().Get("Retry-After"), "%d", tc.status)
 	}
+}
+
+func TestGoMemoryLimitIsSetByStartAndPutBackByShutdown(t *testing.T) {
+	limit := int64(-1)
+	set := func(n int64) int64 { prev := limit; limit = n; return prev }
+	limit = 1 << 40
+	e := &budgetExtension{cfg: &Config{GoMemoryLimit: 300 << 20}, logger: zap.NewNop(), telemetry: nopTelemetry(t), prevGoLimit: -1, setGoLimit: set}
+	require.NoError(t, e.Start(context.Background(), componenttest.NewNopHost()))
+	assert.EqualValues(t, 300<<20, limit)
+	require.NoError(t, e.Shutdown(context.Background()))
+	assert.EqualValues(t, 1<<40, limit, "the runtime's limit from before Start")
+
+	e = &budgetExtension{cfg: &Config{}, logger: zap.NewNop(), telemetry: nopTelemetry(t), prevGoLimit: -1, setGoLimit: set}
+	require.NoError(t, e.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, e.Shutdown(context.Background()))
+	assert.EqualValues(t, 1<<40, limit, "0: the runtime's own limit is left alone")
+}
+
+func nopTelemetry(t *testing.T) *budgetmetadata.TelemetryBuilder {
+	t.Helper()
+	tb, err := budgetmetadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+	require.NoError(t, err)
+	return tb
 }
