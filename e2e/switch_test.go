@@ -18,13 +18,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 func binary(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("OTELHOUSE_BIN")
 	if bin == "" {
-		t.Skip("OTELHOUSE_BIN not set: run through `make test`, which builds bin/otelhouse first")
+		testenv.Missing(t, "OTELHOUSE_BIN not set: run through `make test`, which builds bin/otelhouse first")
 	}
 	return bin
 }

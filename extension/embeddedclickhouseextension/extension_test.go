@@ -29,6 +29,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/testdata"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/metadata"
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 var (
@@ -59,7 +60,7 @@ func need(t *testing.T) {
 	t.Helper()
 	lib := os.Getenv("OTELHOUSE_LIBCHDB")
 	if lib == "" {
-		t.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
+		testenv.Missing(t, "OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
 	}
 	startOnce.Do(func() {
 		dir := filepath.Join(os.TempDir(), fmt.Sprintf("otelhouse-embedded-test-%d", os.Getpid()))

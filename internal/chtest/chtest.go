@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/collector/extension/extensiontest"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension"
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 var (
@@ -54,7 +55,7 @@ func Endpoint(tb testing.TB) string {
 	tb.Helper()
 	lib := os.Getenv("OTELHOUSE_LIBCHDB")
 	if lib == "" {
-		tb.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
+		testenv.Missing(tb, "OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
 	}
 	once.Do(func() {
 		// The distribution's own extension, as a collector starts it: tests

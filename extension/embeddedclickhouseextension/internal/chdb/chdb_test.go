@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 // lib loads the engine that `make test` fetched (OTELHOUSE_LIBCHDB).
@@ -17,7 +19,7 @@ func lib(t *testing.T) *Lib {
 	t.Helper()
 	path := os.Getenv("OTELHOUSE_LIBCHDB")
 	if path == "" {
-		t.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
+		testenv.Missing(t, "OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
 	}
 	l, err := Load(path)
 	require.NoError(t, err)

@@ -16,6 +16,8 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 // Statements the engine makes slow: one row a block, half a second a row
@@ -115,7 +117,7 @@ func TestLongStatementsOutliveServerTimeouts(t *testing.T) {
 		t.Parallel()
 		curl, err := exec.LookPath("curl")
 		if err != nil {
-			t.Skip("no curl on this machine")
+			testenv.Missing(t, "no curl on this machine")
 		}
 		for _, params := range []string{"", "send_progress_in_http_headers=1"} {
 			out, err := exec.Command(curl, "-sS", "--fail-with-body", "-u", "otel:s3cret", "--data-binary",

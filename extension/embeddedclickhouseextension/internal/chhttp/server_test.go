@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 var (
@@ -78,7 +79,7 @@ func TestMain(m *testing.M) {
 
 func need(t *testing.T) {
 	if srvURL == "" {
-		t.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
+		testenv.Missing(t, "OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
 	}
 }
 
