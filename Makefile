@@ -9,7 +9,7 @@ PKGS      := ./...
 # Test modules with heavy client dependencies, kept out of the main go.mod.
 TESTMODS  := e2e/ddtracego e2e/ddapiclient e2e/apiclient
 export CGO_ENABLED := 0
-export GOFLAGS    := -mod=mod
+export GOFLAGS    := -mod=readonly
 
 # The embedded ClickHouse engine: libchdb from npm, fetched once into a
 # gitignored cache (about 170 MB download, 570 MB unpacked).
@@ -82,6 +82,16 @@ test: check-manifest lint build libchdb chromium podman
 	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) GOFLAGS=-mod=readonly $(GO) test -count=1 ./...) || exit 1; done
 	@$(MAKE) --no-print-directory bench-once
 	@$(MAKE) --no-print-directory test-race
+
+# The two halves of the test run, to pick one while working: the
+# packages' own tests (libchdb, no binary), and the end-to-end ones that
+# run the built binary (browser, container, the test modules).
+unit: libchdb
+	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v '/e2e$$')
+
+e2e: build libchdb chromium podman
+	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./e2e
+	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) GOFLAGS=-mod=readonly $(GO) test -count=1 ./...) || exit 1; done
 
 # Every benchmark once, so one that no longer runs fails CI (figures come
 # from `make bench` and the docs' commands, not from this); the search
