@@ -127,9 +127,9 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 	reading := &heldBody{body: req.Body, room: e.admission}
 	defer reading.release()
 	if n := req.ContentLength; n > 0 {
-		// A declared body takes its room before its buffer is made: 120
-		// senders of 7 MB bodies, most of them refused, took the collector
-		// to as much as 0.86 GB when each first had its 7 MB buffer.
+		// A declared body takes its room before its buffer is made, so
+		// refused senders hold no buffers (the flood's figures:
+		// docs/storage.md).
 		if err := reading.take(n); err != nil {
 			e.tooBusy(w, req, int(n), err) // declared, not read
 			return
@@ -287,8 +287,9 @@ func (e *budgetExtension) bounded() bool {
 	return e.cfg.MaxDecodedSize > 0 || e.admission != nil
 }
 
-// Bodies are read into pooled buffers: allocating and zeroing a new one
-// per request cost a tenth of the receiver's CPU.
+// Bodies are read into pooled buffers: allocating and zeroing one per
+// request was a visible share of the receiver's CPU (BenchmarkOTLPLogs,
+// docs/performance.md).
 var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // maxPooled is the largest buffer kept for reuse.

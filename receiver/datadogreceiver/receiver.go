@@ -376,7 +376,8 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 }
 
 // The decoders replace confighttp's standard-library ones with pooled
-// klauspost/compress readers (about twice as fast); confighttp still caps
+// klauspost/compress readers (faster: BenchmarkDecompressLogs,
+// docs/performance.md); confighttp still caps
 // the decompressed size with max_request_body_size.
 
 // pooledReader returns its decoder to the pool on Close.
@@ -458,8 +459,8 @@ func zstdDecoder(body io.ReadCloser) (io.ReadCloser, error) {
 		return nil, err
 	}
 	// Not Reset(nil) on release: that frees the history ring, which the
-	// next request would allocate again (a fifth of the bytes a logs
-	// request allocated). A decoder that served a large body may hold a
+	// next request would allocate again (BenchmarkHTTPLogsZstd,
+	// docs/performance.md). A decoder that served a large body may hold a
 	// large window: it is dropped rather than kept.
 	p := &pooledReader{Reader: zr}
 	p.put = func() {
