@@ -97,7 +97,7 @@ func TestMemoryBudgetHoldsUnderFlood(t *testing.T) {
 		wg.Go(func() {
 			for time.Now().Before(stop) {
 				req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-				if !assert.NoError(t, err) {
+				if !assert.NoError(t, err) { //nolint:testifylint // a sender goroutine: require may not stop the test from it
 					return
 				}
 				req.Header.Set("Content-Type", "application/x-protobuf")
@@ -190,7 +190,7 @@ func chartQueries(t *testing.T, c *collector, stop time.Time) func() map[string]
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Authorization", "Bearer "+key)
 				resp, err := http.DefaultClient.Do(req)
-				if !assert.NoError(t, err) {
+				if !assert.NoError(t, err) { //nolint:testifylint // a sender goroutine: require may not stop the test from it
 					return
 				}
 				msg, _ := io.ReadAll(resp.Body)

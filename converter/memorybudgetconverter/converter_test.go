@@ -38,7 +38,7 @@ func TestSplit(t *testing.T) {
 	assert.Equal(t, Plan{Collector: gib}, p, "without the engine the collector has it all")
 
 	_, err = Split(256*mib, true)
-	assert.ErrorContains(t, err, "under 512 MiB")
+	require.ErrorContains(t, err, "under 512 MiB")
 	_, err = Split(64*mib, false)
 	assert.ErrorContains(t, err, "under 128 MiB")
 }

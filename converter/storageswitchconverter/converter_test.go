@@ -72,7 +72,7 @@ func TestEmbeddedEngineGetsAGeneratedPassword(t *testing.T) {
 	assert.Equal(t, "default", conf.Get("extensions::embedded_clickhouse::username"))
 	assert.Equal(t, pw, conf.Get("exporters::clickhouse::password"))
 	assert.Equal(t, pw, conf.Get("extensions::observability_api::clickhouse::password"))
-	assert.Equal(t, "", conf.Get("exporters::clickhouse/remote::password"), "never sent off the host")
+	assert.Empty(t, conf.Get("exporters::clickhouse/remote::password"), "never sent off the host")
 	assert.Equal(t, "mine", conf.Get("exporters::clickhouse/own::password"), "a configured password is kept")
 	path := filepath.Join(dir, PasswordFile)
 	assert.Equal(t, path, conf.Get("extensions::embedded_clickhouse::password_file"), "the engine's Start keeps it")
@@ -88,6 +88,6 @@ func TestEmbeddedEngineGetsAGeneratedPassword(t *testing.T) {
 	raw := withClients(filepath.Join(t.TempDir(), "clickhouse"))
 	raw["extensions"].(map[string]any)["embedded_clickhouse"].(map[string]any)["username"] = "ops"
 	conf = convert(t, "", raw)
-	assert.Equal(t, "", conf.Get("extensions::embedded_clickhouse::password"))
-	assert.Equal(t, "", conf.Get("exporters::clickhouse::password"))
+	assert.Empty(t, conf.Get("extensions::embedded_clickhouse::password"))
+	assert.Empty(t, conf.Get("exporters::clickhouse::password"))
 }

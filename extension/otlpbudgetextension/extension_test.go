@@ -252,9 +252,9 @@ func TestRealBodiesPass(t *testing.T) {
 	// the JSON's (JSON has no schema: every object counts as a struct), so
 	// a full 20 MiB body of either fits the default 256 MiB.
 	pbSize, jsonSize := int64(len(pbBody)), int64(len(jsonBody))
-	assert.NoError(t, budget.New(6*pbSize).Proto(requests["/v1/logs"], pbBody))
-	assert.Error(t, budget.New(3*pbSize).Proto(requests["/v1/logs"], pbBody), "not under-estimated either")
-	assert.NoError(t, budget.New(12*jsonSize).JSON(jsonBody, budget.Node))
+	require.NoError(t, budget.New(6*pbSize).Proto(requests["/v1/logs"], pbBody))
+	require.Error(t, budget.New(3*pbSize).Proto(requests["/v1/logs"], pbBody), "not under-estimated either")
+	require.NoError(t, budget.New(12*jsonSize).JSON(jsonBody, budget.Node))
 
 	unbounded, sink := startOTLP(t, 0, 20<<20)
 	status, body = post(t, unbounded, "application/x-protobuf", "", emptyRecords(10_000))
@@ -277,9 +277,9 @@ func TestReceiverErrorsStayTheReceivers(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	def := createDefaultConfig().(*Config)
-	assert.NoError(t, def.Validate())
+	require.NoError(t, def.Validate())
 	assert.Equal(t, &Config{MaxDecodedSize: 256 << 20, MaxDecodedInFlight: 1 << 30, MaxRequestWait: 5 * time.Second, RetryAfterSeconds: 1}, def)
-	assert.NoError(t, (&Config{}).Validate(), "0 everywhere: no bounds")
+	require.NoError(t, (&Config{}).Validate(), "0 everywhere: no bounds")
 	for _, c := range []struct {
 		cfg  Config
 		want string
@@ -620,7 +620,7 @@ func TestBodiesBeingReadAreBounded(t *testing.T) {
 
 func TestBusySaysWhichWayTheBoundWasMet(t *testing.T) {
 	e := &budgetExtension{cfg: &Config{MaxDecodedInFlight: 100 << 20, MaxRequestWait: 30 * time.Millisecond}}
-	assert.EqualError(t, e.busy(admission.ErrTimedOut), "for 30ms, the requests being decoded held 100 MiB, "+
+	require.EqualError(t, e.busy(admission.ErrTimedOut), "for 30ms, the requests being decoded held 100 MiB, "+
 		"the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later")
 	assert.EqualError(t, e.busy(admission.ErrWaitersFull), "the requests waiting or being read hold 100 MiB, "+
 		"the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later")

@@ -260,7 +260,7 @@ func TestConfigRefusesUnknownKeys(t *testing.T) {
 	assert.Equal(t, time.Hour, cfg.SessionLifetime)
 	require.NoError(t, cfg.Validate())
 	err := confmap.NewFromStringMap(map[string]any{"sesion_lifetime": "1h"}).Unmarshal(createDefaultConfig().(*Config))
-	assert.ErrorContains(t, err, "sesion_lifetime", "a typo is refused, not ignored")
+	require.ErrorContains(t, err, "sesion_lifetime", "a typo is refused, not ignored")
 	cfg.SessionIdleTimeout = 2 * time.Hour
 	assert.ErrorContains(t, cfg.Validate(), "session_idle_timeout may not exceed session_lifetime")
 }

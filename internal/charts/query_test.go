@@ -241,7 +241,7 @@ func TestChartErrors(t *testing.T) {
 	} {
 		s.Source = src
 		_, err := Run(context.Background(), db, []Series{s}, t0, t0.Add(time.Minute), time.Minute, time.Minute)
-		assert.Error(t, err, name)
+		require.Error(t, err, name)
 	}
 	// A condition the engine cannot run is the caller's to fix (the API's
 	// 400), not a server failure (502).
@@ -249,7 +249,7 @@ func TestChartErrors(t *testing.T) {
 		_, err := Run(context.Background(), db, []Series{{Source: src, AggFn: "count", WhereLanguage: "sql", Where: w}},
 			t0, t0.Add(time.Minute), time.Minute, time.Minute)
 		var qe QueryError
-		assert.ErrorAs(t, err, &qe, w)
+		require.ErrorAs(t, err, &qe, w)
 	}
 	// Injection attempts through values only ever match nothing.
 	points, err := Run(context.Background(), db, []Series{{Source: src, AggFn: "count", Where: `level:"x' OR '1'='1"`}},
@@ -257,7 +257,7 @@ func TestChartErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, *points[0].Values[0])
 	_, err = Bucket("3m", t0, t0)
-	assert.Error(t, err)
+	require.Error(t, err)
 	d, err := Bucket("auto", t0, t0.Add(24*time.Hour))
 	require.NoError(t, err)
 	assert.Equal(t, 15*time.Minute, d)
@@ -270,7 +270,7 @@ func TestEngineTimeoutIsRecognised(t *testing.T) {
 	ctx := clickhouse.Context(context.Background(), clickhouse.WithSettings(clickhouse.Settings{"max_execution_time": 1}))
 	err := queryErr(db.QueryContext(ctx, "SELECT count() FROM numbers(100000000000) WHERE sleepEachRow(0) = 0"))
 	require.Error(t, err)
-	assert.ErrorIs(t, engineError(err), ErrTimeout)
+	require.ErrorIs(t, engineError(err), ErrTimeout)
 	assert.NotErrorIs(t, engineError(fmt.Errorf("Code: 62. DB::Exception: Syntax error (SYNTAX_ERROR)")), ErrTimeout)
 }
 
@@ -281,9 +281,9 @@ func TestEngineMemoryRefusalsAreRecognised(t *testing.T) {
 	ctx := clickhouse.Context(context.Background(), clickhouse.WithSettings(clickhouse.Settings{"max_memory_usage": 16 << 20}))
 	err := queryErr(db.QueryContext(ctx, "SELECT uniqExact(number) FROM numbers(50000000)"))
 	require.Error(t, err)
-	assert.ErrorIs(t, engineError(err), ErrQueryMemory)
+	require.ErrorIs(t, engineError(err), ErrQueryMemory)
 	total := fmt.Errorf("Code: 241. DB::Exception: Memory limit (total) exceeded: would use 1.00 GiB (attempt to allocate chunk of 4.00 MiB bytes), current RSS: 990.00 MiB, maximum: 1.00 GiB. (MEMORY_LIMIT_EXCEEDED)")
-	assert.ErrorIs(t, engineError(total), ErrEngineMemory)
+	require.ErrorIs(t, engineError(total), ErrEngineMemory)
 	assert.NotErrorIs(t, engineError(total), ErrQueryMemory)
 }
 
@@ -312,7 +312,7 @@ func TestUserQueriesAreReadOnly(t *testing.T) {
 	for _, stmt := range []string{"INSERT INTO ro.t SELECT 1", "CREATE TABLE ro.u (x UInt8) ENGINE = Memory", "DROP TABLE ro.t",
 		"SELECT 1 SETTINGS readonly = 0"} {
 		_, err := db.ExecContext(ro, stmt)
-		assert.ErrorContains(t, err, "readonly", stmt)
+		require.ErrorContains(t, err, "readonly", stmt)
 	}
 	for range 8 { // more than the engine's sessions
 		_, err = db.Exec("INSERT INTO ro.t SELECT 1")

@@ -188,7 +188,7 @@ func TestSQLWhereOnTheEngine(t *testing.T) {
 		"sleepEachRow(1) = 0",
 	} {
 		_, err := run(cond)
-		assert.ErrorContains(t, err, "sql where", cond)
+		require.ErrorContains(t, err, "sql where", cond)
 	}
 
 	c, err := catalogOf(ctx, db)

@@ -159,9 +159,9 @@ func TestTraceAndItsLogs(t *testing.T) {
 	}
 
 	_, err = GetTrace(ctx, db, spans, TraceRequest{TraceID: fmt.Sprintf("%032x", 99), TraceColumn: "TraceId"}, time.Minute)
-	assert.ErrorIs(t, err, ErrNoTrace)
+	require.ErrorIs(t, err, ErrNoTrace)
 	_, err = GetTrace(ctx, db, spans, TraceRequest{TraceID: "' OR 1=1 --", TraceColumn: "TraceId"}, time.Minute)
-	assert.ErrorAs(t, err, new(charts.QueryError))
+	require.ErrorAs(t, err, new(charts.QueryError))
 
 	f, err := Fields(ctx, db, logs, time.Minute)
 	require.NoError(t, err)

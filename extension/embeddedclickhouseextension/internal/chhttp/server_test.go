@@ -506,7 +506,7 @@ func TestErrorMidStream(t *testing.T) {
 		for rows.Next() {
 			n++
 		}
-		assert.ErrorContains(t, rows.Err(), "Value passed to 'throwIf'", method)
+		require.ErrorContains(t, rows.Err(), "Value passed to 'throwIf'", method)
 		assert.Less(t, n, 300000, method)
 		rows.Close()
 

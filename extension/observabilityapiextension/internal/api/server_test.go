@@ -206,7 +206,7 @@ func TestDashboardsCRUDBothForms(t *testing.T) {
 	// The managed form sees the same team's dashboards in its envelope.
 	m := fx.url + "/v1/organizations/org1/services/svc1/observability/dashboards"
 	r = call(t, http.MethodPost, m, basic(fx.mgdID, fx.mgdSK), dashboard("second"))
-	require.Equal(t, http.StatusCreated, r.status, r.body, "the managed form keeps its specification's 201")
+	require.Equal(t, http.StatusCreated, r.status, "the managed form keeps its specification's 201: %v", r.body)
 	assert.Equal(t, float64(201), r.body["status"])
 	assert.NotEmpty(t, r.body["requestId"])
 	assert.Equal(t, "second", r.body["result"].(map[string]any)["name"])

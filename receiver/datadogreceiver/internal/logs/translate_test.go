@@ -165,7 +165,7 @@ func TestResourceFromTagsAndQuery(t *testing.T) {
 func TestMultiValuedTags(t *testing.T) {
 	lr, _ := one(t, on, `{"message":"m","ddtags":"team:a,team:b,team:c,solo"}`, Defaults{})
 	assert.Equal(t, []any{"a", "b", "c"}, lr.Attributes().AsRaw()["team"])
-	assert.Equal(t, "", lr.Attributes().AsRaw()["solo"], "a bare tag is a key with an empty value")
+	assert.Empty(t, lr.Attributes().AsRaw()["solo"], "a bare tag is a key with an empty value")
 }
 
 // A resource tag given twice, or under two Datadog names for one
@@ -188,7 +188,7 @@ func TestJSONMessage(t *testing.T) {
 
 	off := Translator{TraceIDs: true}
 	lr, _ = one(t, off, `{"message":"`+msg+`"}`, Defaults{})
-	assert.Equal(t, `{"message":"done","level":"warn","ts":1700000000,"service":"svc","k":{"a":[1,2]}}`, lr.Body().Str())
+	assert.JSONEq(t, `{"message":"done","level":"warn","ts":1700000000,"service":"svc","k":{"a":[1,2]}}`, lr.Body().Str())
 
 	// An access log's HTTP status is an attribute, not the level.
 	lr, _ = one(t, on, `{"message":"{\"level\":\"warn\",\"status\":200,\"msg\":\"x\"}"}`, Defaults{})
@@ -317,5 +317,5 @@ func TestPooledBatchesStartEmpty(t *testing.T) {
 	}
 	b := batches.Get()
 	defer batches.Put(b)
-	assert.Zero(t, len(b.tmp))
+	assert.Empty(t, b.tmp)
 }

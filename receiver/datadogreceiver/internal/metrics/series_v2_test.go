@@ -113,7 +113,7 @@ func TestSeriesV2MatchesGeneratedDecoder(t *testing.T) {
 
 	nameless := protowire.AppendBytes(protowire.AppendTag(body, 1, protowire.BytesType), nil)
 	_, err = SeriesV2(nameless, nil)
-	assert.EqualError(t, err, "series 1 has no metric name")
+	require.EqualError(t, err, "series 1 has no metric name")
 	assertSameSeries(t, nameless, 1<<30)
 }
 
@@ -124,7 +124,7 @@ func TestSeriesV2Rejects(t *testing.T) {
 		Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1, Value: 1}}}}}).Marshal()
 	require.NoError(t, err)
 	_, err = SeriesV2(unknownType, nil)
-	assert.EqualError(t, err, "series 0 (m) has unknown type 100")
+	require.EqualError(t, err, "series 0 (m) has unknown type 100")
 
 	for name, body := range map[string][]byte{
 		"truncated":       {0x0a, 0x05, 0x12},
@@ -134,7 +134,7 @@ func TestSeriesV2Rejects(t *testing.T) {
 	} {
 		_, errWant := seriesV2Reference(body, nil)
 		_, err := SeriesV2(body, nil)
-		assert.Error(t, errWant, "reference: %s", name)
+		require.Error(t, errWant, "reference: %s", name)
 		assert.Error(t, err, name)
 	}
 }

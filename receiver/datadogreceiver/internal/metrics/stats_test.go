@@ -125,7 +125,7 @@ func TestAgentStats(t *testing.T) {
 	assert.Equal(t, 12.0, sumPoints(md, HitsMetric)["GET /cart"].DoubleValue()+sumPoints(md, HitsMetric)["SELECT 1"].DoubleValue())
 
 	_, err = AgentStats([]byte{0x91}, nil)
-	assert.Error(t, err)
+	require.Error(t, err)
 	bad := clientPayload(t)
 	bad.Stats[0].Stats[0].OkSummary = []byte{0xff, 0xff}
 	body, _ = bad.MarshalMsg(nil)

@@ -36,7 +36,7 @@ func TestTag(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{5, 2, 1}, []int{int(num), typ, next})
 	_, _, _, err = Tag([]byte{0x0c}, 0)
-	assert.EqualError(t, err, "wiretype end group for non-group")
+	require.EqualError(t, err, "wiretype end group for non-group")
 	_, _, _, err = Tag([]byte{0x02}, 0)
 	assert.EqualError(t, err, "illegal tag 0 (wire type 2)")
 }

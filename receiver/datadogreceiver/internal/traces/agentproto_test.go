@@ -150,7 +150,7 @@ func TestAgentPathRejects(t *testing.T) {
 	} {
 		_, errWant := agentReference(body)
 		_, err := TranslateAgent(body, nil)
-		assert.Error(t, errWant, "reference: %s", name)
+		require.Error(t, errWant, "reference: %s", name)
 		assert.Error(t, err, name)
 	}
 }

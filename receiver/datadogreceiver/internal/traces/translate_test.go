@@ -247,7 +247,7 @@ func TestMalformed(t *testing.T) {
 	for name, body := range cases {
 		for _, v := range []string{"v0.4", "v0.5", "v0.7"} {
 			_, err := DecodeTracer(v, "application/msgpack", body, Tracer{}, nil)
-			assert.Error(t, err, name+" "+v)
+			require.Error(t, err, name+" "+v)
 		}
 	}
 	_, err := DecodeAgent([]byte{0xff, 0xff}, nil)

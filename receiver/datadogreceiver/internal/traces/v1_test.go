@@ -111,7 +111,7 @@ func TestAgentPayloadWithV1(t *testing.T) {
 func TestV1Malformed(t *testing.T) {
 	for _, body := range [][]byte{{0x91}, []byte("junk"), {0x85, 0x01}} {
 		_, err := TranslateTracer("v1.0", "application/msgpack", body, Tracer{}, nil)
-		assert.Error(t, err)
+		require.Error(t, err)
 	}
 	td, err := TranslateTracer("v1.0", "application/msgpack", nil, Tracer{}, nil)
 	require.NoError(t, err)
