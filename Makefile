@@ -179,7 +179,9 @@ tools/openapi/node_modules/.installed: tools/openapi/package-lock.json tools/ope
 	@touch $@
 
 # golangci-lint (.golangci.yml: errcheck, staticcheck, revive, gosec,
-# bodyclose beyond vet), pinned in its own module so its dependencies stay
+# bodyclose, misspell, errorlint, unparam, gocritic, testifylint, thelper
+# beyond vet, and gofumpt and goimports as formatters: `golangci-lint fmt`
+# rewrites what they ask), pinned in its own module so its dependencies stay
 # out of the distribution's go.mod; built once into .cache/bin.
 $(GOLANGCI): tools/golangci/go.mod tools/golangci/go.sum
 	cd tools/golangci && $(GO) build -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint

@@ -1,4 +1,4 @@
-package main
+package main //nolint:revive // the package comment is ocb's, in the generated main.go
 
 import (
 	"fmt"

@@ -56,6 +56,7 @@ func shipped() map[string]any {
 }
 
 func convert(t *testing.T, env map[string]string, raw map[string]any) (*confmap.Conf, int64) {
+	t.Helper()
 	conf, goLimit, _ := convertLogged(t, env, raw)
 	return conf, goLimit
 }

@@ -19,6 +19,7 @@ func shipped() map[string]any {
 }
 
 func convert(t *testing.T, endpoint string, raw map[string]any) *confmap.Conf {
+	t.Helper()
 	conf := confmap.NewFromStringMap(raw)
 	c := converter{getenv: func(k string) string {
 		if k == EndpointEnvVar {

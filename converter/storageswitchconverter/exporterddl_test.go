@@ -62,6 +62,7 @@ func (d *ddlRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // settings the converter gives it (cluster "" for one server) against the
 // recorder, and returns the statements it sent.
 func exporterDDL(t *testing.T, cluster string) string {
+	t.Helper()
 	engine, err := url.Parse("http://" + chtest.Endpoint(t))
 	require.NoError(t, err)
 	rec := &ddlRecorder{apply: cluster == "", proxy: httputil.NewSingleHostReverseProxy(engine)}

@@ -32,6 +32,7 @@ import (
 
 // freeAddr is a loopback address nothing listens on.
 func freeAddr(t *testing.T) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer l.Close()
@@ -62,6 +63,7 @@ func startOnFreeAddr(t *testing.T, cfg *Config) (string, component.Component) {
 }
 
 func startAPI(t *testing.T, dataDir string, database ...string) (string, component.Component) {
+	t.Helper()
 	cfg := createDefaultConfig().(*Config)
 	cfg.ClickHouse.Endpoint = "http://" + chtest.Endpoint(t)
 	cfg.ClickHouse.Database = "api_ext_test"
@@ -78,6 +80,7 @@ func startAPI(t *testing.T, dataDir string, database ...string) (string, compone
 }
 
 func personalKey(t *testing.T, dataDir string) string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dataDir, KeysFile))
 	require.NoError(t, err)
 	for _, l := range strings.Split(string(b), "\n") {
@@ -90,6 +93,7 @@ func personalKey(t *testing.T, dataDir string) string {
 }
 
 func get(t *testing.T, url, auth string) (int, map[string]any) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	req.Header.Set("Authorization", auth)
 	resp, err := http.DefaultClient.Do(req)

@@ -64,6 +64,7 @@ func (h host) GetExtensions() map[component.ID]component.Component { return h.ex
 var budgetID = component.MustNewID("otlp_budget")
 
 func freeAddr(t testing.TB) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -74,12 +75,14 @@ func freeAddr(t testing.TB) string {
 // and gRPC servers wrapped by the middleware, logs into a sink; it returns
 // the HTTP logs URL.
 func startOTLP(t testing.TB, limit int64, maxBody int64) (string, *consumertest.LogsSink) {
+	t.Helper()
 	url, _, sink := startOTLPBoth(t, limit, maxBody)
 	return url, sink
 }
 
 // startOTLPBoth is startOTLP that also returns the gRPC server's address.
 func startOTLPBoth(t testing.TB, limit int64, maxBody int64) (url, grpcAddr string, sink *consumertest.LogsSink) {
+	t.Helper()
 	cfg := createDefaultConfig().(*Config)
 	cfg.MaxDecodedSize, cfg.MaxDecodedInFlight = limit, 0
 	sink = new(consumertest.LogsSink)
@@ -399,6 +402,7 @@ func (g *gate) admitted(t testing.TB) int {
 }
 
 func (g *gate) consumer(t testing.TB) consumer.Logs {
+	t.Helper()
 	c, err := consumer.NewLogs(func(_ context.Context, ld plog.Logs) error {
 		g.entered <- ld.LogRecordCount()
 		<-g.release
@@ -410,6 +414,7 @@ func (g *gate) consumer(t testing.TB) consumer.Logs {
 
 // weight is what a body takes from max_decoded_in_flight.
 func weight(t testing.TB, body []byte) int64 {
+	t.Helper()
 	bud := budget.New(1 << 40)
 	require.NoError(t, bud.Proto(requests["/v1/logs"], body))
 	return bud.Used() + int64(len(body))

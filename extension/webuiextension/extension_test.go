@@ -46,7 +46,10 @@ func newUI(t testing.TB, st *apistate.State, assetsDir string) http.Handler {
 	return u.routes()
 }
 
-func realState(t *testing.T) *apistate.State { return realStateIn(t, "webui_test") }
+func realState(t *testing.T) *apistate.State {
+	t.Helper()
+	return realStateIn(t, "webui_test")
+}
 
 // realStateIn is the API's state in a fresh database, as its first start
 // leaves it (the default team).

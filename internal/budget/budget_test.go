@@ -178,7 +178,7 @@ func FuzzCounters(f *testing.F) {
 	f.Add(emptySpans())
 	f.Add([]byte{0x2a, 0x02, 0x52, 0x00, 0x0a})
 	f.Add([]byte{0xdf, 0xff, 0xff, 0xff, 0xff})
-	f.Fuzz(func(t *testing.T, body []byte) {
+	f.Fuzz(func(_ *testing.T, body []byte) {
 		for _, perValue := range []int64{Node, TreeNode} {
 			_ = New(1<<20).JSON(body, perValue)
 		}

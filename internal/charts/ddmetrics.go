@@ -18,6 +18,7 @@ package charts
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -71,7 +72,7 @@ var ddTopBy = []string{"mean", "min", "max", "last", "sum", "area", "l2norm", "n
 
 // ParseDatadogMetric parses a metric query or formula; its errors say
 // where and why.
-func ParseDatadogMetric(q string) (*ddExpr, error) {
+func ParseDatadogMetric(q string) (*ddExpr, error) { //nolint:revive // the expression is only rendered by this package
 	if err := CheckWhere(q); err != nil {
 		return nil, err
 	}
@@ -445,13 +446,11 @@ func (mp *mparser) filterAnd() (*ddFilter, error) {
 		return nil, err
 	}
 	parts := []*ddFilter{first}
-	for {
+	for mp.peek() == ',' || mp.keywordAhead("AND") {
 		if mp.peek() == ',' {
 			mp.i++
-		} else if mp.keywordAhead("AND") {
-			mp.i += 3
 		} else {
-			break
+			mp.i += 3
 		}
 		f, err := mp.filterNot()
 		if err != nil {
@@ -814,7 +813,7 @@ func (ev *ddEval) table(metric string) (Source, error) {
 		if err == nil {
 			return s, nil
 		}
-		if err != sql.ErrNoRows {
+		if !errors.Is(err, sql.ErrNoRows) {
 			return Source{}, engineError(err)
 		}
 	}

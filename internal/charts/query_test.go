@@ -34,6 +34,7 @@ var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 // seed writes 600 logs over 10 minutes into a table shaped like the
 // exporter's otel_logs, and returns them for independent counting.
 func seed(t *testing.T, db *sql.DB) ([]logRow, Source) {
+	t.Helper()
 	ctx := context.Background()
 	_, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS charts_test")
 	require.NoError(t, err)
@@ -78,6 +79,7 @@ func seed(t *testing.T, db *sql.DB) ([]logRow, Source) {
 // insertJSON posts JSONEachRow lines over the HTTP interface, as the
 // exporter does.
 func insertJSON(t *testing.T, into, lines string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, "http://"+chtest.Endpoint(t)+"/?query="+
 		url.QueryEscape("INSERT INTO "+into+" FORMAT JSONEachRow"), strings.NewReader(lines))
 	resp, err := http.DefaultClient.Do(req)

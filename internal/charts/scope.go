@@ -3,6 +3,7 @@ package charts
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -47,7 +48,8 @@ func OpenScope(ctx context.Context, db *sql.DB, src Source) (*Scope, error) {
 func (s *Scope) Where(ctx context.Context, db *sql.DB, language, text string, p *Params) (string, error) {
 	c, err := condition(ctx, db, language, text, s.f, p)
 	if err != nil {
-		if _, isQuery := err.(QueryError); !isQuery && ctx.Err() == nil {
+		var qe QueryError
+		if !errors.As(err, &qe) && ctx.Err() == nil {
 			err = QueryError{err}
 		}
 	}

@@ -108,6 +108,7 @@ func FreshDatabase(tb testing.TB, db string) {
 
 // DB opens clickhouse-go over HTTP to the embedded ClickHouse.
 func DB(tb testing.TB) *sql.DB {
+	tb.Helper()
 	db := clickhouse.OpenDB(&clickhouse.Options{Addr: []string{Endpoint(tb)}, Protocol: clickhouse.HTTP})
 	tb.Cleanup(func() { _ = db.Close() })
 	return db

@@ -16,6 +16,7 @@ import (
 
 // open returns a store in db, which it empties first.
 func open(t *testing.T, db string) *Store {
+	t.Helper()
 	chtest.FreshDatabase(t, db)
 	s, err := Open(context.Background(), chtest.DB(t), db)
 	require.NoError(t, err)

@@ -173,6 +173,7 @@ func TestImportIntegrationAssets(t *testing.T) {
 }
 
 func jsonOf(t *testing.T, v any) string {
+	t.Helper()
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)

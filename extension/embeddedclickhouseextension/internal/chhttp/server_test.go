@@ -78,6 +78,7 @@ func TestMain(m *testing.M) {
 }
 
 func need(t *testing.T) {
+	t.Helper()
 	if srvURL == "" {
 		testenv.Missing(t, "OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
 	}

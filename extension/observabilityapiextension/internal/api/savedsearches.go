@@ -55,7 +55,7 @@ const (
 	maxSavedFilters = 100
 )
 
-func decodeSavedSearch(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
+func decodeSavedSearch(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first
 	var in savedSearchInput
 	if err := decodeStrict(body, &in); err != nil {
 		return document{}, validationError{err}

@@ -40,10 +40,14 @@ type fixture struct {
 }
 
 // setup runs the API on its own state database with two teams.
-func setup(t testing.TB) fixture { return setupWith(t, func(*Options) {}) }
+func setup(t testing.TB) fixture {
+	t.Helper()
+	return setupWith(t, func(*Options) {})
+}
 
 // setupWith is setup with options changed by with.
 func setupWith(t testing.TB, with func(*Options)) fixture {
+	t.Helper()
 	ctx := context.Background()
 	state := fmt.Sprintf("api_test_%d", dbSeq.Add(1))
 	st, err := store.Open(ctx, chtest.DB(t), state)

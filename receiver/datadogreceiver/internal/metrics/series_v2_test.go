@@ -56,6 +56,7 @@ func seriesV2Reference(body []byte, bud *budget.Budget) (pmetric.Metrics, error)
 
 // assertSameSeries holds SeriesV2 to its reference (assertSameAs).
 func assertSameSeries(t testing.TB, body []byte, limit int64) {
+	t.Helper()
 	assertSameAs(t, body, limit, seriesV2Reference, SeriesV2)
 }
 
@@ -63,6 +64,7 @@ func assertSameSeries(t testing.TB, body []byte, limit int64) {
 // refuses it with the same error (perhaps wrapped) unless the wire's,
 // whose wording is pbwire's, and builds the same metrics.
 func assertSameAs(t testing.TB, body []byte, limit int64, reference, decode func([]byte, *budget.Budget) (pmetric.Metrics, error)) {
+	t.Helper()
 	want, errWant := reference(body, budget.New(limit))
 	got, errGot := decode(body, budget.New(limit))
 	var unstorable *UnstorableError

@@ -251,12 +251,14 @@ func sketchesReference(body []byte, bud *budget.Budget) (pmetric.Metrics, error)
 
 // assertSameSketches holds Sketches to its reference (assertSameAs).
 func assertSameSketches(t testing.TB, body []byte, limit int64) {
+	t.Helper()
 	assertSameAs(t, body, limit, sketchesReference, Sketches)
 }
 
 // sketchFixture has two sketches, one with an origin and zero, negative
 // and positive keys, and the payload's own metadata.
 func sketchFixture(t testing.TB) []byte {
+	t.Helper()
 	sp := gogen.SketchPayload{
 		Sketches: []gogen.SketchPayload_Sketch{{
 			Metric: "request.latency", Host: "web-1", Tags: []string{"env:prod", "route:/cart"},

@@ -112,6 +112,7 @@ func spansByID(td ptrace.Traces) map[uint64]ptrace.Span {
 }
 
 func translateFixture(t *testing.T) (ptrace.Traces, map[uint64]ptrace.Span) {
+	t.Helper()
 	body, err := fixture().MarshalMsg(nil)
 	require.NoError(t, err)
 	tp, err := DecodeTracer("v0.4", "application/msgpack", body, goTracer, nil)
