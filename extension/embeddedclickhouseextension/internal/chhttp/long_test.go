@@ -237,7 +237,7 @@ func TestLongAndShortStatementsTogether(t *testing.T) {
 		_, body, _, err = post(ctx, client, addr, "default_format=JSONEachRow",
 			"SELECT s, count() AS c FROM mix_short GROUP BY s ORDER BY s")
 		require.NoError(t, err)
-		assert.JSONEq(t, fmt.Sprintf("{\"s\":\"clickhouse-go\",\"c\":%d}\n{\"s\":\"http\",\"c\":%d}\n", inserted/2, inserted/2), body)
+		assert.Equal(t, fmt.Sprintf("{\"s\":\"clickhouse-go\",\"c\":%d}\n{\"s\":\"http\",\"c\":%d}\n", inserted/2, inserted/2), body) //nolint:testifylint // the exact text, not only the same JSON
 		assert.Less(t, time.Since(t0), time.Second, "short statements do not wait for long ones")
 	}
 	assert.Greater(t, inserted, 4)
