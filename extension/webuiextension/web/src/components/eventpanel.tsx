@@ -10,7 +10,7 @@ import { fmtDuration, fmtTs, zoneName } from '../time';
 // holds blanks, quotes or Lucene's own characters.
 export function filterFor(field: string, value: any): string {
   const v = String(value ?? '');
-  const plain = /^[^\s"():\[\]{}*?\\]+$/.test(v);
+  const plain = /^[^\s"():[\]{}*?\\]+$/.test(v);
   return `${field}:${plain ? v : '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'}`;
 }
 
@@ -111,7 +111,7 @@ async function copyText(text: string) {
 // attribute is stored) indented, and any other as it is.
 function pretty(v: any): string {
   const s = show(v);
-  if (!/^\s*[\[{]/.test(s)) return s;
+  if (!/^\s*[[{]/.test(s)) return s;
   try {
     return JSON.stringify(JSON.parse(s), null, 2);
   } catch {
