@@ -22,13 +22,15 @@ func TestValidate(t *testing.T) {
 		{"metric type on logs", Source{Name: "x", Kind: "log", Table: "t", TimestampColumn: "ts", MetricType: "sum"}, "metricType is only for metric sources"},
 		{"unknown metric type", Source{Name: "x", Kind: "metric", Table: "t", TimestampColumn: "ts", MetricType: "exp"}, "metricType must be one of"},
 	} {
-		err := tc.src.Validate("otel")
-		if tc.want == "" {
-			require.NoError(t, err, tc.name)
-			assert.Equal(t, "otel", tc.src.Database, "%s: the telemetry database by default", tc.name)
-			continue
-		}
-		require.ErrorContains(t, err, tc.want, tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.src.Validate("otel")
+			if tc.want == "" {
+				require.NoError(t, err, tc.name)
+				assert.Equal(t, "otel", tc.src.Database, "%s: the telemetry database by default", tc.name)
+				return
+			}
+			require.ErrorContains(t, err, tc.want, tc.name)
+		})
 	}
 	noDB := Source{Name: "L", Kind: "log", Table: "t", TimestampColumn: "ts"}
 	require.ErrorContains(t, noDB.Validate(""), "database is required")

@@ -290,13 +290,15 @@ func TestErrorsAndRouting(t *testing.T) {
 		{http.MethodPost, "/api/v0.2/traces", "\xff\xff", http.StatusBadRequest, "AgentPayload"},
 	}
 	for _, tc := range cases {
-		ct := "application/msgpack"
-		if strings.HasPrefix(tc.body, "[") {
-			ct = "application/json"
-		}
-		status, resp, _ := h.do(t, tc.method, tc.path, []byte(tc.body), "Content-Type", ct)
-		assert.Equal(t, tc.want, status, tc.method+" "+tc.path)
-		assert.Contains(t, resp, tc.reason)
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			ct := "application/msgpack"
+			if strings.HasPrefix(tc.body, "[") {
+				ct = "application/json"
+			}
+			status, resp, _ := h.do(t, tc.method, tc.path, []byte(tc.body), "Content-Type", ct)
+			assert.Equal(t, tc.want, status, tc.method+" "+tc.path)
+			assert.Contains(t, resp, tc.reason)
+		})
 	}
 	assert.Equal(t, 0, h.traces.SpanCount())
 }
