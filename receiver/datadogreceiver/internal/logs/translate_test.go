@@ -131,18 +131,20 @@ func TestTraceIDs(t *testing.T) {
 		{"garbage", `"dd.trace_id":"xyz!"`, "", ""},
 	}
 	for _, tc := range cases {
-		lr, _ := one(t, on, `{"message":"m",`+tc.fields+`}`, Defaults{})
-		trace, span := "", ""
-		if !lr.TraceID().IsEmpty() {
-			trace = lr.TraceID().String()
-		}
-		if !lr.SpanID().IsEmpty() {
-			span = lr.SpanID().String()
-		}
-		assert.Equal(t, tc.trace, trace, tc.name)
-		assert.Equal(t, tc.span, span, tc.name)
-		_, leaked := lr.Attributes().Get("dd.trace_id")
-		assert.False(t, leaked, tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			lr, _ := one(t, on, `{"message":"m",`+tc.fields+`}`, Defaults{})
+			trace, span := "", ""
+			if !lr.TraceID().IsEmpty() {
+				trace = lr.TraceID().String()
+			}
+			if !lr.SpanID().IsEmpty() {
+				span = lr.SpanID().String()
+			}
+			assert.Equal(t, tc.trace, trace, tc.name)
+			assert.Equal(t, tc.span, span, tc.name)
+			_, leaked := lr.Attributes().Get("dd.trace_id")
+			assert.False(t, leaked, tc.name)
+		})
 	}
 	off := Translator{DecodeJSONMessage: true}
 	lr, _ := one(t, off, `{"message":"m","dd.trace_id":"1234"}`, Defaults{})

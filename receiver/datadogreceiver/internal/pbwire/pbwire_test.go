@@ -23,11 +23,13 @@ func TestVarint(t *testing.T) {
 		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 0, protohelpers.ErrIntOverflow},
 		{[]byte{0x80}, 0, io.ErrUnexpectedEOF},
 	} {
-		v, _, err := Varint(c.in, 0)
-		assert.Equal(t, c.err, err, "%x", c.in)
-		if c.err == nil {
-			assert.Equal(t, c.want, v, "%x", c.in)
-		}
+		t.Run(fmt.Sprintf("%x", c.in), func(t *testing.T) {
+			v, _, err := Varint(c.in, 0)
+			assert.Equal(t, c.err, err, "%x", c.in)
+			if c.err == nil {
+				assert.Equal(t, c.want, v, "%x", c.in)
+			}
+		})
 	}
 }
 
