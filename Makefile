@@ -9,7 +9,7 @@ PKGS      := ./...
 # Test modules with heavy client dependencies, kept out of the main go.mod.
 TESTMODS  := e2e/ddtracego e2e/ddapiclient e2e/apiclient
 export CGO_ENABLED := 0
-export GOFLAGS    := -mod=mod
+export GOFLAGS    := -mod=readonly
 
 # The embedded ClickHouse engine: libchdb from npm, fetched once into a
 # gitignored cache (about 170 MB download, 570 MB unpacked).
@@ -21,7 +21,7 @@ export OTELHOUSE_LIBCHDB := $(LIBCHDB)
 # golangci-lint, built from tools/golangci into the cache (see lint).
 GOLANGCI := $(CURDIR)/.cache/bin/golangci-lint
 
-.PHONY: all build image podman check-generated run test bench-once test-race unit e2e bench bench-go bench-corpus bench-storage bench-memory pgo fuzz lint generate check-manifest clean libchdb web chromium
+.PHONY: all build image podman check-generated run test web-test bench-once test-race unit e2e bench bench-go bench-corpus bench-storage bench-memory pgo fuzz lint generate check-manifest clean libchdb web chromium
 
 all: build
 
@@ -40,6 +40,10 @@ web: $(WEB)/dist/index.html
 $(WEB)/node_modules/.installed: $(WEB)/package-lock.json $(WEB)/package.json
 	cd $(WEB) && npm ci --cache $(CURDIR)/.cache/npm --prefer-offline --no-audit --no-fund --loglevel=error
 	@touch $@
+
+# The frontend's unit tests (vitest, src/*.test.ts: the pure helpers).
+web-test: $(WEB)/node_modules/.installed
+	cd $(WEB) && npm run --silent test
 
 $(WEB)/dist/index.html: $(WEB)/node_modules/.installed $(WEB_SRC)
 	cd $(WEB) && npm run --silent build
@@ -77,11 +81,21 @@ $(LIBCHDB):
 # the race run then repeats the same packages under the race detector. The
 # test modules run read-only, so a go.sum that lags the root module's
 # imports fails here instead of being patched in the clone.
-test: check-manifest lint build libchdb chromium podman
+test: check-manifest lint build libchdb chromium podman web-test
 	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(PKGS)
 	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) GOFLAGS=-mod=readonly $(GO) test -count=1 ./...) || exit 1; done
 	@$(MAKE) --no-print-directory bench-once
 	@$(MAKE) --no-print-directory test-race
+
+# The two halves of the test run, to pick one while working: the
+# packages' own tests (libchdb, no binary), and the end-to-end ones that
+# run the built binary (browser, container, the test modules).
+unit: libchdb web-test
+	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v '/e2e$$')
+
+e2e: build libchdb chromium podman
+	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./e2e
+	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) GOFLAGS=-mod=readonly $(GO) test -count=1 ./...) || exit 1; done
 
 # Every benchmark once, so one that no longer runs fails CI (figures come
 # from `make bench` and the docs' commands, not from this); the search
@@ -152,13 +166,14 @@ fuzz:
 	$(FUZZ) -fuzz=FuzzRender ./extension/observabilityapiextension/internal/alerttemplate
 	$(FUZZ) -fuzz=FuzzStatement ./extension/embeddedclickhouseextension/internal/chhttp
 
-lint: $(GOLANGCI) tools/openapi/node_modules/.installed
+lint: $(GOLANGCI) tools/openapi/node_modules/.installed $(WEB)/node_modules/.installed
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	@for m in $(TESTMODS); do (cd $$m && $(GO) vet ./...) || exit 1; done
 	$(GOLANGCI) run ./...
 	@for m in $(TESTMODS); do (cd $$m && $(GOLANGCI) run --config $(CURDIR)/.golangci.yml ./...) || exit 1; done
+	cd $(WEB) && npm run --silent lint
 	cd tools/openapi && npx --no-install redocly lint --format=summary ../../extension/observabilityapiextension/internal/api/openapi.yaml
 	@$(MAKE) --no-print-directory check-generated
 
@@ -169,7 +184,9 @@ tools/openapi/node_modules/.installed: tools/openapi/package-lock.json tools/ope
 	@touch $@
 
 # golangci-lint (.golangci.yml: errcheck, staticcheck, revive, gosec,
-# bodyclose beyond vet), pinned in its own module so its dependencies stay
+# bodyclose, misspell, errorlint, unparam, gocritic, testifylint, thelper
+# beyond vet, and gofumpt and goimports as formatters: `golangci-lint fmt`
+# rewrites what they ask), pinned in its own module so its dependencies stay
 # out of the distribution's go.mod; built once into .cache/bin.
 $(GOLANGCI): tools/golangci/go.mod tools/golangci/go.sum
 	cd tools/golangci && $(GO) build -o $@ github.com/golangci/golangci-lint/v2/cmd/golangci-lint

@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 // browser is a headless Debian chromium with a fresh profile, driven over
@@ -40,7 +42,7 @@ func chromiumPath(t *testing.T) string {
 	if p, err := exec.LookPath("chromium"); err == nil {
 		return p
 	}
-	t.Skip("Debian's chromium is not installed: `make test` installs it (apt-get install chromium)")
+	testenv.Missing(t, "Debian's chromium is not installed: `make test` installs it (apt-get install chromium)")
 	return ""
 }
 

@@ -34,6 +34,7 @@ const budgetMargin = 320 << 20
 // instrumented service's: a message, a severity, a trace context and a
 // few attributes, under one resource.
 func floodLogs(t *testing.T, sender, n int) []byte {
+	t.Helper()
 	logs := plog.NewLogs()
 	rl := logs.ResourceLogs().AppendEmpty()
 	rl.Resource().Attributes().PutStr("service.name", "flood")
@@ -97,7 +98,7 @@ func TestMemoryBudgetHoldsUnderFlood(t *testing.T) {
 		wg.Go(func() {
 			for time.Now().Before(stop) {
 				req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-				if !assert.NoError(t, err) {
+				if !assert.NoError(t, err) { //nolint:testifylint // a sender goroutine: require may not stop the test from it
 					return
 				}
 				req.Header.Set("Content-Type", "application/x-protobuf")
@@ -168,6 +169,7 @@ func TestMemoryBudgetHoldsUnderFlood(t *testing.T) {
 // strings). It returns a function that waits for them and counts their
 // answers by weight and status; a 503 must say when to retry.
 func chartQueries(t *testing.T, c *collector, stop time.Time) func() map[string]int {
+	t.Helper()
 	key := generatedKey(t, c.dataDir, "personal_api_access_key")
 	// The heavy chart needs rows to expand: it starts once some are stored.
 	require.Eventually(t, func() bool {
@@ -190,7 +192,7 @@ func chartQueries(t *testing.T, c *collector, stop time.Time) func() map[string]
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Authorization", "Bearer "+key)
 				resp, err := http.DefaultClient.Do(req)
-				if !assert.NoError(t, err) {
+				if !assert.NoError(t, err) { //nolint:testifylint // a sender goroutine: require may not stop the test from it
 					return
 				}
 				msg, _ := io.ReadAll(resp.Body)
@@ -217,6 +219,7 @@ func chartQueries(t *testing.T, c *collector, stop time.Time) func() map[string]
 // watchRSS samples a process's anonymous and file-backed resident memory
 // every 100 ms until the test ends, and returns the highest of each so far.
 func watchRSS(t *testing.T, pid int) func() (anon, file int64) {
+	t.Helper()
 	var mu sync.Mutex
 	high := map[string]int64{}
 	done := make(chan struct{})
@@ -259,6 +262,7 @@ type memoryGroup struct {
 // Where groups cannot be made (no cgroup, no permission) it says why and
 // the test runs unconfined.
 func newMemoryGroup(t *testing.T, limit int64) *memoryGroup {
+	t.Helper()
 	own, ok := memlimit.OwnGroup()
 	if !ok {
 		t.Log("no memory cgroup: the collector runs unconfined")
@@ -291,6 +295,7 @@ func newMemoryGroup(t *testing.T, limit int64) *memoryGroup {
 
 // add moves a process into the group; it reports whether it is confined.
 func (m *memoryGroup) add(t *testing.T, pid int) bool {
+	t.Helper()
 	if !m.ok {
 		return false
 	}
@@ -304,6 +309,7 @@ func (m *memoryGroup) add(t *testing.T, pid int) bool {
 // oomKills is how many processes of the group the kernel killed for want
 // of memory.
 func (m *memoryGroup) oomKills(t *testing.T) int {
+	t.Helper()
 	name := "memory.events"
 	if m.group.V1 {
 		name = "memory.oom_control"

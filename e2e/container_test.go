@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 // podman runs rootful with runc and explicit ulimits, as scripts/image.sh
@@ -35,10 +37,10 @@ func podman(t *testing.T, args ...string) string {
 func TestContainerImage(t *testing.T) {
 	binary(t)
 	if _, err := exec.LookPath("podman"); err != nil {
-		t.Skip("podman is not installed: `make test` installs it; this machine cannot run the image test without it")
+		testenv.Missing(t, "podman is not installed: `make test` installs it; this machine cannot run the image test without it")
 	}
 	if out, err := exec.Command("podman", "--runtime", "runc", "info").CombinedOutput(); err != nil {
-		t.Skipf("podman cannot run here: %s", bytes.TrimSpace(out))
+		testenv.Missing(t, "podman cannot run here: %s", bytes.TrimSpace(out))
 	}
 	const image = "localhost/otelhouse:e2e"
 	build := exec.Command("./scripts/image.sh")

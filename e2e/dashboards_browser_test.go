@@ -135,7 +135,7 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 		body   map[string]any
 	}
 	got := make(chan received, 16)
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	receiver := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		var body map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&body)
 		got <- received{r.Header.Get("X-Secret"), body}

@@ -31,6 +31,7 @@ type outage struct {
 }
 
 func newOutage(t *testing.T, target string) *outage {
+	t.Helper()
 	o := &outage{addr: fmt.Sprintf("127.0.0.1:%d", freePort(t)), target: target}
 	o.up(t)
 	t.Cleanup(o.down)
@@ -38,6 +39,7 @@ func newOutage(t *testing.T, target string) *outage {
 }
 
 func (o *outage) up(t *testing.T) {
+	t.Helper()
 	ln, err := net.Listen("tcp", o.addr)
 	require.NoError(t, err)
 	o.mu.Lock()
@@ -79,6 +81,7 @@ func (o *outage) down() {
 // sendLogs posts n Datadog logs tagged with batch, one request each, and
 // returns how many were acknowledged (2xx).
 func sendLogs(t *testing.T, c *collector, batch string, n int) int {
+	t.Helper()
 	acked := 0
 	for i := 0; i < n; i++ {
 		body := fmt.Sprintf(`[{"message":"durable %s %d","service":"durable","ddtags":"batch:%s"}]`, batch, i, batch)
@@ -93,6 +96,7 @@ func sendLogs(t *testing.T, c *collector, batch string, n int) int {
 // reaching the embedded ClickHouse through a proxy the test can cut; the
 // engine keeps its port across restarts, so the proxy stays valid.
 func proxied(t *testing.T, env []string) (func() *collector, *outage) {
+	t.Helper()
 	chPort := freePort(t)
 	proxy := newOutage(t, fmt.Sprintf("127.0.0.1:%d", chPort))
 	return func() *collector {
@@ -273,12 +277,14 @@ func TestFanOut(t *testing.T) {
 
 // kill ends the collector at once, as a crash or the OOM killer would.
 func (c *collector) kill(t *testing.T) {
+	t.Helper()
 	require.NoError(t, c.cmd.Process.Kill())
 	<-c.done
 }
 
 // stop ends the collector gracefully and waits for it.
 func (c *collector) stop(t *testing.T) {
+	t.Helper()
 	require.NoError(t, c.cmd.Process.Signal(os.Interrupt))
 	select {
 	case <-c.done:

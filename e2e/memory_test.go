@@ -73,6 +73,7 @@ func startCollector(t *testing.T, port int, args ...string) *exec.Cmd {
 // postAll has senders post perSender requests each, all at once, and
 // counts the answers by status (-1: none).
 func postAll(t *testing.T, senders, perSender int, newRequest func() (*http.Request, error)) map[int]int {
+	t.Helper()
 	var mu sync.Mutex
 	codes := map[int]int{}
 	var wg sync.WaitGroup
@@ -81,7 +82,7 @@ func postAll(t *testing.T, senders, perSender int, newRequest func() (*http.Requ
 		wg.Go(func() {
 			for range perSender {
 				req, err := newRequest()
-				if !assert.NoError(t, err) {
+				if !assert.NoError(t, err) { //nolint:testifylint // a sender goroutine: require may not stop the test from it
 					return
 				}
 				code := -1

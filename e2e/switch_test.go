@@ -18,13 +18,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 func binary(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("OTELHOUSE_BIN")
 	if bin == "" {
-		t.Skip("OTELHOUSE_BIN not set: run through `make test`, which builds bin/otelhouse first")
+		testenv.Missing(t, "OTELHOUSE_BIN not set: run through `make test`, which builds bin/otelhouse first")
 	}
 	return bin
 }
@@ -89,6 +91,7 @@ const ingestKey = "e2e-ingestion-key"
 // run starts the binary with the shipped config, every port moved to a free
 // one so the test never clashes with a running instance.
 func run(t *testing.T, env []string, config string, extra ...string) *collector {
+	t.Helper()
 	return runWith(t, env, config, 0, extra...)
 }
 
@@ -166,6 +169,7 @@ func (c *collector) waitHealthy(t *testing.T) {
 }
 
 func shippedConfig(t *testing.T) string {
+	t.Helper()
 	p, err := filepath.Abs(filepath.Join("..", "otelcol-config.yaml"))
 	require.NoError(t, err)
 	return p
@@ -221,6 +225,7 @@ func (c *collector) enginePassword(t *testing.T) string {
 // engineRequest is a request to the embedded ClickHouse with the
 // generated credentials.
 func (c *collector) engineRequest(t *testing.T, method, query string) *http.Request {
+	t.Helper()
 	req, err := http.NewRequest(method, fmt.Sprintf("http://127.0.0.1:%d/", c.clickhouse), strings.NewReader(query))
 	require.NoError(t, err)
 	req.SetBasicAuth("default", c.enginePassword(t))
@@ -229,6 +234,7 @@ func (c *collector) engineRequest(t *testing.T, method, query string) *http.Requ
 
 // sql asks the collector's embedded ClickHouse.
 func (c *collector) sql(t *testing.T, query string) string {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(c.engineRequest(t, http.MethodPost, query))
 	if err != nil {
 		return err.Error()

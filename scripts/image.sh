@@ -42,10 +42,16 @@ fi
 
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o bin/otelhouse-healthcheck ./cmd/otelhouse-healthcheck
 mkdir -p bin/image-data
+previous=$("${podman[@]}" image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)
 "${podman[@]}" build --quiet --format docker \
 	--ulimit nofile=20000:20000 --ulimit nproc=4096:4096 \
 	--build-arg BASE="$BASE" --build-arg VERSION="$VERSION" --build-arg CHDB_VERSION="$CHDB_VERSION" \
 	-f Containerfile -t "$IMAGE" . >/dev/null
-# The previous build of the tag, now untagged, would pile up build after build.
-"${podman[@]}" image prune -f >/dev/null
+# The previous build of this tag, now untagged, would pile up build after
+# build: remove it, and only it (the host's other dangling images are not
+# ours). One a container still uses stays.
+current=$("${podman[@]}" image inspect --format '{{.Id}}' "$IMAGE")
+if [ -n "$previous" ] && [ "$previous" != "$current" ]; then
+	"${podman[@]}" rmi "$previous" >/dev/null 2>&1 || true
+fi
 echo "built $IMAGE ($("${podman[@]}" image inspect --format '{{.Size}}' "$IMAGE" | awk '{printf "%d MB", $1/1e6}')) on $BASE"

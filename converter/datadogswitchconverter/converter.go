@@ -1,21 +1,22 @@
 // Package datadogswitchconverter turns the experimental Datadog receiver on
 // from one environment variable: with ENABLE_DATADOG_RECEIVER=true it
-// enables the receiver's feature gate and adds every configured `datadog`
-// receiver to the traces, metrics and logs pipelines. With the variable
-// unset (or any other value) the configuration is left as written, so a
-// receiver that is only defined is never started and port 8126 stays closed.
+// adds every configured `datadog` receiver to the traces, metrics and logs
+// pipelines. With the variable unset (or any other value) the
+// configuration is left as written, so a receiver that is only defined is
+// never started and port 8126 stays closed. The receiver's feature gate,
+// process state rather than configuration, is switched by the same
+// variable in the distribution's main (distribution/datadog.go): a
+// converter only maps configuration, so `otelcol validate` changes nothing.
 package datadogswitchconverter
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/featuregate"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver"
 )
@@ -29,12 +30,11 @@ func NewFactory() confmap.ConverterFactory {
 	})
 }
 
+// Convert adds the defined datadog receivers to the pipelines of the
+// signals they serve when the switch is on.
 func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	if c.getenv(datadogreceiver.EnableEnvVar) != "true" {
 		return nil
-	}
-	if err := featuregate.GlobalRegistry().Set(datadogreceiver.FeatureGateID, true); err != nil {
-		return fmt.Errorf("%s=true: %w", datadogreceiver.EnableEnvVar, err)
 	}
 	var ids []string
 	if rs, ok := conf.Get("receivers").(map[string]any); ok {

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
-	"go.opentelemetry.io/collector/featuregate"
 
 	"github.com/otelhouse/otelhouse/receiver/datadogreceiver"
 )
@@ -26,7 +25,6 @@ func shipped() map[string]any {
 
 func convert(t *testing.T, env string, raw map[string]any) *confmap.Conf {
 	t.Helper()
-	t.Cleanup(func() { _ = featuregate.GlobalRegistry().Set(datadogreceiver.FeatureGateID, false) })
 	conf := confmap.NewFromStringMap(raw)
 	c := converter{getenv: func(k string) string {
 		if k == datadogreceiver.EnableEnvVar {
@@ -40,7 +38,7 @@ func convert(t *testing.T, env string, raw map[string]any) *confmap.Conf {
 
 func TestEnabled(t *testing.T) {
 	conf := convert(t, "true", shipped())
-	assert.True(t, datadogreceiver.Gate.IsEnabled())
+	assert.False(t, datadogreceiver.Gate.IsEnabled(), "the gate is the distribution's main's, not the converter's")
 	assert.Equal(t, []any{"otlp", "datadog", "datadog/2"}, conf.Get("service::pipelines::traces::receivers"))
 	assert.Equal(t, []any{"otlp", "datadog", "datadog/2"}, conf.Get("service::pipelines::traces/extra::receivers"), "not added twice")
 	assert.Equal(t, []any{"otlp", "datadog", "datadog/2"}, conf.Get("service::pipelines::logs::receivers"))

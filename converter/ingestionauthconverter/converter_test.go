@@ -26,6 +26,7 @@ func shipped(withAPI bool) map[string]any {
 }
 
 func convert(t *testing.T, token string, raw map[string]any, env ...string) *confmap.Conf {
+	t.Helper()
 	conf := confmap.NewFromStringMap(raw)
 	c := converter{getenv: func(k string) string {
 		if k == TokenEnvVar {

@@ -5,14 +5,16 @@
 // the embedded ClickHouse engine, when the configuration runs one, and the
 // collector: the Go runtime's soft limit, the memory_limiter processors,
 // the receivers' decode budgets. A value written in the configuration
-// keeps its place; the budget fills in only what is not set.
+// keeps its place; the budget fills in only what is not set. The converter
+// only maps configuration: the Go soft limit is set by the otlp_budget
+// extension's Start (go_memory_limit), so `otelcol validate` changes
+// nothing in the process.
 package memorybudgetconverter
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -40,8 +42,6 @@ type converter struct {
 	// found is the budget when none is given: the container's limit,
 	// else half the RAM, and which it is.
 	found func() (uint64, string)
-	// setGoLimit sets the Go runtime's soft memory limit.
-	setGoLimit func(int64) int64
 }
 
 // NewFactory returns the converter factory ocb wires into the distribution.
@@ -51,7 +51,7 @@ func NewFactory() confmap.ConverterFactory {
 		if logger == nil {
 			logger = zap.NewNop()
 		}
-		return converter{logger: logger, getenv: os.Getenv, found: found, setGoLimit: debug.SetMemoryLimit}
+		return converter{logger: logger, getenv: os.Getenv, found: found}
 	})
 }
 
@@ -62,6 +62,7 @@ func found() (uint64, string) {
 	return memlimit.RAM() / 2, "half the RAM"
 }
 
+// Convert resolves the budget and fills in the settings it splits into.
 func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	given, from := conf.Get(Key), Key
 	conf.Delete(section)
@@ -90,7 +91,6 @@ func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 	}
 	goLimit := "GOMEMLIMIT from the environment"
 	if c.getenv("GOMEMLIMIT") == "" {
-		c.setGoLimit(int64(plan.GoLimit()))
 		goLimit = humanize.IBytes(plan.GoLimit())
 	}
 	c.logger.Info("Memory budget (docs/memory.md)", zap.String("budget", humanize.IBytes(budget)), zap.String("from", from),
@@ -103,7 +103,35 @@ func (c converter) Convert(_ context.Context, conf *confmap.Conf) error {
 			update[key] = v
 		}
 	}
+	if c.getenv("GOMEMLIMIT") == "" {
+		goMemoryLimit(conf, extensions, plan.GoLimit(), update)
+	}
 	return conf.Merge(confmap.NewFromStringMap(update))
+}
+
+// goRuntimeCarrier is the otlp_budget extension the converter adds, with
+// no bounds, when none runs to carry the Go soft limit.
+const goRuntimeCarrier = "otlp_budget/go_runtime"
+
+// goMemoryLimit gives the Go soft limit to the first otlp_budget extension
+// the service starts (its Start sets it), unless one already has a
+// go_memory_limit of its own; with none started, it adds one that only
+// carries the limit.
+func goMemoryLimit(conf *confmap.Conf, started []any, limit uint64, update map[string]any) {
+	ids := idsOf(started, "otlp_budget")
+	for _, id := range ids {
+		if conf.IsSet("extensions::" + id + "::go_memory_limit") {
+			return
+		}
+	}
+	if len(ids) > 0 {
+		update["extensions::"+ids[0]+"::go_memory_limit"] = limit
+		return
+	}
+	update["extensions::"+goRuntimeCarrier] = map[string]any{
+		"go_memory_limit": limit, "max_decoded_size": 0, "max_decoded_in_flight": 0,
+	}
+	update["service::extensions"] = append(append([]any(nil), started...), goRuntimeCarrier)
 }
 
 // idsOf are the component ids of a type among ids (the type itself and

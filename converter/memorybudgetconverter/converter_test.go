@@ -38,7 +38,7 @@ func TestSplit(t *testing.T) {
 	assert.Equal(t, Plan{Collector: gib}, p, "without the engine the collector has it all")
 
 	_, err = Split(256*mib, true)
-	assert.ErrorContains(t, err, "under 512 MiB")
+	require.ErrorContains(t, err, "under 512 MiB")
 	_, err = Split(64*mib, false)
 	assert.ErrorContains(t, err, "under 128 MiB")
 }
@@ -56,6 +56,7 @@ func shipped() map[string]any {
 }
 
 func convert(t *testing.T, env map[string]string, raw map[string]any) (*confmap.Conf, int64) {
+	t.Helper()
 	conf, goLimit, _ := convertLogged(t, env, raw)
 	return conf, goLimit
 }
@@ -63,16 +64,29 @@ func convert(t *testing.T, env map[string]string, raw map[string]any) (*confmap.
 func convertLogged(t *testing.T, env map[string]string, raw map[string]any) (*confmap.Conf, int64, *observer.ObservedLogs) {
 	t.Helper()
 	conf := confmap.NewFromStringMap(raw)
-	goLimit := int64(-1)
 	core, logs := observer.New(zap.InfoLevel)
 	c := converter{
-		logger:     zap.New(core),
-		getenv:     func(k string) string { return env[k] },
-		found:      func() (uint64, string) { return 4 * gib, "half the RAM" },
-		setGoLimit: func(n int64) int64 { goLimit = n; return 0 },
+		logger: zap.New(core),
+		getenv: func(k string) string { return env[k] },
+		found:  func() (uint64, string) { return 4 * gib, "half the RAM" },
 	}
 	require.NoError(t, c.Convert(context.Background(), conf))
-	return conf, goLimit, logs
+	return conf, goLimitOf(conf), logs
+}
+
+// goLimitOf is the go_memory_limit the converted configuration gives an
+// otlp_budget extension the service starts, or -1.
+func goLimitOf(conf *confmap.Conf) int64 {
+	started, _ := conf.Get("service::extensions").([]any)
+	for _, id := range idsOf(started, "otlp_budget") {
+		switch v := conf.Get("extensions::" + id + "::go_memory_limit").(type) {
+		case uint64:
+			return int64(v) //nolint:gosec // a test's small budget
+		case int:
+			return int64(v)
+		}
+	}
+	return -1
 }
 
 func TestBudgetFromEnv(t *testing.T) {
@@ -135,15 +149,32 @@ func TestWrittenLimiterIsKept(t *testing.T) {
 
 func TestBadBudgetIsRefused(t *testing.T) {
 	for env, msg := range map[string]string{"lots": "OTELHOUSE_MEMORY_LIMIT", "100MiB": "under 512 MiB"} {
-		c := converter{logger: zap.NewNop(), getenv: func(k string) string { return map[string]string{EnvVar: env}[k] }, found: func() (uint64, string) { return 0, "half the RAM" }, setGoLimit: func(int64) int64 { return 0 }}
+		c := converter{logger: zap.NewNop(), getenv: func(k string) string { return map[string]string{EnvVar: env}[k] }, found: func() (uint64, string) { return 0, "half the RAM" }}
 		assert.ErrorContains(t, c.Convert(context.Background(), confmap.NewFromStringMap(shipped())), msg, env)
 	}
 }
 
 func TestUnknownMemoryLeavesLimitersAShare(t *testing.T) {
 	conf := confmap.NewFromStringMap(shipped())
-	c := converter{logger: zap.NewNop(), getenv: func(string) string { return "" }, found: func() (uint64, string) { return 0, "half the RAM" }, setGoLimit: func(int64) int64 { panic("no budget, no Go limit") }}
+	c := converter{logger: zap.NewNop(), getenv: func(string) string { return "" }, found: func() (uint64, string) { return 0, "half the RAM" }}
 	require.NoError(t, c.Convert(context.Background(), conf))
 	assert.Equal(t, 80, conf.Get("processors::memory_limiter::limit_percentage"))
 	assert.Nil(t, conf.Get("extensions::embedded_clickhouse::server::max_server_memory_usage"))
+	assert.EqualValues(t, -1, goLimitOf(conf), "no budget, no Go limit")
+}
+
+func TestGoLimitGetsACarrierWithoutOTLPBudget(t *testing.T) {
+	raw := shipped()
+	raw["service"] = map[string]any{"extensions": []any{"embedded_clickhouse"}}
+	conf, goLimit := convert(t, map[string]string{EnvVar: "1GiB"}, raw)
+	assert.EqualValues(t, 512*mib/10*9, goLimit)
+	assert.Equal(t, []any{"embedded_clickhouse", goRuntimeCarrier}, conf.Get("service::extensions"))
+	assert.Equal(t, 0, conf.Get("extensions::"+goRuntimeCarrier+"::max_decoded_size"), "the carrier bounds nothing")
+}
+
+func TestWrittenGoLimitIsKept(t *testing.T) {
+	raw := shipped()
+	raw["extensions"].(map[string]any)["otlp_budget"] = map[string]any{"go_memory_limit": 100 * mib}
+	_, goLimit := convert(t, map[string]string{EnvVar: "1GiB"}, raw)
+	assert.EqualValues(t, 100*mib, goLimit)
 }

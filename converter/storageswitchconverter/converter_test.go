@@ -19,6 +19,7 @@ func shipped() map[string]any {
 }
 
 func convert(t *testing.T, endpoint string, raw map[string]any) *confmap.Conf {
+	t.Helper()
 	conf := confmap.NewFromStringMap(raw)
 	c := converter{getenv: func(k string) string {
 		if k == EndpointEnvVar {
@@ -72,12 +73,15 @@ func TestEmbeddedEngineGetsAGeneratedPassword(t *testing.T) {
 	assert.Equal(t, "default", conf.Get("extensions::embedded_clickhouse::username"))
 	assert.Equal(t, pw, conf.Get("exporters::clickhouse::password"))
 	assert.Equal(t, pw, conf.Get("extensions::observability_api::clickhouse::password"))
-	assert.Equal(t, "", conf.Get("exporters::clickhouse/remote::password"), "never sent off the host")
+	assert.Empty(t, conf.Get("exporters::clickhouse/remote::password"), "never sent off the host")
 	assert.Equal(t, "mine", conf.Get("exporters::clickhouse/own::password"), "a configured password is kept")
-	fi, err := os.Stat(filepath.Join(dir, PasswordFile))
+	path := filepath.Join(dir, PasswordFile)
+	assert.Equal(t, path, conf.Get("extensions::embedded_clickhouse::password_file"), "the engine's Start keeps it")
+	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	assert.Empty(t, entries, "resolving the configuration writes nothing")
 
+	require.NoError(t, os.WriteFile(path, []byte(pw+"\n"), 0o600)) // as the engine's Start does
 	again := convert(t, "", withClients(filepath.Join(dir, "clickhouse")))
 	assert.Equal(t, pw, again.Get("extensions::embedded_clickhouse::password"), "the same password on the next start")
 
@@ -85,6 +89,6 @@ func TestEmbeddedEngineGetsAGeneratedPassword(t *testing.T) {
 	raw := withClients(filepath.Join(t.TempDir(), "clickhouse"))
 	raw["extensions"].(map[string]any)["embedded_clickhouse"].(map[string]any)["username"] = "ops"
 	conf = convert(t, "", raw)
-	assert.Equal(t, "", conf.Get("extensions::embedded_clickhouse::password"))
-	assert.Equal(t, "", conf.Get("exporters::clickhouse::password"))
+	assert.Empty(t, conf.Get("extensions::embedded_clickhouse::password"))
+	assert.Empty(t, conf.Get("exporters::clickhouse::password"))
 }

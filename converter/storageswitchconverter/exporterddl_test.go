@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -63,6 +62,7 @@ func (d *ddlRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // settings the converter gives it (cluster "" for one server) against the
 // recorder, and returns the statements it sent.
 func exporterDDL(t *testing.T, cluster string) string {
+	t.Helper()
 	engine, err := url.Parse("http://" + chtest.Endpoint(t))
 	require.NoError(t, err)
 	rec := &ddlRecorder{apply: cluster == "", proxy: httputil.NewSingleHostReverseProxy(engine)}
@@ -114,7 +114,7 @@ func TestExporterDDL(t *testing.T) {
 			for _, stmt := range strings.Split(got, ";\n\n") {
 				assert.Contains(t, stmt, "ON CLUSTER `otel_cluster`", "every statement on the cluster")
 				if strings.Contains(stmt, "ENGINE") {
-					assert.Regexp(t, regexp.MustCompile(`ENGINE = Replicated`), stmt, "every table replicated")
+					assert.Regexp(t, `ENGINE = Replicated`, stmt, "every table replicated")
 				}
 			}
 		}

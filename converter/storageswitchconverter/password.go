@@ -26,9 +26,11 @@ func passwordPath(dataDir string) string {
 	return filepath.Join(filepath.Dir(filepath.Clean(dataDir)), PasswordFile)
 }
 
-// loadOrCreatePassword reads the engine's password, or makes one on the
-// first start.
-func loadOrCreatePassword(path string) (string, error) {
+// loadOrMakePassword reads the engine's password, or makes a new one when
+// there is none yet. It writes nothing: the engine's Start keeps a new one
+// in the file (password_file), so resolving the configuration (`otelcol
+// validate`) leaves the disk as it was.
+func loadOrMakePassword(path string) (string, error) {
 	if b, err := os.ReadFile(path); err == nil { //nolint:gosec // the data directory's password file, a path from the configuration
 		if pw := strings.TrimSpace(string(b)); pw != "" {
 			return pw, nil
@@ -38,22 +40,7 @@ func loadOrCreatePassword(path string) (string, error) {
 	}
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
-	pw := hex.EncodeToString(b)
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return "", err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) //nolint:gosec // as above
-	if errors.Is(err, os.ErrExist) {
-		return loadOrCreatePassword(path) // another start made it first
-	}
-	if err != nil {
-		return "", fmt.Errorf("writing the embedded ClickHouse password: %w", err)
-	}
-	_, err = f.WriteString(pw + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return pw, err
+	return hex.EncodeToString(b), nil
 }
 
 func loopback(endpoint string) bool {
@@ -73,8 +60,8 @@ func loopback(endpoint string) bool {
 // what talks to the engine on loopback with no password of its own: every
 // clickhouse exporter and the API's state connection. So no configuration
 // is needed, and a neighbour process on the host cannot read 8123. A
-// converter does it because the exporter's configuration is fixed before
-// any extension starts.
+// converter chooses it because the exporter's configuration is fixed
+// before any extension starts; the engine's Start writes it down.
 func protect(conf *confmap.Conf, id string) (map[string]any, error) {
 	ext := "extensions::" + id
 	if user, _ := conf.Get(ext + "::username").(string); user != "" {
@@ -84,11 +71,12 @@ func protect(conf *confmap.Conf, id string) (map[string]any, error) {
 	if dataDir == "" {
 		return nil, nil // the extension's own validation says what is missing
 	}
-	pw, err := loadOrCreatePassword(passwordPath(dataDir))
+	path := passwordPath(dataDir)
+	pw, err := loadOrMakePassword(path)
 	if err != nil {
 		return nil, err
 	}
-	update := map[string]any{ext + "::username": embeddedUser, ext + "::password": pw}
+	update := map[string]any{ext + "::username": embeddedUser, ext + "::password": pw, ext + "::password_file": path}
 	client := func(prefix string) {
 		endpoint, _ := conf.Get(prefix + "::endpoint").(string)
 		if p, _ := conf.Get(prefix + "::password").(string); p == "" && loopback(endpoint) {

@@ -29,6 +29,7 @@ const apiKey = "e2e-ingestion-key"
 // startReceiver runs the receiver for logs and metrics on a free loopback
 // port, requiring apiKey as a real intake would.
 func startReceiver(t *testing.T) (string, *consumertest.LogsSink, *consumertest.MetricsSink) {
+	t.Helper()
 	require.NoError(t, featuregate.GlobalRegistry().Set(datadogreceiver.FeatureGateID, true))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

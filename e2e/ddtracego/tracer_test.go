@@ -29,6 +29,7 @@ import (
 )
 
 func freeAddr(t *testing.T) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer l.Close()
@@ -38,6 +39,7 @@ func freeAddr(t *testing.T) string {
 // startReceiver runs the receiver on a free loopback port with a sink
 // standing in for the rest of the pipeline.
 func startReceiver(t *testing.T) (string, *consumertest.TracesSink) {
+	t.Helper()
 	require.NoError(t, featuregate.GlobalRegistry().Set(datadogreceiver.FeatureGateID, true))
 	f := datadogreceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*datadogreceiver.Config)
@@ -100,6 +102,7 @@ func TestRealTracer(t *testing.T) {
 // recordingProxy forwards to the receiver and records the paths called, so
 // the test knows which endpoints the tracer really used.
 func recordingProxy(t *testing.T, target string) (string, func() map[string]int) {
+	t.Helper()
 	var mu sync.Mutex
 	seen := map[string]int{}
 	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: target})
@@ -118,6 +121,7 @@ func recordingProxy(t *testing.T, target string) (string, func() map[string]int)
 }
 
 func runTracer(t *testing.T) map[string]int {
+	t.Helper()
 	recv, sink := startReceiver(t)
 	addr, paths := recordingProxy(t, recv)
 	t.Setenv("DD_TRACE_STARTUP_LOGS", "false")

@@ -33,6 +33,10 @@ type Settings struct {
 	// username leaves it open, which is only sensible on loopback.
 	Username string              `mapstructure:"username"`
 	Password configopaque.String `mapstructure:"password"`
+	// PasswordFile, when set, is where Start keeps Password (0600) if the
+	// file does not exist yet, so tools on the host can read it. The
+	// distribution's storage switch sets it with a generated password.
+	PasswordFile string `mapstructure:"password_file"`
 	// Server holds the engine's own settings (system.server_settings), as
 	// a server's config.xml does.
 	Server map[string]any `mapstructure:"server"`
@@ -59,6 +63,8 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	return httpconfig.Unmarshal(conf, &c.ServerConfig, &c.Settings)
 }
 
+// Validate checks the required settings and that the engine's settings
+// are plain names and values.
 func (c *Config) Validate() error {
 	var errs []error
 	if c.LibraryPath == "" {
@@ -72,6 +78,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Username == "" && c.Password != "" {
 		errs = append(errs, errors.New("password is set without a username"))
+	}
+	if c.PasswordFile != "" && c.Password == "" {
+		errs = append(errs, errors.New("password_file is set without a password"))
 	}
 	errs = append(errs, checkSettings("server", c.Server)...)
 	for _, name := range confining {

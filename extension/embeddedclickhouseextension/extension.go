@@ -49,6 +49,9 @@ func (e *embedded) Start(ctx context.Context, host component.Host) (err error) {
 	if err := os.MkdirAll(e.cfg.DataDir, 0o750); err != nil {
 		return fmt.Errorf("embedded ClickHouse data directory: %w", err)
 	}
+	if err := keepPassword(e.cfg.PasswordFile, string(e.cfg.Password)); err != nil {
+		return err
+	}
 	args, err := EngineArgs(&e.cfg.Settings)
 	if err != nil {
 		return err

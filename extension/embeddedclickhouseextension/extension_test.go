@@ -29,6 +29,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/testdata"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/metadata"
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 var (
@@ -59,7 +60,7 @@ func need(t *testing.T) {
 	t.Helper()
 	lib := os.Getenv("OTELHOUSE_LIBCHDB")
 	if lib == "" {
-		t.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
+		testenv.Missing(t, "OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
 	}
 	startOnce.Do(func() {
 		dir := filepath.Join(os.TempDir(), fmt.Sprintf("otelhouse-embedded-test-%d", os.Getpid()))
@@ -197,19 +198,19 @@ func TestConfigValidate(t *testing.T) {
 	require.Error(t, err, "no library path")
 	cfg.LibraryPath, cfg.Sessions, cfg.Password = "x.so", 0, "p"
 	err = cfg.Validate()
-	assert.ErrorContains(t, err, "sessions")
-	assert.ErrorContains(t, err, "password is set without a username")
+	require.ErrorContains(t, err, "sessions")
+	require.ErrorContains(t, err, "password is set without a username")
 	cfg.MergeTree = map[string]any{"x></merge_tree><path>/": 1, "min_bytes_for_wide_part": map[string]any{"a": 1}}
 	err = cfg.Validate()
-	assert.ErrorContains(t, err, `merge_tree: "x></merge_tree><path>/" is not a setting name`)
-	assert.ErrorContains(t, err, "merge_tree: min_bytes_for_wide_part must be a number, string or bool")
+	require.ErrorContains(t, err, `merge_tree: "x></merge_tree><path>/" is not a setting name`)
+	require.ErrorContains(t, err, "merge_tree: min_bytes_for_wide_part must be a number, string or bool")
 	cfg.Profile = map[string]any{"max_threads; DROP": 1, "max_threads": []int{1}}
 	err = cfg.Validate()
-	assert.ErrorContains(t, err, `profile: "max_threads; DROP" is not a setting name`)
-	assert.ErrorContains(t, err, "profile: max_threads must be a number, string or bool")
+	require.ErrorContains(t, err, `profile: "max_threads; DROP" is not a setting name`)
+	require.ErrorContains(t, err, "profile: max_threads must be a number, string or bool")
 	cfg.Server = map[string]any{"users_config": "/tmp/users.xml", "user_files_path": "/"}
 	err = cfg.Validate()
-	assert.ErrorContains(t, err, "server: users_config is otelhouse's own")
+	require.ErrorContains(t, err, "server: users_config is otelhouse's own")
 	assert.ErrorContains(t, err, "server: user_files_path is otelhouse's own")
 }
 

@@ -137,6 +137,7 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	return httpconfig.Unmarshal(conf, &c.ServerConfig, &c.Settings)
 }
 
+// Validate checks the configuration before the extension is built.
 func (c *Config) Validate() error {
 	var errs []error
 	if u, err := url.Parse(c.ClickHouse.Endpoint); err != nil || u.Host == "" {

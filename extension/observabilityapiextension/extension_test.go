@@ -32,6 +32,7 @@ import (
 
 // freeAddr is a loopback address nothing listens on.
 func freeAddr(t *testing.T) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer l.Close()
@@ -62,6 +63,7 @@ func startOnFreeAddr(t *testing.T, cfg *Config) (string, component.Component) {
 }
 
 func startAPI(t *testing.T, dataDir string, database ...string) (string, component.Component) {
+	t.Helper()
 	cfg := createDefaultConfig().(*Config)
 	cfg.ClickHouse.Endpoint = "http://" + chtest.Endpoint(t)
 	cfg.ClickHouse.Database = "api_ext_test"
@@ -78,6 +80,7 @@ func startAPI(t *testing.T, dataDir string, database ...string) (string, compone
 }
 
 func personalKey(t *testing.T, dataDir string) string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dataDir, KeysFile))
 	require.NoError(t, err)
 	for _, l := range strings.Split(string(b), "\n") {
@@ -90,6 +93,7 @@ func personalKey(t *testing.T, dataDir string) string {
 }
 
 func get(t *testing.T, url, auth string) (int, map[string]any) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	req.Header.Set("Authorization", auth)
 	resp, err := http.DefaultClient.Do(req)
@@ -178,17 +182,17 @@ func TestAuthenticatesIngestionKeys(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	_, err = a.Authenticate(ctx, map[string][]string{"authorization": {"Bearer " + ingestion}})
-	assert.NoError(t, err, "OTLP style")
+	require.NoError(t, err, "OTLP style")
 	_, err = a.Authenticate(ctx, map[string][]string{"authorization": {"Bearer " + ingestion}, "dd-api-key": {"stale"}})
-	assert.NoError(t, err, "the bearer token decides, whatever the map's order")
+	require.NoError(t, err, "the bearer token decides, whatever the map's order")
 	_, err = a.Authenticate(ctx, map[string][]string{"DD-API-KEY": {ingestion}})
-	assert.NoError(t, err, "agent style")
+	require.NoError(t, err, "agent style")
 	_, err = a.Authenticate(ctx, map[string][]string{"DD-API-KEY": {"nope"}})
-	assert.ErrorIs(t, err, errBadKey)
+	require.ErrorIs(t, err, errBadKey)
 	_, err = a.Authenticate(ctx, map[string][]string{})
-	assert.ErrorIs(t, err, errNoKey)
+	require.ErrorIs(t, err, errNoKey)
 	_, err = a.Authenticate(ctx, map[string][]string{"DD-API-KEY": {personalKey(t, dir)}})
-	assert.ErrorIs(t, err, errBadKey, "a personal key is not an ingestion key")
+	require.ErrorIs(t, err, errBadKey, "a personal key is not an ingestion key")
 	metadatatest.AssertEqualObservabilityAPIAuthFailures(t, tt, []metricdata.DataPoint[int64]{
 		{Value: 3, Attributes: attribute.NewSet(attribute.String("door", "ingestion"))}}, metricdatatest.IgnoreTimestamp())
 }
@@ -199,25 +203,25 @@ func TestConfig(t *testing.T) {
 	assert.Equal(t, "localhost:8000", cfg.NetAddr.Endpoint)
 	cfg.Managed = ManagedConfig{OrganizationID: "o", Keys: []ManagedKey{{ID: "x"}}}
 	err := cfg.Validate()
-	assert.ErrorContains(t, err, "go together")
-	assert.ErrorContains(t, err, "needs id and secret")
+	require.ErrorContains(t, err, "go together")
+	require.ErrorContains(t, err, "needs id and secret")
 	cfg.Managed = ManagedConfig{OrganizationID: "o", ServiceID: "s", Keys: []ManagedKey{{}}}
 	require.NoError(t, cfg.Validate(), "an entry from unset variables is ignored")
 	assert.Empty(t, cfg.managedKeys())
 	cfg.Alerts.Workers = -1
-	assert.ErrorContains(t, cfg.Validate(), "alerts.workers must not be negative")
+	require.ErrorContains(t, cfg.Validate(), "alerts.workers must not be negative")
 	cfg.Alerts.Workers = 8
 	cfg.TeamLimits.Webhooks = 0
-	assert.ErrorContains(t, cfg.Validate(), "team_limits values must be positive")
+	require.ErrorContains(t, cfg.Validate(), "team_limits values must be positive")
 	cfg.TeamLimits.Webhooks = 100
 	cfg.Alerts.HistoryRetention = 1500 * time.Millisecond
-	assert.ErrorContains(t, cfg.Validate(), "alerts.history_retention must be whole seconds")
+	require.ErrorContains(t, cfg.Validate(), "alerts.history_retention must be whole seconds")
 	cfg.Alerts.HistoryRetention = 0
 	require.NoError(t, cfg.Validate(), "0 keeps history for ever")
 	cfg.SourceDatabases = []string{"app_logs", cfg.ClickHouse.Database, "System"}
 	err = cfg.Validate()
-	assert.ErrorContains(t, err, `source_databases may not list "otelhouse"`)
-	assert.ErrorContains(t, err, `source_databases may not list "System"`)
+	require.ErrorContains(t, err, `source_databases may not list "otelhouse"`)
+	require.ErrorContains(t, err, `source_databases may not list "System"`)
 	assert.NotContains(t, err.Error(), "app_logs")
 }
 

@@ -37,7 +37,7 @@ func TestTenancyConfig(t *testing.T) {
 		"database \"x`y\" cannot be assigned: not a plain identifier",
 		`team "default" is the install's team: list its databases in source_databases`,
 	} {
-		assert.ErrorContains(t, err, want)
+		require.ErrorContains(t, err, want)
 	}
 
 	cfg = createDefaultConfig().(*Config)
@@ -67,9 +67,9 @@ func TestStartWritesTeamDatabasesToTheState(t *testing.T) {
 	ten := a.APIState().Sources.Tenancy
 	require.NoError(t, ten.Check(ctx, DefaultTeam, "otel"))
 	require.NoError(t, ten.Check(ctx, "team_b", "b_logs"))
-	assert.ErrorIs(t, ten.Check(ctx, "team_b", "otel"), sources.ErrUnreadable)
-	assert.ErrorIs(t, ten.Check(ctx, DefaultTeam, "b_logs"), sources.ErrUnreadable)
-	assert.ErrorIs(t, ten.Check(ctx, DefaultTeam, db), sources.ErrUnreadable)
+	require.ErrorIs(t, ten.Check(ctx, "team_b", "otel"), sources.ErrUnreadable)
+	require.ErrorIs(t, ten.Check(ctx, DefaultTeam, "b_logs"), sources.ErrUnreadable)
+	require.ErrorIs(t, ten.Check(ctx, DefaultTeam, db), sources.ErrUnreadable)
 
 	st, err := store.Open(ctx, chtest.DB(t), db)
 	require.NoError(t, err)

@@ -32,8 +32,16 @@ type Config struct {
 	// RetryAfterSeconds is the delay those refusals suggest, as the
 	// Datadog receiver's setting of the same name.
 	RetryAfterSeconds int `mapstructure:"retry_after_seconds"`
+
+	// GoMemoryLimit is the Go runtime's soft memory limit (what GOMEMLIMIT
+	// sets) while the extension runs; 0 leaves the runtime's own. The
+	// distribution's memory budget fills it in (docs/memory.md): the
+	// budget is resolved with the configuration, and the process limit is
+	// set by a component's Start, so `otelcol validate` sets nothing.
+	GoMemoryLimit int64 `mapstructure:"go_memory_limit"`
 }
 
+// Validate refuses negative bounds and an in-flight bound below one request's.
 func (c *Config) Validate() error {
 	var errs []error
 	if c.MaxDecodedSize < 0 {
@@ -48,6 +56,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxRequestWait < 0 {
 		errs = append(errs, fmt.Errorf("max_request_wait must not be negative, got %s", c.MaxRequestWait))
+	}
+	if c.GoMemoryLimit < 0 {
+		errs = append(errs, fmt.Errorf("go_memory_limit must not be negative (0: the runtime's own), got %d", c.GoMemoryLimit))
 	}
 	if c.RetryAfterSeconds < 0 {
 		errs = append(errs, fmt.Errorf("retry_after_seconds must not be negative, got %d", c.RetryAfterSeconds))

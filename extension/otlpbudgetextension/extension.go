@@ -37,7 +37,6 @@ import (
 )
 
 type budgetExtension struct {
-	component.StartFunc
 	cfg       *Config
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
@@ -46,6 +45,11 @@ type budgetExtension struct {
 	// room it was admitted with or why it was refused, until the
 	// interceptor takes it; the request's pointer is the key.
 	verdicts sync.Map
+	// prevGoLimit is the runtime's soft limit before Start set
+	// go_memory_limit, restored at Shutdown; -1 when Start set none.
+	prevGoLimit int64
+	// setGoLimit is debug.SetMemoryLimit (a test's fake in tests).
+	setGoLimit func(int64) int64
 }
 
 // verdict is the codec's answer to one gRPC request.
@@ -123,9 +127,9 @@ func (e *budgetExtension) serve(w http.ResponseWriter, req *http.Request, next h
 	reading := &heldBody{body: req.Body, room: e.admission}
 	defer reading.release()
 	if n := req.ContentLength; n > 0 {
-		// A declared body takes its room before its buffer is made: 120
-		// senders of 7 MB bodies, most of them refused, took the collector
-		// to as much as 0.86 GB when each first had its 7 MB buffer.
+		// A declared body takes its room before its buffer is made, so
+		// refused senders hold no buffers (the flood's figures:
+		// docs/storage.md).
 		if err := reading.take(n); err != nil {
 			e.tooBusy(w, req, int(n), err) // declared, not read
 			return
@@ -257,7 +261,23 @@ func (e *budgetExtension) count(ctx context.Context, bound, transport string) {
 		attribute.NewSet(attribute.String("bound", bound), attribute.String("transport", transport))))
 }
 
+// Start sets the Go runtime's soft memory limit when go_memory_limit is
+// given.
+func (e *budgetExtension) Start(context.Context, component.Host) error {
+	e.prevGoLimit = -1
+	if e.cfg.GoMemoryLimit > 0 {
+		e.prevGoLimit = e.setGoLimit(e.cfg.GoMemoryLimit)
+		e.logger.Info("Go soft memory limit set", zap.Int64("go_memory_limit", e.cfg.GoMemoryLimit))
+	}
+	return nil
+}
+
+// Shutdown puts back the soft memory limit Start replaced.
 func (e *budgetExtension) Shutdown(context.Context) error {
+	if e.prevGoLimit >= 0 && e.setGoLimit != nil {
+		e.setGoLimit(e.prevGoLimit)
+		e.prevGoLimit = -1
+	}
 	e.telemetry.Shutdown()
 	return nil
 }
@@ -267,8 +287,9 @@ func (e *budgetExtension) bounded() bool {
 	return e.cfg.MaxDecodedSize > 0 || e.admission != nil
 }
 
-// Bodies are read into pooled buffers: allocating and zeroing a new one
-// per request cost a tenth of the receiver's CPU.
+// Bodies are read into pooled buffers: allocating and zeroing one per
+// request was a visible share of the receiver's CPU (BenchmarkOTLPLogs,
+// docs/performance.md).
 var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // maxPooled is the largest buffer kept for reuse.

@@ -38,6 +38,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -47,6 +48,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protowire"
 
+	budgetmetadata "github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadata"
 	"github.com/otelhouse/otelhouse/extension/otlpbudgetextension/internal/metadatatest"
 	"github.com/otelhouse/otelhouse/internal/runtime/admission"
 	"github.com/otelhouse/otelhouse/internal/runtime/budget"
@@ -62,6 +64,7 @@ func (h host) GetExtensions() map[component.ID]component.Component { return h.ex
 var budgetID = component.MustNewID("otlp_budget")
 
 func freeAddr(t testing.TB) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer ln.Close()
@@ -72,12 +75,14 @@ func freeAddr(t testing.TB) string {
 // and gRPC servers wrapped by the middleware, logs into a sink; it returns
 // the HTTP logs URL.
 func startOTLP(t testing.TB, limit int64, maxBody int64) (string, *consumertest.LogsSink) {
+	t.Helper()
 	url, _, sink := startOTLPBoth(t, limit, maxBody)
 	return url, sink
 }
 
 // startOTLPBoth is startOTLP that also returns the gRPC server's address.
 func startOTLPBoth(t testing.TB, limit int64, maxBody int64) (url, grpcAddr string, sink *consumertest.LogsSink) {
+	t.Helper()
 	cfg := createDefaultConfig().(*Config)
 	cfg.MaxDecodedSize, cfg.MaxDecodedInFlight = limit, 0
 	sink = new(consumertest.LogsSink)
@@ -250,9 +255,9 @@ func TestRealBodiesPass(t *testing.T) {
 	// the JSON's (JSON has no schema: every object counts as a struct), so
 	// a full 20 MiB body of either fits the default 256 MiB.
 	pbSize, jsonSize := int64(len(pbBody)), int64(len(jsonBody))
-	assert.NoError(t, budget.New(6*pbSize).Proto(requests["/v1/logs"], pbBody))
-	assert.Error(t, budget.New(3*pbSize).Proto(requests["/v1/logs"], pbBody), "not under-estimated either")
-	assert.NoError(t, budget.New(12*jsonSize).JSON(jsonBody, budget.Node))
+	require.NoError(t, budget.New(6*pbSize).Proto(requests["/v1/logs"], pbBody))
+	require.Error(t, budget.New(3*pbSize).Proto(requests["/v1/logs"], pbBody), "not under-estimated either")
+	require.NoError(t, budget.New(12*jsonSize).JSON(jsonBody, budget.Node))
 
 	unbounded, sink := startOTLP(t, 0, 20<<20)
 	status, body = post(t, unbounded, "application/x-protobuf", "", emptyRecords(10_000))
@@ -275,9 +280,9 @@ func TestReceiverErrorsStayTheReceivers(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	def := createDefaultConfig().(*Config)
-	assert.NoError(t, def.Validate())
+	require.NoError(t, def.Validate())
 	assert.Equal(t, &Config{MaxDecodedSize: 256 << 20, MaxDecodedInFlight: 1 << 30, MaxRequestWait: 5 * time.Second, RetryAfterSeconds: 1}, def)
-	assert.NoError(t, (&Config{}).Validate(), "0 everywhere: no bounds")
+	require.NoError(t, (&Config{}).Validate(), "0 everywhere: no bounds")
 	for _, c := range []struct {
 		cfg  Config
 		want string
@@ -287,6 +292,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{MaxDecodedSize: 2 << 20, MaxDecodedInFlight: 1 << 20}, "must be at least max_decoded_size"},
 		{Config{MaxRequestWait: -time.Second}, "max_request_wait"},
 		{Config{RetryAfterSeconds: -1}, "retry_after_seconds"},
+		{Config{GoMemoryLimit: -1}, "go_memory_limit"},
 	} {
 		assert.ErrorContains(t, c.cfg.Validate(), c.want)
 	}
@@ -396,6 +402,7 @@ func (g *gate) admitted(t testing.TB) int {
 }
 
 func (g *gate) consumer(t testing.TB) consumer.Logs {
+	t.Helper()
 	c, err := consumer.NewLogs(func(_ context.Context, ld plog.Logs) error {
 		g.entered <- ld.LogRecordCount()
 		<-g.release
@@ -407,6 +414,7 @@ func (g *gate) consumer(t testing.TB) consumer.Logs {
 
 // weight is what a body takes from max_decoded_in_flight.
 func weight(t testing.TB, body []byte) int64 {
+	t.Helper()
 	bud := budget.New(1 << 40)
 	require.NoError(t, bud.Proto(requests["/v1/logs"], body))
 	return bud.Used() + int64(len(body))
@@ -617,7 +625,7 @@ func TestBodiesBeingReadAreBounded(t *testing.T) {
 
 func TestBusySaysWhichWayTheBoundWasMet(t *testing.T) {
 	e := &budgetExtension{cfg: &Config{MaxDecodedInFlight: 100 << 20, MaxRequestWait: 30 * time.Millisecond}}
-	assert.EqualError(t, e.busy(admission.ErrTimedOut), "for 30ms, the requests being decoded held 100 MiB, "+
+	require.EqualError(t, e.busy(admission.ErrTimedOut), "for 30ms, the requests being decoded held 100 MiB, "+
 		"the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later")
 	assert.EqualError(t, e.busy(admission.ErrWaitersFull), "the requests waiting or being read hold 100 MiB, "+
 		"the most allowed in memory at once (otlp_budget max_decoded_in_flight); retry later")
@@ -654,4 +662,27 @@ func TestRetryAfterOnEveryRetryableRefusal(t *testing.T) {
 		assert.Equal(t, tc.status, rec.Code)
 		assert.Equal(t, tc.expect, rec.Header().Get("Retry-After"), "%d", tc.status)
 	}
+}
+
+func TestGoMemoryLimitIsSetByStartAndPutBackByShutdown(t *testing.T) {
+	limit := int64(-1)
+	set := func(n int64) int64 { prev := limit; limit = n; return prev }
+	limit = 1 << 40
+	e := &budgetExtension{cfg: &Config{GoMemoryLimit: 300 << 20}, logger: zap.NewNop(), telemetry: nopTelemetry(t), prevGoLimit: -1, setGoLimit: set}
+	require.NoError(t, e.Start(context.Background(), componenttest.NewNopHost()))
+	assert.EqualValues(t, 300<<20, limit)
+	require.NoError(t, e.Shutdown(context.Background()))
+	assert.EqualValues(t, 1<<40, limit, "the runtime's limit from before Start")
+
+	e = &budgetExtension{cfg: &Config{}, logger: zap.NewNop(), telemetry: nopTelemetry(t), prevGoLimit: -1, setGoLimit: set}
+	require.NoError(t, e.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, e.Shutdown(context.Background()))
+	assert.EqualValues(t, 1<<40, limit, "0: the runtime's own limit is left alone")
+}
+
+func nopTelemetry(t *testing.T) *budgetmetadata.TelemetryBuilder {
+	t.Helper()
+	tb, err := budgetmetadata.NewTelemetryBuilder(componenttest.NewNopTelemetrySettings())
+	require.NoError(t, err)
+	return tb
 }

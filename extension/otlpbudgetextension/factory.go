@@ -2,6 +2,7 @@ package otlpbudgetextension
 
 import (
 	"context"
+	"runtime/debug"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -46,5 +47,6 @@ func create(_ context.Context, set extension.Settings, cfg component.Config) (ex
 	if err != nil {
 		return nil, err
 	}
-	return &budgetExtension{cfg: c, logger: set.Logger, telemetry: tb, admission: admission.New(c.MaxDecodedInFlight, c.MaxRequestWait)}, nil
+	return &budgetExtension{cfg: c, logger: set.Logger, telemetry: tb, admission: admission.New(c.MaxDecodedInFlight, c.MaxRequestWait),
+		prevGoLimit: -1, setGoLimit: debug.SetMemoryLimit}, nil
 }

@@ -49,6 +49,7 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	return httpconfig.Unmarshal(conf, &c.ServerConfig, &c.Settings)
 }
 
+// Validate checks the configuration before the extension is built.
 func (c *Config) Validate() error {
 	var errs []error
 	if c.SessionLifetime <= 0 || c.SessionIdleTimeout <= 0 || c.InvitationLifetime <= 0 {

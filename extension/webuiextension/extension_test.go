@@ -46,7 +46,10 @@ func newUI(t testing.TB, st *apistate.State, assetsDir string) http.Handler {
 	return u.routes()
 }
 
-func realState(t *testing.T) *apistate.State { return realStateIn(t, "webui_test") }
+func realState(t *testing.T) *apistate.State {
+	t.Helper()
+	return realStateIn(t, "webui_test")
+}
 
 // realStateIn is the API's state in a fresh database, as its first start
 // leaves it (the default team).
@@ -286,7 +289,7 @@ func TestConfigRefusesUnknownKeys(t *testing.T) {
 	assert.Equal(t, time.Hour, cfg.SessionLifetime)
 	require.NoError(t, cfg.Validate())
 	err := confmap.NewFromStringMap(map[string]any{"sesion_lifetime": "1h"}).Unmarshal(createDefaultConfig().(*Config))
-	assert.ErrorContains(t, err, "sesion_lifetime", "a typo is refused, not ignored")
+	require.ErrorContains(t, err, "sesion_lifetime", "a typo is refused, not ignored")
 	cfg.SessionIdleTimeout = 2 * time.Hour
 	assert.ErrorContains(t, cfg.Validate(), "session_idle_timeout may not exceed session_lifetime")
 }

@@ -84,19 +84,21 @@ func TestTracerPathsByClientNetwork(t *testing.T) {
 		{"loopback not listed", func(c *Config) { c.TracerNetworks = []string{"10.0.0.0/8"} }, 403, 200, 403},
 		{"key required on tracer paths", func(c *Config) { c.RequireKeyOnTracerPaths = true }, 403, 200, 403},
 	} {
-		h := startAll(t, func(c *Config) {
-			c.APIKeys = []configopaque.String{"k"}
-			tc.mutate(c)
-		}, new(consumertest.TracesSink), new(consumertest.LogsSink), nil)
-		status, body, _ := h.do(t, http.MethodPost, "/v0.4/traces", trace, "Content-Type", "application/json")
-		assert.Equal(t, tc.keyless, status, "%s: %s", tc.name, body)
-		if status == 403 {
-			assert.Contains(t, body, "API key", tc.name)
-		}
-		status, _, _ = h.do(t, http.MethodPost, "/v0.4/traces", trace, "Content-Type", "application/json", "DD-API-KEY", "k")
-		assert.Equal(t, tc.withKey, status, tc.name)
-		status, _, _ = h.do(t, http.MethodPost, "/api/v2/logs", []byte(logsBody))
-		assert.Equal(t, tc.agentNoK, status, tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			h := startAll(t, func(c *Config) {
+				c.APIKeys = []configopaque.String{"k"}
+				tc.mutate(c)
+			}, new(consumertest.TracesSink), new(consumertest.LogsSink), nil)
+			status, body, _ := h.do(t, http.MethodPost, "/v0.4/traces", trace, "Content-Type", "application/json")
+			assert.Equal(t, tc.keyless, status, "%s: %s", tc.name, body)
+			if status == 403 {
+				assert.Contains(t, body, "API key", tc.name)
+			}
+			status, _, _ = h.do(t, http.MethodPost, "/v0.4/traces", trace, "Content-Type", "application/json", "DD-API-KEY", "k")
+			assert.Equal(t, tc.withKey, status, tc.name)
+			status, _, _ = h.do(t, http.MethodPost, "/api/v2/logs", []byte(logsBody))
+			assert.Equal(t, tc.agentNoK, status, tc.name)
+		})
 	}
 }
 

@@ -69,6 +69,7 @@ func corpusTraces() pb.Traces {
 }
 
 func benchHTTP(b *testing.B, path string, body []byte, items int, headers ...string) {
+	b.Helper()
 	h := startAll(b, nil, consumertest.NewNop(), consumertest.NewNop(), consumertest.NewNop())
 	client := h.client
 	b.SetBytes(int64(len(body)))

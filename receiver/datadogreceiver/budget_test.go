@@ -35,6 +35,7 @@ func emptyMaps(b []byte, n int) []byte {
 
 // encoded is what an encoder wrote, failing the test if it failed.
 func encoded(t *testing.T) func([]byte, error) []byte {
+	t.Helper()
 	return func(b []byte, err error) []byte {
 		require.NoError(t, err)
 		return b
@@ -42,6 +43,7 @@ func encoded(t *testing.T) func([]byte, error) []byte {
 }
 
 func hostileBodies(t *testing.T) []hostile {
+	t.Helper()
 	const n = 400_000
 	var out []hostile
 

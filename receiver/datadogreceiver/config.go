@@ -90,6 +90,7 @@ func (c *Config) Unmarshal(conf *confmap.Conf) error {
 	return httpconfig.Unmarshal(conf, &c.ServerConfig, &c.Settings)
 }
 
+// Validate checks the configuration before the receiver is built.
 func (c *Config) Validate() error {
 	var errs []error
 	if c.MaxRequestBodySize < 0 {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestContentCoding(t *testing.T) {
@@ -21,7 +22,7 @@ func TestContentCoding(t *testing.T) {
 		"identity, ,gzip": "gzip",
 	} {
 		got, err := contentCoding(header)
-		assert.NoError(t, err, header)
+		require.NoError(t, err, header)
 		assert.Equal(t, want, got, header)
 	}
 	_, err := contentCoding("gzip, zstd")

@@ -65,8 +65,10 @@ func TestEventsAPI(t *testing.T) {
 		{"/api/v1/events", `{"title":"t","text":"x"}`, ""},
 		{"/api/v2/events", `{}`, ""},
 	} {
-		status, _, _ := h.do(t, http.MethodPost, tc.path, []byte(tc.body))
-		assert.Equal(t, http.StatusForbidden, status, "%s needs the key", tc.path)
+		t.Run(tc.path, func(t *testing.T) {
+			status, _, _ := h.do(t, http.MethodPost, tc.path, []byte(tc.body))
+			assert.Equal(t, http.StatusForbidden, status, "%s needs the key", tc.path)
+		})
 	}
 	status, body, _ = h.do(t, http.MethodPost, "/api/v1/events", []byte(`{"text":"no title"}`), "DD-API-KEY", "k")
 	assert.Equal(t, http.StatusBadRequest, status)

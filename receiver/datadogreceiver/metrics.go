@@ -115,7 +115,7 @@ func (r *datadogReceiver) leftOut(req *http.Request, md pmetric.Metrics, err err
 
 // seriesV3Handler refuses the v3 series intake loudly: accepting and
 // dropping it would lose every metric of an Agent that defaults to it.
-func (r *datadogReceiver) seriesV3Handler(w http.ResponseWriter, req *http.Request) {
+func (r *datadogReceiver) seriesV3Handler(w http.ResponseWriter, _ *http.Request) {
 	msg := "the v3 series intake is not supported: set use_v3_api.series.enabled: false in datadog.yaml (DD_USE_V3_API_SERIES_ENABLED=false) so the Agent sends /api/v2/series"
 	r.v3Once.Do(func() {
 		r.set.Logger.Error("a Datadog Agent is sending v3 series, which are refused", zap.String("fix", msg))
@@ -126,9 +126,10 @@ func (r *datadogReceiver) seriesV3Handler(w http.ResponseWriter, req *http.Reque
 }
 
 // discard accepts and drops on purpose what has no OpenTelemetry home
-// (Agent host metadata, legacy intake, tracer telemetry); every request is
+// (Agent host metadata, legacy intake, tracer telemetry), answering 202
+// as the Agent's intake does; every request is
 // counted by path in otelcol_receiver_datadog_discarded_requests.
-func (r *datadogReceiver) discard(status int, body []byte) http.HandlerFunc {
+func (r *datadogReceiver) discard(body []byte) http.HandlerFunc {
 	return func(w http.ResponseWriter, req *http.Request) {
 		buf, ok := r.readBody(w, req)
 		if !ok {
@@ -137,10 +138,10 @@ func (r *datadogReceiver) discard(status int, body []byte) http.HandlerFunc {
 		releaseBody(buf)
 		r.countDiscarded(req)
 		if body == nil {
-			w.WriteHeader(status)
+			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		writeJSON(w, status, body)
+		writeJSON(w, http.StatusAccepted, body)
 	}
 }
 

@@ -51,9 +51,11 @@ func TestMetricsEndpoints(t *testing.T) {
 	}
 	total := 0
 	for _, tc := range cases {
-		status, resp, _ := h.do(t, http.MethodPost, tc.path, compressTB(t, tc.enc, tc.body), "Content-Type", tc.ct, "Content-Encoding", tc.enc)
-		assert.Equal(t, tc.want, status, "%s %s: %s", tc.path, tc.enc, resp)
-		total += tc.points
+		t.Run(tc.path+" "+tc.enc, func(t *testing.T) {
+			status, resp, _ := h.do(t, http.MethodPost, tc.path, compressTB(t, tc.enc, tc.body), "Content-Type", tc.ct, "Content-Encoding", tc.enc)
+			assert.Equal(t, tc.want, status, "%s %s: %s", tc.path, tc.enc, resp)
+			total += tc.points
+		})
 	}
 	assert.Equal(t, total, h.metrics.DataPointCount())
 	assert.Equal(t, int64(total), sumMetric(t, h.tel, "otelcol_receiver_accepted_metric_points"))

@@ -65,6 +65,7 @@ type harness struct {
 // start runs a receiver on a free loopback port with the given consumers
 // (nil: that signal has no pipeline).
 func start(t testing.TB, mutate func(*Config), tc consumer.Traces, lc consumer.Logs) *harness {
+	t.Helper()
 	return startAll(t, mutate, tc, lc, nil)
 }
 
@@ -129,6 +130,7 @@ func (h *harness) do(t *testing.T, method, path string, body []byte, headers ...
 }
 
 func msgpackTraces(t *testing.T, n int) []byte {
+	t.Helper()
 	var tr pb.Trace
 	for i := 0; i < n; i++ {
 		tr = append(tr, &pb.Span{Service: "svc", Name: "op", Resource: "r", TraceID: 7, SpanID: uint64(i + 1), Start: 1, Duration: 2,
@@ -141,9 +143,14 @@ func msgpackTraces(t *testing.T, n int) []byte {
 
 const logsBody = `[{"message":"a","status":"info"},{"message":"b","status":"error"}]`
 
-func compress(t *testing.T, enc string, b []byte) []byte { return compressTB(t, enc, b) }
+func compress(t *testing.T, enc string, b []byte) []byte {
+	t.Helper()
+	return compressTB(t, enc, b)
+}
 
 func compressTB(t testing.TB, enc string, b []byte) []byte {
+	t.Helper()
+	t.Helper()
 	var buf bytes.Buffer
 	switch enc {
 	case "gzip":
@@ -283,13 +290,15 @@ func TestErrorsAndRouting(t *testing.T) {
 		{http.MethodPost, "/api/v0.2/traces", "\xff\xff", http.StatusBadRequest, "AgentPayload"},
 	}
 	for _, tc := range cases {
-		ct := "application/msgpack"
-		if strings.HasPrefix(tc.body, "[") {
-			ct = "application/json"
-		}
-		status, resp, _ := h.do(t, tc.method, tc.path, []byte(tc.body), "Content-Type", ct)
-		assert.Equal(t, tc.want, status, tc.method+" "+tc.path)
-		assert.Contains(t, resp, tc.reason)
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			ct := "application/msgpack"
+			if strings.HasPrefix(tc.body, "[") {
+				ct = "application/json"
+			}
+			status, resp, _ := h.do(t, tc.method, tc.path, []byte(tc.body), "Content-Type", ct)
+			assert.Equal(t, tc.want, status, tc.method+" "+tc.path)
+			assert.Contains(t, resp, tc.reason)
+		})
 	}
 	assert.Equal(t, 0, h.traces.SpanCount())
 }
@@ -556,6 +565,7 @@ func TestTLS(t *testing.T) {
 }
 
 func writeSelfSigned(t *testing.T, dir string) (string, string) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},

@@ -49,17 +49,17 @@ func (r *datadogReceiver) routes() []route {
 		// Tracers send instrumentation telemetry through the agent to
 		// Datadog's backend; there is none, so it is accepted and dropped
 		// on purpose (counted).
-		{path: "/telemetry/proxy/api/v2/apmtelemetry", methods: post, handler: r.discard(http.StatusAccepted, nil), tracer: true},
+		{path: "/telemetry/proxy/api/v2/apmtelemetry", methods: post, handler: r.discard(nil), tracer: true},
 		// Profiles from tracers with profiling on have no OpenTelemetry
 		// home in this distribution yet; accepted and dropped on purpose
 		// (counted) so the profiler runs quietly, as behind an Agent.
-		{path: "/profiling/v1/input", methods: post, handler: r.discard(http.StatusAccepted, nil), tracer: true},
+		{path: "/profiling/v1/input", methods: post, handler: r.discard(nil), tracer: true},
 		// Dynamic instrumentation snapshots, logs and probe diagnostics
 		// have no home here either; accepted and dropped on purpose
 		// (counted), so a tracer with the debugger on stops retrying.
-		{path: "/debugger/v1/input", methods: post, handler: r.discard(http.StatusAccepted, nil), tracer: true},
-		{path: "/debugger/v2/input", methods: post, handler: r.discard(http.StatusAccepted, nil), tracer: true},
-		{path: "/debugger/v1/diagnostics", methods: post, handler: r.discard(http.StatusAccepted, nil), tracer: true},
+		{path: "/debugger/v1/input", methods: post, handler: r.discard(nil), tracer: true},
+		{path: "/debugger/v2/input", methods: post, handler: r.discard(nil), tracer: true},
+		{path: "/debugger/v1/diagnostics", methods: post, handler: r.discard(nil), tracer: true},
 		// Remote configuration: there is nothing to configure, and an
 		// empty answer is what an Agent gives when nothing changed, so a
 		// tracer polls quietly instead of logging errors.
@@ -71,7 +71,7 @@ func (r *datadogReceiver) routes() []route {
 	// is not advertised: tracers that do not see it fall back to sending
 	// test spans through /v0.4/traces, where they are stored.
 	for _, v := range []string{"v1", "v2", "v3", "v4"} {
-		rs = append(rs, route{path: "/evp_proxy/" + v + "/", methods: post, handler: r.discard(http.StatusAccepted, accepted), tracer: true, unlisted: true})
+		rs = append(rs, route{path: "/evp_proxy/" + v + "/", methods: post, handler: r.discard(accepted), tracer: true, unlisted: true})
 	}
 	if r.nextTraces != nil {
 		for _, v := range []string{"v0.3", "v0.4", "v0.5", "v0.7", "v1.0"} {
@@ -104,7 +104,7 @@ func (r *datadogReceiver) routes() []route {
 	// What an Agent sends besides telemetry: host and inventory metadata
 	// are not signals; accepted and dropped on purpose, counted by path.
 	for _, p := range []string{"/api/v1/metadata", "/api/v2/host_metadata"} {
-		rs = append(rs, route{path: p, methods: post, handler: r.discard(http.StatusAccepted, accepted)})
+		rs = append(rs, route{path: p, methods: post, handler: r.discard(accepted)})
 	}
 	// /intake/ also carries the Agent's events, which become logs.
 	return append(rs, route{path: "/intake/", methods: post, handler: r.intakeHandler})

@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/collector/extension/extensiontest"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension"
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 var (
@@ -54,7 +55,7 @@ func Endpoint(tb testing.TB) string {
 	tb.Helper()
 	lib := os.Getenv("OTELHOUSE_LIBCHDB")
 	if lib == "" {
-		tb.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
+		testenv.Missing(tb, "OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
 	}
 	once.Do(func() {
 		// The distribution's own extension, as a collector starts it: tests
@@ -107,6 +108,7 @@ func FreshDatabase(tb testing.TB, db string) {
 
 // DB opens clickhouse-go over HTTP to the embedded ClickHouse.
 func DB(tb testing.TB) *sql.DB {
+	tb.Helper()
 	db := clickhouse.OpenDB(&clickhouse.Options{Addr: []string{Endpoint(tb)}, Protocol: clickhouse.HTTP})
 	tb.Cleanup(func() { _ = db.Close() })
 	return db

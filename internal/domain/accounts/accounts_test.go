@@ -42,10 +42,10 @@ func TestFirstAccountOwnsTheTeamAndLaterOnesNeedAnInvitation(t *testing.T) {
 
 	for _, bad := range []string{"not an email", "a@b", "a@b.", "a@.b"} {
 		_, err = s.Register(ctx, bad, "long enough password", "")
-		assert.ErrorAs(t, err, new(InputError), bad)
+		require.ErrorAs(t, err, new(InputError), bad)
 	}
 	_, err = s.Register(ctx, "Owner@Example.com", "short", "")
-	assert.ErrorAs(t, err, new(InputError))
+	require.ErrorAs(t, err, new(InputError))
 	owner, err := s.Register(ctx, " Owner@Example.com ", "long enough password", "")
 	require.NoError(t, err)
 	assert.Equal(t, Owner, owner.Role)
@@ -59,11 +59,11 @@ func TestFirstAccountOwnsTheTeamAndLaterOnesNeedAnInvitation(t *testing.T) {
 	assert.Equal(t, boot, ks.Personal[0].Key)
 
 	_, err = s.Register(ctx, "second@example.com", "long enough password", "")
-	assert.ErrorIs(t, err, ErrClosed, "no second account without an invitation")
+	require.ErrorIs(t, err, ErrClosed, "no second account without an invitation")
 	_, err = s.Register(ctx, "owner@example.com", "long enough password", "")
-	assert.ErrorIs(t, err, ErrEmailTaken)
+	require.ErrorIs(t, err, ErrEmailTaken)
 	_, err = s.Register(ctx, "second@example.com", "long enough password", "inv_forged")
-	assert.ErrorIs(t, err, ErrInvitation)
+	require.ErrorIs(t, err, ErrInvitation)
 
 	token, inv, err := s.Invite(ctx, owner, "second@example.com")
 	require.NoError(t, err)
@@ -72,13 +72,13 @@ func TestFirstAccountOwnsTheTeamAndLaterOnesNeedAnInvitation(t *testing.T) {
 	require.Len(t, pending, 1)
 	assert.Equal(t, inv.ID, pending[0].ID)
 	_, err = s.Register(ctx, "third@example.com", "long enough password", token)
-	assert.ErrorAs(t, err, new(InputError), "an invitation for one email is for that email")
+	require.ErrorAs(t, err, new(InputError), "an invitation for one email is for that email")
 	member, err := s.Register(ctx, "second@example.com", "long enough password", token)
 	require.NoError(t, err)
 	assert.Equal(t, Member, member.Role)
 	assert.Equal(t, owner.TeamID, member.TeamID)
 	_, err = s.Register(ctx, "third@example.com", "long enough password", token)
-	assert.ErrorIs(t, err, ErrInvitation, "an invitation works once")
+	require.ErrorIs(t, err, ErrInvitation, "an invitation works once")
 
 	// The member has a key of its own.
 	mk, err := s.Keys(ctx, member)
@@ -89,11 +89,11 @@ func TestFirstAccountOwnsTheTeamAndLaterOnesNeedAnInvitation(t *testing.T) {
 	members, err := s.Members(ctx, owner.TeamID)
 	require.NoError(t, err)
 	assert.Len(t, members, 2)
-	assert.ErrorIs(t, s.RemoveMember(ctx, member, owner.ID), ErrOwnerOnly, "a member removes no one")
-	assert.ErrorIs(t, s.RemoveMember(ctx, owner, owner.ID), ErrForbidden, "the owner stays")
+	require.ErrorIs(t, s.RemoveMember(ctx, member, owner.ID), ErrOwnerOnly, "a member removes no one")
+	require.ErrorIs(t, s.RemoveMember(ctx, owner, owner.ID), ErrForbidden, "the owner stays")
 	require.NoError(t, s.RemoveMember(ctx, owner, member.ID))
 	_, err = s.Login(ctx, Attempt{Email: "second@example.com", Password: "long enough password", Addr: "10.0.0.1"})
-	assert.ErrorIs(t, err, ErrBadCredentials)
+	require.ErrorIs(t, err, ErrBadCredentials)
 	_, ok, err := st.KeyCache(keys.Personal).Lookup(ctx, keys.Hash(mk.Personal[0].Key))
 	require.NoError(t, err)
 	assert.False(t, ok, "a removed member's key stops working")
@@ -106,9 +106,9 @@ func TestSessions(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = s.Login(ctx, Attempt{Email: "a@example.com", Password: "wrong password", Addr: "10.0.0.1"})
-	assert.ErrorIs(t, err, ErrBadCredentials)
+	require.ErrorIs(t, err, ErrBadCredentials)
 	_, err = s.Login(ctx, Attempt{Email: "nobody@example.com", Password: "wrong password", Addr: "10.0.0.1"})
-	assert.ErrorIs(t, err, ErrBadCredentials, "an unknown email answers as a wrong password")
+	require.ErrorIs(t, err, ErrBadCredentials, "an unknown email answers as a wrong password")
 
 	in, err := s.Login(ctx, Attempt{Email: "A@example.com", Password: "long enough password", Addr: "10.0.0.1"})
 	require.NoError(t, err)
@@ -117,19 +117,19 @@ func TestSessions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, a.ID, got.ID)
 	_, err = s.Session(ctx, token+"x")
-	assert.ErrorIs(t, err, ErrNoSession)
+	require.ErrorIs(t, err, ErrNoSession)
 
 	// Idle past the timeout, then past the lifetime: ended.
 	s.sessions.drop(keys.Hash(token))
 	s.now = func() time.Time { return time.Now().Add(s.opts.IdleTimeout + time.Minute) }
 	_, err = s.Session(ctx, token)
-	assert.ErrorIs(t, err, ErrNoSession, "idle too long")
+	require.ErrorIs(t, err, ErrNoSession, "idle too long")
 	s.now = time.Now
 
 	require.NoError(t, s.ChangePassword(ctx, a, token, "long enough password", "a new long password"))
-	assert.ErrorAs(t, s.ChangePassword(ctx, a, token, "wrong", "another long one"), new(InputError))
+	require.ErrorAs(t, s.ChangePassword(ctx, a, token, "wrong", "another long one"), new(InputError))
 	_, err = s.Login(ctx, Attempt{Email: "a@example.com", Password: "long enough password", Addr: "10.0.0.1"})
-	assert.ErrorIs(t, err, ErrBadCredentials)
+	require.ErrorIs(t, err, ErrBadCredentials)
 	in2, err := s.Login(ctx, Attempt{Email: "a@example.com", Password: "a new long password", Addr: "10.0.0.1"})
 	require.NoError(t, err)
 	token2 := in2.Token
@@ -264,7 +264,7 @@ func TestParallelGuessesAreCountedWhileInFlight(t *testing.T) {
 	assert.Equal(t, pairBudget.free, wrong, "only the pair's budget is hashed")
 	assert.Equal(t, 300-pairBudget.free, throttled)
 	_, err = s.Login(ctx, Attempt{Email: "o@example.com", Password: "the right password", Addr: "203.0.113.9"})
-	assert.ErrorAs(t, err, new(ThrottledError), "the right password from the guesser's address waits too")
+	require.ErrorAs(t, err, new(ThrottledError), "the right password from the guesser's address waits too")
 
 	wrong, _ = guess(300, func(i int) string { return fmt.Sprintf("198.51.100.%d", i%250) })
 	assert.LessOrEqual(t, wrong, accountBudget.free, "from many addresses, the account's budget bounds them")
@@ -297,7 +297,7 @@ func TestStrangersCannotLockTheOwnerOut(t *testing.T) {
 	// A device token is the account's only: forged, or another's, it is a
 	// stranger's attempt.
 	_, err = s.Login(ctx, Attempt{Email: "o@example.com", Password: "the right password", Addr: "192.0.2.78", Device: before.Device + "x"})
-	assert.ErrorAs(t, err, new(ThrottledError))
+	require.ErrorAs(t, err, new(ThrottledError))
 
 	// A new browser at a new address waits at most accountBudget.max.
 	var th ThrottledError
@@ -325,13 +325,13 @@ func TestPasswordChangeEndsOtherSessions(t *testing.T) {
 
 	require.NoError(t, s.ChangePassword(ctx, here.Account, here.Token, "the old password", "the new password"))
 	_, err = s.Session(ctx, there.Token)
-	assert.ErrorIs(t, err, ErrNoSession, "the other session ended")
+	require.ErrorIs(t, err, ErrNoSession, "the other session ended")
 	_, err = s.Session(ctx, here.Token)
-	assert.NoError(t, err, "the session the change came from stays")
+	require.NoError(t, err, "the session the change came from stays")
 	// A replica that never cached it reads the store: ended there too.
 	other := New(s.opts)
 	_, err = other.Session(ctx, there.Token)
-	assert.ErrorIs(t, err, ErrNoSession)
+	require.ErrorIs(t, err, ErrNoSession)
 	_, err = other.Session(ctx, here.Token)
 	assert.NoError(t, err)
 }

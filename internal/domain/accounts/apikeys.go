@@ -124,7 +124,7 @@ func (s *Service) Rotate(ctx context.Context, team, user, kind string, old func(
 	return Key{ID: h[:12], Key: key, Source: "generated", CreatedAt: s.now().UTC()}, nil
 }
 
-// ErrConfiguredKey: a key from configuration, which only configuration
+// ErrConfiguredKey refuses a key from configuration, which only configuration
 // can remove.
 var ErrConfiguredKey = errors.New("the key comes from configuration (OTLP_AUTH_TOKEN, ingestion_keys): remove it there")
 

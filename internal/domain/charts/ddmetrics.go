@@ -20,6 +20,7 @@ package charts
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -443,13 +444,11 @@ func (mp *mparser) filterAnd() (*query.TagFilter, error) {
 		return nil, err
 	}
 	parts := []*query.TagFilter{first}
-	for {
+	for mp.peek() == ',' || mp.keywordAhead("AND") {
 		if mp.peek() == ',' {
 			mp.i++
-		} else if mp.keywordAhead("AND") {
-			mp.i += 3
 		} else {
-			break
+			mp.i += 3
 		}
 		f, err := mp.filterNot()
 		if err != nil {
@@ -751,7 +750,7 @@ func (ev *ddEval) table(metric string) (src query.Source, found bool, err error)
 		if err == nil {
 			return s, true, nil
 		}
-		if err != sql.ErrNoRows {
+		if !errors.Is(err, sql.ErrNoRows) {
 			return query.Source{}, false, query.EngineError(err)
 		}
 	}

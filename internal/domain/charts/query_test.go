@@ -79,6 +79,7 @@ func seed(t *testing.T, db *sql.DB) ([]logRow, query.Source) {
 // insertJSON posts JSONEachRow lines over the HTTP interface, as the
 // exporter does.
 func insertJSON(t *testing.T, into, lines string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, "http://"+chtest.Endpoint(t)+"/?query="+
 		url.QueryEscape("INSERT INTO "+into+" FORMAT JSONEachRow"), strings.NewReader(lines))
 	resp, err := http.DefaultClient.Do(req)
@@ -242,7 +243,7 @@ func TestChartErrors(t *testing.T) {
 	} {
 		s.Source = src
 		_, err := Run(context.Background(), db, []Series{s}, t0, t0.Add(time.Minute), time.Minute, time.Minute)
-		assert.Error(t, err, name)
+		require.Error(t, err, name)
 	}
 	// A condition the engine cannot run is the caller's to fix (the API's
 	// 400), not a server failure (502).
@@ -258,7 +259,7 @@ func TestChartErrors(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, *points[0].Values[0])
 	_, err = Bucket("3m", t0, t0)
-	assert.Error(t, err)
+	require.Error(t, err)
 	d, err := Bucket("auto", t0, t0.Add(24*time.Hour))
 	require.NoError(t, err)
 	assert.Equal(t, 15*time.Minute, d)
@@ -278,7 +279,7 @@ func TestUserQueriesAreReadOnly(t *testing.T) {
 	for _, stmt := range []string{"INSERT INTO ro.t SELECT 1", "CREATE TABLE ro.u (x UInt8) ENGINE = Memory", "DROP TABLE ro.t",
 		"SELECT 1 SETTINGS readonly = 0"} {
 		_, err := db.ExecContext(ro, stmt)
-		assert.ErrorContains(t, err, "readonly", stmt)
+		require.ErrorContains(t, err, "readonly", stmt)
 	}
 	for range 8 { // more than the engine's sessions
 		_, err = db.Exec("INSERT INTO ro.t SELECT 1")

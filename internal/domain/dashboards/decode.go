@@ -59,7 +59,7 @@ type tileInput struct {
 func Decode(body []byte) (Dashboard, error) {
 	var in input
 	if err := strict(body, &in); err != nil {
-		return Dashboard{}, Invalid{fmt.Errorf("invalid JSON body: %v", err)}
+		return Dashboard{}, Invalid{fmt.Errorf("invalid JSON body: %w", err)}
 	}
 	var p []string
 	d := Dashboard{ID: in.ID, Name: in.Name, Tags: in.Tags, Tiles: make([]Tile, 0, len(in.Tiles)),
@@ -123,11 +123,12 @@ func Decode(body []byte) (Dashboard, error) {
 				}
 			}
 		case ti.Config != nil:
-			if ti.AsRatio != nil {
+			switch {
+			case ti.AsRatio != nil:
 				err = errors.New("asRatio is not supported when using config")
-			} else if isFirstForm(ti.Config) {
+			case isFirstForm(ti.Config):
 				t.Config, err = fromFirstForm(ti.Config)
-			} else {
+			default:
 				t.Config, err = fromConfig(ti.Config)
 			}
 		default:
@@ -186,7 +187,7 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 				return c, errors.New("config.select of a search tile is the columns shown, a string")
 			}
 		} else if err := strict(raw, &c.Select); err != nil {
-			return c, fmt.Errorf("config.select: %v", err)
+			return c, fmt.Errorf("config.select: %w", err)
 		}
 	}
 	for k, raw := range m {
@@ -246,7 +247,7 @@ func fromSeries(raws []json.RawMessage) (Config, error) {
 	series := make([]seriesInput, len(raws))
 	for i, raw := range raws {
 		if err := strict(raw, &series[i]); err != nil {
-			return Config{}, fmt.Errorf("series[%d]: %v", i, err)
+			return Config{}, fmt.Errorf("series[%d]: %w", i, err)
 		}
 		if series[i].Type != series[0].Type {
 			return Config{}, errors.New("all series must have the same type")
@@ -310,7 +311,7 @@ func fromFirstForm(m map[string]json.RawMessage) (Config, error) {
 	b, _ := json.Marshal(m)
 	var f firstForm
 	if err := strict(b, &f); err != nil {
-		return Config{}, fmt.Errorf("config: %v", err)
+		return Config{}, fmt.Errorf("config: %w", err)
 	}
 	if f.DisplayType == "" {
 		f.DisplayType = Line

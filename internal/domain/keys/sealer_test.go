@@ -36,11 +36,11 @@ func TestSealerRoundTripAndFile(t *testing.T) {
 
 	// Bound to its row, and to its secret.
 	_, err = s.Open(sealed, Hash("another key"))
-	assert.Error(t, err)
+	require.Error(t, err)
 	other, err := LoadSealer(filepath.Join(t.TempDir(), SecretFile))
 	require.NoError(t, err)
 	_, err = other.Open(sealed, Hash(key))
-	assert.Error(t, err)
+	require.Error(t, err)
 	_, err = s.Open("not base64 !", Hash(key))
 	assert.Error(t, err)
 }
@@ -52,9 +52,9 @@ func TestSealBoundOpensOnlyWhereItWasSealed(t *testing.T) {
 	assert.NotContains(t, sealed, "Bearer")
 	plain, err := s.OpenBound(sealed, "webhook:a/1")
 	require.NoError(t, err)
-	assert.Equal(t, `{"Authorization":"Bearer x"}`, plain)
+	assert.Equal(t, `{"Authorization":"Bearer x"}`, plain) //nolint:testifylint // the exact text, not only the same JSON
 	_, err = s.OpenBound(sealed, "webhook:b/1")
-	assert.Error(t, err, "copied to another team's webhook, it does not open")
+	require.Error(t, err, "copied to another team's webhook, it does not open")
 	_, err = s.OpenBound("!!", "webhook:a/1")
 	assert.Error(t, err)
 }

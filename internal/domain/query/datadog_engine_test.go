@@ -22,6 +22,7 @@ import (
 // OTel SDK writes them (WARNING/ERROR, flat dotted keys). Each row's id
 // attribute names it.
 func seedDatadogLogs(t *testing.T, db *sql.DB) Source {
+	t.Helper()
 	ctx := context.Background()
 	for _, q := range []string{
 		"CREATE DATABASE IF NOT EXISTS charts_dd",

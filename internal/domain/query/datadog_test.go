@@ -146,7 +146,7 @@ func TestDatadogBadInput(t *testing.T) {
 		var p Params
 		_, err := datadogWhere(q, ddLogFields, &p)
 		if why == "" {
-			assert.NoError(t, err, q)
+			require.NoError(t, err, q)
 			continue
 		}
 		if assert.Error(t, err, q[:min(len(q), 30)]) {

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -49,7 +50,8 @@ func OpenScope(ctx context.Context, db *sql.DB, src Source) (*Scope, error) {
 func (s *Scope) Where(ctx context.Context, db *sql.DB, language, text string, p *Params) (string, error) {
 	c, err := condition(ctx, db, language, text, s.f, p)
 	if err != nil {
-		if _, isQuery := err.(Error); !isQuery && ctx.Err() == nil {
+		var qe Error
+		if !errors.As(err, &qe) && ctx.Err() == nil {
 			err = Error{err}
 		}
 	}

@@ -381,12 +381,12 @@ func (ps *parser) match(t tok, field, value, expr string, numeric, text bool) (s
 		// negate the whole range.
 		return "(" + ps.compare(expr, numeric, ">=", strings.TrimSpace(lo)) + " AND " + ps.compare(expr, numeric, "<=", strings.TrimSpace(hi)) + ")", nil
 	case strings.HasPrefix(value, ">=") || strings.HasPrefix(value, "<="):
-		if err := comparable(field, value[:2], value[2:]); err != nil {
+		if err := orderable(field, value[:2], value[2:]); err != nil {
 			return "", err
 		}
 		return ps.compare(expr, true, value[:2], value[2:]), nil
 	case strings.HasPrefix(value, ">") || strings.HasPrefix(value, "<"):
-		if err := comparable(field, value[:1], value[1:]); err != nil {
+		if err := orderable(field, value[:1], value[1:]); err != nil {
 			return "", err
 		}
 		return ps.compare(expr, true, value[:1], value[1:]), nil
@@ -407,10 +407,10 @@ func (ps *parser) match(t tok, field, value, expr string, numeric, text bool) (s
 	return "toString(" + expr + ") = " + ps.p.Add(value, "String"), nil
 }
 
-// comparable refuses a field:>v whose bound is neither a number nor a
+// orderable refuses a field:>v whose bound is neither a number nor a
 // date or time (which start with a digit): field:>=abc compared text and
 // matched nothing anyone meant.
-func comparable(field, op, v string) error {
+func orderable(field, op, v string) error {
 	if v == "" {
 		return fmt.Errorf("%s:%s needs a number after %s", field, op, op)
 	}

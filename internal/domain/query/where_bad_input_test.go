@@ -79,7 +79,7 @@ func TestLuceneBadInput(t *testing.T) {
 		var p Params
 		_, err := Lucene(q, testFields{}, &p)
 		if why == "" {
-			assert.NoError(t, err)
+			require.NoError(t, err)
 			continue
 		}
 		if assert.Error(t, err, q[:min(len(q), 20)]) {
@@ -97,7 +97,7 @@ func TestLuceneBadInput(t *testing.T) {
 
 func TestCheckField(t *testing.T) {
 	for _, ok := range []string{"a", "Attr.k", "résumé", "a b", strings.Repeat("k", 1024)} {
-		assert.NoError(t, CheckField(ok), ok)
+		require.NoError(t, CheckField(ok), ok)
 	}
 	for name, why := range map[string]string{
 		"":                        "empty",

@@ -25,7 +25,9 @@ func TestProject(t *testing.T) {
 		{"nothing", nil},
 		{"LogAttributes.nothing", nil},
 	} {
-		assert.Equal(t, tc.want, Project(rows, []string{tc.name}, m)[0][tc.name], tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Project(rows, []string{tc.name}, m)[0][tc.name], tc.name)
+		})
 	}
 	assert.Equal(t, rows, Project(rows, nil, m), "no names: the whole rows")
 }

@@ -38,7 +38,7 @@ type Trace struct {
 	Truncated bool             `json:"truncated"`
 }
 
-// ErrNoTrace: the trace has no spans in the source.
+// ErrNoTrace says the trace has no spans in the source.
 var ErrNoTrace = errors.New("trace not found")
 
 // GetTrace reads a trace. With the exporter's <table>_trace_id_ts lookup

@@ -22,18 +22,20 @@ func TestValidate(t *testing.T) {
 		{"metric type on logs", Source{Name: "x", Kind: "log", Table: "t", TimestampColumn: "ts", MetricType: "sum"}, "metricType is only for metric sources"},
 		{"unknown metric type", Source{Name: "x", Kind: "metric", Table: "t", TimestampColumn: "ts", MetricType: "exp"}, "metricType must be one of"},
 	} {
-		err := tc.src.Validate("otel")
-		if tc.want == "" {
-			assert.NoError(t, err, tc.name)
-			assert.Equal(t, "otel", tc.src.Database, "%s: the telemetry database by default", tc.name)
-			continue
-		}
-		assert.ErrorContains(t, err, tc.want, tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.src.Validate("otel")
+			if tc.want == "" {
+				require.NoError(t, err, tc.name)
+				assert.Equal(t, "otel", tc.src.Database, "%s: the telemetry database by default", tc.name)
+				return
+			}
+			require.ErrorContains(t, err, tc.want, tc.name)
+		})
 	}
 	noDB := Source{Name: "L", Kind: "log", Table: "t", TimestampColumn: "ts"}
-	assert.ErrorContains(t, noDB.Validate(""), "database is required")
+	require.ErrorContains(t, noDB.Validate(""), "database is required")
 	m := Source{Name: "M", Kind: "metric", Table: "t", TimestampColumn: "ts"}
-	assert.NoError(t, m.Validate("otel"))
+	require.NoError(t, m.Validate("otel"))
 	assert.Equal(t, "gauge", m.MetricType)
 }
 
@@ -41,7 +43,7 @@ func TestDefaultsMatchTheExporter(t *testing.T) {
 	d := Defaults("otel")
 	assert.Equal(t, []string{"logs", "traces", "metrics"}, []string{d[0].ID, d[1].ID, d[2].ID})
 	for _, s := range d {
-		assert.NoError(t, s.Validate("otel"), s.ID)
+		require.NoError(t, s.Validate("otel"), s.ID)
 	}
 	assert.Equal(t, "ParentSpanId", d[1].ParentSpanIDColumn)
 	assert.Equal(t, "TraceId", Column(d[0].TraceIDColumn, "x"))

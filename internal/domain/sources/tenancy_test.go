@@ -34,10 +34,10 @@ func tenancyOf(t *testing.T) (*Tenancy, *store.Store, string) {
 func refused(t *testing.T, err error, db string, more ...string) {
 	t.Helper()
 	require.Error(t, err)
-	assert.ErrorIs(t, err, ErrUnreadable)
+	require.ErrorIs(t, err, ErrUnreadable)
 	var r *Refused
-	assert.True(t, errors.As(err, &r), "a *Refused: %v", err)
-	assert.ErrorContains(t, err, fmt.Sprintf("database %q is not open to sources", db))
+	require.ErrorAs(t, err, &r, "a *Refused: %v", err)
+	require.ErrorContains(t, err, fmt.Sprintf("database %q is not open to sources", db))
 	for _, m := range more {
 		assert.ErrorContains(t, err, m)
 	}
@@ -87,10 +87,10 @@ func TestTenancyNeverOpensTheStateOrTheServersDatabases(t *testing.T) {
 
 	// The operator cannot assign them; a document written into the state
 	// table by hand does not open them either.
-	assert.ErrorContains(t, ten.Assign(ctx, "b", []string{state}), "the API's state")
-	assert.ErrorContains(t, ten.Assign(ctx, "b", []string{"system"}), "the server's own")
-	assert.ErrorContains(t, ten.Assign(ctx, "b", []string{"otel"}), "it is the install team's")
-	assert.ErrorContains(t, ten.Assign(ctx, "a", []string{"x"}), "source_databases")
+	require.ErrorContains(t, ten.Assign(ctx, "b", []string{state}), "the API's state")
+	require.ErrorContains(t, ten.Assign(ctx, "b", []string{"system"}), "the server's own")
+	require.ErrorContains(t, ten.Assign(ctx, "b", []string{"otel"}), "it is the install team's")
+	require.ErrorContains(t, ten.Assign(ctx, "a", []string{"x"}), "source_databases")
 	doc, _ := json.Marshal(assignment{Databases: []string{state, "system", "otel", "b_logs"}})
 	now := time.Now()
 	require.NoError(t, st.Put(ctx, "b", KindDatabases, assignmentID, doc, now, now))

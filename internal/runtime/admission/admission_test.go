@@ -39,7 +39,7 @@ func TestTimesOut(t *testing.T) {
 	require.NoError(t, err)
 	start := time.Now()
 	_, err = r.Enter(context.Background(), 30, 1)
-	assert.ErrorIs(t, err, ErrTimedOut)
+	require.ErrorIs(t, err, ErrTimedOut)
 	assert.GreaterOrEqual(t, time.Since(start), 30*time.Millisecond, "after the whole wait")
 }
 
@@ -51,7 +51,7 @@ func TestCountsRequests(t *testing.T) {
 	b, err := r.Enter(context.Background(), 1, 0)
 	require.NoError(t, err)
 	_, err = r.Enter(context.Background(), 1, 0)
-	assert.ErrorIs(t, err, ErrTimedOut)
+	require.ErrorIs(t, err, ErrTimedOut)
 	r.Leave(a)
 	c, err := r.Enter(context.Background(), 1, 0)
 	require.NoError(t, err)
@@ -74,7 +74,7 @@ func TestBoundsWaitingBodies(t *testing.T) {
 	require.Eventually(t, func() bool { return r.waiting.Load() == 60 }, 5*time.Second, time.Millisecond)
 	start := time.Now()
 	_, err = r.Enter(context.Background(), 10, 60)
-	assert.ErrorIs(t, err, ErrWaitersFull)
+	require.ErrorIs(t, err, ErrWaitersFull)
 	assert.Less(t, time.Since(start), time.Second, "refused at once")
 	r.Leave(full)
 	require.NoError(t, <-waited)
@@ -92,7 +92,7 @@ func TestLargerThanTheBound(t *testing.T) {
 	cancel()
 	start := time.Now()
 	_, err = r.Enter(ctx, 1, 1)
-	assert.ErrorIs(t, err, context.Canceled)
+	require.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, time.Since(start), time.Second)
 	r.Leave(taken)
 	taken, err = r.Enter(context.Background(), 100, 0)
@@ -105,14 +105,14 @@ func TestLargerThanTheBound(t *testing.T) {
 func TestHoldCountsBodiesBeingRead(t *testing.T) {
 	r := New(100, 5*time.Second)
 	require.NoError(t, r.Hold(60))
-	assert.ErrorIs(t, r.Hold(50), ErrWaitersFull, "60 read plus 50 more is past 100")
+	require.ErrorIs(t, r.Hold(50), ErrWaitersFull, "60 read plus 50 more is past 100")
 	assert.Equal(t, int64(60), r.Waiting(), "a refused hold is not kept")
 
 	full, err := r.Enter(context.Background(), 100, 0)
 	require.NoError(t, err)
 	start := time.Now()
 	_, err = r.Enter(context.Background(), 10, 50)
-	assert.ErrorIs(t, err, ErrWaitersFull, "a waiting body counts with the bodies being read")
+	require.ErrorIs(t, err, ErrWaitersFull, "a waiting body counts with the bodies being read")
 	assert.Less(t, time.Since(start), time.Second, "refused at once")
 	r.Leave(full)
 

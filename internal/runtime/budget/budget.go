@@ -1,9 +1,9 @@
 // Package budget bounds the memory one request may take once decoded.
 //
 // max_request_body_size bounds a body's bytes, not what they become: an
-// empty msgpack span is one byte and a span in memory about 250, and a
-// series' tags are copied to each of its points, so a 139 KB series body
-// made 40 million attributes (2.3 GB). Decoders and translators take an
+// empty msgpack span is one byte and hundreds in memory, and a series'
+// tags are copied to each of its points, so a small body can become
+// gigabytes (docs/datadog-receiver.md). Decoders and translators take an
 // estimate of what they are about to build from a per-request Budget and
 // stop once it is spent; the Datadog receiver and the otlp_budget
 // middleware then answer 413.

@@ -15,7 +15,7 @@ import (
 func TestTakeIsStickyAndSaturates(t *testing.T) {
 	b := New(1000)
 	assert.True(t, b.Take(600))
-	assert.NoError(t, b.Err())
+	require.NoError(t, b.Err())
 	assert.False(t, b.Take(500))
 	assert.False(t, b.Take(0), "once spent, always spent")
 	var over *ExceededError
@@ -26,7 +26,7 @@ func TestTakeIsStickyAndSaturates(t *testing.T) {
 	assert.Contains(t, (&ExceededError{Limit: 256 << 20, Setting: "max_decoded_size"}).Error(), "more than 256 MiB of memory")
 	named := New(10).For("otlp_budget max_decoded_size")
 	named.Take(11)
-	assert.ErrorContains(t, named.Err(), "(otlp_budget max_decoded_size)")
+	require.ErrorContains(t, named.Err(), "(otlp_budget max_decoded_size)")
 	assert.Nil(t, (*Budget)(nil).For("x"), "an unbounded budget stays unbounded")
 
 	huge := New(1 << 62)
@@ -70,7 +70,7 @@ func TestMsgpackCounts(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := New(1 << 30)
-			assert.NoError(t, b.Msgpack(c.body))
+			require.NoError(t, b.Msgpack(c.body))
 			assert.Equal(t, c.want, used(b))
 		})
 	}
@@ -79,7 +79,7 @@ func TestMsgpackCounts(t *testing.T) {
 		deep = msgp.AppendArrayHeader(deep, 1)
 	}
 	b := New(1 << 30)
-	assert.NoError(t, b.Msgpack(deep), "nesting past maxDepth stops counting")
+	require.NoError(t, b.Msgpack(deep), "nesting past maxDepth stops counting")
 	assert.Equal(t, int64(maxDepth+1)*(Node+Slot), used(b))
 }
 
@@ -97,10 +97,10 @@ func TestJSONCounts(t *testing.T) {
 	} {
 		t.Run(c.body, func(t *testing.T) {
 			b := New(1 << 30)
-			assert.NoError(t, b.JSON([]byte(c.body), Node))
+			require.NoError(t, b.JSON([]byte(c.body), Node))
 			assert.Equal(t, c.values*Node+c.objects*(Item-Node)+c.members*Slot, used(b))
 			tree := New(1 << 30)
-			assert.NoError(t, tree.JSONText(c.body, TreeNode))
+			require.NoError(t, tree.JSONText(c.body, TreeNode))
 			assert.Equal(t, c.values*TreeNode+c.members*Slot, used(tree), "a tree node costs more than an item")
 		})
 	}
@@ -178,7 +178,7 @@ func FuzzCounters(f *testing.F) {
 	f.Add(emptySpans())
 	f.Add([]byte{0x2a, 0x02, 0x52, 0x00, 0x0a})
 	f.Add([]byte{0xdf, 0xff, 0xff, 0xff, 0xff})
-	f.Fuzz(func(t *testing.T, body []byte) {
+	f.Fuzz(func(_ *testing.T, body []byte) {
 		for _, perValue := range []int64{Node, TreeNode} {
 			_ = New(1<<20).JSON(body, perValue)
 		}

@@ -1,6 +1,7 @@
 package gctune
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"runtime/metrics"
@@ -23,7 +24,9 @@ func TestPercent(t *testing.T) {
 		{live: 1 * mib, floor: 128 * mib, want: 3200},  // tiny: capped the same way
 		{live: 1 * mib, floor: 6 * mib, want: 100},     // a floor under twice the minimum changes nothing
 	} {
-		assert.Equal(t, c.want, Percent(c.live, c.floor), "live %d MiB, floor %d MiB", c.live/mib, c.floor/mib)
+		t.Run(fmt.Sprintf("live %dMiB floor %dMiB", c.live/mib, c.floor/mib), func(t *testing.T) {
+			assert.Equal(t, c.want, Percent(c.live, c.floor), "live %d MiB, floor %d MiB", c.live/mib, c.floor/mib)
+		})
 	}
 }
 

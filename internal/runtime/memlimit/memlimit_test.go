@@ -19,10 +19,10 @@ func TestContainer(t *testing.T) {
 	}
 	missing := filepath.Join(dir, "missing")
 	assert.EqualValues(t, 268435456, Container([]string{missing, file("v2", "268435456\n")}))
-	assert.EqualValues(t, uint64(math.MaxUint64), Container([]string{file("v2max", "max\n"), file("v1", "1024\n")}), "v2 without a limit")
+	assert.Equal(t, uint64(math.MaxUint64), Container([]string{file("v2max", "max\n"), file("v1", "1024\n")}), "v2 without a limit")
 	assert.EqualValues(t, 1024, Container([]string{missing, file("v1b", "1024\n")}))
-	assert.EqualValues(t, uint64(math.MaxUint64), Container([]string{file("v1max", "9223372036854771712\n")}), "v1's unlimited")
-	assert.EqualValues(t, uint64(math.MaxUint64), Container([]string{missing}), "no cgroup files")
+	assert.Equal(t, uint64(math.MaxUint64), Container([]string{file("v1max", "9223372036854771712\n")}), "v1's unlimited")
+	assert.Equal(t, uint64(math.MaxUint64), Container([]string{missing}), "no cgroup files")
 }
 
 func TestRAM(t *testing.T) {
@@ -38,6 +38,6 @@ func TestOwnGroup(t *testing.T) {
 		t.Skip("no memory cgroup here")
 	}
 	_, err := os.Stat(g.LimitFile())
-	assert.NoError(t, err, "the own group's limit file is readable")
+	require.NoError(t, err, "the own group's limit file is readable")
 	assert.Equal(t, g.LimitFile(), CgroupFiles()[0])
 }

@@ -39,7 +39,7 @@ func TestSchemaDDL(t *testing.T) {
 		}
 	}
 	_, err := Schema("otelhouse", "c1'; DROP TABLE x")
-	assert.Error(t, err)
+	require.Error(t, err)
 	_, err = Schema("bad-name;", "")
 	assert.Error(t, err)
 }

@@ -36,7 +36,7 @@ const (
 	KindSavedSearch = "saved_search"
 )
 
-// ErrNotFound: no such resource in the caller's team.
+// ErrNotFound says there is no such resource in the caller's team.
 var ErrNotFound = errors.New("not found")
 
 // Store is the API's state in one ClickHouse database.

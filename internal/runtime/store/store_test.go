@@ -16,6 +16,7 @@ import (
 
 // open returns a store in db, which it empties first.
 func open(t *testing.T, db string) *Store {
+	t.Helper()
 	chtest.FreshDatabase(t, db)
 	s, err := Open(context.Background(), chtest.DB(t), db)
 	require.NoError(t, err)
@@ -34,7 +35,7 @@ func TestResourcesAreTeamScoped(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"name":"one"}`, string(r.Doc))
 	_, err = s.Get(ctx, "team-b", "dashboard", "d1")
-	assert.ErrorIs(t, err, ErrNotFound, "another team's id does not exist for you")
+	require.ErrorIs(t, err, ErrNotFound, "another team's id does not exist for you")
 
 	// A newer version replaces the old one.
 	require.NoError(t, s.Put(ctx, "team-a", "dashboard", "d1", []byte(`{"name":"renamed"}`), now, time.Now()))
@@ -93,7 +94,7 @@ func TestTwoStoresShareOneDatabase(t *testing.T) {
 	now := time.Now()
 	require.NoError(t, a.Put(ctx, "t", "alert", "x", []byte(`{}`), now, now))
 	_, err := b.Get(ctx, "t", "alert", "x")
-	assert.NoError(t, err, "a replica sees another's writes")
+	require.NoError(t, err, "a replica sees another's writes")
 	assert.Error(t, func() error { _, err := Open(ctx, chtest.DB(t), "bad-name;"); return err }())
 }
 
@@ -175,7 +176,7 @@ func TestClaimWindowHasOneWinner(t *testing.T) {
 		for r := range 4 {
 			wg.Go(func() {
 				won, err := s.ClaimWindow(ctx, alert, w, fmt.Sprintf("replica-%d", r), 300*time.Millisecond)
-				assert.NoError(t, err)
+				require.NoError(t, err)
 				if won {
 					wins.Add(1)
 				}

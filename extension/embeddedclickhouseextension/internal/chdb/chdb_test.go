@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 // lib loads the engine that `make test` fetched (OTELHOUSE_LIBCHDB).
@@ -17,7 +19,7 @@ func lib(t *testing.T) *Lib {
 	t.Helper()
 	path := os.Getenv("OTELHOUSE_LIBCHDB")
 	if path == "" {
-		t.Skip("OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
+		testenv.Missing(t, "OTELHOUSE_LIBCHDB not set: run through `make test`, which fetches libchdb")
 	}
 	l, err := Load(path)
 	require.NoError(t, err)
@@ -138,7 +140,7 @@ func TestParallelSessions(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			c := connect(t)
+			c := connect(t) //nolint:testifylint // connect fails the test only when the engine cannot open at all
 			defer c.Close()
 			r, err := c.QueryParams("SELECT sum(number) FROM numbers({n:UInt64})", "TSV", map[string]string{"n": "1000000"})
 			if err == nil && string(r.Data) != "499999500000\n" {
@@ -202,7 +204,7 @@ func TestQueryStream(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, 395, e.Code)
-	assert.Greater(t, chunks, 0, "output came before the failure")
+	assert.Positive(t, chunks, "output came before the failure")
 
 	_, _, err = read("SELECT * FROM no_such_table_here")
 	require.ErrorAs(t, err, &e)

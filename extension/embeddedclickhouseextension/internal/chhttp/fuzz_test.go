@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 // FuzzStatement: whatever the front lets through, the engine reads no
@@ -31,7 +33,7 @@ func FuzzStatement(f *testing.F) {
 		f.Add(seed)
 	}
 	if srvURL == "" {
-		f.Skip("OTELHOUSE_LIBCHDB not set: run through `make fuzz`, which fetches libchdb")
+		testenv.Missing(f, "OTELHOUSE_LIBCHDB not set: run through `make fuzz`, which fetches libchdb")
 	}
 	dir := f.TempDir()
 	secret, out := filepath.Join(dir, "secret"), filepath.Join(dir, "out")

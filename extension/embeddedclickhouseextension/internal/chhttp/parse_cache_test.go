@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/testenv"
 )
 
 // A statement with typed parameters is parsed by the engine once, whatever
@@ -12,7 +14,7 @@ import (
 // it is given changes what is read.
 func TestParsesCachedAcrossParameterValues(t *testing.T) {
 	if srvURL == "" {
-		t.Skip("OTELHOUSE_LIBCHDB not set")
+		testenv.Missing(t, "OTELHOUSE_LIBCHDB not set")
 	}
 	p := &engineParser{conn: spare}
 	typed := "SELECT count() FROM system.one WHERE dummy = {d:UInt8} AND {s:String} != ''"

@@ -96,8 +96,11 @@ func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
 			return nil, fmt.Errorf("reading the engine's settings: %w", err)
 		}
 		tz, err := queryRows[struct{ TZ string }](conns[0], "SELECT timezone() AS TZ")
-		if err != nil || len(tz) != 1 {
-			return nil, fmt.Errorf("reading the engine's timezone: %v", err)
+		if err != nil {
+			return nil, fmt.Errorf("reading the engine's timezone: %w", err)
+		}
+		if len(tz) != 1 {
+			return nil, fmt.Errorf("reading the engine's timezone: %d rows", len(tz))
 		}
 		s.timezone = tz[0].TZ
 	}

@@ -13,5 +13,5 @@ func TestRenderUsesTheNotificationsJSONNames(t *testing.T) {
 	v := 3.0
 	n := Notification{AlertID: "a1", Name: "errors", State: StateAlert, Value: &v, Group: []string{"checkout"}}
 	assert.Equal(t, "ALERT errors: 3 [checkout]", render("{{.state}} {{.name}}: {{.value}} {{.group}}", n))
-	assert.Equal(t, "", render("", n))
+	assert.Empty(t, render("", n))
 }

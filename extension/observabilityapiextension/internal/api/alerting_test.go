@@ -62,6 +62,7 @@ func (rc *receiver) notifications() []Notification {
 // function it returns inserts n events a second apart from the start of
 // minute of the hour starting at m0.
 func alertTable(t *testing.T, table string, m0 time.Time) func(minute int, level, svc string, n int) {
+	t.Helper()
 	db := chtest.DB(t)
 	ctx := context.Background()
 	for _, q := range []string{
@@ -176,7 +177,7 @@ func TestSlowWebhookHoldsUpOnlyItsAlert(t *testing.T) {
 	}
 	release := make(chan struct{})
 	var hung atomic.Int32
-	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	slow := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		hung.Add(1)
 		<-release
 	}))

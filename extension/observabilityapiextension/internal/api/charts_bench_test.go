@@ -25,6 +25,7 @@ var benchOnce sync.Once
 
 // benchTable holds 3 million log rows over one day, made inside the engine.
 func benchTable(b *testing.B, db *sql.DB) {
+	b.Helper()
 	benchOnce.Do(func() {
 		for _, q := range []string{
 			"CREATE DATABASE IF NOT EXISTS api_bench",

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -61,7 +60,7 @@ func TestChartSeriesEndpoint(t *testing.T) {
 	query["series"] = []any{map[string]any{"sourceId": srcID, "aggFn": "count", "where": "(unbalanced"}}
 	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query)
 	assert.Equal(t, http.StatusBadRequest, r.status)
-	assert.True(t, strings.Contains(r.body["message"].(string), "missing )"), r.body)
+	assert.Contains(t, r.body["message"].(string), "missing )", r.body)
 	// Another team cannot chart this team's source.
 	query["series"] = []any{map[string]any{"sourceId": srcID, "aggFn": "count"}}
 	assert.Equal(t, http.StatusNotFound, call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyB), query).status)

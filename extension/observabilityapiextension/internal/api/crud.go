@@ -64,17 +64,21 @@ func sizeText(n int64) string {
 
 // public is what a stored document looks like to callers: webhook headers
 // are write-only; a dashboard stored in an older shape answers in today's.
-func public(team, kind string, doc []byte) any {
+// nil with no error leaves a document out of a list; a document that is
+// not JSON is an error, never a null.
+func public(team, kind string, doc []byte) (any, error) {
 	if kind == kindSaved {
 		return publicSavedSearch(team, doc)
 	}
 	if kind == kindDashboard {
 		if d, err := dashboards.Decode(doc); err == nil {
-			return d
+			return d, nil
 		}
 	}
 	var m map[string]any
-	_ = json.Unmarshal(doc, &m)
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return nil, fmt.Errorf("stored %s: %w", kind, err)
+	}
 	if kind == kindWebhook {
 		delete(m, "headers")
 		delete(m, "queryParams")
@@ -86,10 +90,10 @@ func public(team, kind string, doc []byte) any {
 		case s != "" && !slices.Contains(webhookTypes, s):
 			// Not a webhook this API can deliver to: counted in the
 			// total, left out of the list, as HyperDX does.
-			return nil
+			return nil, nil
 		}
 	}
-	return m
+	return m, nil
 }
 
 func (s *Server) create(kind string) endpoint {
@@ -154,7 +158,11 @@ func (s *Server) save(r *http.Request, kind string, doc document, created time.T
 	if err := s.opts.Store.Put(r.Context(), teamOf(r.Context()), kind, doc.id, b, created, time.Now()); err != nil {
 		return failed(kind, err)
 	}
-	return ok(status, public(teamOf(r.Context()), kind, b), nil)
+	pub, err := public(teamOf(r.Context()), kind, b)
+	if err != nil {
+		return failed(kind, err)
+	}
+	return ok(status, pub, nil)
 }
 
 func (s *Server) get(kind string) endpoint {
@@ -163,7 +171,11 @@ func (s *Server) get(kind string) endpoint {
 		if err != nil {
 			return failed(kind, err)
 		}
-		return ok(http.StatusOK, public(teamOf(r.Context()), kind, res.Doc), nil)
+		pub, err := public(teamOf(r.Context()), kind, res.Doc)
+		if err != nil {
+			return failed(kind, err)
+		}
+		return ok(http.StatusOK, pub, nil)
 	}
 }
 
@@ -220,7 +232,13 @@ func (s *Server) list(kind string) endpoint {
 				}
 				for _, id := range ids {
 					if doc, ok := byID[id]; ok {
-						pub := public(team, kind, doc)
+						pub, err := public(team, kind, doc)
+						if err != nil {
+							// One corrupt document must not end the list:
+							// it is left out and said.
+							s.opts.Logger.Error("observability API: a stored document is corrupt", zap.String("kind", kind), zap.String("id", id), zap.Error(err))
+							continue
+						}
 						if pub == nil {
 							continue
 						}

@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -85,6 +86,7 @@ func (r hxResp) message() string      { v, _ := r.body["message"].(string); retu
 
 // newContractCase starts a case on fx with a team of its own.
 func newContractCase(t *testing.T, fx fixture) *contractFixture {
+	t.Helper()
 	ctx := context.Background()
 	team := fmt.Sprintf("hx%d", teamSeq.Add(1))
 	key := keys.New("ohp_")
@@ -173,7 +175,7 @@ func (c *contractFixture) put(team, kind string, doc map[string]any) string {
 func (c *contractFixture) stored(kind, id string) map[string]any {
 	c.t.Helper()
 	res, err := c.fx.server.opts.Store.Get(context.Background(), c.team, kind, id)
-	if err == store.ErrNotFound || (err != nil && strings.Contains(err.Error(), "not found")) {
+	if errors.Is(err, store.ErrNotFound) || (err != nil && strings.Contains(err.Error(), "not found")) {
 		return nil
 	}
 	require.NoError(c.t, err)
@@ -207,6 +209,7 @@ func toAny(m map[string]string) map[string]any {
 
 // fixtureBodies reads testdata/hyperdx/<name>.json.
 func fixtureBodies(t *testing.T, name string) map[string]map[string]any {
+	t.Helper()
 	b, err := os.ReadFile("testdata/hyperdx/" + name + ".json")
 	require.NoError(t, err)
 	var m map[string]map[string]any
@@ -239,7 +242,8 @@ type hxCase struct {
 // replay runs file's cases in order, each with a team of its own, and
 // checks that every skipped case of the file is named.
 func replay(t *testing.T, file string, cases []hxCase) {
-	fx := setupWith(t, func(o *Options) {})
+	t.Helper()
+	fx := setupWith(t, func(*Options) {})
 	for _, tc := range cases {
 		if why, ok := skipped[file][tc.name]; ok {
 			t.Fatalf("%s: %q is both replayed and skipped (%s)", file, tc.name, why)

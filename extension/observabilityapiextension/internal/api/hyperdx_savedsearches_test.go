@@ -172,10 +172,10 @@ func TestHyperDXSavedSearchesCRUD(t *testing.T) {
 			assert.Equal(t, []any{"prod"}, created["tags"])
 			d := c.expect(200, "PUT", base+"/"+created["id"].(string), map[string]any{"name": "Minimal", "sourceId": src}).data()
 			assert.Equal(t, "Minimal", d["name"])
-			assert.Equal(t, "", d["select"])
-			assert.Equal(t, "", d["where"])
+			assert.Empty(t, d["select"])
+			assert.Empty(t, d["where"])
 			assert.Equal(t, "lucene", d["whereLanguage"])
-			assert.Equal(t, "", d["orderBy"])
+			assert.Empty(t, d["orderBy"])
 			assert.Equal(t, []any{}, d["tags"])
 			assert.Equal(t, []any{}, d["filters"])
 		}},

@@ -47,7 +47,7 @@ func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, s
 	return decoders[kind](s, ctx, body, st)
 }
 
-func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
+func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first
 	d, err := dashboards.Decode(body)
 	if err == nil && st.old == nil && d.FilterIDsGiven() {
 		// HyperDX makes a new dashboard's filter ids.
@@ -71,7 +71,7 @@ func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (doc
 	return document{st.id, &d}, nil
 }
 
-func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
+func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first
 	var a Alert
 	if err := decodeStrict(body, &a); err != nil {
 		return document{}, validationError{err}
@@ -95,7 +95,7 @@ func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (documen
 	return document{st.id, &a}, nil
 }
 
-func decodeSource(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
+func decodeSource(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first
 	var src Source
 	if err := decodeStrict(body, &src); err != nil {
 		return document{}, validationError{err}
@@ -120,7 +120,7 @@ func decodeSource(s *Server, ctx context.Context, body []byte, st stamp) (docume
 	return document{st.id, &src}, nil
 }
 
-func decodeWebhook(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
+func decodeWebhook(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first
 	var wh Webhook
 	if err := decodeStrict(body, &wh); err != nil {
 		return document{}, validationError{err}

@@ -267,7 +267,7 @@ func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("invalid JSON body: %v", err)
+		return fmt.Errorf("invalid JSON body: %w", err)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func TestSavedSearches(t *testing.T) {
 	r = call(t, http.MethodPut, base+"/"+id, bearer(fx.keyA), map[string]any{"name": "checkout errors", "sourceId": "logs", "where": "level:error"})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	assert.Equal(t, "level:error", item(r)["where"])
-	assert.Equal(t, "", item(r)["select"], "an update replaces every field")
+	assert.Empty(t, item(r)["select"], "an update replaces every field")
 
 	r = call(t, http.MethodGet, base, bearer(fx.keyA), nil)
 	require.Equal(t, http.StatusOK, r.status)

@@ -17,6 +17,7 @@ import (
 // (alertTable), a saved search of its errors, and a webhook to a real
 // receiver on loopback.
 func errorSearchAndHook(t *testing.T, fx fixture, table string) (rc *receiver, savedSearchID, webhookID string) {
+	t.Helper()
 	rc = &receiver{}
 	hook := httptest.NewServer(rc)
 	t.Cleanup(hook.Close)

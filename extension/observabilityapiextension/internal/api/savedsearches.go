@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,7 +56,7 @@ const (
 	maxSavedFilters = 100
 )
 
-func decodeSavedSearch(s *Server, ctx context.Context, body []byte, st stamp) (document, error) {
+func decodeSavedSearch(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first
 	var in savedSearchInput
 	if err := decodeStrict(body, &in); err != nil {
 		return document{}, validationError{err}
@@ -154,15 +155,17 @@ func decodeSavedSearch(s *Server, ctx context.Context, body []byte, st stamp) (d
 }
 
 // publicSavedSearch is a stored saved search in HyperDX's shape.
-func publicSavedSearch(team string, doc []byte) any {
+func publicSavedSearch(team string, doc []byte) (any, error) {
 	var ss savedsearch.SavedSearch
-	if json.Unmarshal(doc, &ss) != nil {
-		return nil
+	if err := json.Unmarshal(doc, &ss); err != nil {
+		return nil, fmt.Errorf("stored saved search: %w", err)
 	}
 	var raw struct {
 		CreatedAt, UpdatedAt json.RawMessage
 	}
-	_ = json.Unmarshal(doc, &raw)
+	if err := json.Unmarshal(doc, &raw); err != nil {
+		return nil, fmt.Errorf("stored saved search: %w", err)
+	}
 	out := externalSavedSearch{ID: ss.ID, Name: ss.Name, SourceID: ss.Source, Select: strings.Join(ss.Select, ", "),
 		Where: ss.Where, WhereLanguage: ss.WhereLanguage, OrderBy: ss.OrderBy, Tags: ss.Tags, Filters: ss.Filters,
 		TeamID: team, CreatedAt: raw.CreatedAt, UpdatedAt: raw.UpdatedAt}
@@ -175,7 +178,7 @@ func publicSavedSearch(team string, doc []byte) any {
 	if out.Filters == nil {
 		out.Filters = []savedsearch.Filter{}
 	}
-	return out
+	return out, nil
 }
 
 // splitSelect splits a select list at its top-level commas (not inside

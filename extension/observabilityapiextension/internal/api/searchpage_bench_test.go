@@ -60,6 +60,7 @@ func envInt(name string, def int) int {
 // own whose client waits as long as they run (clickhouse-go's read
 // timeout is 5 minutes by default, for a server as for the engine).
 func seedBench(b *testing.B) (time.Time, string) {
+	b.Helper()
 	nLogs, nSpans := envInt("SEARCH_BENCH_LOGS", 10_000_000), envInt("SEARCH_BENCH_SPANS", 1_000_000)
 	end := time.Now().UTC().Truncate(time.Second)
 	const bigTrace = "0000000000000000000000000000beef"
@@ -136,6 +137,7 @@ func seedBench(b *testing.B) (time.Time, string) {
 
 // timed runs fn b.N times and reports p50 and p95 in milliseconds.
 func timed(b *testing.B, fn func()) {
+	b.Helper()
 	var ds []time.Duration
 	b.ResetTimer()
 	for b.Loop() {

@@ -43,10 +43,14 @@ type fixture struct {
 }
 
 // setup runs the API on its own state database with two teams.
-func setup(t testing.TB) fixture { return setupWith(t, func(*Options) {}) }
+func setup(t testing.TB) fixture {
+	t.Helper()
+	return setupWith(t, func(*Options) {})
+}
 
 // setupWith is setup with options changed by with.
 func setupWith(t testing.TB, with func(*Options)) fixture {
+	t.Helper()
 	ctx := context.Background()
 	state := fmt.Sprintf("api_test_%d", dbSeq.Add(1))
 	st, err := store.Open(ctx, chtest.DB(t), state)
@@ -223,7 +227,7 @@ func TestDashboardsCRUDBothForms(t *testing.T) {
 	// The managed form sees the same team's dashboards in its envelope.
 	m := fx.url + "/v1/organizations/org1/services/svc1/observability/dashboards"
 	r = call(t, http.MethodPost, m, basic(fx.mgdID, fx.mgdSK), dashboard("second"))
-	require.Equal(t, http.StatusCreated, r.status, r.body, "the managed form keeps its specification's 201")
+	require.Equal(t, http.StatusCreated, r.status, "the managed form keeps its specification's 201: %v", r.body)
 	assert.Equal(t, float64(201), r.body["status"])
 	assert.NotEmpty(t, r.body["requestId"])
 	assert.Equal(t, "second", r.body["result"].(map[string]any)["name"])

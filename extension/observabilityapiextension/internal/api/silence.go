@@ -64,5 +64,9 @@ func (s *Server) setSilenced(r *http.Request, to *alerting.Silenced) result {
 	if err := s.opts.Store.Put(r.Context(), team, kindAlert, id, b, old.CreatedAt, time.Now()); err != nil {
 		return failed(kindAlert, err)
 	}
-	return ok(http.StatusOK, public(team, kindAlert, b), nil)
+	pub, err := public(team, kindAlert, b)
+	if err != nil {
+		return failed(kindAlert, err)
+	}
+	return ok(http.StatusOK, pub, nil)
 }

@@ -89,7 +89,7 @@ func TestListsStreamLargePages(t *testing.T) {
 			for _, d := range r.body[f.key].([]any) {
 				got = append(got, d.(map[string]any)["name"].(string))
 			}
-			assert.Equal(t, len(names[lo:hi]), len(got), page.query)
+			assert.Len(t, got, len(names[lo:hi]), page.query)
 			assert.True(t, slices.Equal(names[lo:hi], got), "%s: the page in creation order", page.query)
 			assert.Equal(t, float64(10), total(r))
 		}

@@ -121,7 +121,7 @@ func TestAStoredSourceOfAnotherTeamsDatabaseIsRefusedByEveryQuery(t *testing.T) 
 	sender := webhook.New(webhook.Options{Attempts: 1, AllowPrivate: true})
 	err := fx.alerts.EvaluateDue(ctx, m0.Add(time.Minute+5*time.Second), sender)
 	require.Error(t, err)
-	assert.ErrorContains(t, err, `database "api_alerts" is not open to sources of team "b"`)
+	require.ErrorContains(t, err, `database "api_alerts" is not open to sources of team "b"`)
 	assert.Empty(t, rc.notifications())
 
 	// The install's team reads the same table through its own source.

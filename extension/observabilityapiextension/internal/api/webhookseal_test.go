@@ -89,7 +89,7 @@ func TestWebhookHeadersInClearAreSealedAtStart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"Authorization": "Bearer secret-token-2"}, h)
 	_, err = webhook.OpenHeaders(fx.server.opts.Sealer, "b", "old", doc.SealedHeaders)
-	assert.Error(t, err, "bound to its team and id")
+	require.Error(t, err, "bound to its team and id")
 
 	n, err = fx.server.SealWebhookHeaders(ctx)
 	require.NoError(t, err)

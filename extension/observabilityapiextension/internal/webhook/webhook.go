@@ -31,7 +31,7 @@ type Options struct {
 	AllowPrivate bool          // allow loopback/private targets (tests, on-prem receivers)
 }
 
-// ErrForbiddenTarget: the URL resolves to an address webhooks may not reach.
+// ErrForbiddenTarget says the URL resolves to an address webhooks may not reach.
 var ErrForbiddenTarget = errors.New("webhook target is a private, loopback or link-local address")
 
 // New builds a sender.

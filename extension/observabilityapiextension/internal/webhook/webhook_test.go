@@ -42,7 +42,7 @@ func TestGivesUpAndDoesNotRetryClientErrors(t *testing.T) {
 	}))
 	defer srv.Close()
 	res := New(Options{Attempts: 5, Backoff: time.Millisecond, AllowPrivate: true}).Send(context.Background(), srv.URL, nil, nil, "k")
-	assert.Error(t, res.Err)
+	require.Error(t, res.Err)
 	assert.Equal(t, 1, res.Attempts, "a 400 is not retried")
 	assert.Equal(t, int32(1), calls.Load())
 }
@@ -51,7 +51,7 @@ func TestRefusesPrivateTargets(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("reached") }))
 	defer srv.Close()
 	res := New(Options{Attempts: 3, Backoff: time.Millisecond}).Send(context.Background(), srv.URL, nil, nil, "k")
-	assert.ErrorIs(t, res.Err, ErrForbiddenTarget)
+	require.ErrorIs(t, res.Err, ErrForbiddenTarget)
 	assert.Equal(t, 1, res.Attempts, "not retried")
 	for _, u := range []string{"http://10.0.0.1:9/", "http://169.254.169.254/latest/meta-data", "http://[::1]:9/"} {
 		res := New(Options{Timeout: time.Second}).Send(context.Background(), u, nil, nil, "k")

@@ -10,9 +10,9 @@ export function Markdown({ source }: { source: string }) {
   let i = 0;
   while (i < lines.length) {
     const line = lines[i];
-    if (/^```/.test(line)) {
+    if (line.startsWith('```')) {
       const body: string[] = [];
-      for (i++; i < lines.length && !/^```/.test(lines[i]); i++) body.push(lines[i]);
+      for (i++; i < lines.length && !lines[i].startsWith('```'); i++) body.push(lines[i]);
       i++;
       out.push(<pre><code>{body.join('\n')}</code></pre>);
       continue;

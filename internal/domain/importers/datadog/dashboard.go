@@ -194,7 +194,7 @@ func (d *dashImport) widgets(ws []widget, path string, depth int, scale float64)
 
 // group places a group's widgets below the previous ones, under a header;
 // its inner grid (the group's width, 12 by default) spans all 24 columns.
-func (d *dashImport) group(w widget, at string, depth int, scale float64) {
+func (d *dashImport) group(w widget, at string, _ int, scale float64) {
 	title := str(w.Definition, "title")
 	var inner []widget
 	_ = json.Unmarshal(w.Definition["widgets"], &inner)

@@ -72,7 +72,7 @@ func TestImportDashboardWidgets(t *testing.T) {
 
 func TestImportDashboardRejects(t *testing.T) {
 	_, _, err := ImportDashboard([]byte(`{"title":"x"}`), DefaultSources)
-	assert.ErrorAs(t, err, &Invalid{})
+	require.ErrorAs(t, err, &Invalid{})
 	_, _, err = ImportDashboard([]byte(`[`), DefaultSources)
 	assert.ErrorAs(t, err, &Invalid{})
 }
@@ -160,7 +160,7 @@ func TestImportIntegrationAssets(t *testing.T) {
 	body, err = os.ReadFile(filepath.Join(dir, "nginx_monitor_5xx.json"))
 	require.NoError(t, err)
 	_, _, err = ImportMonitor(body, DefaultSources)
-	assert.ErrorContains(t, err, "anomalies monitors have no counterpart")
+	require.ErrorContains(t, err, "anomalies monitors have no counterpart")
 
 	body, err = os.ReadFile(filepath.Join(dir, "nginx_saved_view_5xx_errors.json"))
 	require.NoError(t, err)
@@ -173,6 +173,7 @@ func TestImportIntegrationAssets(t *testing.T) {
 }
 
 func jsonOf(t *testing.T, v any) string {
+	t.Helper()
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)

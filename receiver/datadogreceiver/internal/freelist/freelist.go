@@ -16,6 +16,7 @@ func New[T any](size int, alloc func() T) *List[T] {
 	return &List[T]{free: make(chan T, size), alloc: alloc}
 }
 
+// Get returns a held object, or a new one when none is held.
 func (l *List[T]) Get() T {
 	select {
 	case v := <-l.free:
@@ -25,6 +26,7 @@ func (l *List[T]) Get() T {
 	}
 }
 
+// Put holds v for a later Get, or drops it when the list is full.
 func (l *List[T]) Put(v T) {
 	select {
 	case l.free <- v:

@@ -15,11 +15,9 @@ type Table struct {
 	// recent is a direct-mapped cache of the strings last handed out: a
 	// payload repeats its keys, names and tags, and one comparison
 	// answers most lookups without the map's hash. Slots are picked by
-	// the length and the first and last eight bytes, mixed: the length
-	// and three bytes into 256 slots left a series payload's 145 distinct
-	// strings (hosts, pods and tags alike but for a digit or two) missing
-	// one lookup in six, each a map lookup; this misses one in twenty
-	// (BenchmarkTableSeries 9.1 → 7.8 ns a string).
+	// the length and the first and last eight bytes, mixed, because a
+	// payload's strings (hosts, pods, tags) often differ by a digit or two
+	// in the middle (BenchmarkTableSeries, docs/performance.md).
 	recent [1024]string
 	// conv copies bytes into the string handed out (nil: as they are).
 	conv func([]byte) string

@@ -17,7 +17,7 @@ func TestTableCopiesOnce(t *testing.T) {
 	assert.Equal(t, "service.name", first, "a copy, not a view of the buffer")
 	again := tb.String([]byte("service.name"))
 	assert.Equal(t, unsafe.StringData(first), unsafe.StringData(again), "the same copy handed out again")
-	assert.Equal(t, "", tb.String(nil))
+	assert.Empty(t, tb.String(nil))
 	for i := range 400 { // past the recent cache's slots
 		tb.String([]byte(strings.Repeat("k", i+1)))
 	}

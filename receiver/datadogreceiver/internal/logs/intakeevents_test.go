@@ -32,7 +32,7 @@ func TestIntakeEvents(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, ld.LogRecordCount())
 	_, err = IntakeEvents([]byte(`{"events":{"api":[1]}}`), now, nil)
-	assert.Error(t, err)
+	require.Error(t, err)
 	_, err = IntakeEvents([]byte(`{`), now, nil)
 	assert.Error(t, err)
 }

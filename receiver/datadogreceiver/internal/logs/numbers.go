@@ -112,22 +112,22 @@ func shortDecimal(num []byte) (float64, int, bool) {
 	return m, scale, true
 }
 
-// smallInt reads a JSON integer of at most max (≤ 18) digits.
-func smallInt(num []byte, max int) (int64, bool) {
+// smallInt reads a JSON integer of at most maxDigits (≤ 18) digits.
+func smallInt(num []byte, maxDigits int) (int64, bool) {
 	neg := len(num) > 0 && num[0] == '-'
 	if neg {
 		num = num[1:]
 	}
-	v, ok := decimal(num, max)
+	v, ok := decimal(num, maxDigits)
 	if neg {
 		return -int64(v), ok
 	}
 	return int64(v), ok
 }
 
-// decimal reads 1 to max (≤ 19) decimal digits.
-func decimal(s []byte, max int) (uint64, bool) {
-	if len(s) == 0 || len(s) > max {
+// decimal reads 1 to maxDigits (≤ 19) decimal digits.
+func decimal(s []byte, maxDigits int) (uint64, bool) {
+	if len(s) == 0 || len(s) > maxDigits {
 		return 0, false
 	}
 	var v uint64

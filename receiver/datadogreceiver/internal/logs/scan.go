@@ -267,17 +267,17 @@ func (s *scanner) skip(depth int) {
 		s.fail("JSON nested deeper than %d levels", maxDepth)
 		return
 	}
-	close := byte('}')
+	closing := byte('}')
 	if s.buf[s.pos] == '[' {
-		close = ']'
+		closing = ']'
 	}
 	s.pos++
-	if s.peek() == close {
+	if s.peek() == closing {
 		s.pos++
 		return
 	}
 	for s.err == nil {
-		if close == '}' {
+		if closing == '}' {
 			if s.peek() != s.quote() {
 				s.fail("expected a member name")
 				return
@@ -300,11 +300,11 @@ func (s *scanner) skip(depth int) {
 		switch c := s.peek(); c {
 		case ',':
 			s.pos++
-		case close:
+		case closing:
 			s.pos++
 			return
 		default:
-			s.fail("expected ',' or '%c'", close)
+			s.fail("expected ',' or '%c'", closing)
 		}
 	}
 }

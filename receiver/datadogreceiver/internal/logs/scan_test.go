@@ -34,7 +34,7 @@ func TestScannerAcceptsWhatEncodingJSONAccepts(t *testing.T) {
 		ld, err := on.Translate(b, Defaults{}, now, nil)
 		if !json.Valid(b) {
 			invalid++
-			assert.Error(t, err, "accepted invalid JSON: %s", b)
+			require.Error(t, err, "accepted invalid JSON: %s", b)
 			continue
 		}
 		var shape []map[string]any
@@ -78,14 +78,14 @@ func TestStringsDecodeLikeEncodingJSON(t *testing.T) {
 		assert.Equal(t, want, string(s.str()), in)
 		var std string
 		require.NoError(t, json.Unmarshal([]byte(in), &std))
-		assert.Equal(t, std, want, "encoding/json agrees on %s", in)
+		assert.Equal(t, want, std, "encoding/json agrees on %s", in)
 	}
 }
 
 func TestNestingIsBounded(t *testing.T) {
 	deep := `[{"a":` + strings.Repeat("[", maxDepth+5) + strings.Repeat("]", maxDepth+5) + `}]`
 	_, err := on.Translate([]byte(deep), Defaults{}, now, nil)
-	assert.ErrorContains(t, err, "nested deeper")
+	require.ErrorContains(t, err, "nested deeper")
 
 	ok := `[{"a":` + strings.Repeat(`{"b":`, maxDepth-2) + `1` + strings.Repeat("}", maxDepth-2) + `}]`
 	ld, err := on.Translate([]byte(ok), Defaults{}, now, nil)
@@ -240,7 +240,7 @@ func TestLiftedMessagesMatchTwoStep(t *testing.T) {
 		}
 		got, want, gotErr, wantErr := translateBoth(b)
 		if wantErr != nil {
-			assert.EqualError(t, gotErr, wantErr.Error(), "%s", b)
+			require.EqualError(t, gotErr, wantErr.Error(), "%s", b)
 			continue
 		}
 		require.NoError(t, gotErr, "%s", b)

@@ -131,18 +131,20 @@ func TestTraceIDs(t *testing.T) {
 		{"garbage", `"dd.trace_id":"xyz!"`, "", ""},
 	}
 	for _, tc := range cases {
-		lr, _ := one(t, on, `{"message":"m",`+tc.fields+`}`, Defaults{})
-		trace, span := "", ""
-		if !lr.TraceID().IsEmpty() {
-			trace = lr.TraceID().String()
-		}
-		if !lr.SpanID().IsEmpty() {
-			span = lr.SpanID().String()
-		}
-		assert.Equal(t, tc.trace, trace, tc.name)
-		assert.Equal(t, tc.span, span, tc.name)
-		_, leaked := lr.Attributes().Get("dd.trace_id")
-		assert.False(t, leaked, tc.name)
+		t.Run(tc.name, func(t *testing.T) {
+			lr, _ := one(t, on, `{"message":"m",`+tc.fields+`}`, Defaults{})
+			trace, span := "", ""
+			if !lr.TraceID().IsEmpty() {
+				trace = lr.TraceID().String()
+			}
+			if !lr.SpanID().IsEmpty() {
+				span = lr.SpanID().String()
+			}
+			assert.Equal(t, tc.trace, trace, tc.name)
+			assert.Equal(t, tc.span, span, tc.name)
+			_, leaked := lr.Attributes().Get("dd.trace_id")
+			assert.False(t, leaked, tc.name)
+		})
 	}
 	off := Translator{DecodeJSONMessage: true}
 	lr, _ := one(t, off, `{"message":"m","dd.trace_id":"1234"}`, Defaults{})
@@ -165,7 +167,7 @@ func TestResourceFromTagsAndQuery(t *testing.T) {
 func TestMultiValuedTags(t *testing.T) {
 	lr, _ := one(t, on, `{"message":"m","ddtags":"team:a,team:b,team:c,solo"}`, Defaults{})
 	assert.Equal(t, []any{"a", "b", "c"}, lr.Attributes().AsRaw()["team"])
-	assert.Equal(t, "", lr.Attributes().AsRaw()["solo"], "a bare tag is a key with an empty value")
+	assert.Empty(t, lr.Attributes().AsRaw()["solo"], "a bare tag is a key with an empty value")
 }
 
 // A resource tag given twice, or under two Datadog names for one
@@ -188,7 +190,7 @@ func TestJSONMessage(t *testing.T) {
 
 	off := Translator{TraceIDs: true}
 	lr, _ = one(t, off, `{"message":"`+msg+`"}`, Defaults{})
-	assert.Equal(t, `{"message":"done","level":"warn","ts":1700000000,"service":"svc","k":{"a":[1,2]}}`, lr.Body().Str())
+	assert.Equal(t, `{"message":"done","level":"warn","ts":1700000000,"service":"svc","k":{"a":[1,2]}}`, lr.Body().Str()) //nolint:testifylint // the exact text, not only the same JSON
 
 	// An access log's HTTP status is an attribute, not the level.
 	lr, _ = one(t, on, `{"message":"{\"level\":\"warn\",\"status\":200,\"msg\":\"x\"}"}`, Defaults{})
@@ -317,5 +319,5 @@ func TestPooledBatchesStartEmpty(t *testing.T) {
 	}
 	b := batches.Get()
 	defer batches.Put(b)
-	assert.Zero(t, len(b.tmp))
+	assert.Empty(t, b.tmp)
 }

@@ -52,6 +52,7 @@ func benchV1() []byte {
 }
 
 func bench(b *testing.B, points int, body []byte, f func([]byte) error) {
+	b.Helper()
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -83,6 +84,7 @@ func BenchmarkSeriesV2Corpus(b *testing.B) {
 
 // corpusV2 is the perf corpus's series_v2_zstd payloads, decompressed.
 func corpusV2(tb testing.TB) [][]byte {
+	tb.Helper()
 	zs := perfcorpus.Payloads(tb, "series_v2_zstd")
 	if zs == nil {
 		return [][]byte{benchV2()}
@@ -176,6 +178,7 @@ func BenchmarkSketchesPdataCopy(b *testing.B) {
 }
 
 func pdataCopy(b *testing.B, md pmetric.Metrics) {
+	b.Helper()
 	b.ReportAllocs()
 	for b.Loop() {
 		md.CopyTo(pmetric.NewMetrics())

@@ -25,6 +25,7 @@ const ScopeName = "datadog"
 // Type is a Datadog metric type.
 type Type int
 
+// The metric types an intake names (Unspecified: none given, a gauge).
 const (
 	Unspecified Type = iota
 	Count

@@ -24,7 +24,7 @@ func TestPayloadDescriptorsCountMessages(t *testing.T) {
 	// 100 series and 100 points, each a struct of at least two slots.
 	const messages = 200
 	assert.NoError(t, budget.New(messages*budget.Item).Proto(payloadDescriptor("MetricPayload"), mp))
-	assert.Error(t, budget.New(messages*2*budget.Slot).Proto(payloadDescriptor("MetricPayload"), mp))
+	require.Error(t, budget.New(messages*2*budget.Slot).Proto(payloadDescriptor("MetricPayload"), mp))
 
 	sp, err := (&gogen.SketchPayload{Sketches: make([]gogen.SketchPayload_Sketch, 50)}).Marshal()
 	require.NoError(t, err)

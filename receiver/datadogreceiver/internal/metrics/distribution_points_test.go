@@ -64,7 +64,7 @@ func TestDistributionPointsRefused(t *testing.T) {
 		"value not num":   `{"series":[{"metric":"x","points":[[1,["a"]]]}]}`,
 	} {
 		_, err := DistributionPoints([]byte(body), nil)
-		assert.Error(t, err, name)
+		require.Error(t, err, name)
 	}
 	md, err := DistributionPoints([]byte(`{"series":[{"metric":"no.type","type":"gauge","points":[[1,[5]]]}]}`), nil)
 	require.NoError(t, err)

@@ -65,7 +65,7 @@ func TestDogStatsDMalformed(t *testing.T) {
 	assert.Equal(t, 1, md.DataPointCount())
 
 	_, _, err = DogStatsD([]byte("nope\nnada"), statsdNow, nil)
-	assert.Error(t, err)
+	require.Error(t, err)
 	md, _, err = DogStatsD(nil, statsdNow, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 0, md.DataPointCount())

@@ -35,7 +35,7 @@ func TestFieldNumbersMatchTheProtos(t *testing.T) {
 		if !assert.NotNil(t, tc.msg) {
 			continue
 		}
-		assert.Equal(t, tc.msg.Fields().Len(), len(tc.fields), "%s: every field named", tc.msg.FullName())
+		assert.Len(t, tc.fields, tc.msg.Fields().Len(), "%s: every field named", tc.msg.FullName())
 		for name, num := range tc.fields {
 			fd := tc.msg.Fields().ByName(name)
 			if assert.NotNil(t, fd, "%s.%s", tc.msg.FullName(), name) {

@@ -58,7 +58,7 @@ func FuzzMetricsDecoders(f *testing.F) {
 	} {
 		f.Add(byte(i), seed)
 	}
-	f.Fuzz(func(t *testing.T, kind byte, body []byte) {
+	f.Fuzz(func(_ *testing.T, kind byte, body []byte) {
 		_ = decoders[int(kind)%len(decoders)](body)
 	})
 }

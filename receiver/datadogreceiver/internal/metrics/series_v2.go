@@ -22,8 +22,9 @@ import (
 // It takes its budget as it reads and builds (heldCost, then the
 // builder's Take and Entries), with no counting pass over the body first:
 // nothing is decoded into anything but the result, bar one series'
-// resources, tags and points at a time, so the pass that priced gogo's
-// structs (5% of the CPU under load) is not needed.
+// resources, tags and points at a time, so no pass prices gogo's structs
+// first (what that cost: docs/performance.md, "Metrics nearer pdata's
+// floor").
 func SeriesV2(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 	d := seriesDecoders.Get().(*seriesDecoder)
 	d.b = newBuilder(bud)

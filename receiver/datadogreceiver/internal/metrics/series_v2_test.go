@@ -56,6 +56,7 @@ func seriesV2Reference(body []byte, bud *budget.Budget) (pmetric.Metrics, error)
 
 // assertSameSeries holds SeriesV2 to its reference (assertSameAs).
 func assertSameSeries(t testing.TB, body []byte, limit int64) {
+	t.Helper()
 	assertSameAs(t, body, limit, seriesV2Reference, SeriesV2)
 }
 
@@ -63,6 +64,7 @@ func assertSameSeries(t testing.TB, body []byte, limit int64) {
 // refuses it with the same error (perhaps wrapped) unless the wire's,
 // whose wording is pbwire's, and builds the same metrics.
 func assertSameAs(t testing.TB, body []byte, limit int64, reference, decode func([]byte, *budget.Budget) (pmetric.Metrics, error)) {
+	t.Helper()
 	want, errWant := reference(body, budget.New(limit))
 	got, errGot := decode(body, budget.New(limit))
 	var unstorable *UnstorableError
@@ -113,7 +115,7 @@ func TestSeriesV2MatchesGeneratedDecoder(t *testing.T) {
 
 	nameless := protowire.AppendBytes(protowire.AppendTag(body, 1, protowire.BytesType), nil)
 	_, err = SeriesV2(nameless, nil)
-	assert.EqualError(t, err, "series 1 has no metric name")
+	require.EqualError(t, err, "series 1 has no metric name")
 	assertSameSeries(t, nameless, 1<<30)
 }
 
@@ -124,7 +126,7 @@ func TestSeriesV2Rejects(t *testing.T) {
 		Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1, Value: 1}}}}}).Marshal()
 	require.NoError(t, err)
 	_, err = SeriesV2(unknownType, nil)
-	assert.EqualError(t, err, "series 0 (m) has unknown type 100")
+	require.EqualError(t, err, "series 0 (m) has unknown type 100")
 
 	for name, body := range map[string][]byte{
 		"truncated":       {0x0a, 0x05, 0x12},
@@ -134,7 +136,7 @@ func TestSeriesV2Rejects(t *testing.T) {
 	} {
 		_, errWant := seriesV2Reference(body, nil)
 		_, err := SeriesV2(body, nil)
-		assert.Error(t, errWant, "reference: %s", name)
+		require.Error(t, errWant, "reference: %s", name)
 		assert.Error(t, err, name)
 	}
 }

@@ -168,12 +168,12 @@ func TestSketchErrors(t *testing.T) {
 		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{{K: []int32{1, 2}, N: []uint32{1}}}}}}
 	body, _ := bad.Marshal()
 	_, err := Sketches(body, nil)
-	assert.ErrorContains(t, err, "keys")
+	require.ErrorContains(t, err, "keys")
 	legacy := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{Metric: "m",
 		Distributions: []gogen.SketchPayload_Sketch_Distribution{{Cnt: 1}}}}}
 	body, _ = legacy.Marshal()
 	_, err = Sketches(body, nil)
-	assert.ErrorContains(t, err, "GK")
+	require.ErrorContains(t, err, "GK")
 	_, err = Sketches([]byte{0xff, 0x01}, nil)
 	assert.Error(t, err)
 }
@@ -251,12 +251,14 @@ func sketchesReference(body []byte, bud *budget.Budget) (pmetric.Metrics, error)
 
 // assertSameSketches holds Sketches to its reference (assertSameAs).
 func assertSameSketches(t testing.TB, body []byte, limit int64) {
+	t.Helper()
 	assertSameAs(t, body, limit, sketchesReference, Sketches)
 }
 
 // sketchFixture has two sketches, one with an origin and zero, negative
 // and positive keys, and the payload's own metadata.
 func sketchFixture(t testing.TB) []byte {
+	t.Helper()
 	sp := gogen.SketchPayload{
 		Sketches: []gogen.SketchPayload_Sketch{{
 			Metric: "request.latency", Host: "web-1", Tags: []string{"env:prod", "route:/cart"},
@@ -301,7 +303,7 @@ func TestSketchesMatchGeneratedDecoder(t *testing.T) {
 
 	nameless := protowire.AppendBytes(protowire.AppendTag(body, sketchPayloadSketches, protowire.BytesType), sketch)
 	_, err = Sketches(nameless, nil)
-	assert.EqualError(t, err, "sketch 1 has no metric name")
+	require.EqualError(t, err, "sketch 1 has no metric name")
 	assertSameSketches(t, nameless, 1<<30)
 
 	half := protowire.AppendTag(nil, dogsketchK, protowire.VarintType)

@@ -13,6 +13,7 @@ import (
 )
 
 func summary(t *testing.T, durationsNs ...float64) []byte {
+	t.Helper()
 	sk, err := ddsketch.NewDefaultDDSketch(0.01)
 	require.NoError(t, err)
 	for _, d := range durationsNs {
@@ -26,6 +27,7 @@ func summary(t *testing.T, durationsNs ...float64) []byte {
 const bucketStart = uint64(1_700_000_000_000_000_000)
 
 func clientPayload(t *testing.T) *pb.ClientStatsPayload {
+	t.Helper()
 	return &pb.ClientStatsPayload{
 		Hostname: "web-1", Env: "prod", Version: "1.2.3", Lang: "go", Service: "checkout", ContainerID: "c0ffee",
 		Stats: []*pb.ClientStatsBucket{{
@@ -125,7 +127,7 @@ func TestAgentStats(t *testing.T) {
 	assert.Equal(t, 12.0, sumPoints(md, HitsMetric)["GET /cart"].DoubleValue()+sumPoints(md, HitsMetric)["SELECT 1"].DoubleValue())
 
 	_, err = AgentStats([]byte{0x91}, nil)
-	assert.Error(t, err)
+	require.Error(t, err)
 	bad := clientPayload(t)
 	bad.Stats[0].Stats[0].OkSummary = []byte{0xff, 0xff}
 	body, _ = bad.MarshalMsg(nil)

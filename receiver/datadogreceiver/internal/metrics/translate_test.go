@@ -95,7 +95,7 @@ func TestSeriesV1Errors(t *testing.T) {
 	for _, body := range []string{`nope`, `{"series":[1]}`, `{"series":[{"points":[[1,2]]}]}`,
 		`{"series":[{"metric":"m","points":[[1]]}]}`, `{"series":[{"metric":"m","points":[["a","b"]]}]}`, `[]`} {
 		_, err := SeriesV1([]byte(body), nil)
-		assert.Error(t, err, body)
+		require.Error(t, err, body)
 	}
 	md, err := SeriesV1([]byte(`{"series":[]}`), nil)
 	require.NoError(t, err)

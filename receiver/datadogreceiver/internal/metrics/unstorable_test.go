@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -60,7 +59,7 @@ func TestUnstorableTimesAreLeftOutAndCounted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			md, err := tc.translate([]byte(tc.body), nil)
 			var ue *UnstorableError
-			require.True(t, errors.As(err, &ue), "%v", err)
+			require.ErrorAs(t, err, &ue, "%v", err)
 			assert.Equal(t, tc.left, ue.Points)
 			assert.Equal(t, tc.first, ue.First)
 			assert.Equal(t, tc.kept, md.DataPointCount())
@@ -105,7 +104,7 @@ func forEachTime(m pmetric.Metric, f func(start, ts uint64)) {
 func TestOnlyUnstorablePoints(t *testing.T) {
 	md, err := SeriesV1([]byte(`{"series":[{"metric":"g","points":[[1e300,1],[18446744073709551615,2]]}]}`), nil)
 	var ue *UnstorableError
-	require.True(t, errors.As(err, &ue), "%v", err)
+	require.ErrorAs(t, err, &ue, "%v", err)
 	assert.Equal(t, 2, ue.Points)
 	assert.Equal(t, 0, md.DataPointCount())
 	assert.Equal(t, 0, md.ResourceMetrics().Len())
@@ -117,7 +116,7 @@ func TestUnstorableGolden(t *testing.T) {
 	md, err := SeriesV1([]byte(`{"series":[{"metric":"g","host":"h","points":[[1e300,1],[1700000000,2],[-5,3],[4294967296,4]]},
 		{"metric":"c","type":"count","interval":10,"points":[[1e300,1],[5,6]]},{"metric":"gone","points":[[-1,1]]}]}`), nil)
 	var ue *UnstorableError
-	require.True(t, errors.As(err, &ue), "%v", err)
+	require.ErrorAs(t, err, &ue, "%v", err)
 	assert.Equal(t, 5, ue.Points)
 	checkGolden(t, "unstorable_v1", md)
 }

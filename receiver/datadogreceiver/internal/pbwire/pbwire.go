@@ -125,7 +125,7 @@ func Fields(b []byte, field func(num int32, typ, i int) (int, error)) error {
 		if err != nil {
 			return err
 		}
-		if next, err = field(num, typ, next); err == ErrSkip {
+		if next, err = field(num, typ, next); err == ErrSkip { //nolint:errorlint // field returns ErrSkip bare; == keeps a field's cost
 			next, err = Skip(b, i)
 		}
 		if err != nil {

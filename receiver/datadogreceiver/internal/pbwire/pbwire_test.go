@@ -23,11 +23,13 @@ func TestVarint(t *testing.T) {
 		{[]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 0, protohelpers.ErrIntOverflow},
 		{[]byte{0x80}, 0, io.ErrUnexpectedEOF},
 	} {
-		v, _, err := Varint(c.in, 0)
-		assert.Equal(t, c.err, err, "%x", c.in)
-		if c.err == nil {
-			assert.Equal(t, c.want, v, "%x", c.in)
-		}
+		t.Run(fmt.Sprintf("%x", c.in), func(t *testing.T) {
+			v, _, err := Varint(c.in, 0)
+			assert.Equal(t, c.err, err, "%x", c.in)
+			if c.err == nil {
+				assert.Equal(t, c.want, v, "%x", c.in)
+			}
+		})
 	}
 }
 
@@ -36,7 +38,7 @@ func TestTag(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{5, 2, 1}, []int{int(num), typ, next})
 	_, _, _, err = Tag([]byte{0x0c}, 0)
-	assert.EqualError(t, err, "wiretype end group for non-group")
+	require.EqualError(t, err, "wiretype end group for non-group")
 	_, _, _, err = Tag([]byte{0x02}, 0)
 	assert.EqualError(t, err, "illegal tag 0 (wire type 2)")
 }

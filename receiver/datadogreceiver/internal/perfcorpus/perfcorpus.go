@@ -16,6 +16,7 @@ import (
 // Payloads returns the bodies of one kind (logs_zstd, series_v2_zstd, …)
 // as the load tool sends them, compressed; nil when PERF_CORPUS is unset.
 func Payloads(tb testing.TB, kind string) [][]byte {
+	tb.Helper()
 	dir := os.Getenv("PERF_CORPUS")
 	if dir == "" {
 		return nil

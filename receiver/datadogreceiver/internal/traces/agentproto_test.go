@@ -28,6 +28,7 @@ func agentReference(body []byte) (ptrace.Traces, error) {
 // assertSameAgent: the direct path accepts what the reference accepts,
 // and only that, and translates it to the same spans, in the same order.
 func assertSameAgent(t testing.TB, body []byte) {
+	t.Helper()
 	want, errWant := agentReference(body)
 	got, errGot := TranslateAgent(body, budget.New(1<<30)) // counting, never over
 	if errWant != nil {
@@ -46,6 +47,7 @@ func assertSameAgent(t testing.TB, body []byte) {
 // traces with the Agent's host and env filling in, and a payload that
 // carries its own env, app version, host and container tags.
 func agentFixture(t testing.TB) []byte {
+	t.Helper()
 	first := &pb.TracerPayload{LanguageName: "java", TracerVersion: "1.40.0", ContainerID: "abc"}
 	for _, tr := range fixture() {
 		first.Chunks = append(first.Chunks, &pb.TraceChunk{Priority: 2, Origin: "lambda", Spans: tr,
@@ -150,7 +152,7 @@ func TestAgentPathRejects(t *testing.T) {
 	} {
 		_, errWant := agentReference(body)
 		_, err := TranslateAgent(body, nil)
-		assert.Error(t, errWant, "reference: %s", name)
+		require.Error(t, errWant, "reference: %s", name)
 		assert.Error(t, err, name)
 	}
 }

@@ -38,6 +38,7 @@ func benchTraces() pb.Traces {
 }
 
 func benchDecodeTranslate(b *testing.B, version, ct string, body []byte) {
+	b.Helper()
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -104,7 +105,7 @@ func FuzzDecodeTracer(f *testing.F) {
 	f.Add("v0.4", body)
 	f.Add("v0.5", encodeV05(withoutNativeLinksEvents(fixture())))
 	f.Add("v1.0", v1Fixture(f))
-	f.Fuzz(func(t *testing.T, version string, body []byte) {
+	f.Fuzz(func(_ *testing.T, _ string, body []byte) {
 		for _, v := range []string{"v0.4", "v0.5", "v0.7"} {
 			if tp, err := DecodeTracer(v, "application/msgpack", body, Tracer{}, budget.New(1<<20)); err == nil {
 				_, _ = ToTraces([]*pb.TracerPayload{tp}, Agent{}, budget.New(1<<20))

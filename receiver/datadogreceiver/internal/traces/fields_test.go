@@ -31,7 +31,7 @@ func TestFieldNumbersMatchTheProtos(t *testing.T) {
 			"parentID": spanParentID, "start": spanStart, "duration": spanDuration, "error": spanError, "meta": spanMeta,
 			"metrics": spanMetrics, "type": spanType, "meta_struct": spanMetaStruct, "spanLinks": spanSpanLinks, "spanEvents": spanSpanEvents}},
 	} {
-		assert.Equal(t, tc.msg.Fields().Len(), len(tc.fields), "%s: every field named", tc.msg.FullName())
+		assert.Len(t, tc.fields, tc.msg.Fields().Len(), "%s: every field named", tc.msg.FullName())
 		for name, num := range tc.fields {
 			f := tc.msg.Fields().ByName(name)
 			if assert.NotNil(t, f, "%s.%s", tc.msg.FullName(), name) {

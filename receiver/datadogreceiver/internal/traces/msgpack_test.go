@@ -19,6 +19,7 @@ import (
 
 // viaDatadog is the reference: Datadog's own decoder, then ToTraces.
 func viaDatadog(t testing.TB, body []byte) (ptrace.Traces, error) {
+	t.Helper()
 	tp, err := DecodeTracer("v0.4", "application/msgpack", body, goTracer, nil)
 	if err != nil {
 		return ptrace.Traces{}, err
@@ -27,6 +28,7 @@ func viaDatadog(t testing.TB, body []byte) (ptrace.Traces, error) {
 }
 
 func assertSame(t testing.TB, body []byte) {
+	t.Helper()
 	want, errWant := viaDatadog(t, body)
 	got, errGot := TranslateTracer("v0.4", "application/msgpack", body, goTracer, nil)
 	if errWant != nil {

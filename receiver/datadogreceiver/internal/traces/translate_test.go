@@ -112,6 +112,7 @@ func spansByID(td ptrace.Traces) map[uint64]ptrace.Span {
 }
 
 func translateFixture(t *testing.T) (ptrace.Traces, map[uint64]ptrace.Span) {
+	t.Helper()
 	body, err := fixture().MarshalMsg(nil)
 	require.NoError(t, err)
 	tp, err := DecodeTracer("v0.4", "application/msgpack", body, goTracer, nil)
@@ -247,7 +248,7 @@ func TestMalformed(t *testing.T) {
 	for name, body := range cases {
 		for _, v := range []string{"v0.4", "v0.5", "v0.7"} {
 			_, err := DecodeTracer(v, "application/msgpack", body, Tracer{}, nil)
-			assert.Error(t, err, name+" "+v)
+			require.Error(t, err, name+" "+v)
 		}
 	}
 	_, err := DecodeAgent([]byte{0xff, 0xff}, nil)
@@ -329,19 +330,21 @@ func TestBadSpanTimesGolden(t *testing.T) {
 		{"v0.4", "application/json", jsonV04},
 		{"v0.5", "application/msgpack", encodeV05(badTimes())},
 	} {
-		td, err := TranslateTracer(tc.version, tc.contentType, tc.body, goTracer, nil)
-		require.NoError(t, err, tc.version)
-		checkGolden(t, "bad_times", td)
-		byID := spansByID(td)
-		for id, want := range map[uint64]string{2: "negative_duration", 3: "start_before_1970", 4: "end_after_2262",
-			5: "negative_duration,start_before_1970"} {
-			v, ok := byID[id].Attributes().Get(TimeAdjustedKey)
-			require.True(t, ok, "span %d", id)
-			assert.Equal(t, want, v.Str(), "span %d", id)
-		}
-		for _, s := range byID {
-			assert.LessOrEqual(t, s.StartTimestamp(), s.EndTimestamp(), "no span ends before it starts")
-			assert.LessOrEqual(t, uint64(s.EndTimestamp()), uint64(math.MaxInt64), "every end fits an Int64")
-		}
+		t.Run(tc.version+" "+tc.contentType, func(t *testing.T) {
+			td, err := TranslateTracer(tc.version, tc.contentType, tc.body, goTracer, nil)
+			require.NoError(t, err, tc.version)
+			checkGolden(t, "bad_times", td)
+			byID := spansByID(td)
+			for id, want := range map[uint64]string{2: "negative_duration", 3: "start_before_1970", 4: "end_after_2262",
+				5: "negative_duration,start_before_1970"} {
+				v, ok := byID[id].Attributes().Get(TimeAdjustedKey)
+				require.True(t, ok, "span %d", id)
+				assert.Equal(t, want, v.Str(), "span %d", id)
+			}
+			for _, s := range byID {
+				assert.LessOrEqual(t, s.StartTimestamp(), s.EndTimestamp(), "no span ends before it starts")
+				assert.LessOrEqual(t, uint64(s.EndTimestamp()), uint64(math.MaxInt64), "every end fits an Int64")
+			}
+		})
 	}
 }

@@ -34,6 +34,7 @@ var v1TraceID = []byte{0x64, 0x0c, 0xfd, 0x8d, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0
 // v1Fixture is the web request + DB call of fixture() in the v1.0 layout,
 // encoded with Datadog's own encoder.
 func v1Fixture(t testing.TB) []byte {
+	t.Helper()
 	st := idx.NewStringTable()
 	root := idx.NewInternalSpan(st, &idx.Span{
 		ServiceRef: st.Add("checkout"), NameRef: st.Add("http.request"), ResourceRef: st.Add("GET /cart"),
@@ -88,6 +89,7 @@ func TestV1Golden(t *testing.T) {
 
 // agentWithV1 is an AgentPayload with a classic and a v1.0 tracer payload.
 func agentWithV1(t testing.TB) []byte {
+	t.Helper()
 	var tp idx.InternalTracerPayload
 	_, err := tp.UnmarshalMsg(v1Fixture(t))
 	require.NoError(t, err)
@@ -111,7 +113,7 @@ func TestAgentPayloadWithV1(t *testing.T) {
 func TestV1Malformed(t *testing.T) {
 	for _, body := range [][]byte{{0x91}, []byte("junk"), {0x85, 0x01}} {
 		_, err := TranslateTracer("v1.0", "application/msgpack", body, Tracer{}, nil)
-		assert.Error(t, err)
+		require.Error(t, err)
 	}
 	td, err := TranslateTracer("v1.0", "application/msgpack", nil, Tracer{}, nil)
 	require.NoError(t, err)

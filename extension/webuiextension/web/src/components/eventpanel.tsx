@@ -11,7 +11,7 @@ import { ZoneSwitch } from './zoneswitch';
 // holds blanks, quotes or Lucene's own characters.
 export function filterFor(field: string, value: any): string {
   const v = String(value ?? '');
-  const plain = /^[^\s"():\[\]{}*?\\]+$/.test(v);
+  const plain = /^[^\s"():[\]{}*?\\]+$/.test(v);
   return `${field}:${plain ? v : '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'}`;
 }
 
@@ -178,7 +178,7 @@ async function copyText(text: string) {
 // attribute is stored) indented, and any other as it is.
 function pretty(v: any): string {
   const s = show(v);
-  if (!/^\s*[\[{]/.test(s)) return s;
+  if (!/^\s*[[{]/.test(s)) return s;
   try {
     return JSON.stringify(JSON.parse(s), null, 2);
   } catch {

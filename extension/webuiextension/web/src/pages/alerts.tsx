@@ -178,7 +178,8 @@ export function AlertsPage() {
   }, []);
   useEffect(() => {
     get<{ id: string; name: string }[]>('/api/v2/saved-searches')
-      .then((l) => setSaved(Object.fromEntries(l.map((x) => [x.id, x.name])))).catch(() => {});
+      .then((l) => setSaved(Object.fromEntries(l.map((x) => [x.id, x.name]))))
+      .catch((e) => setError(`Saved searches could not be read (their names are missing): ${e.message}`));
   }, []);
   useEffect(() => {
     setHistory(null);

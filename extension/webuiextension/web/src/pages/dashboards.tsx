@@ -46,7 +46,10 @@ export function DashboardsPage() {
   // API deletes a dashboard's alerts with it).
   const [alerts, setAlerts] = useState<{ dashboardId?: string }[]>([]);
   const load = () => {
-    get<{ dashboardId?: string }[]>('/api/v2/alerts').then(setAlerts).catch(() => {});
+    // Only the delete confirmation's count: the list itself does not
+    // depend on it, and its own error would clear a message here.
+    get<{ dashboardId?: string }[]>('/api/v2/alerts').then(setAlerts)
+      .catch((e) => console.warn('dashboards: the alerts for the delete confirmation could not be read:', e));
     return get<Dashboard[]>('/api/v2/dashboards').then((l) => { setList(l); setError(''); }).catch((e) => setError(e.message));
   };
   useEffect(() => { load(); }, []);
@@ -201,11 +204,14 @@ export function DashboardPage({ id }: { id: string }) {
   const gridRef = useRef<HTMLDivElement>(null);
   const [sources, setSources] = useState<Source[]>([]);
   useEffect(() => { get<Dashboard>(`/api/v2/dashboards/${encodeURIComponent(id)}`).then(setD).catch((e) => setError(e.message)); }, [id]);
-  useEffect(() => { get<Source[]>('/api/v2/sources').then(setSources).catch(() => {}); }, []);
+  useEffect(() => { get<Source[]>('/api/v2/sources').then(setSources).catch((e) => setError(`Sources could not be read: ${e.message}`)); }, []);
   // A tile's alerts go with it (the API drops alerts whose tile is gone):
   // the removal's confirmation says so.
   const [tileAlerts, setTileAlerts] = useState<{ dashboardId?: string; tileId?: string }[]>([]);
-  useEffect(() => { get<{ dashboardId?: string; tileId?: string }[]>('/api/v2/alerts').then(setTileAlerts).catch(() => {}); }, [id]);
+  useEffect(() => {
+    get<{ dashboardId?: string; tileId?: string }[]>('/api/v2/alerts').then(setTileAlerts)
+      .catch((e) => setError(`Alerts could not be read (a tile's removal may take alerts not counted here): ${e.message}`));
+  }, [id]);
   const alertsOn = (tileId: string) => tileAlerts.filter((a) => a.dashboardId === id && a.tileId === tileId).length;
   if (error && !d) return <div class="page"><p class="error" role="alert">{error}</p></div>;
   if (!d) return <div class="page muted">Loading…</div>;
