@@ -120,8 +120,10 @@ func waitContainerHealthy(t *testing.T, name string) {
 // searchAPI runs POST /api/v2/search over the last hour before now.
 func searchAPI(t *testing.T, api, key, source, where string, now time.Time) []any {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"sourceId": source, "where": where,
-		"startTime": now.Add(-time.Hour).UTC().Format(time.RFC3339), "endTime": now.Add(time.Hour).UTC().Format(time.RFC3339)})
+	body, _ := json.Marshal(map[string]any{
+		"sourceId": source, "where": where,
+		"startTime": now.Add(-time.Hour).UTC().Format(time.RFC3339), "endTime": now.Add(time.Hour).UTC().Format(time.RFC3339),
+	})
 	req, _ := http.NewRequest(http.MethodPost, api+"/api/v2/search", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+key)

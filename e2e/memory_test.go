@@ -155,9 +155,11 @@ func startBudgeted(t *testing.T, port int, settings ...string) *exec.Cmd {
 	t.Helper()
 	config, err := filepath.Abs(filepath.Join("..", "testdata", "otlp-budget.yaml"))
 	require.NoError(t, err)
-	args := []string{"--config", config,
+	args := []string{
+		"--config", config,
 		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", port),
-		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t))}
+		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", freePort(t)),
+	}
 	for _, s := range settings {
 		args = append(args, "--set", "extensions::otlp_budget::"+s)
 	}

@@ -160,8 +160,10 @@ func TestBrowserMetricsExplorer(t *testing.T) {
 		for i := 1; i <= 100; i++ {
 			vs = append(vs, float64(i)*h.scale)
 		}
-		sp.Sketches = append(sp.Sketches, gogen.SketchPayload_Sketch{Metric: "request.latency", Host: h.host, Tags: []string{"env:prod"},
-			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{agentSketch(now-120, vs)}})
+		sp.Sketches = append(sp.Sketches, gogen.SketchPayload_Sketch{
+			Metric: "request.latency", Host: h.host, Tags: []string{"env:prod"},
+			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{agentSketch(now-120, vs)},
+		})
 	}
 	raw, err := sp.Marshal()
 	require.NoError(t, err)

@@ -102,9 +102,12 @@ func runWith(t *testing.T, env []string, config string, chPort int, extra ...str
 	if chPort == 0 {
 		chPort = freePort(t)
 	}
-	c := &collector{out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: chPort, otlpHTTP: freePort(t), otlpGRPC: freePort(t),
-		api: freePort(t), ui: freePort(t), done: make(chan error, 1)}
-	args := []string{"--config", config,
+	c := &collector{
+		out: &syncBuffer{}, datadog: freePort(t), health: freePort(t), clickhouse: chPort, otlpHTTP: freePort(t), otlpGRPC: freePort(t),
+		api: freePort(t), ui: freePort(t), done: make(chan error, 1),
+	}
+	args := []string{
+		"--config", config,
 		"--set", fmt.Sprintf("receivers::otlp::protocols::grpc::endpoint=127.0.0.1:%d", c.otlpGRPC),
 		"--set", fmt.Sprintf("receivers::otlp::protocols::http::endpoint=127.0.0.1:%d", c.otlpHTTP),
 		"--set", fmt.Sprintf("extensions::health_check::endpoint=127.0.0.1:%d", c.health),
@@ -280,7 +283,6 @@ service:
 	require.Error(t, err, "must not start")
 	assert.Contains(t, string(out), `feature gate "receiver.datadog" is off`)
 	assert.Contains(t, string(out), "ENABLE_DATADOG_RECEIVER=true")
-
 }
 
 // The engine's merge_tree entries reach its tables, and one it does not

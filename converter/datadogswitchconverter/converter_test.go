@@ -55,8 +55,10 @@ func TestOffLeavesConfigAlone(t *testing.T) {
 }
 
 func TestNoDatadogReceiverDefined(t *testing.T) {
-	raw := map[string]any{"receivers": map[string]any{"otlp": nil},
-		"service": map[string]any{"pipelines": map[string]any{"traces": map[string]any{"receivers": []any{"otlp"}}}}}
+	raw := map[string]any{
+		"receivers": map[string]any{"otlp": nil},
+		"service":   map[string]any{"pipelines": map[string]any{"traces": map[string]any{"receivers": []any{"otlp"}}}},
+	}
 	conf := convert(t, "true", raw)
 	assert.Equal(t, []any{"otlp"}, conf.Get("service::pipelines::traces::receivers"))
 }

@@ -73,9 +73,11 @@ func (p Plan) Settings(conf *confmap.Conf, engines []string) map[string]any {
 		out[base+"::server::mark_cache_size"] = e / 8
 		out[base+"::server::index_mark_cache_size"] = e / 16
 		out[base+"::server::primary_index_cache_size"] = e / 16
-		for _, cache := range []string{"query_condition_cache_size", "compiled_expression_cache_size",
+		for _, cache := range []string{
+			"query_condition_cache_size", "compiled_expression_cache_size",
 			"text_index_tokens_cache_size", "text_index_header_cache_size", "text_index_postings_cache_size",
-			"vector_similarity_index_cache_size"} {
+			"vector_similarity_index_cache_size",
+		} {
 			out[base+"::server::"+cache] = e / 64
 		}
 	}

@@ -59,8 +59,10 @@ func client(url string) (*datadog.APIClient, context.Context) {
 	cfg := datadog.NewConfiguration()
 	here := datadog.ServerConfigurations{{URL: url}}
 	cfg.Servers = here
-	for _, op := range []string{"v1.MetricsApi.SubmitMetrics", "v2.MetricsApi.SubmitMetrics", "v2.LogsApi.SubmitLog",
-		"v1.EventsApi.CreateEvent", "v2.EventsApi.CreateEvent", "v1.MetricsApi.SubmitDistributionPoints"} {
+	for _, op := range []string{
+		"v1.MetricsApi.SubmitMetrics", "v2.MetricsApi.SubmitMetrics", "v2.LogsApi.SubmitLog",
+		"v1.EventsApi.CreateEvent", "v2.EventsApi.CreateEvent", "v1.MetricsApi.SubmitDistributionPoints",
+	} {
 		cfg.OperationServers[op] = here
 	}
 	cfg.RetryConfiguration.EnableRetry = false
@@ -181,8 +183,10 @@ func TestSubmitLogs(t *testing.T) {
 	assert.Equal(t, "payment failed", lr.Body().Str())
 	assert.Equal(t, plog.SeverityNumberError, lr.SeverityNumber())
 	assert.Equal(t, "000000000000000000000000000004d2", lr.TraceID().String())
-	assert.Equal(t, map[string]any{"host.name": "api-host", "service.name": "billing", "deployment.environment.name": "e2e",
-		"service.version": "3", "datadog.log.source": "go"}, rl.Resource().Attributes().AsRaw())
+	assert.Equal(t, map[string]any{
+		"host.name": "api-host", "service.name": "billing", "deployment.environment.name": "e2e",
+		"service.version": "3", "datadog.log.source": "go",
+	}, rl.Resource().Attributes().AsRaw())
 }
 
 // recordOf is the one record a sink holds after one event.
@@ -216,9 +220,11 @@ func TestCreateEventV1(t *testing.T) {
 	assert.Equal(t, "Deploy checkout\nRolled out v1.2 to 10% of hosts", lr.Body().Str())
 	assert.Equal(t, plog.SeverityNumberInfo, lr.SeverityNumber())
 	assert.Equal(t, map[string]any{"host.name": "ci-runner", "deployment.environment.name": "e2e", "service.name": "checkout"}, res.AsRaw())
-	assert.Equal(t, map[string]any{"event.name": "datadog.event", "datadog.event.id": out.Event.GetIdStr(),
+	assert.Equal(t, map[string]any{
+		"event.name": "datadog.event", "datadog.event.id": out.Event.GetIdStr(),
 		"datadog.event.title": "Deploy checkout", "datadog.event.alert_type": "success", "datadog.event.priority": "low",
-		"datadog.event.aggregation_key": "deploy-checkout", "datadog.event.source_type_name": "jenkins", "team": "payments"},
+		"datadog.event.aggregation_key": "deploy-checkout", "datadog.event.source_type_name": "jenkins", "team": "payments",
+	},
 		lr.Attributes().AsRaw())
 }
 
@@ -247,13 +253,15 @@ func TestCreateEventV2(t *testing.T) {
 
 	lr, _ := recordOf(t, sink)
 	assert.Equal(t, "payment_processed feature flag updated\npayment_processed feature flag has been enabled", lr.Body().Str())
-	assert.Equal(t, map[string]any{"event.name": "datadog.event", "datadog.event.id": evt.GetId(),
+	assert.Equal(t, map[string]any{
+		"event.name": "datadog.event", "datadog.event.id": evt.GetId(),
 		"datadog.event.title": "payment_processed feature flag updated", "datadog.event.category": "change",
 		"datadog.event.aggregation_key": "aggregation_key_123", "datadog.event.integration_id": "custom-events",
 		"datadog.event.author.name": "example@datadog.com", "datadog.event.author.type": "user",
 		"datadog.event.changed_resource.name": "fallback_payments_test", "datadog.event.changed_resource.type": "feature_flag",
 		"datadog.event.impacted_resources": `[{"name":"payments_api","type":"service"}]`,
-		"datadog.event.new_value.enabled":  "true", "datadog.event.new_value.percentage": "50%"},
+		"datadog.event.new_value.enabled":  "true", "datadog.event.new_value.percentage": "50%",
+	},
 		lr.Attributes().AsRaw())
 }
 
@@ -263,7 +271,8 @@ func TestWrongKeyIsRefused(t *testing.T) {
 	ctx := context.WithValue(context.Background(), datadog.ContextAPIKeys, map[string]datadog.APIKey{"apiKeyAuth": {Key: "wrong"}})
 	ts, v := float64(time.Now().Unix()), 1.0
 	_, resp, err := datadogV1.NewMetricsApi(api).SubmitMetrics(ctx, datadogV1.MetricsPayload{Series: []datadogV1.Series{{
-		Metric: "x", Points: [][]*float64{{&ts, &v}}}}})
+		Metric: "x", Points: [][]*float64{{&ts, &v}},
+	}}})
 	require.Error(t, err)
 	assert.Equal(t, 403, resp.StatusCode)
 	assert.Equal(t, 0, sink.DataPointCount())

@@ -95,8 +95,10 @@ func (c *Config) Validate() error {
 
 // confining are the server entries through which the engine's user could
 // be given files, disks or another users file.
-var confining = []string{"users_config", "user_directories", "user_scripts_path", "user_files_path",
-	"custom_local_disks_base_directory", "user_defined_executable_functions_config"}
+var confining = []string{
+	"users_config", "user_directories", "user_scripts_path", "user_files_path",
+	"custom_local_disks_base_directory", "user_defined_executable_functions_config",
+}
 
 // checkSettings keeps names that the engine's configuration and SET can
 // take as they are, and values that are plain text to the engine.

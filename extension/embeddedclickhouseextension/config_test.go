@@ -26,7 +26,9 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, "pw", string(cfg.Password))
 	// Entries add to the defaults rather than replace them.
 	assert.Equal(t, map[string]any{"max_server_memory_usage_to_ram_ratio": 0.3, "cache_size_to_ram_max_ratio": 0.25, "max_concurrent_queries": 50}, cfg.Server)
-	assert.Equal(t, map[string]any{"merge_selector_base": 30, "min_bytes_for_wide_part": 0,
-		"merge_selector_algorithm": "StochasticSimple"}, cfg.MergeTree)
+	assert.Equal(t, map[string]any{
+		"merge_selector_base": 30, "min_bytes_for_wide_part": 0,
+		"merge_selector_algorithm": "StochasticSimple",
+	}, cfg.MergeTree)
 	assert.Equal(t, map[string]any{"materialize_skip_indexes_on_insert": 0, "max_threads": 2, "session_timezone": "UTC"}, cfg.Profile)
 }

@@ -77,7 +77,8 @@ func (e *embedded) Start(ctx context.Context, host component.Host) (err error) {
 	}
 	e.api, err = chhttp.New(conns[:e.cfg.Sessions], conns[e.cfg.Sessions], chhttp.Options{
 		User: e.cfg.Username, Password: string(e.cfg.Password), MaxBody: e.cfg.MaxRequestBodySize,
-		Profile: e.cfg.EngineProfile(), Logger: e.set.Logger})
+		Profile: e.cfg.EngineProfile(), Logger: e.set.Logger,
+	})
 	if err != nil {
 		closeAll()
 		return fmt.Errorf("embedded ClickHouse %w", err)

@@ -19,7 +19,8 @@ func createDefaultConfig() component.Config {
 	srv := confighttp.NewDefaultServerConfig()
 	srv.NetAddr.Endpoint = "127.0.0.1:8123"
 	srv.MaxRequestBodySize = 256 << 20
-	return &Config{ServerConfig: srv, Settings: Settings{DataDir: "./data/clickhouse", Sessions: 4,
+	return &Config{ServerConfig: srv, Settings: Settings{
+		DataDir: "./data/clickhouse", Sessions: 4,
 		// The engine shares the process, and the host, with the collector:
 		// its own default (90% of RAM) leaves the pipeline nothing when a
 		// heavy query runs, and the OOM killer would stop ingestion too.
@@ -39,7 +40,8 @@ func createDefaultConfig() component.Config {
 		// in queries and inserts would mean another instant on a laptop
 		// abroad than on a server, and the data directory would change
 		// meaning with the host. ClickHouse Cloud runs in UTC too.
-		Profile: map[string]any{"materialize_skip_indexes_on_insert": 0, "session_timezone": "UTC"}}}
+		Profile: map[string]any{"materialize_skip_indexes_on_insert": 0, "session_timezone": "UTC"},
+	}}
 }
 
 func create(_ context.Context, set extension.Settings, cfg component.Config) (extension.Extension, error) {

@@ -72,8 +72,10 @@ type TenancyConfig struct {
 
 // tenancy is the rule this configuration sets; st keeps the assignments.
 func (c *Config) tenancy(st *store.Store) *sources.Tenancy {
-	return &sources.Tenancy{Store: st, State: c.ClickHouse.Database, Owner: DefaultTeam,
-		OwnerDatabases: append([]string{c.TelemetryDatabase}, c.SourceDatabases...)}
+	return &sources.Tenancy{
+		Store: st, State: c.ClickHouse.Database, Owner: DefaultTeam,
+		OwnerDatabases: append([]string{c.TelemetryDatabase}, c.SourceDatabases...),
+	}
 }
 
 // AlertsConfig drives alert evaluation and webhook delivery.

@@ -66,8 +66,10 @@ func (e *apiExtension) APIState() *apistate.State { return e.state.Load() }
 // request gets 503 with Retry-After.
 func (e *apiExtension) Start(ctx context.Context, host component.Host) error {
 	u, _ := url.Parse(e.cfg.ClickHouse.Endpoint)
-	opts := &clickhouse.Options{Addr: []string{u.Host}, Protocol: clickhouse.HTTP,
-		Auth: clickhouse.Auth{Username: e.cfg.ClickHouse.Username, Password: string(e.cfg.ClickHouse.Password)}}
+	opts := &clickhouse.Options{
+		Addr: []string{u.Host}, Protocol: clickhouse.HTTP,
+		Auth: clickhouse.Auth{Username: e.cfg.ClickHouse.Username, Password: string(e.cfg.ClickHouse.Password)},
+	}
 	if u.Scheme == "https" {
 		opts.TLS = tlsConfig()
 	}
@@ -173,26 +175,32 @@ type parts struct {
 
 func (e *apiExtension) compose(st *store.Store, tenancy *sources.Tenancy, sealer *keys.Sealer) parts {
 	catalog := &sources.Catalog{Store: st, Tenancy: tenancy}
-	scheduler := alerting.New(alerting.Options{Store: st, Sources: catalog, DB: e.db, QueryTimeout: e.cfg.QueryTimeout,
-		Workers: e.cfg.Alerts.Workers, ClaimSettle: e.cfg.Alerts.ClaimSettle, Logger: e.set.Logger, Sealer: sealer})
+	scheduler := alerting.New(alerting.Options{
+		Store: st, Sources: catalog, DB: e.db, QueryTimeout: e.cfg.QueryTimeout,
+		Workers: e.cfg.Alerts.Workers, ClaimSettle: e.cfg.Alerts.ClaimSettle, Logger: e.set.Logger, Sealer: sealer,
+	})
 	// A test delivery is one attempt: its answer is what the person reads.
 	a := e.cfg.Alerts
 	testSender := webhook.New(webhook.Options{Timeout: a.WebhookTimeout, Attempts: 1, AllowPrivate: a.AllowPrivateWebhooks})
 	sendTest := func(ctx context.Context, team, id string) webhook.Result {
 		return scheduler.SendTest(ctx, team, id, time.Now(), testSender)
 	}
-	srv := api.New(api.Options{Store: st, Sealer: sealer, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger, SendTest: sendTest,
+	srv := api.New(api.Options{
+		Store: st, Sealer: sealer, Database: e.cfg.TelemetryDatabase, Logger: e.set.Logger, SendTest: sendTest,
 		OrganizationID: e.cfg.Managed.OrganizationID, ServiceID: e.cfg.Managed.ServiceID, ManagedKeys: e.managedKeys(),
 		RateLimit: api.RateLimit{PerSecond: e.cfg.RateLimit.RequestsPerSecond, Burst: e.cfg.RateLimit.Burst},
 		Tenancy:   tenancy, Sources: catalog,
 		AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks,
 		TeamLimits:           e.cfg.TeamLimits,
-		DB:                   e.db, QueryTimeout: e.cfg.QueryTimeout})
+		DB:                   e.db, QueryTimeout: e.cfg.QueryTimeout,
+	})
 	return parts{
 		api:       srv,
 		scheduler: scheduler,
-		state: &apistate.State{Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam,
-			Limit: e.cfg.TeamLimits.Of, API: srv.Session(), Sources: catalog},
+		state: &apistate.State{
+			Store: st, Sealer: sealer, DB: e.db, QueryTimeout: e.cfg.QueryTimeout, Team: DefaultTeam,
+			Limit: e.cfg.TeamLimits.Of, API: srv.Session(), Sources: catalog,
+		},
 	}
 }
 

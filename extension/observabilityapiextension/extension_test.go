@@ -194,7 +194,8 @@ func TestAuthenticatesIngestionKeys(t *testing.T) {
 	_, err = a.Authenticate(ctx, map[string][]string{"DD-API-KEY": {personalKey(t, dir)}})
 	require.ErrorIs(t, err, errBadKey, "a personal key is not an ingestion key")
 	metadatatest.AssertEqualObservabilityAPIAuthFailures(t, tt, []metricdata.DataPoint[int64]{
-		{Value: 3, Attributes: attribute.NewSet(attribute.String("door", "ingestion"))}}, metricdatatest.IgnoreTimestamp())
+		{Value: 3, Attributes: attribute.NewSet(attribute.String("door", "ingestion"))},
+	}, metricdatatest.IgnoreTimestamp())
 }
 
 func TestConfig(t *testing.T) {

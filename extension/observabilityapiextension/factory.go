@@ -28,8 +28,10 @@ func createDefaultConfig() component.Config {
 		RateLimit:         RateLimitConfig{Burst: 20},
 		TeamLimits:        api.DefaultTeamLimits,
 		QueryTimeout:      time.Minute,
-		Alerts: AlertsConfig{CheckInterval: 15 * time.Second, Workers: 8, WebhookTimeout: 10 * time.Second, WebhookAttempts: 5,
-			WebhookBackoff: time.Second, HistoryRetention: 30 * 24 * time.Hour, ClaimSettle: 2 * time.Second},
+		Alerts: AlertsConfig{
+			CheckInterval: 15 * time.Second, Workers: 8, WebhookTimeout: 10 * time.Second, WebhookAttempts: 5,
+			WebhookBackoff: time.Second, HistoryRetention: 30 * 24 * time.Hour, ClaimSettle: 2 * time.Second,
+		},
 	}}
 }
 

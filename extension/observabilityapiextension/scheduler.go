@@ -21,8 +21,10 @@ func (e *apiExtension) evaluateAlerts(ctx context.Context, scheduler *alerting.S
 	if a.CheckInterval <= 0 {
 		return
 	}
-	sender := webhook.New(webhook.Options{Timeout: a.WebhookTimeout, Attempts: a.WebhookAttempts, Backoff: a.WebhookBackoff,
-		AllowPrivate: a.AllowPrivateWebhooks})
+	sender := webhook.New(webhook.Options{
+		Timeout: a.WebhookTimeout, Attempts: a.WebhookAttempts, Backoff: a.WebhookBackoff,
+		AllowPrivate: a.AllowPrivateWebhooks,
+	})
 	t := time.NewTicker(a.CheckInterval)
 	defer t.Stop()
 	// Each pass runs on its own: one held up by a slow webhook does not

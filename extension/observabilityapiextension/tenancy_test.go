@@ -18,7 +18,8 @@ func TestTenancyConfig(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	cfg.ClickHouse.Endpoint = "http://127.0.0.1:8123"
 	require.NoError(t, cfg.Unmarshal(confmap.NewFromStringMap(map[string]any{"tenancy": map[string]any{
-		"team_databases": map[string]any{"team_b": []any{"b_logs"}, "team_c": []any{"c_logs"}}}})))
+		"team_databases": map[string]any{"team_b": []any{"b_logs"}, "team_c": []any{"c_logs"}},
+	}})))
 	require.NoError(t, cfg.Validate())
 	assert.Equal(t, map[string][]string{"team_b": {"b_logs"}, "team_c": {"c_logs"}}, cfg.Tenancy.TeamDatabases)
 

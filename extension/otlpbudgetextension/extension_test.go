@@ -329,6 +329,7 @@ func (raw) Name() string { return "proto" }
 func (raw) Marshal(v any) (mem.BufferSlice, error) {
 	return mem.BufferSlice{mem.SliceBuffer(*v.(*[]byte))}, nil
 }
+
 func (raw) Unmarshal(data mem.BufferSlice, v any) error {
 	*v.(*[]byte) = data.Materialize()
 	return nil

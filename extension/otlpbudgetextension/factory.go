@@ -47,6 +47,8 @@ func create(_ context.Context, set extension.Settings, cfg component.Config) (ex
 	if err != nil {
 		return nil, err
 	}
-	return &budgetExtension{cfg: c, logger: set.Logger, telemetry: tb, admission: admission.New(c.MaxDecodedInFlight, c.MaxRequestWait),
-		prevGoLimit: -1, setGoLimit: debug.SetMemoryLimit}, nil
+	return &budgetExtension{
+		cfg: c, logger: set.Logger, telemetry: tb, admission: admission.New(c.MaxDecodedInFlight, c.MaxRequestWait),
+		prevGoLimit: -1, setGoLimit: debug.SetMemoryLimit,
+	}, nil
 }

@@ -80,8 +80,10 @@ func (u *webUI) state() (*apistate.State, *accounts.Service) {
 		return nil, nil
 	}
 	u.accountsOnce.Do(func() {
-		u.accounts = accounts.New(accounts.Options{Store: st.Store, Sealer: st.Sealer, Team: st.Team,
-			SessionLifetime: u.cfg.SessionLifetime, IdleTimeout: u.cfg.SessionIdleTimeout, InvitationLifetime: u.cfg.InvitationLifetime})
+		u.accounts = accounts.New(accounts.Options{
+			Store: st.Store, Sealer: st.Sealer, Team: st.Team,
+			SessionLifetime: u.cfg.SessionLifetime, IdleTimeout: u.cfg.SessionIdleTimeout, InvitationLifetime: u.cfg.InvitationLifetime,
+		})
 	})
 	return st, u.accounts
 }

@@ -66,8 +66,10 @@ func realStateIn(t testing.TB, database string) *apistate.State {
 	}
 	sealer, err := keys.LoadSealer(filepath.Join(t.TempDir(), keys.SecretFile))
 	require.NoError(t, err)
-	return &apistate.State{Store: st, Sealer: sealer, DB: db, Team: "default", API: echoCaller, Sources: &sources.Catalog{Store: st,
-		Tenancy: &sources.Tenancy{Store: st, State: database, Owner: "default", OwnerDatabases: []string{"otel"}}}}
+	return &apistate.State{Store: st, Sealer: sealer, DB: db, Team: "default", API: echoCaller, Sources: &sources.Catalog{
+		Store:   st,
+		Tenancy: &sources.Tenancy{Store: st, State: database, Owner: "default", OwnerDatabases: []string{"otel"}},
+	}}
 }
 
 // echoCaller stands behind the session door where the REST API's session
@@ -81,8 +83,10 @@ var echoCaller = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"team": c.Team, "account": c.Identity,
-		"path": r.URL.Path, "authorization": r.Header.Get("Authorization"), "padding": strings.Repeat("row ", 1024)}})
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{
+		"team": c.Team, "account": c.Identity,
+		"path": r.URL.Path, "authorization": r.Header.Get("Authorization"), "padding": strings.Repeat("row ", 1024),
+	}})
 })
 
 func do(t testing.TB, h http.Handler, method, path, body string, hdr ...string) *httptest.ResponseRecorder {
@@ -236,8 +240,10 @@ func TestUnknownPathsAndSecurityHeaders(t *testing.T) {
 func TestAssetsArePrecompressedAndCached(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
-	for name, body := range map[string]string{"index.html": "<html>plain</html>", "index.html.br": "BR", "index.html.gz": "GZ",
-		"assets/app-1a2b.js": "js", "assets/app-1a2b.js.gz": "JSGZ"} {
+	for name, body := range map[string]string{
+		"index.html": "<html>plain</html>", "index.html.br": "BR", "index.html.gz": "GZ",
+		"assets/app-1a2b.js": "js", "assets/app-1a2b.js.gz": "JSGZ",
+	} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
 	}
 	h := newUI(t, nil, dir)

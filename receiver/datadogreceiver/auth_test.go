@@ -119,9 +119,11 @@ func TestTracerPathsRefuseBrowsers(t *testing.T) {
 	for _, keys := range [][]configopaque.String{nil, {"k"}} {
 		h := startAll(t, func(c *Config) { c.APIKeys = keys },
 			new(consumertest.TracesSink), new(consumertest.LogsSink), new(consumertest.MetricsSink))
-		paths := []string{"/v0.3/traces", "/v0.4/traces", "/v0.5/traces", "/v0.7/traces", "/v1.0/traces",
+		paths := []string{
+			"/v0.3/traces", "/v0.4/traces", "/v0.5/traces", "/v0.7/traces", "/v1.0/traces",
 			"/v0.6/stats", "/telemetry/proxy/api/v2/apmtelemetry", "/profiling/v1/input", "/debugger/v1/input",
-			"/v0.7/config", "/evp_proxy/v2/api/v2/citestcycle", "/dogstatsd/v2/proxy"}
+			"/v0.7/config", "/evp_proxy/v2/api/v2/citestcycle", "/dogstatsd/v2/proxy",
+		}
 		for _, p := range paths {
 			for _, origin := range []string{"https://attacker.example", "null"} {
 				status, body, _ := h.do(t, http.MethodPost, p, trace, "Content-Type", "text/plain", "Origin", origin, "DD-API-KEY", "k")

@@ -149,8 +149,10 @@ func benchSeriesV2() []byte {
 		p.Series = append(p.Series, &gogen.MetricPayload_MetricSeries{
 			Metric: fmt.Sprintf("system.metric.%d", i%60), Type: gogen.MetricPayload_MetricType(i % 4), Interval: 10,
 			Resources: []*gogen.MetricPayload_Resource{{Type: "host", Name: fmt.Sprintf("ip-10-0-0-%d", i%10)}},
-			Tags: []string{"env:prod", "service:web-store", "kube_namespace:shop", fmt.Sprintf("pod_name:web-store-%05d", i%40),
-				fmt.Sprintf("device:sd%c", 'a'+i%4)},
+			Tags: []string{
+				"env:prod", "service:web-store", "kube_namespace:shop", fmt.Sprintf("pod_name:web-store-%05d", i%40),
+				fmt.Sprintf("device:sd%c", 'a'+i%4),
+			},
 			Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1_700_000_000, Value: float64(i)}, {Timestamp: 1_700_000_010, Value: float64(i + 1)}},
 		})
 	}

@@ -62,8 +62,10 @@ func hostileBodies(t *testing.T) []hostile {
 	for i := range spans {
 		spans[i] = &pb.Span{}
 	}
-	out = append(out, hostile{"AgentPayload empty spans", "/api/v0.2/traces", "application/x-protobuf",
-		encoded(t)((&pb.AgentPayload{TracerPayloads: []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: spans}}}}}).MarshalVT())})
+	out = append(out, hostile{
+		"AgentPayload empty spans", "/api/v0.2/traces", "application/x-protobuf",
+		encoded(t)((&pb.AgentPayload{TracerPayloads: []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: spans}}}}}).MarshalVT()),
+	})
 
 	// One span of empty meta entries, two bytes each on the wire: counted
 	// as they are read, before the span is built.
@@ -71,11 +73,15 @@ func hostileBodies(t *testing.T) []hostile {
 	for i := range n / 2 {
 		meta[strconv.Itoa(i)] = ""
 	}
-	out = append(out, hostile{"AgentPayload meta entries", "/api/v0.2/traces", "application/x-protobuf",
-		encoded(t)((&pb.AgentPayload{TracerPayloads: []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: []*pb.Span{{Meta: meta}}}}}}}).MarshalVT())})
+	out = append(out, hostile{
+		"AgentPayload meta entries", "/api/v0.2/traces", "application/x-protobuf",
+		encoded(t)((&pb.AgentPayload{TracerPayloads: []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: []*pb.Span{{Meta: meta}}}}}}}).MarshalVT()),
+	})
 
-	out = append(out, hostile{"v0.4 JSON empty spans", "/v0.4/traces", "application/json",
-		[]byte("[[" + strings.Repeat("{},", n) + "{}]]")})
+	out = append(out, hostile{
+		"v0.4 JSON empty spans", "/v0.4/traces", "application/json",
+		[]byte("[[" + strings.Repeat("{},", n) + "{}]]"),
+	})
 
 	var tags []string
 	for i := range 2000 {
@@ -85,8 +91,10 @@ func hostileBodies(t *testing.T) []hostile {
 	for i := range points {
 		points[i] = &gogen.MetricPayload_MetricPoint{Timestamp: int64(i), Value: 1}
 	}
-	out = append(out, hostile{"v2 series tags × points", "/api/v2/series", "application/x-protobuf",
-		encoded(t)((&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{Metric: "m", Tags: tags, Points: points}}}).Marshal())})
+	out = append(out, hostile{
+		"v2 series tags × points", "/api/v2/series", "application/x-protobuf",
+		encoded(t)((&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{Metric: "m", Tags: tags, Points: points}}}).Marshal()),
+	})
 
 	// One series of empty resources, tags or points, two bytes each on the
 	// wire and 16 to 32 held until the series is built: counted as read.
@@ -98,8 +106,10 @@ func hostileBodies(t *testing.T) []hostile {
 		for range 3 * n {
 			series = protowire.AppendBytes(protowire.AppendTag(series, f.num, protowire.BytesType), nil)
 		}
-		out = append(out, hostile{"v2 series empty " + f.name, "/api/v2/series", "application/x-protobuf",
-			protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), series)})
+		out = append(out, hostile{
+			"v2 series empty " + f.name, "/api/v2/series", "application/x-protobuf",
+			protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), series),
+		})
 	}
 
 	v1 := `{"series":[{"metric":"m","tags":["` + strings.Join(tags, `","`) + `"],"points":[` +
@@ -111,30 +121,41 @@ func hostileBodies(t *testing.T) []hostile {
 		// Bins far apart (1e-9 to 1e11, either sign): every bucket between
 		// them is allocated, about a thousand on each side.
 		sketches[i] = gogen.SketchPayload_Sketch{Metric: "d", Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{
-			{Ts: 1, Cnt: 4, K: []int32{-3000, -1, 1, 3000}, N: []uint32{1, 1, 1, 1}}}}
+			{Ts: 1, Cnt: 4, K: []int32{-3000, -1, 1, 3000}, N: []uint32{1, 1, 1, 1}},
+		}}
 	}
-	out = append(out, hostile{"wide sketches", "/api/beta/sketches", "application/x-protobuf",
-		encoded(t)((&gogen.SketchPayload{Sketches: sketches}).Marshal())})
+	out = append(out, hostile{
+		"wide sketches", "/api/beta/sketches", "application/x-protobuf",
+		encoded(t)((&gogen.SketchPayload{Sketches: sketches}).Marshal()),
+	})
 
-	out = append(out, hostile{"empty log objects", "/api/v2/logs", "application/json",
-		[]byte("[" + strings.Repeat("{},", n) + "{}]")})
+	out = append(out, hostile{
+		"empty log objects", "/api/v2/logs", "application/json",
+		[]byte("[" + strings.Repeat("{},", n) + "{}]"),
+	})
 
 	var records []string
 	for i := range 1000 {
 		records = append(records, fmt.Sprintf(`{"hostname":"h%d"}`, i))
 	}
-	out = append(out, hostile{"query tags × records", "/api/v2/logs?ddtags=" + url.QueryEscape(strings.Join(tags[:1000], ",")),
-		"application/json", []byte("[" + strings.Join(records, ",") + "]")})
+	out = append(out, hostile{
+		"query tags × records", "/api/v2/logs?ddtags=" + url.QueryEscape(strings.Join(tags[:1000], ",")),
+		"application/json", []byte("[" + strings.Join(records, ",") + "]"),
+	})
 
 	groups := make([]*pb.ClientGroupedStats, 2000)
 	for i := range groups {
 		groups[i] = &pb.ClientGroupedStats{Service: "s", Name: "op", Hits: 1}
 	}
-	out = append(out, hostile{"stats tags × groups", "/v0.6/stats", "application/msgpack",
-		encoded(t)((&pb.ClientStatsPayload{Tags: tags, Stats: []*pb.ClientStatsBucket{{Start: 1, Duration: 1e10, Stats: groups}}}).MarshalMsg(nil))})
+	out = append(out, hostile{
+		"stats tags × groups", "/v0.6/stats", "application/msgpack",
+		encoded(t)((&pb.ClientStatsPayload{Tags: tags, Stats: []*pb.ClientStatsBucket{{Start: 1, Duration: 1e10, Stats: groups}}}).MarshalMsg(nil)),
+	})
 
-	out = append(out, hostile{"empty events", "/intake/", "application/json",
-		[]byte(`{"events":{"s":[` + strings.Repeat("{},", n) + `{}]}}`)})
+	out = append(out, hostile{
+		"empty events", "/intake/", "application/json",
+		[]byte(`{"events":{"s":[` + strings.Repeat("{},", n) + `{}]}}`),
+	})
 	return out
 }
 

@@ -16,17 +16,25 @@ import (
 
 func TestMetricsEndpoints(t *testing.T) {
 	h := startAll(t, nil, nil, nil, new(consumertest.MetricsSink))
-	v2, err := (&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{Metric: "m2", Type: gogen.MetricPayload_GAUGE,
-		Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1_700_000_000, Value: 1}, {Timestamp: 1_700_000_010, Value: 2}}}}}).Marshal()
+	v2, err := (&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{
+		Metric: "m2", Type: gogen.MetricPayload_GAUGE,
+		Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1_700_000_000, Value: 1}, {Timestamp: 1_700_000_010, Value: 2}},
+	}}}).Marshal()
 	require.NoError(t, err)
-	sk, err := (&gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{Metric: "lat",
-		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{{Ts: 1_700_000_000, Cnt: 1, Sum: 1, Min: 1, Max: 1, K: []int32{1338}, N: []uint32{1}}}}}}).Marshal()
+	sk, err := (&gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{
+		Metric:      "lat",
+		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{{Ts: 1_700_000_000, Cnt: 1, Sum: 1, Min: 1, Max: 1, K: []int32{1338}, N: []uint32{1}}},
+	}}}).Marshal()
 	require.NoError(t, err)
-	stats, err := (&pb.ClientStatsPayload{Service: "s", Stats: []*pb.ClientStatsBucket{{Start: 1, Duration: 10e9,
-		Stats: []*pb.ClientGroupedStats{{Service: "s", Resource: "r", Hits: 3}}}}}).MarshalMsg(nil)
+	stats, err := (&pb.ClientStatsPayload{Service: "s", Stats: []*pb.ClientStatsBucket{{
+		Start: 1, Duration: 10e9,
+		Stats: []*pb.ClientGroupedStats{{Service: "s", Resource: "r", Hits: 3}},
+	}}}).MarshalMsg(nil)
 	require.NoError(t, err)
-	agentStats, err := (&pb.StatsPayload{Stats: []*pb.ClientStatsPayload{{Service: "s", Stats: []*pb.ClientStatsBucket{{Start: 1, Duration: 10e9,
-		Stats: []*pb.ClientGroupedStats{{Service: "s", Resource: "r", Hits: 3}}}}}}}).MarshalMsg(nil)
+	agentStats, err := (&pb.StatsPayload{Stats: []*pb.ClientStatsPayload{{Service: "s", Stats: []*pb.ClientStatsBucket{{
+		Start: 1, Duration: 10e9,
+		Stats: []*pb.ClientGroupedStats{{Service: "s", Resource: "r", Hits: 3}},
+	}}}}}).MarshalMsg(nil)
 	require.NoError(t, err)
 
 	cases := []struct {
@@ -100,7 +108,9 @@ func TestHousekeepingIsDiscardedAndCounted(t *testing.T) {
 		v, _ := dp.Attributes.Value(attribute.Key("path"))
 		byPath[v.AsString()] += dp.Value
 	}
-	assert.Equal(t, map[string]int64{"/api/v1/metadata": 1, "/api/v2/host_metadata": 1, "/intake/": 1,
+	assert.Equal(t, map[string]int64{
+		"/api/v1/metadata": 1, "/api/v2/host_metadata": 1, "/intake/": 1,
 		"/telemetry/proxy/api/v2/apmtelemetry": 1, "/profiling/v1/input": 1,
-		"/evp_proxy/v4/": 2, "/debugger/v1/input": 1}, byPath, "counted by route, so senders cannot grow the series")
+		"/evp_proxy/v4/": 2, "/debugger/v1/input": 1,
+	}, byPath, "counted by route, so senders cannot grow the series")
 }

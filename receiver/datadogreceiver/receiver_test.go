@@ -106,8 +106,10 @@ func startAll(t testing.TB, mutate func(*Config), tc consumer.Traces, lc consume
 			require.NoError(t, c.Shutdown(context.Background()))
 		}
 	})
-	h := &harness{url: "http://" + comps[0].(*datadogReceiver).addr.String(), tel: tel,
-		client: &http.Client{Transport: &http.Transport{}}}
+	h := &harness{
+		url: "http://" + comps[0].(*datadogReceiver).addr.String(), tel: tel,
+		client: &http.Client{Transport: &http.Transport{}},
+	}
 	t.Cleanup(h.client.CloseIdleConnections)
 	h.traces, _ = tc.(*consumertest.TracesSink)
 	h.logs, _ = lc.(*consumertest.LogsSink)
@@ -133,8 +135,10 @@ func msgpackTraces(t *testing.T, n int) []byte {
 	t.Helper()
 	var tr pb.Trace
 	for i := 0; i < n; i++ {
-		tr = append(tr, &pb.Span{Service: "svc", Name: "op", Resource: "r", TraceID: 7, SpanID: uint64(i + 1), Start: 1, Duration: 2,
-			Meta: map[string]string{"k": "v"}})
+		tr = append(tr, &pb.Span{
+			Service: "svc", Name: "op", Resource: "r", TraceID: 7, SpanID: uint64(i + 1), Start: 1, Duration: 2,
+			Meta: map[string]string{"k": "v"},
+		})
 	}
 	b, err := pb.Traces{tr}.MarshalMsg(nil)
 	require.NoError(t, err)
@@ -568,8 +572,10 @@ func writeSelfSigned(t *testing.T, dir string) (string, string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	require.NoError(t, err)
 	kb, err := x509.MarshalECPrivateKey(key)

@@ -60,8 +60,10 @@ func (c *sessionCache) drop(hash string) {
 func (s *Service) openSession(ctx context.Context, u store.User) (string, error) {
 	token := keys.New("")
 	now := s.now().UTC()
-	ss := store.Session{Hash: keys.Hash(token), UserID: u.ID, TeamID: u.TeamID, CreatedAt: now, SeenAt: now,
-		ExpireAt: now.Add(s.opts.SessionLifetime)}
+	ss := store.Session{
+		Hash: keys.Hash(token), UserID: u.ID, TeamID: u.TeamID, CreatedAt: now, SeenAt: now,
+		ExpireAt: now.Add(s.opts.SessionLifetime),
+	}
 	return token, s.opts.Store.PutSession(ctx, ss)
 }
 

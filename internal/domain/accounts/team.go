@@ -51,8 +51,10 @@ func (s *Service) Invite(ctx context.Context, by Account, email string) (string,
 	defer s.inviting.Unlock()
 	token := keys.New("inv_")
 	now := s.now().UTC().Truncate(time.Millisecond)
-	in := store.Invitation{Hash: keys.Hash(token), ID: keys.Hash(token)[:16], TeamID: by.TeamID, Email: email, CreatedBy: by.Email,
-		CreatedAt: now, ExpiresAt: now.Add(s.opts.InvitationLifetime)}
+	in := store.Invitation{
+		Hash: keys.Hash(token), ID: keys.Hash(token)[:16], TeamID: by.TeamID, Email: email, CreatedBy: by.Email,
+		CreatedAt: now, ExpiresAt: now.Add(s.opts.InvitationLifetime),
+	}
 	// An email already invited keeps its one invitation (as HyperDX's):
 	// it gets a fresh link and lifetime, and the old link stops working.
 	if email != "" {

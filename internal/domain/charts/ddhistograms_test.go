@@ -49,8 +49,10 @@ func TestDatadogMetricQueriesOnHistograms(t *testing.T) {
 		_, err := db.ExecContext(ctx, q)
 		require.NoError(t, err, q)
 	}
-	src := query.Source{Database: "charts_ddh", Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName",
-		AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "gauge"}
+	src := query.Source{
+		Database: "charts_ddh", Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName",
+		AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "gauge",
+	}
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	run := func(q string) (map[string]float64, error) {
 		points, err := Run(ctx, db, []Series{{Source: src, Query: q}}, start, start.Add(time.Minute), time.Minute, time.Minute)

@@ -64,9 +64,11 @@ var ddSpaceAggs = []string{"avg", "sum", "min", "max", "p50", "p75", "p90", "p95
 // ddPercentiles are the space aggregators Datadog gives distributions:
 // a percentile of every value the group's points hold in the bucket,
 // read from their histogram buckets.
-var ddPercentiles = map[string]float64{"p50": 0.5, "p75": 0.75, "p90": 0.9, "p95": 0.95, "p99": 0.99}
-var ddRollups = []string{"avg", "sum", "min", "max", "count"}
-var ddTopBy = []string{"mean", "min", "max", "last", "sum", "area", "l2norm", "norm"}
+var (
+	ddPercentiles = map[string]float64{"p50": 0.5, "p75": 0.75, "p90": 0.9, "p95": 0.95, "p99": 0.99}
+	ddRollups     = []string{"avg", "sum", "min", "max", "count"}
+	ddTopBy       = []string{"mean", "min", "max", "last", "sum", "area", "l2norm", "norm"}
+)
 
 // ParseDatadogMetric parses a metric query or formula; its errors say
 // where and why.
@@ -548,8 +550,13 @@ type ddSeries struct {
 // looks in the series' table first, then in these of its database
 // (gauges, counts and sketches are in different tables; a Datadog user
 // names the metric, not its table). The metrics explorer lists them.
-var metricTables = []struct{ table, typ string }{{"otel_metrics_gauge", "gauge"}, {"otel_metrics_sum", "sum"},
-	{"otel_metrics_histogram", "histogram"}, {"otel_metrics_exponential_histogram", "exponential_histogram"}, {"otel_metrics_summary", "summary"}}
+var metricTables = []struct{ table, typ string }{
+	{"otel_metrics_gauge", "gauge"},
+	{"otel_metrics_sum", "sum"},
+	{"otel_metrics_histogram", "histogram"},
+	{"otel_metrics_exponential_histogram", "exponential_histogram"},
+	{"otel_metrics_summary", "summary"},
+}
 
 // RunDatadogMetric evaluates a series' Query over [start, end) in
 // buckets of step.

@@ -16,8 +16,10 @@ import (
 func TestParseDatadogMetric(t *testing.T) {
 	e, err := ParseDatadogMetric("avg:system.cpu.user{host:web-1,env:prod} by {host}")
 	require.NoError(t, err)
-	assert.Equal(t, &ddMetricQuery{space: "avg", metric: "system.cpu.user", by: []string{"host"},
-		filter: &query.TagFilter{Op: "and", Parts: []*query.TagFilter{{Op: "leaf", Key: "host", Value: "web-1"}, {Op: "leaf", Key: "env", Value: "prod"}}}}, e.q)
+	assert.Equal(t, &ddMetricQuery{
+		space: "avg", metric: "system.cpu.user", by: []string{"host"},
+		filter: &query.TagFilter{Op: "and", Parts: []*query.TagFilter{{Op: "leaf", Key: "host", Value: "web-1"}, {Op: "leaf", Key: "env", Value: "prod"}}},
+	}, e.q)
 
 	e, err = ParseDatadogMetric("sum:trace.hits{!host:db-*, service IN (a,b), NOT env:dev, (kube_namespace:x OR region:y)} by {host,service}.as_rate().rollup(max, 120).fill(last, 300)")
 	require.NoError(t, err)
@@ -111,8 +113,10 @@ func seedDatadogMetrics(t *testing.T) query.Source {
 		_, err := db.ExecContext(ctx, q)
 		require.NoError(t, err, q)
 	}
-	return query.Source{Database: "charts_ddm", Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName",
-		AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "gauge"}
+	return query.Source{
+		Database: "charts_ddm", Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName",
+		AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "gauge",
+	}
 }
 
 func TestDatadogMetricQueriesOnTheEngine(t *testing.T) {

@@ -36,8 +36,10 @@ func TestMetricSemantics(t *testing.T) {
 		require.NoError(t, err, q)
 	}
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	sum := query.Source{Database: "charts_metrics", Table: "otel_metrics_sum", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName",
-		AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "sum"}
+	sum := query.Source{
+		Database: "charts_metrics", Table: "otel_metrics_sum", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName",
+		AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "sum",
+	}
 	values := func(s Series) []any {
 		points, err := Run(ctx, db, []Series{s}, start, start.Add(3*time.Minute), time.Minute, time.Minute)
 		require.NoError(t, err)
@@ -57,8 +59,10 @@ func TestMetricSemantics(t *testing.T) {
 	assert.Equal(t, []any{15.0, 25.0, 12.0}, values(Series{Source: sum, AggFn: "max", Field: "Value", Where: "MetricName:requests"}),
 		"other functions read the values as they are")
 
-	hist := query.Source{Database: "charts_metrics", Table: "otel_metrics_histogram", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName",
-		AttributesMap: "Attributes", MetricType: "histogram"}
+	hist := query.Source{
+		Database: "charts_metrics", Table: "otel_metrics_histogram", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName",
+		AttributesMap: "Attributes", MetricType: "histogram",
+	}
 	// Merged buckets [1,3,4,4] over bounds [1,5,10]: p10 in (1,5], p50 in (5,10], p99 in the +Inf bucket.
 	assert.Equal(t, []any{5.0, nil, nil}, values(Series{Source: hist, AggFn: "quantile", Level: 0.1}))
 	assert.Equal(t, []any{10.0, nil, nil}, values(Series{Source: hist, AggFn: "quantile", Level: 0.5}))

@@ -61,6 +61,7 @@ func Bucket(g string, start, end time.Time) (time.Duration, error) {
 	}
 	return d, nil
 }
+
 func aggregate(s Series, scope *query.Scope, p *query.Params, ts string) (string, error) {
 	if s.AggFn == "count" {
 		return "toFloat64(count())", nil

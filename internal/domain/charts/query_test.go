@@ -65,15 +65,19 @@ func seed(t *testing.T, db *sql.DB) ([]logRow, query.Source) {
 			row.resource = "us"
 		}
 		rows = append(rows, row)
-		b, _ := json.Marshal(map[string]any{"Timestamp": row.ts.Format("2006-01-02 15:04:05.000000000"), "ServiceName": row.service,
+		b, _ := json.Marshal(map[string]any{
+			"Timestamp": row.ts.Format("2006-01-02 15:04:05.000000000"), "ServiceName": row.service,
 			"SeverityText": row.level, "Body": row.body, "LogAttributes": map[string]string{"team": row.team, "latency": fmt.Sprint(row.latency)},
-			"ResourceAttributes": map[string]string{"region": row.resource}})
+			"ResourceAttributes": map[string]string{"region": row.resource},
+		})
 		sb.Write(b)
 		sb.WriteByte('\n')
 	}
 	insertJSON(t, "charts_test.otel_logs (Timestamp,ServiceName,SeverityText,Body,LogAttributes,ResourceAttributes)", sb.String())
-	return rows, query.Source{Database: "charts_test", Table: "otel_logs", TimestampColumn: "TimestampTime", BodyColumn: "Body",
-		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"}
+	return rows, query.Source{
+		Database: "charts_test", Table: "otel_logs", TimestampColumn: "TimestampTime", BodyColumn: "Body",
+		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes",
+	}
 }
 
 // insertJSON posts JSONEachRow lines over the HTTP interface, as the
@@ -121,10 +125,16 @@ func TestChartsAgainstIndependentCounts(t *testing.T) {
 	}{
 		{"count", Series{AggFn: "count"}, all, none, count, false},
 		{"field:value", Series{AggFn: "count", Where: "level:error"}, func(r logRow) bool { return r.level == "error" }, none, count, false},
-		{"NOT and OR", Series{AggFn: "count", Where: "-level:info AND (service:api OR Attr.team:z)"},
-			func(r logRow) bool { return r.level != "info" && (r.service == "api" || r.team == "z") }, none, count, false},
-		{"group by", Series{AggFn: "count", Where: "level:warn", GroupBy: []string{"service"}},
-			func(r logRow) bool { return r.level == "warn" }, func(r logRow) string { return r.service }, count, false},
+		{
+			"NOT and OR",
+			Series{AggFn: "count", Where: "-level:info AND (service:api OR Attr.team:z)"},
+			func(r logRow) bool { return r.level != "info" && (r.service == "api" || r.team == "z") }, none, count, false,
+		},
+		{
+			"group by",
+			Series{AggFn: "count", Where: "level:warn", GroupBy: []string{"service"}},
+			func(r logRow) bool { return r.level == "warn" }, func(r logRow) string { return r.service }, count, false,
+		},
 		{"bare term", Series{AggFn: "count", Where: "timeout"}, func(r logRow) bool { return strings.Contains(strings.ToLower(r.body), "timeout") }, none, count, false},
 		{"phrase", Series{AggFn: "count", Where: `body:"request 7 done"`}, func(r logRow) bool { return r.body == "request 7 done" }, none, count, false},
 		{"wildcard", Series{AggFn: "count", Where: "service:wor*"}, func(r logRow) bool { return r.service == "worker" }, none, count, false},
@@ -151,16 +161,23 @@ func TestChartsAgainstIndependentCounts(t *testing.T) {
 			}
 			return m
 		}, true},
-		{"count_distinct", Series{AggFn: "count_distinct", Field: "Attr.team", GroupBy: []string{"service"}}, all,
+		{
+			"count_distinct",
+			Series{AggFn: "count_distinct", Field: "Attr.team", GroupBy: []string{"service"}},
+			all,
 			func(r logRow) string { return r.service }, func(rs []logRow) float64 {
 				seen := map[string]bool{}
 				for _, r := range rs {
 					seen[r.team] = true
 				}
 				return float64(len(seen))
-			}, false},
-		{"sql where", Series{AggFn: "count", WhereLanguage: "sql", Where: "SeverityText = 'error' AND ServiceName = 'api'"},
-			func(r logRow) bool { return r.level == "error" && r.service == "api" }, none, count, false},
+			}, false,
+		},
+		{
+			"sql where",
+			Series{AggFn: "count", WhereLanguage: "sql", Where: "SeverityText = 'error' AND ServiceName = 'api'"},
+			func(r logRow) bool { return r.level == "error" && r.service == "api" }, none, count, false,
+		},
 	}
 	start, end := t0.Add(-2*time.Minute), t0.Add(12*time.Minute)
 	for _, tc := range cases {
@@ -276,8 +293,10 @@ func TestUserQueriesAreReadOnly(t *testing.T) {
 	_, err = db.Exec("CREATE TABLE ro.t (x UInt8) ENGINE = MergeTree ORDER BY x")
 	require.NoError(t, err)
 	ro := clickhouse.Context(context.Background(), clickhouse.WithSettings(query.UserQuerySettings(time.Minute)))
-	for _, stmt := range []string{"INSERT INTO ro.t SELECT 1", "CREATE TABLE ro.u (x UInt8) ENGINE = Memory", "DROP TABLE ro.t",
-		"SELECT 1 SETTINGS readonly = 0"} {
+	for _, stmt := range []string{
+		"INSERT INTO ro.t SELECT 1", "CREATE TABLE ro.u (x UInt8) ENGINE = Memory", "DROP TABLE ro.t",
+		"SELECT 1 SETTINGS readonly = 0",
+	} {
 		_, err := db.ExecContext(ro, stmt)
 		require.ErrorContains(t, err, "readonly", stmt)
 	}

@@ -53,16 +53,20 @@ func seedSpans(t *testing.T) ([]spanRow, query.Source) {
 			status:   []string{"Ok", "Ok", "Ok", "Error"}[r.IntN(4)],
 		}
 		rows = append(rows, row)
-		b, _ := json.Marshal(map[string]any{"Timestamp": row.ts.Format("2006-01-02 15:04:05.000000000"), "TraceId": fmt.Sprintf("%032x", i),
+		b, _ := json.Marshal(map[string]any{
+			"Timestamp": row.ts.Format("2006-01-02 15:04:05.000000000"), "TraceId": fmt.Sprintf("%032x", i),
 			"SpanId": fmt.Sprintf("%016x", i), "SpanName": row.name, "ServiceName": row.service, "Duration": row.duration,
-			"StatusCode": row.status, "SpanAttributes": map[string]string{"http.route": row.name}})
+			"StatusCode": row.status, "SpanAttributes": map[string]string{"http.route": row.name},
+		})
 		sb.Write(b)
 		sb.WriteByte('\n')
 	}
 	insertJSON(t, "charts_test.otel_traces (Timestamp,TraceId,SpanId,SpanName,ServiceName,Duration,StatusCode,SpanAttributes)", sb.String())
 	// The shape of the default traces source.
-	return rows, query.Source{Database: "charts_test", Table: "otel_traces", TimestampColumn: "Timestamp", BodyColumn: "SpanName",
-		ServiceColumn: "ServiceName", Duration: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes"}
+	return rows, query.Source{
+		Database: "charts_test", Table: "otel_traces", TimestampColumn: "Timestamp", BodyColumn: "SpanName",
+		ServiceColumn: "ServiceName", Duration: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes",
+	}
 }
 
 // interpolated is the quantile of the engine's quantile() while every
@@ -94,24 +98,42 @@ func TestTraceChartsAgainstIndependentCounts(t *testing.T) {
 		group func(spanRow) string
 		value func([]spanRow) float64
 	}{
-		{"bare term in span name", Series{AggFn: "count", Where: "users"},
-			func(r spanRow) bool { return strings.Contains(r.name, "users") }, nil, func(rs []spanRow) float64 { return float64(len(rs)) }},
-		{"p95 duration by service", Series{AggFn: "quantile", Level: 0.95, Field: "duration", GroupBy: []string{"service"}},
-			nil, func(r spanRow) string { return r.service }, func(rs []spanRow) float64 { return interpolated(durations(rs), 0.95) }},
-		{"p50 duration of errors", Series{AggFn: "quantile", Level: 0.5, Field: "Duration", Where: "StatusCode:Error"},
-			func(r spanRow) bool { return r.status == "Error" }, nil, func(rs []spanRow) float64 { return interpolated(durations(rs), 0.5) }},
-		{"avg duration by span name", Series{AggFn: "avg", Field: "duration", GroupBy: []string{"SpanName"}},
+		{
+			"bare term in span name",
+			Series{AggFn: "count", Where: "users"},
+			func(r spanRow) bool { return strings.Contains(r.name, "users") }, nil, func(rs []spanRow) float64 { return float64(len(rs)) },
+		},
+		{
+			"p95 duration by service",
+			Series{AggFn: "quantile", Level: 0.95, Field: "duration", GroupBy: []string{"service"}},
+			nil, func(r spanRow) string { return r.service }, func(rs []spanRow) float64 { return interpolated(durations(rs), 0.95) },
+		},
+		{
+			"p50 duration of errors",
+			Series{AggFn: "quantile", Level: 0.5, Field: "Duration", Where: "StatusCode:Error"},
+			func(r spanRow) bool { return r.status == "Error" }, nil, func(rs []spanRow) float64 { return interpolated(durations(rs), 0.5) },
+		},
+		{
+			"avg duration by span name",
+			Series{AggFn: "avg", Field: "duration", GroupBy: []string{"SpanName"}},
 			nil, func(r spanRow) string { return r.name }, func(rs []spanRow) float64 {
 				var s float64
 				for _, r := range rs {
 					s += float64(r.duration)
 				}
 				return s / float64(len(rs))
-			}},
-		{"min over an attribute filter", Series{AggFn: "min", Field: "duration", Where: `Attr.http.route:"POST /checkout"`},
-			func(r spanRow) bool { return r.name == "POST /checkout" }, nil, func(rs []spanRow) float64 { return slices.Min(durations(rs)) }},
-		{"last_value", Series{AggFn: "last_value", Field: "duration", Where: "service:db"},
-			func(r spanRow) bool { return r.service == "db" }, nil, func(rs []spanRow) float64 { return float64(rs[len(rs)-1].duration) }},
+			},
+		},
+		{
+			"min over an attribute filter",
+			Series{AggFn: "min", Field: "duration", Where: `Attr.http.route:"POST /checkout"`},
+			func(r spanRow) bool { return r.name == "POST /checkout" }, nil, func(rs []spanRow) float64 { return slices.Min(durations(rs)) },
+		},
+		{
+			"last_value",
+			Series{AggFn: "last_value", Field: "duration", Where: "service:db"},
+			func(r spanRow) bool { return r.service == "db" }, nil, func(rs []spanRow) float64 { return float64(rs[len(rs)-1].duration) },
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -130,8 +130,10 @@ func (s Select) MarshalJSON() ([]byte, error) {
 // how a chart is drawn, not what it computes. granularity is the bucket a
 // tile is drawn at ("auto" or one of charts.Granularities, the names
 // POST /api/v2/charts/series takes), checked by Validate.
-var displayOptions = []string{"numberFormat", "granularity", "fillNulls", "alignDateRangeToGranularity", "compareToPreviousPeriod",
-	"fitYAxisToData", "seriesLimit", "groupByColumnsOnLeft", "color", "colorRules", "limit", "onClick", "orderBy", "showOperandSeries"}
+var displayOptions = []string{
+	"numberFormat", "granularity", "fillNulls", "alignDateRangeToGranularity", "compareToPreviousPeriod",
+	"fitYAxisToData", "seriesLimit", "groupByColumnsOnLeft", "color", "colorRules", "limit", "onClick", "orderBy", "showOperandSeries",
+}
 
 // IsChart reports whether the tile aggregates select items (and so can be
 // charted and alerted on).

@@ -62,8 +62,10 @@ func Decode(body []byte) (Dashboard, error) {
 		return Dashboard{}, Invalid{fmt.Errorf("invalid JSON body: %w", err)}
 	}
 	var p []string
-	d := Dashboard{ID: in.ID, Name: in.Name, Tags: in.Tags, Tiles: make([]Tile, 0, len(in.Tiles)),
-		Filters: in.Filters, SavedQuery: in.SavedQuery, SavedFilterValues: in.SavedFilterValues, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt}
+	d := Dashboard{
+		ID: in.ID, Name: in.Name, Tags: in.Tags, Tiles: make([]Tile, 0, len(in.Tiles)),
+		Filters: in.Filters, SavedQuery: in.SavedQuery, SavedFilterValues: in.SavedFilterValues, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt,
+	}
 	if d.Filters == nil {
 		d.Filters = []Filter{}
 	}
@@ -174,9 +176,17 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 	for _, k := range []struct {
 		key string
 		dst *string
-	}{{"configType", &c.ConfigType}, {"displayType", &c.DisplayType}, {"sourceId", &c.SourceID}, {"groupBy", &c.GroupBy},
-		{"where", &c.Where}, {"whereLanguage", &c.WhereLanguage}, {"markdown", &c.Markdown},
-		{"connectionId", &c.ConnectionID}, {"sqlTemplate", &c.SQLTemplate}} {
+	}{
+		{"configType", &c.ConfigType},
+		{"displayType", &c.DisplayType},
+		{"sourceId", &c.SourceID},
+		{"groupBy", &c.GroupBy},
+		{"where", &c.Where},
+		{"whereLanguage", &c.WhereLanguage},
+		{"markdown", &c.Markdown},
+		{"connectionId", &c.ConnectionID},
+		{"sqlTemplate", &c.SQLTemplate},
+	} {
 		if err := str(k.key, k.dst); err != nil {
 			return c, err
 		}
@@ -192,8 +202,10 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 	}
 	for k, raw := range m {
 		switch {
-		case slices.Contains([]string{"configType", "displayType", "sourceId", "groupBy", "where", "whereLanguage",
-			"markdown", "connectionId", "sqlTemplate", "select"}, k):
+		case slices.Contains([]string{
+			"configType", "displayType", "sourceId", "groupBy", "where", "whereLanguage",
+			"markdown", "connectionId", "sqlTemplate", "select",
+		}, k):
 		case slices.Contains(displayOptions, k):
 			if c.Display == nil {
 				c.Display = map[string]json.RawMessage{}
@@ -261,8 +273,10 @@ func fromSeries(raws []json.RawMessage) (Config, error) {
 	case "markdown":
 		return Config{DisplayType: Markdown, Markdown: first.Content}, nil
 	case "search":
-		return Config{DisplayType: Search, SourceID: first.SourceID, SearchSelect: strings.Join(first.Fields, ", "),
-			Where: first.Where, WhereLanguage: first.WhereLanguage}, nil
+		return Config{
+			DisplayType: Search, SourceID: first.SourceID, SearchSelect: strings.Join(first.Fields, ", "),
+			Where: first.Where, WhereLanguage: first.WhereLanguage,
+		}, nil
 	case "time", "table", "number":
 	default:
 		return Config{}, fmt.Errorf("series type must be one of time, table, number, search, markdown, got %q", first.Type)
@@ -281,8 +295,10 @@ func fromSeries(raws []json.RawMessage) (Config, error) {
 		if s.SourceID != first.SourceID {
 			return Config{}, fmt.Errorf("series[%d] reads source %q, series[0] %q: a tile's series share one source", i, s.SourceID, first.SourceID)
 		}
-		c.Select = append(c.Select, Select{AggFn: s.AggFn, ValueExpression: s.Field, Alias: s.Alias, Level: s.Level,
-			Where: s.Where, WhereLanguage: s.WhereLanguage, NumberFormat: s.NumberFormat})
+		c.Select = append(c.Select, Select{
+			AggFn: s.AggFn, ValueExpression: s.Field, Alias: s.Alias, Level: s.Level,
+			Where: s.Where, WhereLanguage: s.WhereLanguage, NumberFormat: s.NumberFormat,
+		})
 	}
 	return c, nil
 }

@@ -19,10 +19,14 @@ func TestDecodeTileForms(t *testing.T) {
 			  "select":[{"aggFn":"count","where":"level:error","whereLanguage":"lucene","alias":"errors"},
 			            {"aggFn":"quantile","level":0.95,"valueExpression":"Duration","where":""}],
 			  "groupBy":"ServiceName","fillNulls":false,"numberFormat":{"output":"number"}}}`,
-			want: Config{DisplayType: Line, SourceID: "logs", GroupBy: "ServiceName",
-				Select: []Select{{AggFn: "count", Where: "level:error", WhereLanguage: "lucene", Alias: "errors"},
-					{AggFn: "quantile", Level: 0.95, ValueExpression: "Duration"}},
-				Display: map[string]json.RawMessage{"fillNulls": json.RawMessage(`false`), "numberFormat": json.RawMessage(`{"output":"number"}`)}},
+			want: Config{
+				DisplayType: Line, SourceID: "logs", GroupBy: "ServiceName",
+				Select: []Select{
+					{AggFn: "count", Where: "level:error", WhereLanguage: "lucene", Alias: "errors"},
+					{AggFn: "quantile", Level: 0.95, ValueExpression: "Duration"},
+				},
+				Display: map[string]json.RawMessage{"fillNulls": json.RawMessage(`false`), "numberFormat": json.RawMessage(`{"output":"number"}`)},
+			},
 		},
 		{
 			name: "HyperDX config, search",
@@ -44,9 +48,11 @@ func TestDecodeTileForms(t *testing.T) {
 			tile: `{"name":"t","x":0,"y":0,"w":6,"h":3,"series":[
 			  {"type":"time","sourceId":"logs","aggFn":"count","where":"level:error","whereLanguage":"lucene","groupBy":["ServiceName","host"],"displayType":"stacked_bar"},
 			  {"type":"time","sourceId":"logs","aggFn":"avg","field":"Duration","where":"","whereLanguage":"lucene","groupBy":[]}]}`,
-			want: Config{DisplayType: StackedBar, SourceID: "logs", GroupBy: "ServiceName, host",
+			want: Config{
+				DisplayType: StackedBar, SourceID: "logs", GroupBy: "ServiceName, host",
 				Display: map[string]json.RawMessage{"asRatio": json.RawMessage("false"), "fillNulls": json.RawMessage("true")},
-				Select:  []Select{{AggFn: "count", Where: "level:error", WhereLanguage: "lucene"}, {AggFn: "avg", ValueExpression: "Duration", WhereLanguage: "lucene"}}},
+				Select:  []Select{{AggFn: "count", Where: "level:error", WhereLanguage: "lucene"}, {AggFn: "avg", ValueExpression: "Duration", WhereLanguage: "lucene"}},
+			},
 		},
 		{
 			name: "HyperDX series, number",
@@ -118,8 +124,10 @@ func TestRoundTrip(t *testing.T) {
 	var answer map[string]any
 	require.NoError(t, json.Unmarshal(out, &answer))
 	tile := answer["tiles"].([]any)[0].(map[string]any)
-	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName", "seriesLimit": 5.0, "granularity": "5m",
-		"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "", "whereLanguage": "lucene"}}}, tile["config"])
+	assert.Equal(t, map[string]any{
+		"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName", "seriesLimit": 5.0, "granularity": "5m",
+		"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "", "whereLanguage": "lucene"}},
+	}, tile["config"])
 	again, err := Decode(out)
 	require.NoError(t, err)
 	assert.Equal(t, d, again)

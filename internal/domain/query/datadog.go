@@ -511,8 +511,10 @@ func (ps *ddParser) jsonAlts(mapCol, key string) []ddAlt {
 		// A string member is its text; a number or bool its JSON
 		// (500, true), as a flat attribute would hold it. (34 is
 		// JSONType's String, the code of its '"'.)
-		out = append(out, ddAlt{present: "JSONHas(" + args + ")",
-			expr: "if(toInt8(JSONType(" + args + ")) = 34, JSONExtractString(" + args + "), JSONExtractRaw(" + args + "))"})
+		out = append(out, ddAlt{
+			present: "JSONHas(" + args + ")",
+			expr:    "if(toInt8(JSONType(" + args + ")) = 34, JSONExtractString(" + args + "), JSONExtractRaw(" + args + "))",
+		})
 	}
 	return out
 }

@@ -60,8 +60,10 @@ func BenchmarkDatadogSearch(b *testing.B) {
 		_, err := db.ExecContext(ctx, q)
 		require.NoError(b, err)
 	}
-	src := Source{Database: "charts_ddbench", Table: "otel_logs", TimestampColumn: "Timestamp", BodyColumn: "Body",
-		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"}
+	src := Source{
+		Database: "charts_ddbench", Table: "otel_logs", TimestampColumn: "Timestamp", BodyColumn: "Body",
+		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes",
+	}
 	scope, err := OpenScope(ctx, db, src)
 	require.NoError(b, err)
 	var matched uint64

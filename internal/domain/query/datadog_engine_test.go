@@ -46,23 +46,42 @@ func seedDatadogLogs(t *testing.T, db *sql.DB) Source {
 	}
 	rows := []row{
 		// The issue's example, as the receiver stores an Agent's log.
-		{"dd-match", "web", "error", 17, "upstream: connection reset by peer", "000000000000000000000000000004d2",
+		{
+			"dd-match", "web", "error", 17, "upstream: connection reset by peer", "000000000000000000000000000004d2",
 			map[string]string{"http": `{"method":"GET","status_code":500,"url_details":{"path":"/api/users"}}`, "usr": `{"id":"7"}`, "duration": "2000000"},
-			prodWeb("web-1")},
-		{"dd-usr42", "web", "error", 17, "connection reset", "",
-			map[string]string{"http": `{"status_code":500,"url_details":{"path":"/api/users"}}`, "usr": `{"id":42}`, "duration": "2000000"}, prodWeb("web-1")},
+			prodWeb("web-1"),
+		},
+		{
+			"dd-usr42", "web", "error", 17, "connection reset", "",
+			map[string]string{"http": `{"status_code":500,"url_details":{"path":"/api/users"}}`, "usr": `{"id":42}`, "duration": "2000000"},
+			prodWeb("web-1"),
+		},
 		// An OTel SDK's record: ERROR, flat dotted keys.
-		{"otel-match", "web", "ERROR", 17, "Connection Reset", "",
-			map[string]string{"http.status_code": "500", "http.url_details.path": "/api/orders", "usr.id": "8", "duration": "5000000"}, prodWeb("web-2")},
-		{"dd-db", "web", "error", 17, "connection reset", "",
-			map[string]string{"http.status_code": "500", "http.url_details.path": "/api/x", "duration": "2000000"}, prodWeb("db-1")},
-		{"dd-staging", "web", "error", 17, "connection reset", "",
+		{
+			"otel-match", "web", "ERROR", 17, "Connection Reset", "",
+			map[string]string{"http.status_code": "500", "http.url_details.path": "/api/orders", "usr.id": "8", "duration": "5000000"},
+			prodWeb("web-2"),
+		},
+		{
+			"dd-db", "web", "error", 17, "connection reset", "",
 			map[string]string{"http.status_code": "500", "http.url_details.path": "/api/x", "duration": "2000000"},
-			map[string]string{"host.name": "web-3", "deployment.environment.name": "staging"}},
-		{"dd-fast", "web", "error", 17, "connection reset", "",
-			map[string]string{"http.status_code": "500", "http.url_details.path": "/api/x", "duration": "10"}, prodWeb("web-1")},
-		{"dd-path", "web", "error", 17, "connection reset", "",
-			map[string]string{"http.status_code": "500", "http.url_details.path": "/web/x", "duration": "2000000"}, prodWeb("web-1")},
+			prodWeb("db-1"),
+		},
+		{
+			"dd-staging", "web", "error", 17, "connection reset", "",
+			map[string]string{"http.status_code": "500", "http.url_details.path": "/api/x", "duration": "2000000"},
+			map[string]string{"host.name": "web-3", "deployment.environment.name": "staging"},
+		},
+		{
+			"dd-fast", "web", "error", 17, "connection reset", "",
+			map[string]string{"http.status_code": "500", "http.url_details.path": "/api/x", "duration": "10"},
+			prodWeb("web-1"),
+		},
+		{
+			"dd-path", "web", "error", 17, "connection reset", "",
+			map[string]string{"http.status_code": "500", "http.url_details.path": "/web/x", "duration": "2000000"},
+			prodWeb("web-1"),
+		},
 		{"dd-warn", "api", "warn", 13, "slow", "", map[string]string{"team": "core"}, prodWeb("api-1")},
 		{"otel-warning", "api", "WARNING", 13, "slow", "", map[string]string{"team": "edge"}, prodWeb("api-1")},
 		{"num-only", "api", "", 14, "no text", "", nil, prodWeb("api-1")},
@@ -76,15 +95,19 @@ func seedDatadogLogs(t *testing.T, db *sql.DB) Source {
 		for k, v := range r.attrs {
 			attrs[k] = v
 		}
-		b, err := json.Marshal(map[string]any{"Timestamp": "2026-11-01 12:00:00", "TraceId": r.trace, "SeverityText": r.status,
-			"SeverityNumber": r.number, "ServiceName": r.service, "Body": r.body, "ResourceAttributes": r.res, "LogAttributes": attrs})
+		b, err := json.Marshal(map[string]any{
+			"Timestamp": "2026-11-01 12:00:00", "TraceId": r.trace, "SeverityText": r.status,
+			"SeverityNumber": r.number, "ServiceName": r.service, "Body": r.body, "ResourceAttributes": r.res, "LogAttributes": attrs,
+		})
 		require.NoError(t, err)
 		sb.Write(b)
 		sb.WriteByte('\n')
 	}
 	insertJSON(t, "charts_dd.otel_logs", sb.String())
-	return Source{Database: "charts_dd", Table: "otel_logs", TimestampColumn: "Timestamp", BodyColumn: "Body",
-		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"}
+	return Source{
+		Database: "charts_dd", Table: "otel_logs", TimestampColumn: "Timestamp", BodyColumn: "Body",
+		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes",
+	}
 }
 
 // matching runs a where through the scope, as search and charts do, and

@@ -12,16 +12,28 @@ import (
 // ddLogFields and ddSpanFields are the exporter's otel_logs and
 // otel_traces columns, as the Datadog receiver's data lands in them.
 var (
-	ddLogFields = fields{s: Source{Database: "otel", Table: "otel_logs", TimestampColumn: "Timestamp", BodyColumn: "Body",
-		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"},
-		cols: map[string]string{"Timestamp": "DateTime64(9)", "TraceId": "String", "SpanId": "String", "SeverityText": "LowCardinality(String)",
+	ddLogFields = fields{
+		s: Source{
+			Database: "otel", Table: "otel_logs", TimestampColumn: "Timestamp", BodyColumn: "Body",
+			ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes",
+		},
+		cols: map[string]string{
+			"Timestamp": "DateTime64(9)", "TraceId": "String", "SpanId": "String", "SeverityText": "LowCardinality(String)",
 			"SeverityNumber": "UInt8", "ServiceName": "LowCardinality(String)", "Body": "String",
-			"ResourceAttributes": "Map(LowCardinality(String), String)", "LogAttributes": "Map(LowCardinality(String), String)"}}
-	ddSpanFields = fields{s: Source{Database: "otel", Table: "otel_traces", TimestampColumn: "Timestamp", BodyColumn: "SpanName",
-		ServiceColumn: "ServiceName", Duration: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes"},
-		cols: map[string]string{"Timestamp": "DateTime64(9)", "TraceId": "String", "SpanId": "String", "SpanName": "LowCardinality(String)",
+			"ResourceAttributes": "Map(LowCardinality(String), String)", "LogAttributes": "Map(LowCardinality(String), String)",
+		},
+	}
+	ddSpanFields = fields{
+		s: Source{
+			Database: "otel", Table: "otel_traces", TimestampColumn: "Timestamp", BodyColumn: "SpanName",
+			ServiceColumn: "ServiceName", Duration: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes",
+		},
+		cols: map[string]string{
+			"Timestamp": "DateTime64(9)", "TraceId": "String", "SpanId": "String", "SpanName": "LowCardinality(String)",
 			"ServiceName": "LowCardinality(String)", "Duration": "UInt64", "StatusCode": "LowCardinality(String)",
-			"ResourceAttributes": "Map(LowCardinality(String), String)", "SpanAttributes": "Map(LowCardinality(String), String)"}}
+			"ResourceAttributes": "Map(LowCardinality(String), String)", "SpanAttributes": "Map(LowCardinality(String), String)",
+		},
+	}
 )
 
 // filled puts the bound values back into the SQL, quoted, so a case
@@ -113,11 +125,13 @@ func TestDatadogExample(t *testing.T) {
 	sql, err := datadogWhere(`service:web status:error @http.status_code:500 -@usr.id:42 host:web-* env:prod "connection reset" @duration:>1000000 @http.url_details.path:/api/*`, ddLogFields, &p)
 	require.NoError(t, err)
 	s := filled(sql, p)
-	for _, want := range []string{"`ServiceName` = 'web'", "lower(`SeverityText`) IN ('error', 'err', 'eror')", "JSONExtractRaw(`LogAttributes`['http'], 'status_code')",
+	for _, want := range []string{
+		"`ServiceName` = 'web'", "lower(`SeverityText`) IN ('error', 'err', 'eror')", "JSONExtractRaw(`LogAttributes`['http'], 'status_code')",
 		"NOT (`LogAttributes`['usr.id'] = '42'", "`ResourceAttributes`['host.name'] LIKE 'web-%'", "'deployment.environment.name'] = 'prod'",
 		"positionCaseInsensitiveUTF8(`Body`, 'connection reset') > 0", "toFloat64OrNull(`LogAttributes`['duration']) > 1000000",
 		"JSONExtractString(`LogAttributes`['http.url_details'], 'path')", "JSONExtractString(`LogAttributes`['http'], 'url_details', 'path')",
-		"`LogAttributes`['http.url_details.path'] LIKE '/api/%'"} {
+		"`LogAttributes`['http.url_details.path'] LIKE '/api/%'",
+	} {
 		assert.Contains(t, s, want)
 	}
 }
@@ -162,9 +176,11 @@ func TestDatadogBadInput(t *testing.T) {
 // in which no user text appears outside a bound parameter, every
 // placeholder has its value and every value is one the engine can read.
 func FuzzDatadog(f *testing.F) {
-	for _, s := range []string{"", "service:web status:error @http.status_code:500 -@usr.id:42 host:web-* env:prod \"connection reset\" @duration:>1000000 @http.url_details.path:/api/*",
+	for _, s := range []string{
+		"", "service:web status:error @http.status_code:500 -@usr.id:42 host:web-* env:prod \"connection reset\" @duration:>1000000 @http.url_details.path:/api/*",
 		"status:warn", "service:(a OR b)", "@a.b.c.d:[1 TO 2]", "@d:{a TO b}", `a\*b`, `"a\"b"`, "*:x", "trace_id:42", "-(-a)", "NOT a AND b || c && d",
-		`'; DROP TABLE t; --`, "((((", `"unclosed`, "é:ü*?", "@x:>=5", "-", "\x00", "@duration:>1s"} {
+		`'; DROP TABLE t; --`, "((((", `"unclosed`, "é:ü*?", "@x:>=5", "-", "\x00", "@duration:>1s",
+	} {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
@@ -213,8 +229,10 @@ func FuzzDatadog(f *testing.F) {
 }
 
 func TestDatadogTagNamesResourceKeys(t *testing.T) {
-	for otel, want := range map[string]string{"host.name": "host", "deployment.environment.name": "env", "cloud.availability_zone": "availability_zone",
-		"k8s.pod.name": "pod_name", "service.name": "service"} {
+	for otel, want := range map[string]string{
+		"host.name": "host", "deployment.environment.name": "env", "cloud.availability_zone": "availability_zone",
+		"k8s.pod.name": "pod_name", "service.name": "service",
+	} {
 		got, ok := DatadogTag(otel)
 		assert.True(t, ok, otel)
 		assert.Equal(t, want, got, otel)

@@ -35,8 +35,10 @@ func TestFieldFormsUseTheSkipIndexes(t *testing.T) {
 	_, err = db.ExecContext(ctx, `INSERT INTO charts_index.otel_logs (Timestamp, Body, ResourceAttributes, LogAttributes)
 		SELECT now64(9), 'x', map('host.name', concat('host-', toString(number))), map('user.id', toString(number)) FROM numbers(1000)`)
 	require.NoError(t, err)
-	src := Source{Database: "charts_index", Table: "otel_logs", TimestampColumn: "TimestampTime", BodyColumn: "Body",
-		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"}
+	src := Source{
+		Database: "charts_index", Table: "otel_logs", TimestampColumn: "TimestampTime", BodyColumn: "Body",
+		ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes",
+	}
 	cols, err := columns(ctx, db, src)
 	require.NoError(t, err)
 	fs := fields{s: src, cols: cols}

@@ -150,8 +150,10 @@ func (f fields) resolve(name string, p *Params) (resolved, error) {
 	if r, ok := f.named(name); ok {
 		return r, nil
 	}
-	alias := map[string]string{"level": f.s.SeverityColumn, "severity": f.s.SeverityColumn, "service": f.s.ServiceColumn,
-		"body": f.s.BodyColumn, "message": f.s.BodyColumn, "duration": f.s.Duration}
+	alias := map[string]string{
+		"level": f.s.SeverityColumn, "severity": f.s.SeverityColumn, "service": f.s.ServiceColumn,
+		"body": f.s.BodyColumn, "message": f.s.BodyColumn, "duration": f.s.Duration,
+	}
 	if c := alias[strings.ToLower(name)]; c != "" {
 		if r, ok := f.named(c); ok {
 			return r, nil

@@ -11,23 +11,52 @@ import (
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
 )
 
-var whereCols = map[string]string{"Body": "String", "SeverityText": "String", "ServiceName": "String",
-	"LogAttributes": "Map(String, String)", "Duration": "UInt64", "Tags": "Array(String)", "T": "Tuple(a String)"}
+var whereCols = map[string]string{
+	"Body": "String", "SeverityText": "String", "ServiceName": "String",
+	"LogAttributes": "Map(String, String)", "Duration": "UInt64", "Tags": "Array(String)", "T": "Tuple(a String)",
+}
 
 var whereFns = NewCatalog([]Function{
-	{"lower", true, "String"}, {"position", true, "String Search"}, {"match", false, "String Search"},
-	{"has", false, "Arrays"}, {"arrayExists", false, "Arrays"}, {"CAST", true, "Type Conversion"},
-	{"toUInt32", false, "Type Conversion"}, {"tuple", false, "Tuple"}, {"if", true, "Conditional"},
-	{"not", true, "Logical"}, {"toYear", false, "Dates and Times"}, {"YEAR", true, "Dates and Times"},
-	{"transform", false, "Other"}, {"lcase", true, "String"},
-	{"file", false, "Other"}, {"joinGet", false, "Other"}, {"dictGet", false, "Dictionary"},
-	{"aiGenerate", false, "AI"}, {"sleepEachRow", false, "Other"}, {"in", false, "Comparison"},
-	{"globalIn", false, "Comparison"}, {"count", true, "Aggregate Functions"}, {"udf", false, ""},
-	{"equals", false, "Comparison"}, {"notEquals", false, "Comparison"}, {"greater", false, "Comparison"},
-	{"less", false, "Comparison"}, {"greaterOrEquals", false, "Comparison"}, {"lessOrEquals", false, "Comparison"},
-	{"and", false, "Logical"}, {"or", false, "Logical"}, {"like", false, "String Search"}, {"ilike", false, "String Search"},
-	{"notIn", false, "Comparison"}, {"arrayElement", false, "Arrays"}, {"tupleElement", false, "Tuple"},
-	{"multiIf", false, "Conditional"}, {"isNull", false, "Null"}, {"array", false, "Arrays"}, {"exists", false, "Other"},
+	{"lower", true, "String"},
+	{"position", true, "String Search"},
+	{"match", false, "String Search"},
+	{"has", false, "Arrays"},
+	{"arrayExists", false, "Arrays"},
+	{"CAST", true, "Type Conversion"},
+	{"toUInt32", false, "Type Conversion"},
+	{"tuple", false, "Tuple"},
+	{"if", true, "Conditional"},
+	{"not", true, "Logical"},
+	{"toYear", false, "Dates and Times"},
+	{"YEAR", true, "Dates and Times"},
+	{"transform", false, "Other"},
+	{"lcase", true, "String"},
+	{"file", false, "Other"},
+	{"joinGet", false, "Other"},
+	{"dictGet", false, "Dictionary"},
+	{"aiGenerate", false, "AI"},
+	{"sleepEachRow", false, "Other"},
+	{"in", false, "Comparison"},
+	{"globalIn", false, "Comparison"},
+	{"count", true, "Aggregate Functions"},
+	{"udf", false, ""},
+	{"equals", false, "Comparison"},
+	{"notEquals", false, "Comparison"},
+	{"greater", false, "Comparison"},
+	{"less", false, "Comparison"},
+	{"greaterOrEquals", false, "Comparison"},
+	{"lessOrEquals", false, "Comparison"},
+	{"and", false, "Logical"},
+	{"or", false, "Logical"},
+	{"like", false, "String Search"},
+	{"ilike", false, "String Search"},
+	{"notIn", false, "Comparison"},
+	{"arrayElement", false, "Arrays"},
+	{"tupleElement", false, "Tuple"},
+	{"multiIf", false, "Conditional"},
+	{"isNull", false, "Null"},
+	{"array", false, "Arrays"},
+	{"exists", false, "Other"},
 })
 
 var acceptedWheres = []string{
@@ -157,13 +186,17 @@ func TestCatalogOnTheEngine(t *testing.T) {
 	db := chtest.DB(t)
 	c, err := catalogOf(context.Background(), db)
 	require.NoError(t, err)
-	for _, name := range []string{"lower", "LOWER", "match", "JSONExtractString", "has", "mapContains", "toStartOfHour",
-		"position", "multiSearchAny", "if", "multiIf", "isNull", "CAST", "toUInt32", "coalesce", "transform", "lcase"} {
+	for _, name := range []string{
+		"lower", "LOWER", "match", "JSONExtractString", "has", "mapContains", "toStartOfHour",
+		"position", "multiSearchAny", "if", "multiIf", "isNull", "CAST", "toUInt32", "coalesce", "transform", "lcase",
+	} {
 		assert.True(t, c.allows(name), name)
 	}
-	for _, name := range []string{"file", "joinGet", "joinGetOrNull", "dictGet", "dictHas", "hasColumnInTable", "getSetting",
+	for _, name := range []string{
+		"file", "joinGet", "joinGetOrNull", "dictGet", "dictHas", "hasColumnInTable", "getSetting",
 		"getServerSetting", "sleep", "sleepEachRow", "catboostEvaluate", "naiveBayesClassifier", "aiGenerate", "addressToSymbol",
-		"in", "notIn", "globalIn", "count", "currentUser", "getClientHTTPHeader", "regionToName", "__getScalar", "throwIf"} {
+		"in", "notIn", "globalIn", "count", "currentUser", "getClientHTTPHeader", "regionToName", "__getScalar", "throwIf",
+	} {
 		assert.False(t, c.allows(name), name)
 	}
 }

@@ -129,10 +129,12 @@ var (
 // in which no user text appears outside a bound parameter, every
 // placeholder has its value and every value is one the engine can read.
 func FuzzLucene(f *testing.F) {
-	for _, s := range []string{"", "level:error", `level:"out of memory"`, "level:err*", "-level:info",
+	for _, s := range []string{
+		"", "level:error", `level:"out of memory"`, "level:err*", "-level:info",
 		"NOT level:info OR (duration:>100 AND Attr.k:v)", "duration:[10 TO 20]", "Attr.user:*", `"two words"`,
 		`boom\`, `a\\b`, `"a\"b"`, "x\ny", `Attr.a'b:c`, `'; DROP TABLE t; --`, "((((", "a:[1 TO", `"unclosed`,
-		"level:{a TO b}", "-", "- -x", "duration:>=", "Attr.:x", ":x", "\x00", "é:ü*?"} {
+		"level:{a TO b}", "-", "- -x", "duration:>=", "Attr.:x", ":x", "\x00", "é:ü*?",
+	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
@@ -184,8 +186,10 @@ func TestLuceneMistakesAreRefused(t *testing.T) {
 			assert.Contains(t, err.Error(), why, q)
 		}
 	}
-	for _, q := range []string{`Attr.k:""`, `Attr.url:http://x/y`, `Attr.path:C:\temp`, `Attr.k:"a:b"`, `Attr.n:>=5`, `Attr.n:<-1.5`,
-		`Attr.n:>*`, `Attr.t:>=2026-01-01T10:00:00`, `Attr.t:[2026-01-01T10:00:00 TO *]`, `"a \"quoted\" phrase"`} {
+	for _, q := range []string{
+		`Attr.k:""`, `Attr.url:http://x/y`, `Attr.path:C:\temp`, `Attr.k:"a:b"`, `Attr.n:>=5`, `Attr.n:<-1.5`,
+		`Attr.n:>*`, `Attr.t:>=2026-01-01T10:00:00`, `Attr.t:[2026-01-01T10:00:00 TO *]`, `"a \"quoted\" phrase"`,
+	} {
 		var p Params
 		_, err := Lucene(q, testFields{}, &p)
 		assert.NoError(t, err, q)

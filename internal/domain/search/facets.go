@@ -124,9 +124,11 @@ func GetFacets(ctx context.Context, db *sql.DB, scope *query.Scope, req FacetReq
 	if len(read) == 0 {
 		return Facets{Limit: FacetSample, Facets: []Facet{}}, nil
 	}
-	data := map[string]any{"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Columns": cols, "Attrs": attrs, "Resource": res,
+	data := map[string]any{
+		"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Columns": cols, "Attrs": attrs, "Resource": res,
 		"Read": read, "Sample": FacetSample, "Values": req.Values, "Rows": (req.Fields+2)*req.Values + 1,
-		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
+		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64"),
+	}
 	rows, err := readRows(ctx, db, render("facets", data), p, timeout)
 	if err != nil {
 		return Facets{}, err
@@ -195,8 +197,10 @@ func FieldValues(ctx context.Context, db *sql.DB, scope *query.Scope, req Values
 	if err != nil {
 		return nil, err
 	}
-	data := map[string]any{"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Expr": expr, "Sample": FacetSample, "Limit": req.Limit,
-		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
+	data := map[string]any{
+		"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Expr": expr, "Sample": FacetSample, "Limit": req.Limit,
+		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64"),
+	}
 	if req.Prefix != "" {
 		data["Prefix"] = p.Add(req.Prefix, "String")
 	}

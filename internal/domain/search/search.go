@@ -152,8 +152,10 @@ func build(ctx context.Context, db *sql.DB, scope *query.Scope, req Request) (st
 	if err != nil {
 		return "", p, cur, err
 	}
-	data := map[string]any{"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Limit": req.Limit,
-		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
+	data := map[string]any{
+		"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Limit": req.Limit,
+		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64"),
+	}
 	if req.Cursor != "" {
 		if cur, err = parseCursor(req.Cursor); err != nil {
 			return "", p, cur, err

@@ -44,8 +44,10 @@ func logsScope(t *testing.T, db *sql.DB) *query.Scope {
 	}
 	_, err = db.ExecContext(ctx, "INSERT INTO search_test.otel_logs VALUES "+strings.Join(vals, ","))
 	require.NoError(t, err)
-	sc, err := query.OpenScope(ctx, db, query.Source{Database: "search_test", Table: "otel_logs", TimestampColumn: "Timestamp",
-		BodyColumn: "Body", ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes"})
+	sc, err := query.OpenScope(ctx, db, query.Source{
+		Database: "search_test", Table: "otel_logs", TimestampColumn: "Timestamp",
+		BodyColumn: "Body", ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes",
+	})
 	require.NoError(t, err)
 	return sc
 }
@@ -144,8 +146,10 @@ func TestTraceAndItsLogs(t *testing.T) {
 	require.NoError(t, err)
 	_, err = db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO search_test.otel_traces_trace_id_ts VALUES ('%s', %d, %d)`, id, t0.Add(3*time.Second).Unix(), t0.Add(3*time.Second).Unix()))
 	require.NoError(t, err)
-	spans, err := query.OpenScope(ctx, db, query.Source{Database: "search_test", Table: "otel_traces", TimestampColumn: "Timestamp",
-		BodyColumn: "SpanName", ServiceColumn: "ServiceName", Duration: "Duration"})
+	spans, err := query.OpenScope(ctx, db, query.Source{
+		Database: "search_test", Table: "otel_traces", TimestampColumn: "Timestamp",
+		BodyColumn: "SpanName", ServiceColumn: "ServiceName", Duration: "Duration",
+	})
 	require.NoError(t, err)
 
 	tr, err := GetTrace(ctx, db, spans, TraceRequest{TraceID: strings.ToUpper(id), TraceColumn: "TraceId", LogTraceColumn: "TraceId", Logs: logs}, time.Minute)
@@ -206,8 +210,10 @@ func TestServicesCountEntrySpans(t *testing.T) {
 	}
 	_, err = db.ExecContext(ctx, "INSERT INTO services_test.otel_traces VALUES "+strings.Join(vals, ","))
 	require.NoError(t, err)
-	sc, err := query.OpenScope(ctx, db, query.Source{Database: "services_test", Table: "otel_traces", TimestampColumn: "Timestamp",
-		BodyColumn: "SpanName", ServiceColumn: "ServiceName", Duration: "Duration"})
+	sc, err := query.OpenScope(ctx, db, query.Source{
+		Database: "services_test", Table: "otel_traces", TimestampColumn: "Timestamp",
+		BodyColumn: "SpanName", ServiceColumn: "ServiceName", Duration: "Duration",
+	})
 	require.NoError(t, err)
 	cols := ServiceColumns{Service: "ServiceName", Duration: "Duration", Status: "StatusCode", Name: "SpanName", Kind: "SpanKind", Parent: "ParentSpanId"}
 	svcs, err := Services(ctx, db, sc, cols, t0, t0.Add(time.Hour), time.Minute)

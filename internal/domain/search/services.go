@@ -32,9 +32,11 @@ func Services(ctx context.Context, db *sql.DB, scope *query.Scope, cols ServiceC
 	dur, _ := scope.Column(cols.Duration)
 	name, hasName := scope.Column(cols.Name)
 	var p query.Params
-	data := map[string]any{"Service": svc, "Status": status, "Duration": dur, "Name": name, "From": scope.From, "TS": scope.Timestamp,
+	data := map[string]any{
+		"Service": svc, "Status": status, "Duration": dur, "Name": name, "From": scope.From, "TS": scope.Timestamp,
 		"Entry": entry(scope, cols),
-		"Start": p.Add(strconv.FormatInt(start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(end.UnixNano(), 10), "Int64")}
+		"Start": p.Add(strconv.FormatInt(start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(end.UnixNano(), 10), "Int64"),
+	}
 	services, err := readRows(ctx, db, render("services", data), p, timeout)
 	if err != nil || !hasName {
 		return services, err

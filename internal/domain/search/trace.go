@@ -83,9 +83,11 @@ func GetTrace(ctx context.Context, db *sql.DB, spans *query.Scope, req TraceRequ
 			// Logs of a trace are written while it runs; an hour either
 			// side covers clocks that disagree and long spans.
 			cond := lcol + " = " + lp.Add(id, "String")
-			logs, err := readRows(ctx, db, render("rows", map[string]any{"From": req.Logs.From, "TS": req.Logs.Timestamp, "Where": cond, "Limit": 1000,
+			logs, err := readRows(ctx, db, render("rows", map[string]any{
+				"From": req.Logs.From, "TS": req.Logs.Timestamp, "Where": cond, "Limit": 1000,
 				"Start": lp.Add(strconv.FormatInt(first-int64(time.Hour), 10), "Int64"),
-				"End":   lp.Add(strconv.FormatInt(last+int64(time.Hour), 10), "Int64")}), lp, timeout)
+				"End":   lp.Add(strconv.FormatInt(last+int64(time.Hour), 10), "Int64"),
+			}), lp, timeout)
 			if err != nil {
 				return Trace{}, err
 			}

@@ -99,8 +99,12 @@ func TraceList(ctx context.Context, db *sql.DB, scope *query.Scope, cols TraceCo
 		key, role, name string
 		required        bool
 	}{
-		{"TraceCol", "trace id", cols.Trace, true}, {"Name", "span name", cols.Name, true}, {"Service", "service", cols.Service, true},
-		{"Status", "status", cols.Status, true}, {"Parent", "parent span id", cols.Parent, false}, {"Duration", "duration", cols.Duration, false},
+		{"TraceCol", "trace id", cols.Trace, true},
+		{"Name", "span name", cols.Name, true},
+		{"Service", "service", cols.Service, true},
+		{"Status", "status", cols.Status, true},
+		{"Parent", "parent span id", cols.Parent, false},
+		{"Duration", "duration", cols.Duration, false},
 	} {
 		v, err := col(c.role, c.name, c.required)
 		if err != nil {
@@ -116,8 +120,10 @@ func TraceList(ctx context.Context, db *sql.DB, scope *query.Scope, cols TraceCo
 	if err != nil {
 		return TracePage{}, err
 	}
-	ids := map[string]any{"From": scope.From, "TS": scope.Timestamp, "TraceCol": data["TraceCol"], "Where": cond, "Limit": req.Limit + 1,
-		"End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64")}
+	ids := map[string]any{
+		"From": scope.From, "TS": scope.Timestamp, "TraceCol": data["TraceCol"], "Where": cond, "Limit": req.Limit + 1,
+		"End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64"),
+	}
 	top := req.End
 	if req.Cursor != "" {
 		cur, err := parseTraceCursor(req.Cursor)
@@ -196,9 +202,11 @@ func TraceList(ctx context.Context, db *sql.DB, scope *query.Scope, cols TraceCo
 // summary reads a row of trace_summaries.
 func summary(r map[string]any) TraceSummary {
 	ns, _ := strconv.ParseInt(fmt.Sprint(r["start_ns"]), 10, 64)
-	s := TraceSummary{TraceID: fmt.Sprint(r["traceId"]), StartNs: strconv.FormatInt(ns, 10),
+	s := TraceSummary{
+		TraceID: fmt.Sprint(r["traceId"]), StartNs: strconv.FormatInt(ns, 10),
 		Start:    time.Unix(0, ns).UTC().Format(time.RFC3339Nano),
-		RootName: fmt.Sprint(r["rootName"]), RootService: fmt.Sprint(r["rootService"])}
+		RootName: fmt.Sprint(r["rootName"]), RootService: fmt.Sprint(r["rootService"]),
+	}
 	s.Duration, _ = r["duration"].(int64)
 	s.Spans, _ = r["spans"].(uint64)
 	s.Errors, _ = r["errors"].(uint64)

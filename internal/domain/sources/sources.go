@@ -60,22 +60,30 @@ var (
 // Defaults are the exporter's tables, present from the first start.
 func Defaults(database string) []Source {
 	return []Source{
-		{ID: "logs", Name: "Logs", Kind: "log", Database: database, Table: "otel_logs", TimestampColumn: "Timestamp",
+		{
+			ID: "logs", Name: "Logs", Kind: "log", Database: database, Table: "otel_logs", TimestampColumn: "Timestamp",
 			BodyColumn: "Body", ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes",
-			TraceIDColumn: "TraceId", SpanIDColumn: "SpanId"},
-		{ID: "traces", Name: "Traces", Kind: "trace", Database: database, Table: "otel_traces", TimestampColumn: "Timestamp",
+			TraceIDColumn: "TraceId", SpanIDColumn: "SpanId",
+		},
+		{
+			ID: "traces", Name: "Traces", Kind: "trace", Database: database, Table: "otel_traces", TimestampColumn: "Timestamp",
 			BodyColumn: "SpanName", ServiceColumn: "ServiceName", DurationColumn: "Duration", AttributesMap: "SpanAttributes", ResourceMap: "ResourceAttributes",
-			TraceIDColumn: "TraceId", SpanIDColumn: "SpanId", ParentSpanIDColumn: "ParentSpanId", StatusCodeColumn: "StatusCode"},
-		{ID: "metrics", Name: "Metrics", Kind: "metric", Database: database, Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix",
-			ServiceColumn: "ServiceName", AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "gauge"},
+			TraceIDColumn: "TraceId", SpanIDColumn: "SpanId", ParentSpanIDColumn: "ParentSpanId", StatusCodeColumn: "StatusCode",
+		},
+		{
+			ID: "metrics", Name: "Metrics", Kind: "metric", Database: database, Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix",
+			ServiceColumn: "ServiceName", AttributesMap: "Attributes", ResourceMap: "ResourceAttributes", MetricType: "gauge",
+		},
 	}
 }
 
 // Chart is the source as the chart and search builders read it.
 func (s Source) Chart() query.Source {
-	return query.Source{Database: s.Database, Table: s.Table, TimestampColumn: s.TimestampColumn, BodyColumn: s.BodyColumn,
+	return query.Source{
+		Database: s.Database, Table: s.Table, TimestampColumn: s.TimestampColumn, BodyColumn: s.BodyColumn,
 		ServiceColumn: s.ServiceColumn, SeverityColumn: s.SeverityColumn, Duration: s.DurationColumn,
-		AttributesMap: s.AttributesMap, ResourceMap: s.ResourceMap, MetricType: s.MetricType, Cluster: s.cluster}
+		AttributesMap: s.AttributesMap, ResourceMap: s.ResourceMap, MetricType: s.MetricType, Cluster: s.cluster,
+	}
 }
 
 // Column returns the configured column, or def where none is set.

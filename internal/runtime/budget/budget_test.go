@@ -64,8 +64,10 @@ func TestMsgpackCounts(t *testing.T) {
 		// Claims a million elements with three bytes behind it: counting
 		// stops, the decoder reports it.
 		{"claimed length past the body", append(msgp.AppendArrayHeader(nil, 1_000_000), 1, 2, 3), 0},
-		{"map cut by a bad byte", append(msgp.AppendString(msgp.AppendString(msgp.AppendMapHeader(nil, 2), "a"), "b"), 0xc1, 'x'),
-			Item + 2*Value},
+		{
+			"map cut by a bad byte", append(msgp.AppendString(msgp.AppendString(msgp.AppendMapHeader(nil, 2), "a"), "b"), 0xc1, 'x'),
+			Item + 2*Value,
+		},
 		{"no body", nil, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -146,12 +148,16 @@ func TestProtoCounts(t *testing.T) {
 func TestRealBodiesAreEstimatedAtAFewTimesTheirSize(t *testing.T) {
 	var spans []*pb.Span
 	for i := range 500 {
-		spans = append(spans, &pb.Span{Service: "checkout", Name: "http.request", Resource: "GET /cart/{id}",
+		spans = append(spans, &pb.Span{
+			Service: "checkout", Name: "http.request", Resource: "GET /cart/{id}",
 			TraceID: uint64(i/10 + 1), SpanID: uint64(i + 1), ParentID: uint64(i), Start: 1_700_000_000_000_000_000, Duration: 12_345,
-			Type: "web", Meta: map[string]string{"env": "prod", "version": "1.2.3", "http.method": "GET",
+			Type: "web", Meta: map[string]string{
+				"env": "prod", "version": "1.2.3", "http.method": "GET",
 				"http.url": "https://shop.example.com/cart/123", "http.status_code": "200", "component": "net/http",
-				"span.kind": "server", "_dd.p.tid": "6560000000000000", "language": "go", "runtime-id": "8f2c4a1e-0a4b"},
-			Metrics: map[string]float64{"_sampling_priority_v1": 1, "_dd.top_level": 1, "process_id": 4242}})
+				"span.kind": "server", "_dd.p.tid": "6560000000000000", "language": "go", "runtime-id": "8f2c4a1e-0a4b",
+			},
+			Metrics: map[string]float64{"_sampling_priority_v1": 1, "_dd.top_level": 1, "process_id": 4242},
+		})
 	}
 	v04, err := pb.Traces{spans}.MarshalMsg(nil)
 	require.NoError(t, err)

@@ -147,8 +147,10 @@ func TestHistoryIsKeptForItsRetention(t *testing.T) {
 	require.NoError(t, s.KeepHistory(ctx, 24*time.Hour), "set again at every start")
 	now := time.Now()
 	for _, start := range []time.Time{now.Add(-49 * time.Hour), now.Add(-time.Hour)} {
-		require.NoError(t, s.AddEvaluation(ctx, Evaluation{TeamID: "t", AlertID: "a", WindowStart: start, WindowEnd: start.Add(time.Minute),
-			State: "OK", PreviousState: "OK", EvaluatedAt: now}))
+		require.NoError(t, s.AddEvaluation(ctx, Evaluation{
+			TeamID: "t", AlertID: "a", WindowStart: start, WindowEnd: start.Add(time.Minute),
+			State: "OK", PreviousState: "OK", EvaluatedAt: now,
+		}))
 	}
 	_, err = db.ExecContext(ctx, "OPTIMIZE TABLE api_history_test.api_alert_history FINAL")
 	require.NoError(t, err)

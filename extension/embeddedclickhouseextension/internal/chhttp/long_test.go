@@ -33,8 +33,10 @@ func serveWithTimeouts(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	hs := &http.Server{Handler: srv, ReadTimeout: time.Second, ReadHeaderTimeout: time.Second,
-		WriteTimeout: time.Second, IdleTimeout: time.Minute}
+	hs := &http.Server{
+		Handler: srv, ReadTimeout: time.Second, ReadHeaderTimeout: time.Second,
+		WriteTimeout: time.Second, IdleTimeout: time.Minute,
+	}
 	go func() { _ = hs.Serve(ln) }()
 	t.Cleanup(func() { _ = hs.Close() })
 	return ln.Addr().String()
@@ -80,8 +82,10 @@ func TestLongStatementsOutliveServerTimeouts(t *testing.T) {
 			{"streamed, output at the end", "", "SELECT count() FROM numbers(6) " + sleepy, "6\n"},
 			{"whole (wait_end_of_query)", "wait_end_of_query=1", "SELECT count() FROM numbers(6) " + sleepy, "6\n"},
 			{"no output (INSERT SELECT)", "", "INSERT INTO long_t SELECT number FROM numbers(6) " + sleepy, ""},
-			{"progress headers asked for", "send_progress_in_http_headers=1&http_headers_progress_interval_ms=100",
-				"SELECT count() FROM numbers(6) " + sleepy, "6\n"},
+			{
+				"progress headers asked for", "send_progress_in_http_headers=1&http_headers_progress_interval_ms=100",
+				"SELECT count() FROM numbers(6) " + sleepy, "6\n",
+			},
 		} {
 			t0 := time.Now()
 			status, body, reused, err := post(ctx, client, addr, c.params, c.sql)
@@ -95,8 +99,10 @@ func TestLongStatementsOutliveServerTimeouts(t *testing.T) {
 
 	t.Run("clickhouse-go", func(t *testing.T) {
 		t.Parallel()
-		opts := &clickhouse.Options{Addr: []string{addr}, Protocol: clickhouse.HTTP,
-			Auth: clickhouse.Auth{Username: "otel", Password: "s3cret"}, MaxOpenConns: 1}
+		opts := &clickhouse.Options{
+			Addr: []string{addr}, Protocol: clickhouse.HTTP,
+			Auth: clickhouse.Auth{Username: "otel", Password: "s3cret"}, MaxOpenConns: 1,
+		}
 		db := clickhouse.OpenDB(opts)
 		defer db.Close()
 		_, err := db.ExecContext(ctx, "INSERT INTO long_t SELECT number + 100 FROM numbers(6) "+sleepy)
@@ -211,8 +217,10 @@ func TestLongAndShortStatementsTogether(t *testing.T) {
 		longErrs <- err
 	})
 
-	db := clickhouse.OpenDB(&clickhouse.Options{Addr: []string{addr}, Protocol: clickhouse.HTTP,
-		Auth: clickhouse.Auth{Username: "otel", Password: "s3cret"}})
+	db := clickhouse.OpenDB(&clickhouse.Options{
+		Addr: []string{addr}, Protocol: clickhouse.HTTP,
+		Auth: clickhouse.Auth{Username: "otel", Password: "s3cret"},
+	})
 	defer db.Close()
 	inserted := 0
 	deadline := time.Now().Add(3 * time.Second) // while both long ones run

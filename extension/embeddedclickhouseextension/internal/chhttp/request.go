@@ -290,10 +290,12 @@ func (s *Server) readRequest(r *http.Request, body io.Reader) (*request, error) 
 	if r.Method == http.MethodGet {
 		settings = readOnly(settings)
 	}
-	return &request{q: q, st: st, data: data, format: format, settings: settings, params: params, sessionID: q.Get("session_id"),
+	return &request{
+		q: q, st: st, data: data, format: format, settings: settings, params: params, sessionID: q.Get("session_id"),
 		// ClickHouse streams a result as it is produced; wait_end_of_query
 		// asks for it whole, so that an error mid-way still gets its status.
-		stream: !st.insert && st.streams && q.Get("wait_end_of_query") != "1"}, nil
+		stream: !st.insert && st.streams && q.Get("wait_end_of_query") != "1",
+	}, nil
 }
 
 func denied(why string) error {

@@ -70,10 +70,12 @@ type Options struct {
 // clients that disconnect. It fails when the engine refuses a profile
 // setting.
 func New(conns []*chdb.Conn, control *chdb.Conn, o Options) (*Server, error) {
-	s := &Server{sessions: make(chan *session, len(conns)), readers: make(chan struct{}, max(1, len(conns)-1)),
+	s := &Server{
+		sessions: make(chan *session, len(conns)), readers: make(chan struct{}, max(1, len(conns)-1)),
 		byID: map[string]*httpSession{}, control: control, user: o.User, password: o.Password,
 		logger: o.Logger, maxBody: o.MaxBody,
-		timeouts: timeouts{send: defaultSendTimeout, receive: defaultReceiveTimeout}.with(o.Profile)}
+		timeouts: timeouts{send: defaultSendTimeout, receive: defaultReceiveTimeout}.with(o.Profile),
+	}
 	names := slices.Sorted(maps.Keys(o.Profile))
 	for _, name := range names {
 		if !IsSettingName(name) {

@@ -58,8 +58,10 @@ func TestMain(m *testing.M) {
 		conns = append(conns, c)
 	}
 	spare = conns[4]
-	s, err := New(conns[:3], conns[3], Options{User: "otel", Password: "s3cret", MaxBody: 64 << 20,
-		Profile: map[string]string{"max_block_size": "12345"}, Logger: zap.NewNop()})
+	s, err := New(conns[:3], conns[3], Options{
+		User: "otel", Password: "s3cret", MaxBody: 64 << 20,
+		Profile: map[string]string{"max_block_size": "12345"}, Logger: zap.NewNop(),
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -162,8 +164,10 @@ func TestSettingsApplyToOneRequest(t *testing.T) {
 // whatever readonly it asks for; the next POST writes as before.
 func TestGetOnlyReads(t *testing.T) {
 	need(t)
-	for _, params := range []string{q("query", "CREATE TABLE get_made (a UInt8) ENGINE = Memory"),
-		q("query", "CREATE TABLE get_made (a UInt8) ENGINE = Memory", "readonly", "0")} {
+	for _, params := range []string{
+		q("query", "CREATE TABLE get_made (a UInt8) ENGINE = Memory"),
+		q("query", "CREATE TABLE get_made (a UInt8) ENGINE = Memory", "readonly", "0"),
+	} {
 		status, body, h := do(t, http.MethodGet, params, nil)
 		assert.Equal(t, 403, status, body)
 		assert.Equal(t, "164", h.Get("X-ClickHouse-Exception-Code"))
@@ -223,8 +227,10 @@ func TestStatementsLeaveNothingBehind(t *testing.T) {
 	need(t)
 	// Four statements over three pooled sessions: each session gets each.
 	for i := 0; i < 3; i++ {
-		for _, stmt := range []string{"SET max_execution_time = 42, max_block_size = 7", "USE system",
-			"CREATE TEMPORARY TABLE leak (x UInt8)", "SELECT 1"} {
+		for _, stmt := range []string{
+			"SET max_execution_time = 42, max_block_size = 7", "USE system",
+			"CREATE TEMPORARY TABLE leak (x UInt8)", "SELECT 1",
+		} {
 			status, body, _ := do(t, http.MethodPost, "", strings.NewReader(stmt))
 			require.Equal(t, 200, status, body)
 		}
@@ -499,8 +505,10 @@ func TestErrorMidStream(t *testing.T) {
 	// clickhouse-go reads the rows before it, then the engine's error.
 	u, _ := url.Parse(srvURL)
 	for _, method := range []clickhouse.CompressionMethod{clickhouse.CompressionNone, clickhouse.CompressionLZ4, clickhouse.CompressionZSTD} {
-		db := clickhouse.OpenDB(&clickhouse.Options{Addr: []string{u.Host}, Protocol: clickhouse.HTTP,
-			Auth: clickhouse.Auth{Username: "otel", Password: "s3cret"}, Compression: &clickhouse.Compression{Method: method}})
+		db := clickhouse.OpenDB(&clickhouse.Options{
+			Addr: []string{u.Host}, Protocol: clickhouse.HTTP,
+			Auth: clickhouse.Auth{Username: "otel", Password: "s3cret"}, Compression: &clickhouse.Compression{Method: method},
+		})
 		rows, err := db.Query("SELECT number, throwIf(number = 300000) FROM numbers(400000)")
 		require.NoError(t, err, method)
 		n := 0
@@ -566,8 +574,10 @@ func TestSessions(t *testing.T) {
 			strings.NewReader(sql))
 		return status, body
 	}
-	for _, stmt := range []string{"SET max_execution_time = 42", "CREATE TEMPORARY TABLE tmp (x UInt8)",
-		"INSERT INTO tmp VALUES (7)", "USE system"} {
+	for _, stmt := range []string{
+		"SET max_execution_time = 42", "CREATE TEMPORARY TABLE tmp (x UInt8)",
+		"INSERT INTO tmp VALUES (7)", "USE system",
+	} {
 		status, body := post("s1", "1", stmt)
 		require.Equal(t, 200, status, body)
 	}

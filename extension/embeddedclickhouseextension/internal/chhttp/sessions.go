@@ -12,8 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
 	"go.uber.org/zap"
+
+	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/internal/chdb"
 )
 
 // ClickHouse's session parameters: session_timeout is in seconds, 60 by
@@ -52,8 +53,10 @@ func (s *Server) sessionFor(ctx context.Context, id, timeoutParam string, check 
 		secs, err := strconv.ParseFloat(timeoutParam, 64)
 		timeout = time.Duration(secs * float64(time.Second))
 		if err != nil || timeout <= 0 || timeout > maxSessionTimeout {
-			return nil, nil, &requestError{http.StatusBadRequest, 374,
-				fmt.Sprintf("Invalid session timeout: '%s', it must be between 0 and %d seconds", timeoutParam, int(maxSessionTimeout.Seconds()))}
+			return nil, nil, &requestError{
+				http.StatusBadRequest, 374,
+				fmt.Sprintf("Invalid session timeout: '%s', it must be between 0 and %d seconds", timeoutParam, int(maxSessionTimeout.Seconds())),
+			}
 		}
 	}
 	s.held.Lock()

@@ -252,12 +252,16 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 	}
 	prev := a.State
 	key := a.ID + ":" + strconv.FormatInt(start.UnixMilli(), 10)
-	ev := store.Evaluation{TeamID: team, AlertID: a.ID, WindowStart: start, WindowEnd: end, State: state, PreviousState: prev,
-		Value: value, Group: fmt.Sprint(group), IdempotencyKey: key, EvaluatedAt: time.Now().UTC()}
+	ev := store.Evaluation{
+		TeamID: team, AlertID: a.ID, WindowStart: start, WindowEnd: end, State: state, PreviousState: prev,
+		Value: value, Group: fmt.Sprint(group), IdempotencyKey: key, EvaluatedAt: time.Now().UTC(),
+	}
 	if (state == StateAlert && prev != StateAlert) || (state == StateOK && prev == StateAlert) {
-		n := Notification{AlertID: a.ID, Name: a.Name, State: state, PreviousState: prev, Value: value, Threshold: *a.Threshold,
+		n := Notification{
+			AlertID: a.ID, Name: a.Name, State: state, PreviousState: prev, Value: value, Threshold: *a.Threshold,
 			ThresholdType: a.ThresholdType, WindowStart: start.UnixMilli(), WindowEnd: end.UnixMilli(), Group: group,
-			DashboardID: a.DashboardID, TileID: a.TileID, SavedSearchID: a.SavedSearchID, IdempotencyKey: key}
+			DashboardID: a.DashboardID, TileID: a.TileID, SavedSearchID: a.SavedSearchID, IdempotencyKey: key,
+		}
 		n.Message = render(a.Message, n)
 		if a.Muted(now) {
 			// Held by the team's choice: the history says so.
@@ -332,8 +336,10 @@ func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (string,
 		if err := json.Unmarshal(res.Doc, &ss); err != nil {
 			return "", charts.Series{}, err
 		}
-		return ss.Source, charts.Series{AggFn: "count", Where: ss.Where, WhereLanguage: ss.WhereLanguage,
-			GroupBy: dashboards.SplitGroupBy(a.GroupBy)}, nil
+		return ss.Source, charts.Series{
+			AggFn: "count", Where: ss.Where, WhereLanguage: ss.WhereLanguage,
+			GroupBy: dashboards.SplitGroupBy(a.GroupBy),
+		}, nil
 	}
 	d, err := s.o.Store.Get(ctx, team, store.KindDashboard, a.DashboardID)
 	if err != nil {
@@ -351,8 +357,10 @@ func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (string,
 	if !ok {
 		return "", charts.Series{}, fmt.Errorf("tile %s is no longer a chart", a.TileID)
 	}
-	s2 := charts.Series{AggFn: sel.AggFn, Field: sel.ValueExpression,
-		Level: sel.Level, Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy}
+	s2 := charts.Series{
+		AggFn: sel.AggFn, Field: sel.ValueExpression,
+		Level: sel.Level, Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy,
+	}
 	if sel.Query != "" {
 		// A Datadog metric query groups itself (its by {…}).
 		s2 = charts.Series{Query: sel.Query}
@@ -372,10 +380,12 @@ func (s *Scheduler) notify(ctx context.Context, team string, a *Alert, n Notific
 // store.ErrNotFound, in Result.Err.
 func (s *Scheduler) SendTest(ctx context.Context, team, webhookID string, now time.Time, sender *webhook.Sender) webhook.Result {
 	value := 42.0
-	n := Notification{AlertID: "test", Name: "Test notification", Message: "A test of this webhook, sent from otelhouse: no alert fired.",
+	n := Notification{
+		AlertID: "test", Name: "Test notification", Message: "A test of this webhook, sent from otelhouse: no alert fired.",
 		State: StateAlert, PreviousState: StateOK, Value: &value, Threshold: 10, ThresholdType: "above",
 		WindowStart: now.Add(-time.Minute).UnixMilli(), WindowEnd: now.UnixMilli(), Group: []string{},
-		IdempotencyKey: "test-" + strconv.FormatInt(now.UnixNano(), 36)}
+		IdempotencyKey: "test-" + strconv.FormatInt(now.UnixNano(), 36),
+	}
 	return s.deliver(ctx, team, webhookID, n, sender)
 }
 

@@ -11,8 +11,10 @@ import (
 // notification is a Notification as the alert evaluator hands it over:
 // decoded from its JSON, so numbers are float64 and the group a list.
 func notification() map[string]any {
-	return map[string]any{"name": "errors spike", "state": "ALERT", "previousState": "OK", "value": 3.0, "threshold": 2.0,
-		"group": []any{"checkout", "eu-west-1"}, "message": "ALERT: 3 errors", "windowStart": 1793534400000.0}
+	return map[string]any{
+		"name": "errors spike", "state": "ALERT", "previousState": "OK", "value": 3.0, "threshold": 2.0,
+		"group": []any{"checkout", "eu-west-1"}, "message": "ALERT: 3 errors", "windowStart": 1793534400000.0,
+	}
 }
 
 func TestRendersTheAllowedSubset(t *testing.T) {
@@ -115,8 +117,10 @@ func TestDataIsBounded(t *testing.T) {
 // FuzzRender: no text panics the check or the renderer, and what the
 // check accepts renders within MaxOutput (or comes back as written).
 func FuzzRender(f *testing.F) {
-	for _, s := range []string{"{{.state}}", `{{range .group}}{{printf "%5s" .}}{{end}}`, `{{if eq .state "ALERT"}}a{{else}}b{{end}}`,
-		`{{html .name | print}}`, `{{with .group}}{{index . 0}}{{end}}`, "{{#is_alert}}x{{/is_alert}}"} {
+	for _, s := range []string{
+		"{{.state}}", `{{range .group}}{{printf "%5s" .}}{{end}}`, `{{if eq .state "ALERT"}}a{{else}}b{{end}}`,
+		`{{html .name | print}}`, `{{with .group}}{{index . 0}}{{end}}`, "{{#is_alert}}x{{/is_alert}}",
+	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

@@ -92,16 +92,25 @@ func TestAlertFiresResolvesAndRetries(t *testing.T) {
 	hook := httptest.NewServer(rc)
 	defer hook.Close()
 
-	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "alert logs", "kind": "log",
-		"database": "api_alerts", "table": "logs", "timestampColumn": "ts", "severityColumn": "level", "serviceColumn": "svc"}))["id"].(string)
+	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "alert logs", "kind": "log",
+		"database": "api_alerts", "table": "logs", "timestampColumn": "ts", "severityColumn": "level", "serviceColumn": "svc",
+	}))["id"].(string)
 	dash := item(call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), map[string]any{"name": "d", "tiles": []any{
-		map[string]any{"id": "errors", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
-			"config": map[string]any{"source": src, "aggFn": "count", "where": "level:error"}}}}))["id"].(string)
-	wh := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "test", "url": hook.URL,
-		"headers": map[string]string{"X-Token": "t0k"}}))["id"].(string)
-	alert := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": "errors spike",
+		map[string]any{
+			"id": "errors", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
+			"config": map[string]any{"source": src, "aggFn": "count", "where": "level:error"},
+		},
+	}}))["id"].(string)
+	wh := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{
+		"name": "test", "url": hook.URL,
+		"headers": map[string]string{"X-Token": "t0k"},
+	}))["id"].(string)
+	alert := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{
+		"name":    "errors spike",
 		"message": "{{.state}}: {{.value}} errors", "dashboardId": dash, "tileId": "errors", "threshold": 2, "interval": "1m",
-		"source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": wh}})
+		"source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": wh},
+	})
 	require.Equal(t, http.StatusOK, alert.status, alert.body)
 	alertID := item(alert)["id"].(string)
 
@@ -192,16 +201,23 @@ func TestSlowWebhookHoldsUpOnlyItsAlert(t *testing.T) {
 	good := httptest.NewServer(rc)
 	defer good.Close()
 
-	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "slow", "kind": "log",
-		"database": "api_alerts", "table": "slow", "timestampColumn": "ts", "severityColumn": "level"}))["id"].(string)
+	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "slow", "kind": "log",
+		"database": "api_alerts", "table": "slow", "timestampColumn": "ts", "severityColumn": "level",
+	}))["id"].(string)
 	dash := item(call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), map[string]any{"name": "d", "tiles": []any{
-		map[string]any{"id": "errors", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
-			"config": map[string]any{"source": src, "aggFn": "count", "where": "level:error"}}}}))["id"].(string)
+		map[string]any{
+			"id": "errors", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
+			"config": map[string]any{"source": src, "aggFn": "count", "where": "level:error"},
+		},
+	}}))["id"].(string)
 	alertTo := func(name, url string) string {
 		wh := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": name, "url": url}))["id"].(string)
-		a := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": name, "dashboardId": dash,
+		a := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{
+			"name": name, "dashboardId": dash,
 			"tileId": "errors", "threshold": 2, "interval": "1m", "source": "tile", "thresholdType": "above",
-			"channel": map[string]any{"type": "webhook", "webhookId": wh}})
+			"channel": map[string]any{"type": "webhook", "webhookId": wh},
+		})
 		require.Equal(t, http.StatusOK, a.status, a.body)
 		return item(a)["id"].(string)
 	}

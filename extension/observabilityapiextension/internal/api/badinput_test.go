@@ -30,19 +30,24 @@ func TestBadQueryInputIs400(t *testing.T) {
 		_, err := db.ExecContext(context.Background(), q)
 		require.NoError(t, err, q)
 	}
-	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "bad", "kind": "log",
-		"database": "api_charts", "table": "bad", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "attributesMap": "attrs"})
+	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "bad", "kind": "log",
+		"database": "api_charts", "table": "bad", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "attributesMap": "attrs",
+	})
 	require.Equal(t, http.StatusOK, src.status, src.body)
 	id := item(src)["id"].(string)
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
 	search := func(where string) resp {
-		return call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), map[string]any{"sourceId": id,
-			"startTime": start, "endTime": start + 300_000, "where": where})
+		return call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), map[string]any{
+			"sourceId":  id,
+			"startTime": start, "endTime": start + 300_000, "where": where,
+		})
 	}
 	chart := func(where string, groupBy ...string) resp {
 		return call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{
 			"startTime": start, "endTime": start + 300_000, "granularity": "5m",
-			"series": []any{map[string]any{"sourceId": id, "aggFn": "count", "where": where, "groupBy": append([]string{}, groupBy...)}}})
+			"series": []any{map[string]any{"sourceId": id, "aggFn": "count", "where": where, "groupBy": append([]string{}, groupBy...)}},
+		})
 	}
 
 	// A trailing backslash escapes nothing: the mistake is named.
@@ -67,9 +72,13 @@ func TestBadQueryInputIs400(t *testing.T) {
 	// A where is bounded, with a reason, before anything is compiled (a
 	// body over 1 MiB is a 413 before that).
 	huge := strings.Repeat("x", 900_000)
-	for _, r := range []resp{search(huge), chart(huge),
-		call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), map[string]any{"sourceId": id,
-			"startTime": start, "endTime": start + 300_000, "whereLanguage": "sql", "where": "svc = '" + huge + "'"})} {
+	for _, r := range []resp{
+		search(huge), chart(huge),
+		call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), map[string]any{
+			"sourceId":  id,
+			"startTime": start, "endTime": start + 300_000, "whereLanguage": "sql", "where": "svc = '" + huge + "'",
+		}),
+	} {
 		assert.Equal(t, http.StatusBadRequest, r.status, r.body)
 		assert.Contains(t, r.body["message"], "where is longer than", r.body)
 	}

@@ -52,11 +52,15 @@ func BenchmarkChartThroughAPI(b *testing.B) {
 	fx := setupWith(b, func(o *Options) { o.Tenancy.OwnerDatabases = append(o.Tenancy.OwnerDatabases, "api_bench") })
 	db := chtest.DB(b)
 	benchTable(b, db)
-	src := item(call(b, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "bench", "kind": "log",
+	src := item(call(b, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "bench", "kind": "log",
 		"database": "api_bench", "table": "logs", "timestampColumn": "Timestamp", "severityColumn": "SeverityText",
-		"serviceColumn": "ServiceName", "bodyColumn": "Body", "attributesMap": "LogAttributes"}))["id"].(string)
-	q := map[string]any{"startTime": benchStart.UnixMilli(), "endTime": benchStart.Add(24 * time.Hour).UnixMilli(), "granularity": "15m",
-		"series": []any{map[string]any{"sourceId": src, "aggFn": "count", "where": "level:error", "groupBy": []string{"service"}}}}
+		"serviceColumn": "ServiceName", "bodyColumn": "Body", "attributesMap": "LogAttributes",
+	}))["id"].(string)
+	q := map[string]any{
+		"startTime": benchStart.UnixMilli(), "endTime": benchStart.Add(24 * time.Hour).UnixMilli(), "granularity": "15m",
+		"series": []any{map[string]any{"sourceId": src, "aggFn": "count", "where": "level:error", "groupBy": []string{"service"}}},
+	}
 	body, _ := json.Marshal(q)
 	b.ResetTimer()
 	for b.Loop() {
@@ -80,8 +84,10 @@ func BenchmarkChartThroughAPI(b *testing.B) {
 func BenchmarkChartSameSQLDirect(b *testing.B) {
 	db := chtest.DB(b)
 	benchTable(b, db)
-	s := charts.Series{Source: query.Source{Database: "api_bench", Table: "logs", TimestampColumn: "Timestamp", SeverityColumn: "SeverityText",
-		ServiceColumn: "ServiceName", BodyColumn: "Body", AttributesMap: "LogAttributes"}, AggFn: "count", Where: "level:error", GroupBy: []string{"service"}}
+	s := charts.Series{Source: query.Source{
+		Database: "api_bench", Table: "logs", TimestampColumn: "Timestamp", SeverityColumn: "SeverityText",
+		ServiceColumn: "ServiceName", BodyColumn: "Body", AttributesMap: "LogAttributes",
+	}, AggFn: "count", Where: "level:error", GroupBy: []string{"service"}}
 	q, params, err := charts.Build(context.Background(), db, s, benchStart, benchStart.Add(24*time.Hour), 15*time.Minute)
 	require.NoError(b, err)
 	b.ResetTimer()

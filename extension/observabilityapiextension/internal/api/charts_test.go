@@ -27,8 +27,10 @@ func TestChartSeriesEndpoint(t *testing.T) {
 		_, err := db.ExecContext(ctx, q)
 		require.NoError(t, err, q)
 	}
-	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "events", "kind": "log",
-		"database": "api_charts", "table": "events", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "attributesMap": "attrs"})
+	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "events", "kind": "log",
+		"database": "api_charts", "table": "events", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "attributesMap": "attrs",
+	})
 	require.Equal(t, http.StatusOK, src.status, src.body)
 	srcID := item(src)["id"].(string)
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
@@ -49,8 +51,10 @@ func TestChartSeriesEndpoint(t *testing.T) {
 	assert.Equal(t, [2]any{0.0, nil}, got[float64(start+60_000)], "empty: 0 for count, null for max")
 	assert.Equal(t, [2]any{1.0, 3.0}, got[float64(start+120_000)])
 
-	bad := call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{"startTime": 5, "endTime": 1,
-		"granularity": "3m", "series": []any{map[string]any{"aggFn": "median"}}})
+	bad := call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{
+		"startTime": 5, "endTime": 1,
+		"granularity": "3m", "series": []any{map[string]any{"aggFn": "median"}},
+	})
 	assert.Equal(t, http.StatusBadRequest, bad.status)
 	for _, want := range []string{"startTime", "granularity", "sourceId is required", "aggFn must be one of"} {
 		assert.Contains(t, bad.body["message"], want)
@@ -76,18 +80,24 @@ func TestChartSeriesEndpoint(t *testing.T) {
 // column returned another team's webhook with its Authorization header.
 func TestSourcesReadOnlyOpenDatabases(t *testing.T) {
 	fx := setup(t)
-	hook := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyB), map[string]any{"name": "b's hook",
-		"url": "https://hooks.example/b", "headers": map[string]string{"Authorization": "Bearer team-b-secret"}})
+	hook := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyB), map[string]any{
+		"name": "b's hook",
+		"url":  "https://hooks.example/b", "headers": map[string]string{"Authorization": "Bearer team-b-secret"},
+	})
 	require.Equal(t, http.StatusOK, hook.status, hook.body)
 	state := fx.state
 	for _, db := range []string{state, "system", "INFORMATION_SCHEMA", "elsewhere"} {
-		r := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "s", "kind": "log",
-			"database": db, "table": "api_resources", "timestampColumn": "updated_at"})
+		r := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+			"name": "s", "kind": "log",
+			"database": db, "table": "api_resources", "timestampColumn": "updated_at",
+		})
 		assert.Equal(t, http.StatusBadRequest, r.status, db)
 		assert.Contains(t, r.body["message"], `database "`+db+`" is not open to sources`, db)
 	}
-	r := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "s", "kind": "log",
-		"table": "otel_logs", "timestampColumn": "Timestamp"})
+	r := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "s", "kind": "log",
+		"table": "otel_logs", "timestampColumn": "Timestamp",
+	})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	assert.Equal(t, "otel", item(r)["database"], "no database is the telemetry database")
 
@@ -98,7 +108,8 @@ func TestSourcesReadOnlyOpenDatabases(t *testing.T) {
 	require.NoError(t, fx.server.opts.Store.Put(context.Background(), "a", kindSource, "old", doc, now, now))
 	q := call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{
 		"startTime": now.Add(-time.Hour).UnixMilli(), "endTime": now.Add(time.Minute).UnixMilli(), "granularity": "1h",
-		"series": []any{map[string]any{"sourceId": "old", "aggFn": "count", "groupBy": []string{"doc"}}}})
+		"series": []any{map[string]any{"sourceId": "old", "aggFn": "count", "groupBy": []string{"doc"}}},
+	})
 	assert.Equal(t, http.StatusBadRequest, q.status, q.body)
 	assert.Contains(t, q.body["message"], "is not open to sources")
 	assert.NotContains(t, fmt.Sprint(q.body), "team-b-secret")

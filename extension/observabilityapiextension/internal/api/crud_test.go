@@ -32,8 +32,10 @@ func TestFullCRUDOfEveryResourceInEveryForm(t *testing.T) {
 	dash := item(call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), dashboard("for alerts")))["id"].(string)
 	hook := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "h", "url": "http://x.example/h"}))["id"].(string)
 	alert := func(name string) map[string]any {
-		return map[string]any{"name": name, "dashboardId": dash, "tileId": "t1", "threshold": 5, "interval": "1m",
-			"source": "tile", "thresholdType": "below", "channel": map[string]any{"type": "webhook", "webhookId": hook}}
+		return map[string]any{
+			"name": name, "dashboardId": dash, "tileId": "t1", "threshold": 5, "interval": "1m",
+			"source": "tile", "thresholdType": "below", "channel": map[string]any{"type": "webhook", "webhookId": hook},
+		}
 	}
 	bodies := map[string]func(string) map[string]any{
 		"dashboards": dashboard,
@@ -95,24 +97,46 @@ func TestEveryValidationError(t *testing.T) {
 		{"sources", map[string]any{"name": "m", "kind": "metric", "table": "t", "timestampColumn": "ts", "metricType": "summary"}, []string{"metricType must be one of gauge, sum, histogram"}},
 		{"sources", map[string]any{"name": "l", "kind": "log", "table": "t", "timestampColumn": "ts", "metricType": "sum"}, []string{"metricType is only for metric sources"}},
 		{"webhooks", map[string]any{"url": "ftp://x", "service": "fax"}, []string{"name is required", "url must be an absolute http(s) URL", "service must be one of"}},
-		{"webhooks", map[string]any{"name": "w", "url": "https://x.example", "headers": map[string]string{
-			"X Token": "t", "X-Token": "a\r\nX-Injected: 1", "host": "other.example", "Idempotency-Key": "mine", "Authorization": "fine"}},
-			[]string{`headers: "X Token" is not a header name`, "headers: the value of X-Token holds a control character",
-				"headers: host is the delivery's own", "headers: Idempotency-Key is the delivery's own"}},
+		{
+			"webhooks",
+			map[string]any{"name": "w", "url": "https://x.example", "headers": map[string]string{
+				"X Token": "t", "X-Token": "a\r\nX-Injected: 1", "host": "other.example", "Idempotency-Key": "mine", "Authorization": "fine",
+			}},
+			[]string{
+				`headers: "X Token" is not a header name`, "headers: the value of X-Token holds a control character",
+				"headers: host is the delivery's own", "headers: Idempotency-Key is the delivery's own",
+			},
+		},
 		// Templates run inside the collector: one that could run without
 		// bound is refused when it is written, not found when it fires.
-		{"webhooks", map[string]any{"name": "w", "url": "https://x.example", "body": `{{define "a"}}{{template "a"}}{{end}}{{template "a"}}`},
-			[]string{"body: template: {{define}} and {{block}} are not allowed"}},
-		{"dashboards", map[string]any{"name": "d", "tiles": []any{
-			map[string]any{"id": "a", "x": -1, "y": 0, "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "quantile", "field": "Duration", "displayType": "pie"}},
-			map[string]any{"id": "a", "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "median"}}}},
-			[]string{"x must be 0 to 23, got -1", "level must be between 0 and 1", `id "a" is used twice`, "aggFn must be one of"}},
-		{"dashboards", map[string]any{"name": "d", "tiles": []any{
-			map[string]any{"x": 0, "y": 0, "w": 1, "h": 1, "config": map[string]any{"displayType": "pie", "sourceId": "nope", "select": []any{}}}}},
-			[]string{"select takes 1 to 20 items, got 0", `source "nope" does not exist`}},
-		{"alerts", map[string]any{"source": "saved_search", "channel": map[string]any{"type": "email"}, "message": "{{range 1000000000000}}{{end}}"},
-			[]string{"name is required", "threshold is required", "interval must be one of", "thresholdType must be one of", "savedSearchId is required with source saved_search", `channel.type must be "webhook"`,
-				"message: template: {{range 1000000000000}}: range may only go over a field"}},
+		{
+			"webhooks",
+			map[string]any{"name": "w", "url": "https://x.example", "body": `{{define "a"}}{{template "a"}}{{end}}{{template "a"}}`},
+			[]string{"body: template: {{define}} and {{block}} are not allowed"},
+		},
+		{
+			"dashboards",
+			map[string]any{"name": "d", "tiles": []any{
+				map[string]any{"id": "a", "x": -1, "y": 0, "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "quantile", "field": "Duration", "displayType": "pie"}},
+				map[string]any{"id": "a", "w": 1, "h": 1, "config": map[string]any{"source": "logs", "aggFn": "median"}},
+			}},
+			[]string{"x must be 0 to 23, got -1", "level must be between 0 and 1", `id "a" is used twice`, "aggFn must be one of"},
+		},
+		{
+			"dashboards",
+			map[string]any{"name": "d", "tiles": []any{
+				map[string]any{"x": 0, "y": 0, "w": 1, "h": 1, "config": map[string]any{"displayType": "pie", "sourceId": "nope", "select": []any{}}},
+			}},
+			[]string{"select takes 1 to 20 items, got 0", `source "nope" does not exist`},
+		},
+		{
+			"alerts",
+			map[string]any{"source": "saved_search", "channel": map[string]any{"type": "email"}, "message": "{{range 1000000000000}}{{end}}"},
+			[]string{
+				"name is required", "threshold is required", "interval must be one of", "thresholdType must be one of", "savedSearchId is required with source saved_search", `channel.type must be "webhook"`,
+				"message: template: {{range 1000000000000}}: range may only go over a field",
+			},
+		},
 	}
 	for _, tc := range cases {
 		r := call(t, http.MethodPost, fx.url+"/api/v2/"+tc.path, bearer(fx.keyA), tc.body)
@@ -126,13 +150,17 @@ func TestEveryValidationError(t *testing.T) {
 func TestRemovingATileRemovesItsAlerts(t *testing.T) {
 	fx := setup(t)
 	two := dashboard("two tiles")
-	two["tiles"] = append(two["tiles"].([]any), map[string]any{"id": "t2", "name": "latency", "x": 6, "y": 0, "w": 6, "h": 3,
-		"config": map[string]any{"source": "traces", "aggFn": "avg", "field": "Duration"}})
+	two["tiles"] = append(two["tiles"].([]any), map[string]any{
+		"id": "t2", "name": "latency", "x": 6, "y": 0, "w": 6, "h": 3,
+		"config": map[string]any{"source": "traces", "aggFn": "avg", "field": "Duration"},
+	})
 	dash := item(call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), two))["id"].(string)
 	hook := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "h", "url": "http://x.example"}))["id"].(string)
 	for _, tile := range []string{"t1", "t2"} {
-		r := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": tile, "dashboardId": dash, "tileId": tile,
-			"threshold": 1, "interval": "5m", "source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": hook}})
+		r := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{
+			"name": tile, "dashboardId": dash, "tileId": tile,
+			"threshold": 1, "interval": "5m", "source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": hook},
+		})
 		require.Equal(t, http.StatusOK, r.status, r.body)
 	}
 	r := call(t, http.MethodPut, fx.url+"/api/v2/dashboards/"+dash, bearer(fx.keyA), dashboard("one tile left"))

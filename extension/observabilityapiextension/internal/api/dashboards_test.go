@@ -19,15 +19,19 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 	r := call(t, http.MethodPost, self, bearer(fx.keyA), map[string]any{"name": "Checkout", "tags": []string{"prod"}, "tiles": []any{
 		map[string]any{"name": "Errors by service", "x": 0, "y": 0, "w": 12, "h": 4, "config": map[string]any{
 			"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName",
-			"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "SeverityText:ERROR", "whereLanguage": "lucene", "alias": "errors"}}}},
+			"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "SeverityText:ERROR", "whereLanguage": "lucene", "alias": "errors"}},
+		}},
 		map[string]any{"name": "p95", "x": 12, "y": 0, "w": 12, "h": 4, "config": map[string]any{
 			"displayType": "number", "sourceId": "traces", "numberFormat": map[string]any{"output": "duration"},
-			"select": []any{map[string]any{"aggFn": "quantile", "level": 0.95, "valueExpression": "Duration"}}}},
+			"select": []any{map[string]any{"aggFn": "quantile", "level": 0.95, "valueExpression": "Duration"}},
+		}},
 		map[string]any{"name": "Recent", "x": 0, "y": 4, "w": 24, "h": 4, "config": map[string]any{
-			"displayType": "search", "sourceId": "logs", "select": "Timestamp, ServiceName, Body", "where": "level:error"}},
+			"displayType": "search", "sourceId": "logs", "select": "Timestamp, ServiceName, Body", "where": "level:error",
+		}},
 		map[string]any{"name": "Runbook", "x": 0, "y": 8, "w": 24, "h": 2, "config": map[string]any{"displayType": "markdown", "markdown": "# Runbook"}},
 		map[string]any{"name": "SQL", "x": 0, "y": 10, "w": 12, "h": 3, "config": map[string]any{
-			"configType": "sql", "displayType": "table", "connectionId": "default", "sqlTemplate": "SELECT count() FROM otel_logs"}},
+			"configType": "sql", "displayType": "table", "connectionId": "default", "sqlTemplate": "SELECT count() FROM otel_logs",
+		}},
 	}})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	d := item(r)
@@ -37,22 +41,26 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 	require.Len(t, tiles, 5)
 	first := tiles[0].(map[string]any)
 	assert.NotEmpty(t, first["id"])
-	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName",
-		"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "SeverityText:ERROR", "whereLanguage": "lucene", "alias": "errors"}}}, first["config"])
+	assert.Equal(t, map[string]any{
+		"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName",
+		"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "SeverityText:ERROR", "whereLanguage": "lucene", "alias": "errors"}},
+	}, first["config"])
 	assert.Equal(t, map[string]any{"output": "duration"}, tiles[1].(map[string]any)["config"].(map[string]any)["numberFormat"], "presentation options are kept")
 
 	// ...and the older series form, translated as HyperDX translates it.
 	r = call(t, http.MethodPost, self, bearer(fx.keyA), map[string]any{"name": "Old", "tiles": []any{
 		map[string]any{"id": "s1", "name": "Requests", "x": 0, "y": 0, "w": 6, "h": 3, "series": []any{
 			map[string]any{"type": "time", "sourceId": "traces", "aggFn": "count", "where": "", "whereLanguage": "lucene", "groupBy": []string{"ServiceName", "SpanName"}},
-			map[string]any{"type": "time", "sourceId": "traces", "aggFn": "avg", "field": "Duration", "where": "", "whereLanguage": "lucene", "groupBy": []string{}}}},
+			map[string]any{"type": "time", "sourceId": "traces", "aggFn": "avg", "field": "Duration", "where": "", "whereLanguage": "lucene", "groupBy": []string{}},
+		}},
 		map[string]any{"id": "s2", "name": "Notes", "x": 6, "y": 0, "w": 6, "h": 3, "series": []any{map[string]any{"type": "markdown", "content": "hi"}}},
 	}})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	old := item(r)
 	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "traces", "groupBy": "ServiceName, SpanName", "asRatio": false, "fillNulls": true, "select": []any{
 		map[string]any{"aggFn": "count", "valueExpression": "", "where": "", "whereLanguage": "lucene"},
-		map[string]any{"aggFn": "avg", "valueExpression": "Duration", "where": "", "whereLanguage": "lucene"}}},
+		map[string]any{"aggFn": "avg", "valueExpression": "Duration", "where": "", "whereLanguage": "lucene"},
+	}},
 		old["tiles"].([]any)[0].(map[string]any)["config"])
 
 	// A dashboard read back can be written back unchanged.
@@ -63,8 +71,10 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 
 	// HyperDX's checks.
 	r = call(t, http.MethodPost, self, bearer(fx.keyA), map[string]any{"name": "bad", "tiles": []any{
-		map[string]any{"x": 24, "y": 0, "w": 25, "h": 1, "series": []any{map[string]any{"type": "time", "sourceId": "logs", "aggFn": "count"},
-			map[string]any{"type": "number", "sourceId": "logs", "aggFn": "count"}}},
+		map[string]any{"x": 24, "y": 0, "w": 25, "h": 1, "series": []any{
+			map[string]any{"type": "time", "sourceId": "logs", "aggFn": "count"},
+			map[string]any{"type": "number", "sourceId": "logs", "aggFn": "count"},
+		}},
 		map[string]any{"x": 0, "y": 0, "w": 1, "h": 1, "config": map[string]any{"displayType": "line", "sourceId": "missing", "select": []any{map[string]any{"aggFn": "count"}}}},
 		map[string]any{"x": 0, "y": 0, "w": 1, "h": 1, "config": map[string]any{"displayType": "markdown"}, "series": []any{map[string]any{"type": "markdown"}}},
 	}})
@@ -73,7 +83,8 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 		assert.Contains(t, r.body["message"], want)
 	}
 	r = call(t, http.MethodPost, self, bearer(fx.keyA), map[string]any{"name": "bad", "tiles": []any{
-		map[string]any{"x": 24, "y": 0, "w": 25, "h": 1, "config": map[string]any{"displayType": "line", "sourceId": "missing", "select": []any{map[string]any{"aggFn": "count"}}}}}})
+		map[string]any{"x": 24, "y": 0, "w": 25, "h": 1, "config": map[string]any{"displayType": "line", "sourceId": "missing", "select": []any{map[string]any{"aggFn": "count"}}}},
+	}})
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	for _, want := range []string{"x must be 0 to 23, got 24", "w must be 1 to 24, got 25", `source "missing" does not exist`} {
 		assert.Contains(t, r.body["message"], want)
@@ -83,8 +94,10 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 	wh := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "ops", "url": "https://hooks.example/x"})
 	require.Equal(t, http.StatusOK, wh.status)
 	alert := func(tile string) resp {
-		return call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": "a", "dashboardId": d["id"], "tileId": tile,
-			"threshold": 1, "interval": "5m", "source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": item(wh)["id"]}})
+		return call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{
+			"name": "a", "dashboardId": d["id"], "tileId": tile,
+			"threshold": 1, "interval": "5m", "source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": item(wh)["id"]},
+		})
 	}
 	assert.Equal(t, http.StatusOK, alert(first["id"].(string)).status)
 	r = alert(tiles[3].(map[string]any)["id"].(string))
@@ -104,8 +117,10 @@ func TestStoredFirstShapeAnswersInHyperDXShape(t *testing.T) {
 		call(t, http.MethodGet, fx.url+"/api/v2/dashboards/old1", bearer(fx.keyA), nil),
 	} {
 		require.Equal(t, http.StatusOK, r.status)
-		assert.Equal(t, map[string]any{"displayType": "stacked_bar", "sourceId": "logs", "groupBy": "ServiceName",
-			"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "level:error", "whereLanguage": "lucene"}}},
+		assert.Equal(t, map[string]any{
+			"displayType": "stacked_bar", "sourceId": "logs", "groupBy": "ServiceName",
+			"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "level:error", "whereLanguage": "lucene"}},
+		},
 			item(r)["tiles"].([]any)[0].(map[string]any)["config"])
 	}
 	list := call(t, http.MethodGet, fx.url+"/api/v2/dashboards", bearer(fx.keyA), nil)

@@ -33,20 +33,26 @@ func TestDatadogLanguagesInTheAPI(t *testing.T) {
 		_, err := db.ExecContext(context.Background(), q)
 		require.NoError(t, err, q)
 	}
-	logs := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "dd logs", "kind": "log",
+	logs := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "dd logs", "kind": "log",
 		"database": "api_charts", "table": "dd_logs", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "severityColumn": "level",
-		"attributesMap": "attrs", "resourceMap": "res"})
+		"attributesMap": "attrs", "resourceMap": "res",
+	})
 	require.Equal(t, http.StatusOK, logs.status, logs.body)
 	logsID := item(logs)["id"].(string)
-	metrics := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "dd metrics", "kind": "metric",
+	metrics := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "dd metrics", "kind": "metric",
 		"database": "api_charts", "table": "dd_metrics_gauge", "timestampColumn": "TimeUnix", "serviceColumn": "ServiceName",
-		"attributesMap": "Attributes", "resourceMap": "ResourceAttributes", "metricType": "gauge"})
+		"attributesMap": "Attributes", "resourceMap": "ResourceAttributes", "metricType": "gauge",
+	})
 	require.Equal(t, http.StatusOK, metrics.status, metrics.body)
 	metricsID := item(metrics)["id"].(string)
 
 	search := func(where string) resp {
-		return call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), map[string]any{"sourceId": logsID,
-			"startTime": "2026-11-01T12:00:00Z", "endTime": "2026-11-01T12:05:00Z", "where": where, "whereLanguage": "datadog", "select": []string{"msg"}})
+		return call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), map[string]any{
+			"sourceId":  logsID,
+			"startTime": "2026-11-01T12:00:00Z", "endTime": "2026-11-01T12:05:00Z", "where": where, "whereLanguage": "datadog", "select": []string{"msg"},
+		})
 	}
 	r := search(`service:web status:error @http.status_code:500 host:web-* "CONNECTION reset"`)
 	require.Equal(t, http.StatusOK, r.status, r.body)
@@ -58,15 +64,19 @@ func TestDatadogLanguagesInTheAPI(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, r.status, r.body)
 	assert.Contains(t, r.body["message"], "not closed")
 
-	saved := call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{"name": "dd errors", "sourceId": logsID,
-		"where": "status:error", "whereLanguage": "datadog"})
+	saved := call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{
+		"name": "dd errors", "sourceId": logsID,
+		"where": "status:error", "whereLanguage": "datadog",
+	})
 	require.Equal(t, http.StatusOK, saved.status, saved.body)
 	assert.Equal(t, "datadog", item(saved)["whereLanguage"])
 
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
 	chart := func(series ...any) resp {
-		return call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{"startTime": start,
-			"endTime": start + 60_000, "granularity": "1m", "series": series})
+		return call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{
+			"startTime": start,
+			"endTime":   start + 60_000, "granularity": "1m", "series": series,
+		})
 	}
 	r = chart(map[string]any{"sourceId": metricsID, "query": "max:system.load.1{host:web-*} by {host}"},
 		map[string]any{"sourceId": logsID, "aggFn": "count", "where": "status:error", "whereLanguage": "datadog"})

@@ -120,8 +120,10 @@ func (s *Server) facetsHandler(r *http.Request) result {
 	if res != nil {
 		return *res
 	}
-	fs, err := search.GetFacets(r.Context(), s.opts.DB, sc, search.FacetRequest{Start: start, End: end, Where: req.Where, WhereLanguage: req.WhereLanguage,
-		Columns: facetColumns(src), Fields: req.Fields, Values: req.Values}, s.queryTimeout())
+	fs, err := search.GetFacets(r.Context(), s.opts.DB, sc, search.FacetRequest{
+		Start: start, End: end, Where: req.Where, WhereLanguage: req.WhereLanguage,
+		Columns: facetColumns(src), Fields: req.Fields, Values: req.Values,
+	}, s.queryTimeout())
 	if err != nil {
 		return s.queryFailed(r, "facets", err)
 	}
@@ -185,8 +187,10 @@ func (s *Server) valuesHandler(r *http.Request) result {
 	if res != nil {
 		return *res
 	}
-	vals, err := search.FieldValues(r.Context(), s.opts.DB, sc, search.ValuesRequest{Start: start, End: end, Where: q.Get("where"), WhereLanguage: lang,
-		Field: q.Get("field"), Prefix: q.Get("prefix"), Limit: limit}, s.queryTimeout())
+	vals, err := search.FieldValues(r.Context(), s.opts.DB, sc, search.ValuesRequest{
+		Start: start, End: end, Where: q.Get("where"), WhereLanguage: lang,
+		Field: q.Get("field"), Prefix: q.Get("prefix"), Limit: limit,
+	}, s.queryTimeout())
 	if err != nil {
 		return s.queryFailed(r, "values", err)
 	}

@@ -29,9 +29,11 @@ func TestSearchFacetsFieldsAndValuesEndpoints(t *testing.T) {
 		_, err := db.ExecContext(context.Background(), q)
 		require.NoError(t, err, q)
 	}
-	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "faceted", "kind": "log",
+	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "faceted", "kind": "log",
 		"database": "api_charts", "table": "faceted", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "severityColumn": "sev",
-		"attributesMap": "attrs", "resourceMap": "res"})
+		"attributesMap": "attrs", "resourceMap": "res",
+	})
 	require.Equal(t, http.StatusOK, src.status, src.body)
 	id := item(src)["id"].(string)
 	const start, end = "2026-11-01T12:00:00Z", "2026-11-01T12:05:00Z"
@@ -57,8 +59,10 @@ func TestSearchFacetsFieldsAndValuesEndpoints(t *testing.T) {
 	assert.NotContains(t, order, "Resource.service.name", "the service column's copy is not a second facet")
 
 	// Under a where, and with fewer fields and values.
-	r = call(t, http.MethodPost, fx.url+"/api/v2/search/facets", bearer(fx.keyA), map[string]any{"sourceId": id, "startTime": start, "endTime": end,
-		"where": "-region:us", "fields": 1, "values": 1})
+	r = call(t, http.MethodPost, fx.url+"/api/v2/search/facets", bearer(fx.keyA), map[string]any{
+		"sourceId": id, "startTime": start, "endTime": end,
+		"where": "-region:us", "fields": 1, "values": 1,
+	})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	fs = r.body["data"].(map[string]any)
 	assert.EqualValues(t, 2, fs["sampled"])

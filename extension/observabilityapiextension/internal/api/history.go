@@ -19,10 +19,12 @@ func (s *Server) historyHandler(r *http.Request) result {
 	}
 	out := make([]map[string]any, 0, len(evs))
 	for _, e := range evs {
-		out = append(out, map[string]any{"windowStart": e.WindowStart.UnixMilli(), "windowEnd": e.WindowEnd.UnixMilli(),
+		out = append(out, map[string]any{
+			"windowStart": e.WindowStart.UnixMilli(), "windowEnd": e.WindowEnd.UnixMilli(),
 			"state": e.State, "previousState": e.PreviousState, "value": e.Value, "group": e.Group, "notified": e.Notified,
 			"deliveryAttempts": e.DeliveryAttempts, "deliveryError": e.DeliveryError, "idempotencyKey": e.IdempotencyKey,
-			"evaluatedAt": e.EvaluatedAt.UnixMilli()})
+			"evaluatedAt": e.EvaluatedAt.UnixMilli(),
+		})
 	}
 	return ok(http.StatusOK, out, map[string]any{"limit": limit, "offset": offset})
 }

@@ -21,17 +21,23 @@ func TestHyperDXDashboards(t *testing.T) {
 	}
 	// HyperDX's fixtures makeExternalChart and the file's chart factories.
 	externalChart := func(src string) map[string]any {
-		return map[string]any{"name": "Test Chart", "x": 1, "y": 1, "w": 1, "h": 1,
-			"series": []any{map[string]any{"type": "time", "sourceId": src, "aggFn": "count", "where": "", "groupBy": []any{}}}}
+		return map[string]any{
+			"name": "Test Chart", "x": 1, "y": 1, "w": 1, "h": 1,
+			"series": []any{map[string]any{"type": "time", "sourceId": src, "aggFn": "count", "where": "", "groupBy": []any{}}},
+		}
 	}
 	mockDashboard := func(src string, kv ...any) map[string]any {
-		return with(map[string]any{"name": "Test External Dashboard", "tiles": []any{externalChart(src), externalChart(src)},
-			"tags": []any{"external-api", "test"}, "savedQuery": nil, "savedQueryLanguage": nil, "savedFilterValues": []any{}}, kv...)
+		return with(map[string]any{
+			"name": "Test External Dashboard", "tiles": []any{externalChart(src), externalChart(src)},
+			"tags": []any{"external-api", "test"}, "savedQuery": nil, "savedQueryLanguage": nil, "savedFilterValues": []any{},
+		}, kv...)
 	}
 	mockDashboardWithIDs := func(src string, kv ...any) map[string]any {
 		t1, t2 := with(externalChart(src), "id", newID()), with(externalChart(src), "id", newID())
-		return with(map[string]any{"name": "Test External Dashboard with IDs", "tiles": []any{t1, t2}, "tags": []any{"external-api", "test"},
-			"filters": []any{}, "savedQuery": nil, "savedQueryLanguage": nil, "savedFilterValues": []any{}}, kv...)
+		return with(map[string]any{
+			"name": "Test External Dashboard with IDs", "tiles": []any{t1, t2}, "tags": []any{"external-api", "test"},
+			"filters": []any{}, "savedQuery": nil, "savedQueryLanguage": nil, "savedFilterValues": []any{},
+		}, kv...)
 	}
 	chart := func(name string, x, y, w, h int, series map[string]any) map[string]any {
 		return map[string]any{"name": name, "x": x, "y": y, "w": w, "h": h, "id": newID(), "seriesReturnType": "column", "series": []any{series}}
@@ -57,20 +63,26 @@ func TestHyperDXDashboards(t *testing.T) {
 	cases := []hxCase{
 		{"should return responses in the expected (new) format when creating the dashboard in the old format", func(c *contractFixture) {
 			trace, _ := sources(c)
-			created := c.expect(200, "POST", base, map[string]any{"name": "Format Test Dashboard",
-				"tiles": []any{timeSeries(trace), numberChart(trace)}, "tags": []any{"format-test"}})
+			created := c.expect(200, "POST", base, map[string]any{
+				"name":  "Format Test Dashboard",
+				"tiles": []any{timeSeries(trace), numberChart(trace)}, "tags": []any{"format-test"},
+			})
 			assert.Contains(t, created.header.Get("Content-Type"), "application/json")
 			d := created.data()
 			tiles, _ := d["tiles"].([]any)
 			require.Len(t, tiles, 2)
-			want := map[string]any{"name": "Format Test Dashboard",
+			want := map[string]any{
+				"name": "Format Test Dashboard",
 				"tiles": []any{
 					map[string]any{"name": "Time Series Chart", "x": 0.0, "y": 0.0, "w": 6.0, "h": 3.0, "config": map[string]any{
-						"displayType": "line", "sourceId": trace, "select": []any{count}, "asRatio": false, "fillNulls": true}},
+						"displayType": "line", "sourceId": trace, "select": []any{count}, "asRatio": false, "fillNulls": true,
+					}},
 					map[string]any{"name": "Number Chart", "x": 0.0, "y": 3.0, "w": 3.0, "h": 3.0, "config": map[string]any{
-						"displayType": "number", "sourceId": trace, "select": []any{count}}},
+						"displayType": "number", "sourceId": trace, "select": []any{count},
+					}},
 				},
-				"tags": []any{"format-test"}, "filters": []any{}, "savedQuery": nil, "savedQueryLanguage": nil, "savedFilterValues": []any{}}
+				"tags": []any{"format-test"}, "filters": []any{}, "savedQuery": nil, "savedQueryLanguage": nil, "savedFilterValues": []any{},
+			}
 			// toEqual, but for the ids (any string) and the times this API
 			// adds (createdAt, updatedAt: fields HyperDX does not answer,
 			// kept for the clients that read them).
@@ -154,8 +166,10 @@ func TestHyperDXDashboards(t *testing.T) {
 		}},
 		{"can create all chart types", func(c *contractFixture) {
 			trace, _ := sources(c)
-			d := c.expect(200, "POST", base, map[string]any{"name": "Test Dashboard with All Chart Types",
-				"tiles": []any{timeSeries(trace), tableChart(trace), numberChart(trace), markdownChart()}, "tags": []any{"test", "chart-types"}}).data()
+			d := c.expect(200, "POST", base, map[string]any{
+				"name":  "Test Dashboard with All Chart Types",
+				"tiles": []any{timeSeries(trace), tableChart(trace), numberChart(trace), markdownChart()}, "tags": []any{"test", "chart-types"},
+			}).data()
 			assert.NotEmpty(t, d["id"])
 			assert.Len(t, d["tiles"], 4)
 			read := c.expect(200, "GET", base+"/"+d["id"].(string), nil).data()
@@ -172,13 +186,19 @@ func TestHyperDXDashboards(t *testing.T) {
 			trace, metric := sources(c)
 			filters := []any{
 				map[string]any{"type": "QUERY_EXPRESSION", "name": "Environment", "expression": "environment", "sourceId": trace},
-				map[string]any{"type": "QUERY_EXPRESSION", "name": "Service Filter", "expression": "service_name", "sourceId": trace,
-					"appliesToSourceIds": []any{trace}},
-				map[string]any{"type": "QUERY_EXPRESSION", "name": "Region (Filtered)", "expression": "region", "sourceId": trace,
-					"where": "environment = 'production'", "whereLanguage": "sql", "appliesToSourceIds": []any{trace, metric}},
+				map[string]any{
+					"type": "QUERY_EXPRESSION", "name": "Service Filter", "expression": "service_name", "sourceId": trace,
+					"appliesToSourceIds": []any{trace},
+				},
+				map[string]any{
+					"type": "QUERY_EXPRESSION", "name": "Region (Filtered)", "expression": "region", "sourceId": trace,
+					"where": "environment = 'production'", "whereLanguage": "sql", "appliesToSourceIds": []any{trace, metric},
+				},
 			}
-			d := c.expect(200, "POST", base, map[string]any{"name": "Dashboard with Filters", "tiles": []any{externalChart(trace)},
-				"tags": []any{"external-api", "test"}, "filters": filters}).data()
+			d := c.expect(200, "POST", base, map[string]any{
+				"name": "Dashboard with Filters", "tiles": []any{externalChart(trace)},
+				"tags": []any{"external-api", "test"}, "filters": filters,
+			}).data()
 			got := d["filters"].([]any)
 			require.Len(t, got, 3)
 			for i, f := range got {
@@ -200,16 +220,24 @@ func TestHyperDXDashboards(t *testing.T) {
 		{"should return 400 when filter source ID does not exist", func(c *contractFixture) {
 			trace, _ := sources(c)
 			missing := newID()
-			r := c.expect(400, "POST", base, map[string]any{"name": "Dashboard with Bad Filter Source", "tiles": []any{externalChart(trace)},
-				"tags": []any{"external-api", "test"}, "filters": []any{map[string]any{"type": "QUERY_EXPRESSION", "name": "Bad Source Filter",
-					"expression": "environment", "sourceId": missing}}})
+			r := c.expect(400, "POST", base, map[string]any{
+				"name": "Dashboard with Bad Filter Source", "tiles": []any{externalChart(trace)},
+				"tags": []any{"external-api", "test"}, "filters": []any{map[string]any{
+					"type": "QUERY_EXPRESSION", "name": "Bad Source Filter",
+					"expression": "environment", "sourceId": missing,
+				}},
+			})
 			assert.Equal(t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
 		}},
 		{"should return 400 when create filter includes id", func(c *contractFixture) {
 			trace, _ := sources(c)
-			c.expect(400, "POST", base, map[string]any{"name": "Dashboard with Invalid Filter ID", "tiles": []any{externalChart(trace)},
-				"tags": []any{"external-api", "test"}, "filters": []any{map[string]any{"id": newID(), "type": "QUERY_EXPRESSION",
-					"name": "Filter with ID", "expression": "environment", "sourceId": trace}}})
+			c.expect(400, "POST", base, map[string]any{
+				"name": "Dashboard with Invalid Filter ID", "tiles": []any{externalChart(trace)},
+				"tags": []any{"external-api", "test"}, "filters": []any{map[string]any{
+					"id": newID(), "type": "QUERY_EXPRESSION",
+					"name": "Filter with ID", "expression": "environment", "sourceId": trace,
+				}},
+			})
 		}},
 		{"should update an existing dashboard", func(c *contractFixture) {
 			trace, _ := sources(c)

@@ -20,8 +20,10 @@ func TestHyperDXSavedSearchesCRUD(t *testing.T) {
 		return c.put(team, kindSource, map[string]any{"name": "Logs", "kind": "log", "database": "otel", "table": "otel_logs", "timestampColumn": "Timestamp"})
 	}
 	body := func(sourceID string) map[string]any {
-		return map[string]any{"name": "Production Errors", "sourceId": sourceID, "select": "Timestamp, Body", "where": "SeverityText:ERROR",
-			"whereLanguage": "lucene", "orderBy": "Timestamp DESC", "tags": []any{"prod"}}
+		return map[string]any{
+			"name": "Production Errors", "sourceId": sourceID, "select": "Timestamp, Body", "where": "SeverityText:ERROR",
+			"whereLanguage": "lucene", "orderBy": "Timestamp DESC", "tags": []any{"prod"},
+		}
 	}
 	otherTeams := func(c *contractFixture) string {
 		return c.put("b", kindSaved, map[string]any{"name": "Other Team Search", "source": newID(), "whereLanguage": "lucene"})
@@ -69,11 +71,16 @@ func TestHyperDXSavedSearchesCRUD(t *testing.T) {
 		{"should reject a tag longer than 32 characters", rejectWith("tags", []any{strings.Repeat("x", 33)})},
 		{"should reject a name longer than 1024 characters", rejectWith("name", strings.Repeat("x", 1025))},
 		{"should accept the sidebar-renderable IN / NOT IN / BETWEEN forms", func(c *contractFixture) {
-			filters := []any{sqlFilter("ServiceName IN ('checkout', 'payments')"), sqlFilter("SeverityText NOT IN ('debug', 'trace')"),
-				sqlFilter("Duration BETWEEN 100 AND 5000"), map[string]any{"condition": "StatusCode IN ('500')"}}
+			filters := []any{
+				sqlFilter("ServiceName IN ('checkout', 'payments')"), sqlFilter("SeverityText NOT IN ('debug', 'trace')"),
+				sqlFilter("Duration BETWEEN 100 AND 5000"),
+				map[string]any{"condition": "StatusCode IN ('500')"},
+			}
 			r := c.expect(200, "POST", base, with(body(logSource(c, "")), "filters", filters))
-			assert.Equal(t, []any{sqlFilter("ServiceName IN ('checkout', 'payments')"), sqlFilter("SeverityText NOT IN ('debug', 'trace')"),
-				sqlFilter("Duration BETWEEN 100 AND 5000"), sqlFilter("StatusCode IN ('500')")}, r.data()["filters"])
+			assert.Equal(t, []any{
+				sqlFilter("ServiceName IN ('checkout', 'payments')"), sqlFilter("SeverityText NOT IN ('debug', 'trace')"),
+				sqlFilter("Duration BETWEEN 100 AND 5000"), sqlFilter("StatusCode IN ('500')"),
+			}, r.data()["filters"])
 		}},
 		{"should reject non-sql filter shapes that would not render in the sidebar", func(c *contractFixture) {
 			src := logSource(c, "")
@@ -155,8 +162,10 @@ func TestHyperDXSavedSearchesCRUD(t *testing.T) {
 			id := c.put("", kindSaved, map[string]any{"name": "Legacy", "source": src, "whereLanguage": "lucene", "filters": []any{lucene}})
 			r := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Legacy renamed", "sourceId": src, "filters": []any{lucene}})
 			assert.Equal(t, []any{lucene}, r.data()["filters"])
-			c.expect(400, "PUT", base+"/"+id, map[string]any{"name": "Legacy renamed", "sourceId": src,
-				"filters": []any{lucene, map[string]any{"type": "lucene", "condition": "status:500"}}})
+			c.expect(400, "PUT", base+"/"+id, map[string]any{
+				"name": "Legacy renamed", "sourceId": src,
+				"filters": []any{lucene, map[string]any{"type": "lucene", "condition": "status:500"}},
+			})
 		}},
 		{"should update a saved search", func(c *contractFixture) {
 			src := logSource(c, "")
@@ -202,8 +211,10 @@ func TestHyperDXSavedSearchesCRUD(t *testing.T) {
 		}},
 		{"should delete alerts attached to the saved search", func(c *contractFixture) {
 			id := c.expect(200, "POST", base, body(logSource(c, ""))).data()["id"].(string)
-			alert := c.put("", kindAlert, map[string]any{"savedSearchId": id, "source": "saved_search", "threshold": 1, "interval": "5m",
-				"state": "OK", "channel": map[string]any{"type": nil}})
+			alert := c.put("", kindAlert, map[string]any{
+				"savedSearchId": id, "source": "saved_search", "threshold": 1, "interval": "5m",
+				"state": "OK", "channel": map[string]any{"type": nil},
+			})
 			c.expect(200, "DELETE", base+"/"+id, nil)
 			assert.Nil(t, c.stored(kindSaved, id))
 			assert.Nil(t, c.stored(kindAlert, alert), "dependent alerts are not orphaned")

@@ -255,8 +255,10 @@ func TestHyperDXWebhooks(t *testing.T) {
 		}},
 		{"should keep re-supplied write-only fields when the url changes", func(c *contractFixture) {
 			id := c.put("", kindWebhook, fixtureOf(generic, "headers", map[string]string{"Authorization": "Bearer old-secret"}))
-			c.expect(200, "PUT", base+"/"+id, map[string]any{"name": generic["name"], "service": "generic", "url": "https://example.com/new-but-trusted",
-				"headers": map[string]any{"Authorization": "Bearer new-secret"}})
+			c.expect(200, "PUT", base+"/"+id, map[string]any{
+				"name": generic["name"], "service": "generic", "url": "https://example.com/new-but-trusted",
+				"headers": map[string]any{"Authorization": "Bearer new-secret"},
+			})
 			assert.Equal(t, map[string]any{"Authorization": "Bearer new-secret"}, c.stored(kindWebhook, id)["headers"])
 		}},
 		{"should clear write-only fields when an explicit empty object is sent", func(c *contractFixture) {
@@ -293,8 +295,10 @@ func TestHyperDXWebhooks(t *testing.T) {
 		}},
 		{"should return 409 (not orphan alerts) when an alert still references the webhook", func(c *contractFixture) {
 			id := c.put("", kindWebhook, fixtureOf(slack))
-			c.put("", kindAlert, map[string]any{"source": "saved_search", "savedSearchId": newID(), "threshold": 1, "interval": "5m",
-				"state": "OK", "channel": map[string]any{"type": "webhook", "webhookId": id}})
+			c.put("", kindAlert, map[string]any{
+				"source": "saved_search", "savedSearchId": newID(), "threshold": 1, "interval": "5m",
+				"state": "OK", "channel": map[string]any{"type": "webhook", "webhookId": id},
+			})
 			r := c.expect(409, "DELETE", base+"/"+id, nil)
 			assert.Regexp(t, `(?i)still reference`, r.message())
 			assert.NotNil(t, c.stored(kindWebhook, id))

@@ -119,9 +119,11 @@ func (s *Server) importMonitor(r *http.Request) result {
 	if err != nil {
 		return importFailed(kindAlert, err)
 	}
-	alert := map[string]any{"name": m.Alert.Name, "message": m.Alert.Message, "threshold": m.Alert.Threshold,
+	alert := map[string]any{
+		"name": m.Alert.Name, "message": m.Alert.Message, "threshold": m.Alert.Threshold,
 		"thresholdType": m.Alert.ThresholdType, "interval": m.Alert.Interval, "source": m.Alert.Source,
-		"channel": map[string]any{"type": "webhook", "webhookId": webhookID}}
+		"channel": map[string]any{"type": "webhook", "webhookId": webhookID},
+	}
 	var kind string
 	var watched result
 	if m.Dashboard != nil {

@@ -74,8 +74,10 @@ func (s *Server) metricTagsHandler(r *http.Request) result {
 	if res != nil {
 		return *res
 	}
-	tags, err := charts.MetricTags(r.Context(), s.opts.DB, src, charts.TagsRequest{Metric: metric, Start: start, End: end,
-		Key: q.Get("key"), Prefix: q.Get("prefix"), Limit: limit}, s.queryTimeout())
+	tags, err := charts.MetricTags(r.Context(), s.opts.DB, src, charts.TagsRequest{
+		Metric: metric, Start: start, End: end,
+		Key: q.Get("key"), Prefix: q.Get("prefix"), Limit: limit,
+	}, s.queryTimeout())
 	if err != nil {
 		return s.queryFailed(r, "metric tags", err)
 	}

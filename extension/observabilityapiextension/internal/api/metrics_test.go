@@ -95,8 +95,10 @@ func TestMetricsExplorer(t *testing.T) {
 			_, err := db.ExecContext(context.Background(), q)
 			require.NoError(t, err, q)
 		}
-		src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "my gauges", "kind": "metric",
-			"database": "otel", "table": "api_my_gauges", "timestampColumn": "TimeUnix", "attributesMap": "Attributes", "resourceMap": "ResourceAttributes"})
+		src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+			"name": "my gauges", "kind": "metric",
+			"database": "otel", "table": "api_my_gauges", "timestampColumn": "TimeUnix", "attributesMap": "Attributes", "resourceMap": "ResourceAttributes",
+		})
 		require.Equal(t, http.StatusOK, src.status, src.body)
 		r := get("/api/v2/metrics?" + rng + "&search=e&sourceId=" + item(src)["id"].(string))
 		require.Equal(t, http.StatusOK, r.status, r.body)
@@ -169,7 +171,8 @@ func TestMetricsExplorer(t *testing.T) {
 	t.Run("the picked metric charts by host", func(t *testing.T) {
 		r := call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{
 			"startTime": m0.UnixMilli(), "endTime": m0.Add(time.Minute).UnixMilli(), "granularity": "1m",
-			"series": []any{map[string]any{"sourceId": "metrics", "query": "avg:system.cpu.user{*} by {host}"}}})
+			"series": []any{map[string]any{"sourceId": "metrics", "query": "avg:system.cpu.user{*} by {host}"}},
+		})
 		require.Equal(t, http.StatusOK, r.status, r.body)
 		got := map[string]any{}
 		for _, d := range r.body["data"].([]any) {

@@ -44,8 +44,10 @@ func TestTwoReplicasShareState(t *testing.T) {
 	m0 := time.Date(2026, 11, 3, 12, 0, 0, 0, time.UTC)
 	add := alertTable(t, "replica_logs", m0)
 	rc, ss, wh := errorSearchAndHook(t, fx, "replica_logs")
-	a := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": "errors", "source": "saved_search",
-		"savedSearchId": ss, "threshold": 0, "interval": "1m", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": wh}})
+	a := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{
+		"name": "errors", "source": "saved_search",
+		"savedSearchId": ss, "threshold": 0, "interval": "1m", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": wh},
+	})
 	require.Equal(t, http.StatusOK, a.status, a.body)
 	sender := webhook.New(webhook.Options{Attempts: 2, Backoff: 5 * time.Millisecond, AllowPrivate: true})
 	add(0, "error", "api", 1) // minute 0 breaches, minute 1 does not, minute 2 does: fire, resolve, fire

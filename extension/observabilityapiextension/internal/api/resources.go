@@ -246,8 +246,10 @@ func (wh *Webhook) validate() error {
 
 // deliveryHeaders are set by the delivery (framing, connection, the
 // Idempotency-Key receivers deduplicate by) and may not be overridden.
-var deliveryHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Proxy-Connection",
-	"Te", "Trailer", "Upgrade", "Idempotency-Key"}
+var deliveryHeaders = []string{
+	"Host", "Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Proxy-Connection",
+	"Te", "Trailer", "Upgrade", "Idempotency-Key",
+}
 
 // SystemDatabase reports whether db is one of the server's own databases.
 func SystemDatabase(db string) bool { return sources.SystemDatabase(db) }

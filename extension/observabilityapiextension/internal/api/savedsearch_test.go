@@ -15,8 +15,10 @@ import (
 func TestSavedSearches(t *testing.T) {
 	fx := setup(t)
 	base := fx.url + "/api/v2/saved-searches"
-	r := call(t, http.MethodPost, base, bearer(fx.keyA), map[string]any{"name": "checkout errors", "sourceId": "logs",
-		"where": "service:checkout level:error", "select": "Timestamp, Body", "tags": []string{"oncall"}})
+	r := call(t, http.MethodPost, base, bearer(fx.keyA), map[string]any{
+		"name": "checkout errors", "sourceId": "logs",
+		"where": "service:checkout level:error", "select": "Timestamp, Body", "tags": []string{"oncall"},
+	})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	ss := item(r)
 	id := ss["id"].(string)

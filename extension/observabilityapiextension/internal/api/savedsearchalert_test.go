@@ -21,10 +21,14 @@ func errorSearchAndHook(t *testing.T, fx fixture, table string) (rc *receiver, s
 	rc = &receiver{}
 	hook := httptest.NewServer(rc)
 	t.Cleanup(hook.Close)
-	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": table, "kind": "log",
-		"database": "api_alerts", "table": table, "timestampColumn": "ts", "severityColumn": "level", "serviceColumn": "svc"}))["id"].(string)
-	savedSearchID = item(call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{"name": "errors", "sourceId": src,
-		"where": "level:error"}))["id"].(string)
+	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": table, "kind": "log",
+		"database": "api_alerts", "table": table, "timestampColumn": "ts", "severityColumn": "level", "serviceColumn": "svc",
+	}))["id"].(string)
+	savedSearchID = item(call(t, http.MethodPost, fx.url+"/api/v2/saved-searches", bearer(fx.keyA), map[string]any{
+		"name": "errors", "sourceId": src,
+		"where": "level:error",
+	}))["id"].(string)
 	webhookID = item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "test", "url": hook.URL}))["id"].(string)
 	return rc, savedSearchID, webhookID
 }
@@ -38,9 +42,11 @@ func TestSavedSearchAlert(t *testing.T) {
 	m0 := time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
 	add := alertTable(t, "saved_logs", m0)
 	rc, ss, wh := errorSearchAndHook(t, fx, "saved_logs")
-	r := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": "errors by service",
+	r := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{
+		"name":   "errors by service",
 		"source": "saved_search", "savedSearchId": ss, "groupBy": "svc", "threshold": 2, "interval": "1m", "thresholdType": "above",
-		"message": "{{.state}} {{.group}}", "channel": map[string]any{"type": "webhook", "webhookId": wh}})
+		"message": "{{.state}} {{.group}}", "channel": map[string]any{"type": "webhook", "webhookId": wh},
+	})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	alert := item(r)
 	assert.Equal(t, ss, alert["savedSearchId"])
@@ -66,9 +72,11 @@ func TestSavedSearchAlert(t *testing.T) {
 	assert.Equal(t, StateOK, rc.notifications()[1].State)
 
 	// What HyperDX refuses, refused here too.
-	r = call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{"name": "x", "source": "saved_search",
+	r = call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{
+		"name": "x", "source": "saved_search",
 		"savedSearchId": "nope", "dashboardId": "d", "threshold": 1, "interval": "1m", "thresholdType": "above",
-		"channel": map[string]any{"type": "webhook", "webhookId": wh}})
+		"channel": map[string]any{"type": "webhook", "webhookId": wh},
+	})
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	assert.Contains(t, r.body["message"], `saved search "nope" does not exist`)
 	assert.Contains(t, r.body["message"], "dashboardId and tileId are for source tile")

@@ -112,8 +112,10 @@ func decodeSavedSearch(s *Server, ctx context.Context, body []byte, st stamp) (d
 			p.Add("filters[%d]: only a sql IN, NOT IN or numeric BETWEEN of one column is shown in the sidebar", i)
 		}
 	}
-	ss := savedsearch.SavedSearch{Name: in.Name, Source: in.SourceID, Where: in.Where, WhereLanguage: in.WhereLanguage,
-		Select: splitSelect(in.Select), OrderBy: in.OrderBy, Tags: in.Tags, Filters: in.Filters}
+	ss := savedsearch.SavedSearch{
+		Name: in.Name, Source: in.SourceID, Where: in.Where, WhereLanguage: in.WhereLanguage,
+		Select: splitSelect(in.Select), OrderBy: in.OrderBy, Tags: in.Tags, Filters: in.Filters,
+	}
 	team := teamOf(ctx)
 	exists := func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) }
 	if in.SourceID == "" {
@@ -166,9 +168,11 @@ func publicSavedSearch(team string, doc []byte) (any, error) {
 	if err := json.Unmarshal(doc, &raw); err != nil {
 		return nil, fmt.Errorf("stored saved search: %w", err)
 	}
-	out := externalSavedSearch{ID: ss.ID, Name: ss.Name, SourceID: ss.Source, Select: strings.Join(ss.Select, ", "),
+	out := externalSavedSearch{
+		ID: ss.ID, Name: ss.Name, SourceID: ss.Source, Select: strings.Join(ss.Select, ", "),
 		Where: ss.Where, WhereLanguage: ss.WhereLanguage, OrderBy: ss.OrderBy, Tags: ss.Tags, Filters: ss.Filters,
-		TeamID: team, CreatedAt: raw.CreatedAt, UpdatedAt: raw.UpdatedAt}
+		TeamID: team, CreatedAt: raw.CreatedAt, UpdatedAt: raw.UpdatedAt,
+	}
 	if out.WhereLanguage == "" {
 		out.WhereLanguage = "lucene"
 	}

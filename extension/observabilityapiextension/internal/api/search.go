@@ -70,8 +70,10 @@ func (s *Server) searchHandler(r *http.Request) result {
 	if o := strings.Fields(req.OrderBy); len(o) > 0 && !(o[0] == src.TimestampColumn && (len(o) == 1 || len(o) == 2 && strings.EqualFold(o[1], "DESC"))) {
 		return fail(http.StatusBadRequest, "invalid search: orderBy may only be "+strconv.Quote(src.TimestampColumn+" DESC")+" (newest first, paged with nextCursor)")
 	}
-	page, err := search.Search(r.Context(), s.opts.DB, scope, search.Request{Start: start, End: end, Where: req.Where,
-		WhereLanguage: req.WhereLanguage, Limit: req.MaxResults, Cursor: req.Cursor}, s.queryTimeout())
+	page, err := search.Search(r.Context(), s.opts.DB, scope, search.Request{
+		Start: start, End: end, Where: req.Where,
+		WhereLanguage: req.WhereLanguage, Limit: req.MaxResults, Cursor: req.Cursor,
+	}, s.queryTimeout())
 	if err != nil {
 		return s.queryFailed(r, "search", err)
 	}

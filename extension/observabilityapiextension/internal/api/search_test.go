@@ -26,12 +26,16 @@ func TestSearchEndpoint(t *testing.T) {
 		_, err := db.ExecContext(context.Background(), q)
 		require.NoError(t, err, q)
 	}
-	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "found", "kind": "log",
-		"database": "api_charts", "table": "found", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "attributesMap": "attrs"})
+	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "found", "kind": "log",
+		"database": "api_charts", "table": "found", "timestampColumn": "ts", "bodyColumn": "msg", "serviceColumn": "svc", "attributesMap": "attrs",
+	})
 	require.Equal(t, http.StatusOK, src.status, src.body)
 	id := item(src)["id"].(string)
-	q := map[string]any{"sourceId": id, "startTime": "2026-11-01T12:00:00Z", "endTime": "2026-11-01T12:05:00Z", "where": "boom", "maxResults": 1,
-		"select": []string{"msg", "attrs.k", "k"}}
+	q := map[string]any{
+		"sourceId": id, "startTime": "2026-11-01T12:00:00Z", "endTime": "2026-11-01T12:05:00Z", "where": "boom", "maxResults": 1,
+		"select": []string{"msg", "attrs.k", "k"},
+	}
 	r := call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), q)
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	assert.Equal(t, []any{map[string]any{"msg": "boom again", "attrs.k": "3", "k": "3"}}, r.body["data"], "newest first, the fields asked for")

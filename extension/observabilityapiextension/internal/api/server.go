@@ -84,9 +84,11 @@ func New(opts Options) *Server {
 	if catalog == nil {
 		catalog = &sources.Catalog{Store: opts.Store, Tenancy: opts.Tenancy}
 	}
-	s := &Server{opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}},
+	s := &Server{
+		opts: opts, mux: http.NewServeMux(), limits: &limiters{cfg: opts.RateLimit, m: map[string]*rate.Limiter{}},
 		personal: opts.Store.KeyCache(keys.Personal),
-		sources:  catalog, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer})}
+		sources:  catalog, accounts: accounts.New(accounts.Options{Store: opts.Store, Sealer: opts.Sealer}),
+	}
 	s.routes()
 	return s
 }

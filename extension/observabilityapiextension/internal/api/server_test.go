@@ -62,11 +62,13 @@ func setupWith(t testing.TB, with func(*Options)) fixture {
 	}
 	sealer, err := keys.LoadSealer(filepath.Join(t.TempDir(), keys.SecretFile))
 	require.NoError(t, err)
-	opts := Options{Store: st, Sealer: sealer, Database: "otel", DB: chtest.DB(t), OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
+	opts := Options{
+		Store: st, Sealer: sealer, Database: "otel", DB: chtest.DB(t), OrganizationID: "org1", ServiceID: "svc1", Logger: zap.NewNop(),
 		ManagedKeys: []ManagedKey{{ID: fx.mgdID, Secret: fx.mgdSK, TeamID: "a"}},
 		// Team a is the install's team; b has no database until a test
 		// assigns it one.
-		Tenancy: &sources.Tenancy{Store: st, State: state, Owner: "a", OwnerDatabases: []string{"otel", "api_charts", "api_alerts"}}}
+		Tenancy: &sources.Tenancy{Store: st, State: state, Owner: "a", OwnerDatabases: []string{"otel", "api_charts", "api_alerts"}},
+	}
 	with(&opts)
 	fx.alerts = newScheduler(opts, 20*time.Millisecond)
 	if opts.SendTest == nil {
@@ -87,8 +89,10 @@ func setupWith(t testing.TB, with func(*Options)) fixture {
 // API, over the same store, tenancy and connection; settle is its claim
 // wait (alerts.claim_settle).
 func newScheduler(o Options, settle time.Duration) *alerting.Scheduler {
-	return alerting.New(alerting.Options{Store: o.Store, Sources: &sources.Catalog{Store: o.Store, Tenancy: o.Tenancy}, DB: o.DB,
-		QueryTimeout: o.QueryTimeout, ClaimSettle: settle, Logger: o.Logger, Sealer: o.Sealer})
+	return alerting.New(alerting.Options{
+		Store: o.Store, Sources: &sources.Catalog{Store: o.Store, Tenancy: o.Tenancy}, DB: o.DB,
+		QueryTimeout: o.QueryTimeout, ClaimSettle: settle, Logger: o.Logger, Sealer: o.Sealer,
+	})
 }
 
 type resp struct {
@@ -174,8 +178,10 @@ func bigDashboard(name string, size int) map[string]any {
 	d := dashboard(name)
 	for i := 0; size > 0; i++ {
 		n := min(size, 50000)
-		d["tiles"] = append(d["tiles"].([]any), map[string]any{"id": fmt.Sprintf("md%d", i), "name": "notes", "x": 0, "y": 3 + i, "w": 24, "h": 1,
-			"config": map[string]any{"displayType": "markdown", "markdown": strings.Repeat("x", n)}})
+		d["tiles"] = append(d["tiles"].([]any), map[string]any{
+			"id": fmt.Sprintf("md%d", i), "name": "notes", "x": 0, "y": 3 + i, "w": 24, "h": 1,
+			"config": map[string]any{"displayType": "markdown", "markdown": strings.Repeat("x", n)},
+		})
 		size -= n
 	}
 	return d
@@ -267,8 +273,10 @@ func TestValidationAndProtocolErrors(t *testing.T) {
 	r := call(t, http.MethodPost, self, bearer(fx.keyA), bad)
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	msg := r.body["message"].(string)
-	for _, want := range []string{"name is required", "w must be 1 to 24, got 0", "config.sourceId is required",
-		"valueExpression is required with aggFn sum", "whereLanguage must be one of"} {
+	for _, want := range []string{
+		"name is required", "w must be 1 to 24, got 0", "config.sourceId is required",
+		"valueExpression is required with aggFn sum", "whereLanguage must be one of",
+	} {
 		assert.Contains(t, msg, want, "every problem is listed")
 	}
 	r = call(t, http.MethodPost, self, bearer(fx.keyA), `{"name":"x","unknown":1}`)
@@ -291,23 +299,28 @@ func TestAlertsReferenceTheirDashboardTileAndWebhook(t *testing.T) {
 	fx := setup(t)
 	dash := call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), dashboard("d")).body["data"].(map[string]any)["id"].(string)
 	wh := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{
-		"name": "ops", "url": "https://hooks.example/x", "headers": map[string]string{"Authorization": "secret"}})
+		"name": "ops", "url": "https://hooks.example/x", "headers": map[string]string{"Authorization": "secret"},
+	})
 	require.Equal(t, http.StatusOK, wh.status, wh.body)
 	whID := wh.body["data"].(map[string]any)["id"].(string)
 	assert.NotContains(t, wh.body["data"], "headers", "headers are write-only")
 	g := call(t, http.MethodGet, fx.url+"/api/v2/webhooks/"+whID, bearer(fx.keyA), nil)
 	assert.NotContains(t, g.body["data"], "headers")
 
-	alert := map[string]any{"name": "too many errors", "message": "check it", "dashboardId": dash, "tileId": "t1", "threshold": 10,
-		"interval": "5m", "source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": whID}}
+	alert := map[string]any{
+		"name": "too many errors", "message": "check it", "dashboardId": dash, "tileId": "t1", "threshold": 10,
+		"interval": "5m", "source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": whID},
+	}
 	r := call(t, http.MethodPost, fx.url+"/v1/organizations/org1/services/svc1/observability/alerts", basic(fx.mgdID, fx.mgdSK), alert)
 	require.Equal(t, http.StatusCreated, r.status, r.body)
 	a := r.body["result"].(map[string]any)
 	assert.Equal(t, "OK", a["state"])
 	assert.NotEmpty(t, a["updatedAt"])
 
-	bad := map[string]any{"name": "x", "dashboardId": dash, "tileId": "nope", "threshold": 1, "interval": "7m",
-		"source": "tile", "thresholdType": "sideways", "channel": map[string]any{"type": "webhook", "webhookId": "missing"}}
+	bad := map[string]any{
+		"name": "x", "dashboardId": dash, "tileId": "nope", "threshold": 1, "interval": "7m",
+		"source": "tile", "thresholdType": "sideways", "channel": map[string]any{"type": "webhook", "webhookId": "missing"},
+	}
 	r = call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), bad)
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	for _, want := range []string{"interval must be one of", "thresholdType must be one of", `has no tile "nope"`, `webhook "missing" does not exist`} {

@@ -25,14 +25,21 @@ func TestMutedAlertIsEvaluatedNotDelivered(t *testing.T) {
 	rc := &receiver{}
 	hook := httptest.NewServer(rc)
 	defer hook.Close()
-	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "muted logs", "kind": "log",
-		"database": "api_alerts", "table": "muted", "timestampColumn": "ts", "severityColumn": "level", "serviceColumn": "svc"}))["id"].(string)
+	src := item(call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "muted logs", "kind": "log",
+		"database": "api_alerts", "table": "muted", "timestampColumn": "ts", "severityColumn": "level", "serviceColumn": "svc",
+	}))["id"].(string)
 	dash := item(call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyA), map[string]any{"name": "d", "tiles": []any{
-		map[string]any{"id": "errors", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
-			"config": map[string]any{"source": src, "aggFn": "count", "where": "level:error"}}}}))["id"].(string)
+		map[string]any{
+			"id": "errors", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
+			"config": map[string]any{"source": src, "aggFn": "count", "where": "level:error"},
+		},
+	}}))["id"].(string)
 	wh := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "test", "url": hook.URL}))["id"].(string)
-	body := map[string]any{"name": "errors spike", "dashboardId": dash, "tileId": "errors", "threshold": 2, "interval": "1m",
-		"source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": wh}}
+	body := map[string]any{
+		"name": "errors spike", "dashboardId": dash, "tileId": "errors", "threshold": 2, "interval": "1m",
+		"source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": wh},
+	}
 	alert := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), body)
 	require.Equal(t, http.StatusOK, alert.status, alert.body)
 	id := item(alert)["id"].(string)

@@ -92,8 +92,10 @@ func (s *Server) invite(r *http.Request) result {
 	}
 	// HyperDX's fields (invitationId, status, url) beside the invitation;
 	// path carries the token in the fragment, which browsers never send.
-	return ok(http.StatusCreated, map[string]any{"invitationId": inv.ID, "email": inv.Email, "status": "pending",
-		"url": "/join-team?token=" + token, "invitation": inv, "path": "/join#" + token}, nil)
+	return ok(http.StatusCreated, map[string]any{
+		"invitationId": inv.ID, "email": inv.Email, "status": "pending",
+		"url": "/join-team?token=" + token, "invitation": inv, "path": "/join#" + token,
+	}, nil)
 }
 
 // revokeInvitation answers DELETE /api/v2/team/invitation/{id}.

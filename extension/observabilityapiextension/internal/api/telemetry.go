@@ -89,9 +89,11 @@ func (s *Server) traceListHandler(r *http.Request) result {
 	if res != nil {
 		return *res
 	}
-	page, err := search.TraceList(r.Context(), s.opts.DB, sc, search.TraceColumns{Trace: sources.Column(src.TraceIDColumn, "TraceId"),
+	page, err := search.TraceList(r.Context(), s.opts.DB, sc, search.TraceColumns{
+		Trace:  sources.Column(src.TraceIDColumn, "TraceId"),
 		Parent: sources.Column(src.ParentSpanIDColumn, "ParentSpanId"), Name: sources.Column(src.BodyColumn, "SpanName"),
-		Service: sources.Column(src.ServiceColumn, "ServiceName"), Duration: src.DurationColumn, Status: sources.Column(src.StatusCodeColumn, "StatusCode")},
+		Service: sources.Column(src.ServiceColumn, "ServiceName"), Duration: src.DurationColumn, Status: sources.Column(src.StatusCodeColumn, "StatusCode"),
+	},
 		search.Request{Start: start, End: end, Where: req.Where, WhereLanguage: req.WhereLanguage, Limit: req.MaxResults, Cursor: req.Cursor}, s.queryTimeout())
 	if err != nil {
 		return s.queryFailed(r, "trace list", err)
@@ -119,9 +121,11 @@ func (s *Server) servicesHandler(r *http.Request) result {
 		return *res
 	}
 	// SpanKind is the exporter's column; a source has no setting for it.
-	rows, err := search.Services(r.Context(), s.opts.DB, sc, search.ServiceColumns{Service: src.ServiceColumn, Duration: src.DurationColumn,
+	rows, err := search.Services(r.Context(), s.opts.DB, sc, search.ServiceColumns{
+		Service: src.ServiceColumn, Duration: src.DurationColumn,
 		Status: sources.Column(src.StatusCodeColumn, "StatusCode"), Name: sources.Column(src.BodyColumn, "SpanName"), Kind: "SpanKind",
-		Parent: sources.Column(src.ParentSpanIDColumn, "ParentSpanId")}, start, end, s.queryTimeout())
+		Parent: sources.Column(src.ParentSpanIDColumn, "ParentSpanId"),
+	}, start, end, s.queryTimeout())
 	if err != nil {
 		return s.queryFailed(r, "services", err)
 	}

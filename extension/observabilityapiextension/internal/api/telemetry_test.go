@@ -34,12 +34,16 @@ func TestTraceServicesAndColumns(t *testing.T) {
 		_, err := db.ExecContext(ctx, q)
 		require.NoError(t, err, q)
 	}
-	spans := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "spans", "kind": "trace", "database": "otel",
+	spans := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "spans", "kind": "trace", "database": "otel",
 		"table": "api_spans", "timestampColumn": "Timestamp", "serviceColumn": "ServiceName", "durationColumn": "Duration", "bodyColumn": "SpanName",
-		"traceIdColumn": "TraceId", "spanIdColumn": "SpanId", "parentSpanIdColumn": "ParentSpanId", "statusCodeColumn": "StatusCode", "attributesMap": "SpanAttributes"})
+		"traceIdColumn": "TraceId", "spanIdColumn": "SpanId", "parentSpanIdColumn": "ParentSpanId", "statusCodeColumn": "StatusCode", "attributesMap": "SpanAttributes",
+	})
 	require.Equal(t, http.StatusOK, spans.status, spans.body)
-	logs := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "span logs", "kind": "log", "database": "otel",
-		"table": "api_span_logs", "timestampColumn": "Timestamp", "bodyColumn": "Body", "traceIdColumn": "TraceId"})
+	logs := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "span logs", "kind": "log", "database": "otel",
+		"table": "api_span_logs", "timestampColumn": "Timestamp", "bodyColumn": "Body", "traceIdColumn": "TraceId",
+	})
 	require.Equal(t, http.StatusOK, logs.status, logs.body)
 	spansID, logsID := item(spans)["id"].(string), item(logs)["id"].(string)
 

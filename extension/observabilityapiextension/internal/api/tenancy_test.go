@@ -79,27 +79,34 @@ func TestAStoredSourceOfAnotherTeamsDatabaseIsRefusedByEveryQuery(t *testing.T) 
 	}
 	window := map[string]any{"startTime": m0.UnixMilli(), "endTime": m0.Add(5 * time.Minute).UnixMilli()}
 	for id, db := range map[string]string{"theirs": "api_alerts", "state": fx.state} {
-		r := call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyB), map[string]any{"sourceId": id,
-			"startTime": window["startTime"], "endTime": window["endTime"], "whereLanguage": "sql", "where": "1 = 1"})
+		r := call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyB), map[string]any{
+			"sourceId":  id,
+			"startTime": window["startTime"], "endTime": window["endTime"], "whereLanguage": "sql", "where": "1 = 1",
+		})
 		assert.Equal(t, http.StatusBadRequest, r.status, "search %s: %v", id, r.body)
 		assert.Contains(t, r.body["message"], `database "`+db+`" is not open to sources`)
 		r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyB), map[string]any{
 			"startTime": window["startTime"], "endTime": window["endTime"], "granularity": "1m",
-			"series": []any{map[string]any{"sourceId": id, "aggFn": "count"}}})
+			"series": []any{map[string]any{"sourceId": id, "aggFn": "count"}},
+		})
 		assert.Equal(t, http.StatusBadRequest, r.status, "charts %s: %v", id, r.body)
 		assert.Contains(t, r.body["message"], `database "`+db+`" is not open to sources`)
 		// The reads the UI's pages make beside search.
 		rng := fmt.Sprintf("startTime=%d&endTime=%d", window["startTime"], window["endTime"])
-		for _, path := range []string{"/api/v2/sources/" + id + "/columns", "/api/v2/search/fields?sourceId=" + id,
+		for _, path := range []string{
+			"/api/v2/sources/" + id + "/columns", "/api/v2/search/fields?sourceId=" + id,
 			"/api/v2/search/values?field=level&sourceId=" + id + "&" + rng,
 			"/api/v2/traces/abc?sourceId=" + id + "-spans&logSourceId=" + id, "/api/v2/traces/abc?sourceId=" + id + "-spans",
-			"/api/v2/services?sourceId=" + id + "-spans&" + rng} {
+			"/api/v2/services?sourceId=" + id + "-spans&" + rng,
+		} {
 			r := call(t, http.MethodGet, fx.url+path, bearer(fx.keyB), nil)
 			assert.Equal(t, http.StatusBadRequest, r.status, "%s: %v", path, r.body)
 			assert.Contains(t, r.body["message"], `database "`+db+`" is not open to sources`, path)
 		}
-		r = call(t, http.MethodPost, fx.url+"/api/v2/search/facets", bearer(fx.keyB), map[string]any{"sourceId": id,
-			"startTime": window["startTime"], "endTime": window["endTime"]})
+		r = call(t, http.MethodPost, fx.url+"/api/v2/search/facets", bearer(fx.keyB), map[string]any{
+			"sourceId":  id,
+			"startTime": window["startTime"], "endTime": window["endTime"],
+		})
 		assert.Equal(t, http.StatusBadRequest, r.status, "facets %s: %v", id, r.body)
 	}
 
@@ -109,14 +116,19 @@ func TestAStoredSourceOfAnotherTeamsDatabaseIsRefusedByEveryQuery(t *testing.T) 
 	hook := httptest.NewServer(rc)
 	defer hook.Close()
 	dash := call(t, http.MethodPost, fx.url+"/api/v2/dashboards", bearer(fx.keyB), map[string]any{"name": "d", "tiles": []any{
-		map[string]any{"id": "errors", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
-			"config": map[string]any{"source": "theirs", "aggFn": "count", "where": "level:error"}}}})
+		map[string]any{
+			"id": "errors", "name": "errors", "x": 0, "y": 0, "w": 6, "h": 3,
+			"config": map[string]any{"source": "theirs", "aggFn": "count", "where": "level:error"},
+		},
+	}})
 	require.Equal(t, http.StatusOK, dash.status, dash.body)
 	wh := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyB), map[string]any{"name": "b", "url": hook.URL})
 	require.Equal(t, http.StatusOK, wh.status, wh.body)
-	alert := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyB), map[string]any{"name": "a's errors", "message": "{{.value}}",
+	alert := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyB), map[string]any{
+		"name": "a's errors", "message": "{{.value}}",
 		"dashboardId": item(dash)["id"], "tileId": "errors", "threshold": 0, "interval": "1m", "source": "tile", "thresholdType": "above",
-		"channel": map[string]any{"type": "webhook", "webhookId": item(wh)["id"]}})
+		"channel": map[string]any{"type": "webhook", "webhookId": item(wh)["id"]},
+	})
 	require.Equal(t, http.StatusOK, alert.status, alert.body)
 	sender := webhook.New(webhook.Options{Attempts: 1, AllowPrivate: true})
 	err := fx.alerts.EvaluateDue(ctx, m0.Add(time.Minute+5*time.Second), sender)
@@ -127,8 +139,10 @@ func TestAStoredSourceOfAnotherTeamsDatabaseIsRefusedByEveryQuery(t *testing.T) 
 	// The install's team reads the same table through its own source.
 	r := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), sourceOver("api_alerts"))
 	require.Equal(t, http.StatusOK, r.status, r.body)
-	r = call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), map[string]any{"sourceId": item(r)["id"],
-		"startTime": window["startTime"], "endTime": window["endTime"]})
+	r = call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), map[string]any{
+		"sourceId":  item(r)["id"],
+		"startTime": window["startTime"], "endTime": window["endTime"],
+	})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	assert.Len(t, r.body["data"], 3)
 }

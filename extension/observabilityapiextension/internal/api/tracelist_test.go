@@ -38,9 +38,11 @@ func TestTraceList(t *testing.T) {
 		_, err := db.ExecContext(ctx, q)
 		require.NoError(t, err, q)
 	}
-	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "tl", "kind": "trace", "database": "otel",
+	src := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "tl", "kind": "trace", "database": "otel",
 		"table": "tl_spans", "timestampColumn": "Timestamp", "serviceColumn": "ServiceName", "durationColumn": "Duration", "bodyColumn": "SpanName",
-		"traceIdColumn": "TraceId", "spanIdColumn": "SpanId", "parentSpanIdColumn": "ParentSpanId", "statusCodeColumn": "StatusCode", "attributesMap": "SpanAttributes"})
+		"traceIdColumn": "TraceId", "spanIdColumn": "SpanId", "parentSpanIdColumn": "ParentSpanId", "statusCodeColumn": "StatusCode", "attributesMap": "SpanAttributes",
+	})
 	require.Equal(t, http.StatusOK, src.status, src.body)
 	id := item(src)["id"].(string)
 	list := func(body map[string]any) resp {
@@ -132,10 +134,14 @@ func TestTraceList(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, r.status, msg)
 		assert.Contains(t, r.body["message"], msg)
 	}
-	logs := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{"name": "tl logs", "kind": "log", "database": "otel",
-		"table": "tl_spans", "timestampColumn": "Timestamp", "bodyColumn": "SpanName"})
+	logs := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
+		"name": "tl logs", "kind": "log", "database": "otel",
+		"table": "tl_spans", "timestampColumn": "Timestamp", "bodyColumn": "SpanName",
+	})
 	require.Equal(t, http.StatusOK, logs.status, logs.body)
-	r = call(t, http.MethodPost, fx.url+"/api/v2/search/traces", bearer(fx.keyA), map[string]any{"sourceId": item(logs)["id"],
-		"startTime": "2026-11-01T12:00:00Z", "endTime": "2026-11-01T12:05:00Z"})
+	r = call(t, http.MethodPost, fx.url+"/api/v2/search/traces", bearer(fx.keyA), map[string]any{
+		"sourceId":  item(logs)["id"],
+		"startTime": "2026-11-01T12:00:00Z", "endTime": "2026-11-01T12:05:00Z",
+	})
 	assert.Equal(t, http.StatusBadRequest, r.status, "a log source has no traces: %v", r.body)
 }

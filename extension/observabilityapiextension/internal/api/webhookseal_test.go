@@ -38,8 +38,10 @@ func storedDocs(t *testing.T, fx fixture) string {
 // webhook, and never answered.
 func TestWebhookHeadersAreStoredSealed(t *testing.T) {
 	fx := setup(t)
-	r := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "w", "url": "https://x.example",
-		"headers": map[string]string{"Authorization": "Bearer secret-token-1"}})
+	r := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{
+		"name": "w", "url": "https://x.example",
+		"headers": map[string]string{"Authorization": "Bearer secret-token-1"},
+	})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	id := item(r)["id"].(string)
 	assert.NotContains(t, item(r), "headers")

@@ -22,8 +22,10 @@ func (s *Server) webhookTest(r *http.Request) result {
 	if errors.Is(res.Err, store.ErrNotFound) {
 		return failed(kindWebhook, res.Err)
 	}
-	out := map[string]any{"delivered": res.Err == nil, "status": res.Status, "attempts": res.Attempts,
-		"durationMs": took.Milliseconds()}
+	out := map[string]any{
+		"delivered": res.Err == nil, "status": res.Status, "attempts": res.Attempts,
+		"durationMs": took.Milliseconds(),
+	}
 	if res.Err != nil {
 		out["error"] = res.Err.Error()
 	}

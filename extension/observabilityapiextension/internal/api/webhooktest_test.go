@@ -17,8 +17,10 @@ func TestWebhookSendTest(t *testing.T) {
 	rc := &receiver{}
 	hook := httptest.NewServer(rc)
 	defer hook.Close()
-	wh := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "ops", "url": hook.URL,
-		"headers": map[string]string{"X-Token": "s3cret"}})
+	wh := call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{
+		"name": "ops", "url": hook.URL,
+		"headers": map[string]string{"X-Token": "s3cret"},
+	})
 	require.Equal(t, http.StatusOK, wh.status, wh.body)
 	id := item(wh)["id"].(string)
 

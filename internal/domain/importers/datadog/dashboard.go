@@ -100,15 +100,19 @@ func ImportDashboard(body []byte, src Sources) (Dashboard, []Item, error) {
 	if name == "" {
 		name = "Imported Datadog dashboard"
 	}
-	d := &dashImport{src: src, vars: in.TemplateVariables, free: in.LayoutType == "free",
-		out: Dashboard{Name: name, Tags: []string{"datadog"}, Tiles: []Tile{}}}
+	d := &dashImport{
+		src: src, vars: in.TemplateVariables, free: in.LayoutType == "free",
+		out: Dashboard{Name: name, Tags: []string{"datadog"}, Tiles: []Tile{}},
+	}
 	if len(in.TemplateVariables) > 0 {
 		var names []string
 		for _, v := range in.TemplateVariables {
 			names = append(names, fmt.Sprintf("$%s=%s", v.Name, v.value()))
 		}
-		d.items = append(d.items, Item{Path: "template_variables", Outcome: Approximated,
-			Notes: []string{"dashboard filters are not applied yet: each variable's default is written into the queries (" + strings.Join(names, ", ") + ")"}})
+		d.items = append(d.items, Item{
+			Path: "template_variables", Outcome: Approximated,
+			Notes: []string{"dashboard filters are not applied yet: each variable's default is written into the queries (" + strings.Join(names, ", ") + ")"},
+		})
 	}
 	scale := 2.0 // ordered: 12 columns
 	if d.free {
@@ -206,8 +210,10 @@ func (d *dashImport) group(w widget, at string, _ int, scale float64) {
 	it := Item{Path: at, Type: "group", Title: title, Outcome: Imported, Notes: []string{"flattened in order under a markdown header"}}
 	if title != "" {
 		id := d.tileID(w, "g")
-		d.out.Tiles = append(d.out.Tiles, Tile{ID: id, Name: title, X: 0, Y: d.y, W: 24, H: 1,
-			Config: map[string]any{"displayType": "markdown", "markdown": "### " + title}})
+		d.out.Tiles = append(d.out.Tiles, Tile{
+			ID: id, Name: title, X: 0, Y: d.y, W: 24, H: 1,
+			Config: map[string]any{"displayType": "markdown", "markdown": "### " + title},
+		})
 		it.TileID = id
 		d.y++
 	}
@@ -514,7 +520,8 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 // queries), a logs or spans query is a count or aggregate with a Datadog
 // search.
 func (d *dashImport) formula(f, alias string, byName map[string]dsQuery, n *note, metric func(q, alias string),
-	use func(string) bool, sel *[]Select, groupBy *[]string) {
+	use func(string) bool, sel *[]Select, groupBy *[]string,
+) {
 	f = strings.TrimSpace(f)
 	// per_minute(query1) and the like: the query's rate, scaled.
 	for fn, k := range perUnit {

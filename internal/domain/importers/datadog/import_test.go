@@ -20,26 +20,46 @@ func TestImportDashboardWidgets(t *testing.T) {
 	}{
 		{"note", `{"type":"note","content":"**hi**"}`, Imported, `{"displayType":"markdown","markdown":"**hi**"}`, ""},
 		{"image", `{"type":"image","url":"https://x/y.png"}`, Approximated, `{"displayType":"markdown","markdown":"![](https://x/y.png)"}`, "markdown image"},
-		{"timeseries q", `{"type":"timeseries","requests":[{"q":"avg:system.load.1{$env} by {host}","display_type":"line"}]}`, Approximated,
-			`{"displayType":"line","sourceId":"metrics","select":[{"query":"avg:system.load.1{env:prod} by {host}"}]}`, "template variables"},
-		{"bars", `{"type":"timeseries","requests":[{"q":"sum:a.b{*}","display_type":"bars"}]}`, Imported,
-			`{"displayType":"stacked_bar","sourceId":"metrics","select":[{"query":"sum:a.b{*}"}]}`, ""},
-		{"formula", `{"type":"query_value","requests":[{"queries":[{"name":"a","data_source":"metrics","query":"sum:x{*}"},{"name":"b","data_source":"metrics","query":"sum:y{*}"}],"formulas":[{"formula":"a / b * 100","alias":"ratio"}]}]}`,
-			Imported, `{"displayType":"number","sourceId":"metrics","select":[{"query":"sum:x{*} / sum:y{*} * 100","alias":"ratio"}]}`, ""},
-		{"per_minute", `{"type":"timeseries","requests":[{"queries":[{"name":"q","data_source":"metrics","query":"sum:x{*}"}],"formulas":[{"formula":"per_minute(q)"}]}]}`,
-			Approximated, `{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:x{*}.as_rate() * 60"}]}`, "per_minute"},
-		{"diff", `{"type":"timeseries","requests":[{"queries":[{"name":"q","data_source":"metrics","query":"sum:x{*}"}],"formulas":[{"formula":"diff(q)"}]}]}`,
-			Skipped, "", "series"},
-		{"logs count", `{"type":"toplist","requests":[{"queries":[{"name":"q","data_source":"logs","search":{"query":"status:error"},"compute":{"aggregation":"count"},"group_by":[{"facet":"service"}]}],"formulas":[{"formula":"q"}]}]}`,
-			Imported, `{"displayType":"bar","sourceId":"logs","groupBy":"service","select":[{"aggFn":"count","where":"status:error","whereLanguage":"datadog"}]}`, ""},
-		{"spans avg", `{"type":"query_table","requests":[{"queries":[{"name":"q","data_source":"spans","search":{"query":"service:web"},"compute":{"aggregation":"avg","metric":"@duration"}}],"formulas":[{"formula":"q"}]}]}`,
-			Imported, `{"displayType":"table","sourceId":"traces","select":[{"aggFn":"avg","valueExpression":"duration","where":"service:web","whereLanguage":"datadog"}]}`, ""},
-		{"log stream", `{"type":"log_stream","query":"source:redis $env"}`, Approximated,
-			`{"displayType":"search","sourceId":"logs","select":"","where":"source:redis env:prod","whereLanguage":"datadog"}`, "template"},
-		{"list stream", `{"type":"list_stream","requests":[{"query":{"data_source":"logs_stream","query_string":"service:web"}}]}`, Imported,
-			`{"displayType":"search","sourceId":"logs","select":"","where":"service:web","whereLanguage":"datadog"}`, ""},
-		{"hostmap", `{"type":"hostmap","requests":{"fill":{"q":"avg:system.cpu.user{*} by {host}"}}}`, Approximated,
-			`{"displayType":"table","sourceId":"metrics","select":[{"query":"avg:system.cpu.user{*} by {host}"}]}`, "host map"},
+		{
+			"timeseries q", `{"type":"timeseries","requests":[{"q":"avg:system.load.1{$env} by {host}","display_type":"line"}]}`, Approximated,
+			`{"displayType":"line","sourceId":"metrics","select":[{"query":"avg:system.load.1{env:prod} by {host}"}]}`, "template variables",
+		},
+		{
+			"bars", `{"type":"timeseries","requests":[{"q":"sum:a.b{*}","display_type":"bars"}]}`, Imported,
+			`{"displayType":"stacked_bar","sourceId":"metrics","select":[{"query":"sum:a.b{*}"}]}`, "",
+		},
+		{
+			"formula", `{"type":"query_value","requests":[{"queries":[{"name":"a","data_source":"metrics","query":"sum:x{*}"},{"name":"b","data_source":"metrics","query":"sum:y{*}"}],"formulas":[{"formula":"a / b * 100","alias":"ratio"}]}]}`,
+			Imported, `{"displayType":"number","sourceId":"metrics","select":[{"query":"sum:x{*} / sum:y{*} * 100","alias":"ratio"}]}`, "",
+		},
+		{
+			"per_minute", `{"type":"timeseries","requests":[{"queries":[{"name":"q","data_source":"metrics","query":"sum:x{*}"}],"formulas":[{"formula":"per_minute(q)"}]}]}`,
+			Approximated, `{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:x{*}.as_rate() * 60"}]}`, "per_minute",
+		},
+		{
+			"diff", `{"type":"timeseries","requests":[{"queries":[{"name":"q","data_source":"metrics","query":"sum:x{*}"}],"formulas":[{"formula":"diff(q)"}]}]}`,
+			Skipped, "", "series",
+		},
+		{
+			"logs count", `{"type":"toplist","requests":[{"queries":[{"name":"q","data_source":"logs","search":{"query":"status:error"},"compute":{"aggregation":"count"},"group_by":[{"facet":"service"}]}],"formulas":[{"formula":"q"}]}]}`,
+			Imported, `{"displayType":"bar","sourceId":"logs","groupBy":"service","select":[{"aggFn":"count","where":"status:error","whereLanguage":"datadog"}]}`, "",
+		},
+		{
+			"spans avg", `{"type":"query_table","requests":[{"queries":[{"name":"q","data_source":"spans","search":{"query":"service:web"},"compute":{"aggregation":"avg","metric":"@duration"}}],"formulas":[{"formula":"q"}]}]}`,
+			Imported, `{"displayType":"table","sourceId":"traces","select":[{"aggFn":"avg","valueExpression":"duration","where":"service:web","whereLanguage":"datadog"}]}`, "",
+		},
+		{
+			"log stream", `{"type":"log_stream","query":"source:redis $env"}`, Approximated,
+			`{"displayType":"search","sourceId":"logs","select":"","where":"source:redis env:prod","whereLanguage":"datadog"}`, "template",
+		},
+		{
+			"list stream", `{"type":"list_stream","requests":[{"query":{"data_source":"logs_stream","query_string":"service:web"}}]}`, Imported,
+			`{"displayType":"search","sourceId":"logs","select":"","where":"service:web","whereLanguage":"datadog"}`, "",
+		},
+		{
+			"hostmap", `{"type":"hostmap","requests":{"fill":{"q":"avg:system.cpu.user{*} by {host}"}}}`, Approximated,
+			`{"displayType":"table","sourceId":"metrics","select":[{"query":"avg:system.cpu.user{*} by {host}"}]}`, "host map",
+		},
 		{"change", `{"type":"change","requests":[{"q":"sum:x{*}"}]}`, Approximated, `{"displayType":"number","sourceId":"metrics","select":[{"query":"sum:x{*}"}]}`, "delta"},
 		{"heatmap", `{"type":"heatmap","requests":[{"q":"avg:x{*}"}]}`, Skipped, "", "not supported"},
 		{"check_status", `{"type":"check_status","check":"http.can_connect"}`, Skipped, "", "service checks"},
@@ -84,13 +104,19 @@ func TestImportMonitor(t *testing.T) {
 		err        string
 		note       string
 	}{
-		{name: "metric", body: `{"type":"metric alert","name":"cpu","query":"avg(last_5m):avg:system.cpu.user{*} by {host} > 90","message":"{{#is_alert}}CPU at {{value}} on {{host.name}}{{/is_alert}}","options":{"thresholds":{"critical":90}}}`,
+		{
+			name: "metric", body: `{"type":"metric alert","name":"cpu","query":"avg(last_5m):avg:system.cpu.user{*} by {host} > 90","message":"{{#is_alert}}CPU at {{value}} on {{host.name}}{{/is_alert}}","options":{"thresholds":{"critical":90}}}`,
 			want: `{"name":"cpu","message":"{{if eq .state \"ALERT\"}}CPU at {{.value}} on {{\"{{host.name}}\"}}{{end}}","threshold":90,"thresholdType":"above","interval":"5m","source":"tile","tileId":"monitor"}`,
-			note: "host.name"},
-		{name: "below, 10m window", body: `{"type":"query alert","name":"low","query":"min(last_10m):sum:x{env:prod} <= 1"}`,
-			want: `{"name":"low","message":"","threshold":1,"thresholdType":"below","interval":"15m","source":"tile","tileId":"monitor"}`, note: "nearest longer"},
-		{name: "log", body: `{"type":"log alert","name":"errors","query":"logs(\"service:web status:error\").index(\"*\").rollup(\"count\").by(\"@http.status_code,host\").last(\"15m\") > 100"}`,
-			want: `{"name":"errors","message":"","threshold":100,"thresholdType":"above","interval":"15m","source":"saved_search","groupBy":"http.status_code, host"}`},
+			note: "host.name",
+		},
+		{
+			name: "below, 10m window", body: `{"type":"query alert","name":"low","query":"min(last_10m):sum:x{env:prod} <= 1"}`,
+			want: `{"name":"low","message":"","threshold":1,"thresholdType":"below","interval":"15m","source":"tile","tileId":"monitor"}`, note: "nearest longer",
+		},
+		{
+			name: "log", body: `{"type":"log alert","name":"errors","query":"logs(\"service:web status:error\").index(\"*\").rollup(\"count\").by(\"@http.status_code,host\").last(\"15m\") > 100"}`,
+			want: `{"name":"errors","message":"","threshold":100,"thresholdType":"above","interval":"15m","source":"saved_search","groupBy":"http.status_code, host"}`,
+		},
 		{name: "service check", body: `{"type":"service check","name":"up","query":"\"http.can_connect\".over(\"*\").by(\"host\").last(2).count_by_status()"}`, err: "service check monitors have no counterpart"},
 		{name: "anomaly", body: `{"type":"query alert","name":"a","query":"avg(last_1h):anomalies(avg:x{*}, 'basic', 2) >= 1"}`, err: "anomalies monitors"},
 		{name: "log avg", body: `{"type":"log alert","name":"a","query":"logs(\"*\").index(\"*\").rollup(\"avg\", \"@duration\").last(\"5m\") > 1"}`, err: "avg rollup"},
@@ -152,8 +178,10 @@ func TestImportIntegrationAssets(t *testing.T) {
 	m, items, err := ImportMonitor(body, DefaultSources)
 	require.NoError(t, err)
 	assert.Equal(t, "100 * avg:redis.mem.used{*} / avg:redis.mem.maxmemory{*}", m.Dashboard.Tiles[0].Config["select"].([]Select)[0].Query)
-	assert.Equal(t, Alert{Name: "[Redis] High memory consumption", Message: m.Alert.Message, Threshold: 90, ThresholdType: "above",
-		Interval: "5m", Source: "tile", TileID: MonitorTileID}, m.Alert)
+	assert.Equal(t, Alert{
+		Name: "[Redis] High memory consumption", Message: m.Alert.Message, Threshold: 90, ThresholdType: "above",
+		Interval: "5m", Source: "tile", TileID: MonitorTileID,
+	}, m.Alert)
 	assert.Contains(t, m.Alert.Message, `{{if eq .state "ALERT"}}`)
 	assert.Contains(t, jsonOf(t, items), "warning threshold 70")
 
@@ -166,9 +194,11 @@ func TestImportIntegrationAssets(t *testing.T) {
 	require.NoError(t, err)
 	ss, items, err := ImportSavedView(body, DefaultSources)
 	require.NoError(t, err)
-	assert.Equal(t, SavedSearch{Name: "NGINX 5xx errors", Source: "logs", Where: "source:nginx @http.status_code:[500 TO 599]", WhereLanguage: "datadog",
+	assert.Equal(t, SavedSearch{
+		Name: "NGINX 5xx errors", Source: "logs", Where: "source:nginx @http.status_code:[500 TO 599]", WhereLanguage: "datadog",
 		Select: "Timestamp, SeverityText, LogAttributes['http.method'], LogAttributes['http.url_details.path'], LogAttributes['http.status_code'], Body",
-		Tags:   []string{"datadog"}}, ss)
+		Tags:   []string{"datadog"},
+	}, ss)
 	assert.Equal(t, Imported, items[0].Outcome)
 }
 

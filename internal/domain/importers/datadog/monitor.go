@@ -42,8 +42,16 @@ const MonitorTileID = "monitor"
 var intervals = []struct {
 	name string
 	d    time.Duration
-}{{"1m", time.Minute}, {"5m", 5 * time.Minute}, {"15m", 15 * time.Minute}, {"30m", 30 * time.Minute},
-	{"1h", time.Hour}, {"6h", 6 * time.Hour}, {"12h", 12 * time.Hour}, {"1d", 24 * time.Hour}}
+}{
+	{"1m", time.Minute},
+	{"5m", 5 * time.Minute},
+	{"15m", 15 * time.Minute},
+	{"30m", 30 * time.Minute},
+	{"1h", time.Hour},
+	{"6h", 6 * time.Hour},
+	{"12h", 12 * time.Hour},
+	{"1d", 24 * time.Hour},
+}
 
 var (
 	// avg(last_5m):<query> > 90
@@ -103,7 +111,8 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 		out.Alert.Source, out.Alert.TileID = "tile", MonitorTileID
 		out.Dashboard = &Dashboard{Name: "[monitor] " + name, Tags: []string{"datadog", "monitor"}, Tiles: []Tile{{
 			ID: MonitorTileID, Name: name, X: 0, Y: 0, W: 24, H: 6,
-			Config: map[string]any{"displayType": "line", "sourceId": src.Metrics, "select": []Select{{Query: expr}}}}}}
+			Config: map[string]any{"displayType": "line", "sourceId": src.Metrics, "select": []Select{{Query: expr}}},
+		}}}
 	case "log alert":
 		sub := logMonitor.FindStringSubmatch(query)
 		if sub == nil {
@@ -147,8 +156,10 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 			groupBy = groupBy[:5]
 		}
 		out.Alert.GroupBy = strings.Join(groupBy, ", ")
-		out.SavedSearch = &SavedSearch{Name: "[monitor] " + name, Source: src.Logs, Where: search, WhereLanguage: "datadog",
-			Tags: []string{"datadog", "monitor"}}
+		out.SavedSearch = &SavedSearch{
+			Name: "[monitor] " + name, Source: src.Logs, Where: search, WhereLanguage: "datadog",
+			Tags: []string{"datadog", "monitor"},
+		}
 	default:
 		return Monitor{}, nil, invalidf("%s monitors have no counterpart yet (metric alert, query alert and log alert are imported)", typ)
 	}
@@ -243,8 +254,10 @@ func interval(window string, n *note) string {
 var (
 	mustacheTag = regexp.MustCompile(`\{\{\s*([#^/]?)\s*([^{}]*?)\s*\}\}`)
 	// Datadog's variables with a counterpart in the notification.
-	messageVars = map[string]string{"value": "{{.value}}", "threshold": "{{.threshold}}", "comparator": "{{.thresholdType}}",
-		"last_triggered_at": "{{.windowEnd}}", "alert_id": "{{.alertId}}"}
+	messageVars = map[string]string{
+		"value": "{{.value}}", "threshold": "{{.threshold}}", "comparator": "{{.thresholdType}}",
+		"last_triggered_at": "{{.windowEnd}}", "alert_id": "{{.alertId}}",
+	}
 )
 
 // Message turns a monitor's message into an alert message template:

@@ -19,8 +19,10 @@ type SavedSearch struct {
 
 // reservedColumns are the columns a saved view's reserved attributes
 // show as, on the default logs source.
-var reservedColumns = map[string]string{"status": "SeverityText", "service": "ServiceName", "message": "Body",
-	"host": "ResourceAttributes['host.name']", "source": "ResourceAttributes['datadog.log.source']"}
+var reservedColumns = map[string]string{
+	"status": "SeverityText", "service": "ServiceName", "message": "Body",
+	"host": "ResourceAttributes['host.name']", "source": "ResourceAttributes['datadog.log.source']",
+}
 
 // ImportSavedView translates a Datadog saved view of logs (its query
 // becomes the search's where, in the Datadog language; its columns the

@@ -11,9 +11,11 @@ import (
 
 func TestEventsRecords(t *testing.T) {
 	b := NewEvents(now)
-	b.Add(&Event{ID: "7", Title: "Deploy", Text: "v2", Host: "ci-1", Tags: []string{"env:prod", "team:core"},
+	b.Add(&Event{
+		ID: "7", Title: "Deploy", Text: "v2", Host: "ci-1", Tags: []string{"env:prod", "team:core"},
 		AlertType: "user_update", Priority: "normal", RelatedEventID: 3, DeviceName: "sda", Category: "change",
-		IntegrationID: "custom-events", Payload: []KeyValue{{"changed_resource.name", "checkout"}}})
+		IntegrationID: "custom-events", Payload: []KeyValue{{"changed_resource.name", "checkout"}},
+	})
 	b.Add(&Event{Title: "Second on the same resource", Host: "ci-1", Tags: []string{"env:prod", "team:core"}, Time: time.Unix(1_700_000_000, 0)})
 	b.Add(&Event{Text: "Other host", Host: "ci-2", AlertType: "error"})
 	ld := b.Logs()

@@ -21,8 +21,10 @@ func TestIntakeEvents(t *testing.T) {
 	assert.Equal(t, "Deploy\nv1.2 rolled out", lr.Body().Str())
 	assert.Equal(t, int64(1_700_000_000_000_000_000), int64(lr.Timestamp()))
 	assert.Equal(t, plog.SeverityNumberInfo, lr.SeverityNumber())
-	assert.Equal(t, map[string]any{"event.name": EventName, "datadog.event.title": "Deploy", "datadog.event.priority": "normal",
-		"datadog.event.alert_type": "success", "datadog.event.aggregation_key": "deploy-1", "datadog.event.source_type_name": "jenkins", "team": "core"}, lr.Attributes().AsRaw())
+	assert.Equal(t, map[string]any{
+		"event.name": EventName, "datadog.event.title": "Deploy", "datadog.event.priority": "normal",
+		"datadog.event.alert_type": "success", "datadog.event.aggregation_key": "deploy-1", "datadog.event.source_type_name": "jenkins", "team": "core",
+	}, lr.Attributes().AsRaw())
 	second := ld.ResourceLogs().At(1)
 	assert.Equal(t, "db-1", second.Resource().Attributes().AsRaw()["host.name"])
 	assert.Equal(t, plog.SeverityNumberError, second.ScopeLogs().At(0).LogRecords().At(0).SeverityNumber())

@@ -195,9 +195,15 @@ func (b *batch) decodeJSONMessage(f *field, r *record) bool {
 		r.ts = inner.ts
 	}
 	for _, f := range [...]struct{ dst, src *[]byte }{
-		{&r.innerHost, &inner.innerHost}, {&r.innerService, &inner.innerService}, {&r.ddService, &inner.ddService},
-		{&r.env, &inner.env}, {&r.version, &inner.version}, {&r.source, &inner.source},
-		{&r.traceID, &inner.traceID}, {&r.spanID, &inner.spanID}, {&r.traceIDHigh, &inner.traceIDHigh},
+		{&r.innerHost, &inner.innerHost},
+		{&r.innerService, &inner.innerService},
+		{&r.ddService, &inner.ddService},
+		{&r.env, &inner.env},
+		{&r.version, &inner.version},
+		{&r.source, &inner.source},
+		{&r.traceID, &inner.traceID},
+		{&r.spanID, &inner.spanID},
+		{&r.traceIDHigh, &inner.traceIDHigh},
 	} {
 		if len(*f.src) > 0 {
 			*f.dst = *f.src

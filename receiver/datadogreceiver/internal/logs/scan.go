@@ -26,8 +26,10 @@ const (
 	kindArray
 )
 
-var kindNames = [...]string{kindString: "string", kindNumber: "number", kindTrue: "true", kindFalse: "false",
-	kindNull: "null", kindObject: "object", kindArray: "array"}
+var kindNames = [...]string{
+	kindString: "string", kindNumber: "number", kindTrue: "true", kindFalse: "false",
+	kindNull: "null", kindObject: "object", kindArray: "array",
+}
 
 func (k kind) String() string { return kindNames[k] }
 

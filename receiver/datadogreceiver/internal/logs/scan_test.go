@@ -109,9 +109,11 @@ func TestScannerErrorsSayWhere(t *testing.T) {
 // TestNumbersReadLikeStrconv checks the hand-read number paths against
 // strconv on random and edge-case JSON numbers, bit for bit.
 func TestNumbersReadLikeStrconv(t *testing.T) {
-	nums := []string{"0", "-0", "0.0", "-0.0", "0.5", "1.0", "12.817", "-3.25", "1748736000.123",
+	nums := []string{
+		"0", "-0", "0.0", "-0.0", "0.5", "1.0", "12.817", "-3.25", "1748736000.123",
 		"999999999999999", "99999999999999.9", "9999999999999999", "0.000000000000001",
-		"0.1234567890123456", "123456789012345.6", "1e3", "1.5E-7", "-2.5e+300", "1e400", "0.30000000000000004"}
+		"0.1234567890123456", "123456789012345.6", "1e3", "1.5E-7", "-2.5e+300", "1e400", "0.30000000000000004",
+	}
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := 0; i < 20000; i++ {
 		var sb strings.Builder
@@ -146,8 +148,10 @@ func randomJSON(r *rand.Rand, sb *strings.Builder, depth int) {
 		}
 	}
 	str := func() {
-		pieces := []string{"info", "warn", "error", "svc", "host-1", "dd", "a b", "é", "1700000000", "12",
-			"ab12cd34ef56ab78", "u-519129", `\"`, `\\`, `\n`, `\u00e9`, `\/`}
+		pieces := []string{
+			"info", "warn", "error", "svc", "host-1", "dd", "a b", "é", "1700000000", "12",
+			"ab12cd34ef56ab78", "u-519129", `\"`, `\\`, `\n`, `\u00e9`, `\/`,
+		}
 		sb.WriteByte('"')
 		for k := r.IntN(3); k >= 0; k-- {
 			p := pieces[r.IntN(len(pieces))]
@@ -161,8 +165,10 @@ func randomJSON(r *rand.Rand, sb *strings.Builder, depth int) {
 	blank()
 	switch n := r.IntN(10); {
 	case depth < 3 && n < 3:
-		keys := []string{"message", "msg", "log", "level", "status", "timestamp", "ts", "host", "service",
-			"dd", "ddtags", "ddsource", "dd.trace_id", "trace_id", "span_id", "dd.service", "k", "nested"}
+		keys := []string{
+			"message", "msg", "log", "level", "status", "timestamp", "ts", "host", "service",
+			"dd", "ddtags", "ddsource", "dd.trace_id", "trace_id", "span_id", "dd.service", "k", "nested",
+		}
 		sb.WriteByte('{')
 		for k := r.IntN(6); k > 0; k-- {
 			blank()

@@ -41,8 +41,10 @@ const ScopeName = "datadog"
 // A batch's lists, maps and scratch grow to a payload's size; they are
 // reused by the next request rather than regrown.
 var batches = freelist.New(4*runtime.GOMAXPROCS(0), func() *batch {
-	return &batch{groups: map[string]plog.LogRecordSlice{}, lists: map[string]*parsedTags{},
-		last: map[*parsedTags]lastGroup{}, interned: intern.New()}
+	return &batch{
+		groups: map[string]plog.LogRecordSlice{}, lists: map[string]*parsedTags{},
+		last: map[*parsedTags]lastGroup{}, interned: intern.New(),
+	}
 })
 
 // liftMessages reads JSON messages in place; tests turn it off to compare

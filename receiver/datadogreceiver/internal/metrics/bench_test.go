@@ -18,9 +18,11 @@ import (
 
 // 500 series × 2 points, tags like an Agent's system and container checks.
 func benchTags(i int) []string {
-	return []string{"env:prod", "service:web-store", "version:1.42.0", "kube_namespace:shop",
+	return []string{
+		"env:prod", "service:web-store", "version:1.42.0", "kube_namespace:shop",
 		fmt.Sprintf("pod_name:web-store-%05d", i%40), "kube_deployment:web-store", "availability-zone:us-east-1a",
-		fmt.Sprintf("device:sd%c", 'a'+i%4)}
+		fmt.Sprintf("device:sd%c", 'a'+i%4),
+	}
 }
 
 func benchV2() []byte {
@@ -130,8 +132,10 @@ func sketchPayload() []byte {
 		for j := range vals {
 			vals[j] = r.ExpFloat64() * 100
 		}
-		sp.Sketches = append(sp.Sketches, gogen.SketchPayload_Sketch{Metric: "latency", Host: "h", Tags: benchTags(i),
-			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1_700_000_000, vals)}})
+		sp.Sketches = append(sp.Sketches, gogen.SketchPayload_Sketch{
+			Metric: "latency", Host: "h", Tags: benchTags(i),
+			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1_700_000_000, vals)},
+		})
 	}
 	body, _ := sp.Marshal()
 	return body
@@ -146,9 +150,11 @@ func BenchmarkClientStats(b *testing.B) {
 	p := clientPayload(t)
 	for i := 0; i < 48; i++ {
 		src := p.Stats[0].Stats[i%2]
-		p.Stats[0].Stats = append(p.Stats[0].Stats, &pb.ClientGroupedStats{Service: src.Service, Name: src.Name,
+		p.Stats[0].Stats = append(p.Stats[0].Stats, &pb.ClientGroupedStats{
+			Service: src.Service, Name: src.Name,
 			Resource: fmt.Sprintf("GET /r/%d", i), Type: src.Type, SpanKind: src.SpanKind, Hits: src.Hits,
-			Errors: src.Errors, Duration: src.Duration, OkSummary: src.OkSummary, ErrorSummary: src.ErrorSummary})
+			Errors: src.Errors, Duration: src.Duration, OkSummary: src.OkSummary, ErrorSummary: src.ErrorSummary,
+		})
 	}
 	body, _ := p.MarshalMsg(nil)
 	bench(b, 50, body, func(body []byte) error { _, err := ClientStats(body, nil); return err })

@@ -16,8 +16,10 @@ import (
 func TestPayloadDescriptorsCountMessages(t *testing.T) {
 	var series []*gogen.MetricPayload_MetricSeries
 	for range 100 {
-		series = append(series, &gogen.MetricPayload_MetricSeries{Metric: "m",
-			Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1, Value: 2}}})
+		series = append(series, &gogen.MetricPayload_MetricSeries{
+			Metric: "m",
+			Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1, Value: 2}},
+		})
 	}
 	mp, err := (&gogen.MetricPayload{Series: series}).Marshal()
 	require.NoError(t, err)

@@ -94,7 +94,8 @@ type distAcc struct {
 
 // statsdMetric parses one metric line and adds it.
 func statsdMetric(b *builder, line string, now time.Time, dists map[string]*distAcc, order *[]string,
-	sets map[string]map[string]struct{}, setSeries map[string]*series) error {
+	sets map[string]map[string]struct{}, setSeries map[string]*series,
+) error {
 	fields := strings.Split(line, "|")
 	if len(fields) < 2 {
 		return fmt.Errorf("%q: want name:value|type", line)

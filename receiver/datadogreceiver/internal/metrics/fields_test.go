@@ -19,18 +19,23 @@ func TestFieldNumbersMatchTheProtos(t *testing.T) {
 		{payload, map[protoreflect.Name]protowire.Number{"series": metricPayloadSeries}},
 		{payload.Messages().ByName("MetricSeries"), map[protoreflect.Name]protowire.Number{
 			"resources": seriesResources, "metric": seriesMetric, "tags": seriesTags, "points": seriesPoints, "type": seriesType,
-			"unit": seriesUnit, "source_type_name": seriesSourceTypeName, "interval": seriesInterval, "metadata": seriesMetadata}},
+			"unit": seriesUnit, "source_type_name": seriesSourceTypeName, "interval": seriesInterval, "metadata": seriesMetadata,
+		}},
 		{payload.Messages().ByName("Resource"), map[protoreflect.Name]protowire.Number{"type": resourceType, "name": resourceName}},
 		{payload.Messages().ByName("MetricPoint"), map[protoreflect.Name]protowire.Number{"value": pointValue, "timestamp": pointTimestamp}},
 		{sketches, map[protoreflect.Name]protowire.Number{"sketches": sketchPayloadSketches, "metadata": sketchPayloadMetadata}},
-		{sketches.Messages().ByName("Sketch"), map[protoreflect.Name]protowire.Number{"metric": sketchMetric, "host": sketchHost,
-			"distributions": sketchDistributions, "tags": sketchTags, "dogsketches": sketchDogsketches, "metadata": sketchMetadata}},
+		{sketches.Messages().ByName("Sketch"), map[protoreflect.Name]protowire.Number{
+			"metric": sketchMetric, "host": sketchHost,
+			"distributions": sketchDistributions, "tags": sketchTags, "dogsketches": sketchDogsketches, "metadata": sketchMetadata,
+		}},
 		{sketches.Messages().ByName("Sketch").Messages().ByName("Dogsketch"), map[protoreflect.Name]protowire.Number{
 			"ts": dogsketchTs, "cnt": dogsketchCnt, "min": dogsketchMin, "max": dogsketchMax, "avg": dogsketchAvg,
-			"sum": dogsketchSum, "k": dogsketchK, "n": dogsketchN}},
+			"sum": dogsketchSum, "k": dogsketchK, "n": dogsketchN,
+		}},
 		{f.Messages().ByName("Metadata"), map[protoreflect.Name]protowire.Number{"origin": metadataOrigin}},
 		{f.Messages().ByName("Origin"), map[protoreflect.Name]protowire.Number{
-			"origin_product": originProduct, "origin_category": originCategory, "origin_service": originService}},
+			"origin_product": originProduct, "origin_category": originCategory, "origin_service": originService,
+		}},
 	} {
 		if !assert.NotNil(t, tc.msg) {
 			continue

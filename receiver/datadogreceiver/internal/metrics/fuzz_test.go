@@ -38,11 +38,15 @@ func FuzzMetricsDecoders(f *testing.F) {
 	}}}).Marshal()
 	sk, _ := (&gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{
 		Metric: "lat", Host: "h", Tags: []string{"env:prod"},
-		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{{Ts: 1_700_000_000, Cnt: 3, Min: 1, Max: 9, Avg: 4, Sum: 12,
-			K: []int32{1338, 1400, 1500}, N: []uint32{1, 1, 1}}},
+		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{{
+			Ts: 1_700_000_000, Cnt: 3, Min: 1, Max: 9, Avg: 4, Sum: 12,
+			K: []int32{1338, 1400, 1500}, N: []uint32{1, 1, 1},
+		}},
 	}}}).Marshal()
-	cs := &pb.ClientStatsPayload{Hostname: "h", Env: "prod", Stats: []*pb.ClientStatsBucket{{Start: 1, Duration: 10,
-		Stats: []*pb.ClientGroupedStats{{Service: "s", Name: "n", Resource: "r", Hits: 3, Errors: 1, Duration: 30}}}}}
+	cs := &pb.ClientStatsPayload{Hostname: "h", Env: "prod", Stats: []*pb.ClientStatsBucket{{
+		Start: 1, Duration: 10,
+		Stats: []*pb.ClientGroupedStats{{Service: "s", Name: "n", Resource: "r", Hits: 3, Errors: 1, Duration: 30}},
+	}}}
 	csBody, _ := cs.MarshalMsg(nil)
 	asBody, _ := (&pb.StatsPayload{AgentHostname: "h", Stats: []*pb.ClientStatsPayload{cs}}).MarshalMsg(nil)
 	for i, seed := range [][]byte{

@@ -46,8 +46,12 @@ func TestGroupsTellCollidingKeysApart(t *testing.T) {
 func TestGroupsKeysEncodeApart(t *testing.T) {
 	g := newGroups()
 	keys := []metricKey{
-		{name: "ab", unit: "c"}, {name: "a", unit: "bc"}, {name: "abc"},
-		{name: "ab", unit: "c", res: 1}, {name: "ab", unit: "c", interval: 10}, {name: "ab", unit: "c", typ: Rate},
+		{name: "ab", unit: "c"},
+		{name: "a", unit: "bc"},
+		{name: "abc"},
+		{name: "ab", unit: "c", res: 1},
+		{name: "ab", unit: "c", interval: 10},
+		{name: "ab", unit: "c", typ: Rate},
 	}
 	ms := pmetric.NewMetricSlice()
 	for i, k := range keys {

@@ -281,8 +281,10 @@ func SeriesV2JSON(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 			s.resources = append(s.resources, [2]string{b.strs.String(r.GetStringBytes("type")), b.strs.String(r.GetStringBytes("name"))})
 		}
 		if o := sv.Get("metadata", "origin"); o != nil {
-			s.origin = &origin{product: uint32(o.GetUint("origin_product")), category: uint32(o.GetUint("origin_category")),
-				service: uint32(o.GetUint("origin_service"))}
+			s.origin = &origin{
+				product: uint32(o.GetUint("origin_product")), category: uint32(o.GetUint("origin_category")),
+				service: uint32(o.GetUint("origin_service")),
+			}
 		}
 		m := b.metric(&s)
 		points := sv.GetArray("points")

@@ -35,8 +35,10 @@ func seriesV2Reference(body []byte, bud *budget.Budget) (pmetric.Metrics, error)
 			int64(len(ps.Points))*heldCost(seriesPoints)) {
 			break
 		}
-		s = series{name: ps.Metric, unit: ps.Unit, typ: Type(ps.Type), interval: ps.Interval,
-			sourceType: ps.SourceTypeName, tags: ps.Tags, resources: s.resources[:0]}
+		s = series{
+			name: ps.Metric, unit: ps.Unit, typ: Type(ps.Type), interval: ps.Interval,
+			sourceType: ps.SourceTypeName, tags: ps.Tags, resources: s.resources[:0],
+		}
 		if err := s.check(i); err != nil {
 			return pmetric.Metrics{}, err
 		}
@@ -110,8 +112,10 @@ func TestSeriesV2MatchesGeneratedDecoder(t *testing.T) {
 	assertSameSeries(t, body, 1<<30)
 	md, err := SeriesV2(body, nil)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]any{"datadog.origin.product": int64(7), "datadog.origin.category": int64(0),
-		"datadog.origin.service": int64(9), "datadog.type": "rate"}, byName(md)["late.name"].Metadata().AsRaw())
+	assert.Equal(t, map[string]any{
+		"datadog.origin.product": int64(7), "datadog.origin.category": int64(0),
+		"datadog.origin.service": int64(9), "datadog.type": "rate",
+	}, byName(md)["late.name"].Metadata().AsRaw())
 
 	nameless := protowire.AppendBytes(protowire.AppendTag(body, 1, protowire.BytesType), nil)
 	_, err = SeriesV2(nameless, nil)
@@ -122,8 +126,10 @@ func TestSeriesV2MatchesGeneratedDecoder(t *testing.T) {
 func TestSeriesV2Rejects(t *testing.T) {
 	// Type 100 is this package's own sketch type: it made a histogram
 	// metric that a point then read as a gauge, a nil dereference.
-	unknownType, err := (&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{Metric: "m", Type: 100,
-		Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1, Value: 1}}}}}).Marshal()
+	unknownType, err := (&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{
+		Metric: "m", Type: 100,
+		Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: 1, Value: 1}},
+	}}}).Marshal()
 	require.NoError(t, err)
 	_, err = SeriesV2(unknownType, nil)
 	require.EqualError(t, err, "series 0 (m) has unknown type 100")

@@ -164,13 +164,17 @@ func TestSketchesGolden(t *testing.T) {
 }
 
 func TestSketchErrors(t *testing.T) {
-	bad := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{Metric: "m",
-		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{{K: []int32{1, 2}, N: []uint32{1}}}}}}
+	bad := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{
+		Metric:      "m",
+		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{{K: []int32{1, 2}, N: []uint32{1}}},
+	}}}
 	body, _ := bad.Marshal()
 	_, err := Sketches(body, nil)
 	require.ErrorContains(t, err, "keys")
-	legacy := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{Metric: "m",
-		Distributions: []gogen.SketchPayload_Sketch_Distribution{{Cnt: 1}}}}}
+	legacy := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{
+		Metric:        "m",
+		Distributions: []gogen.SketchPayload_Sketch_Distribution{{Cnt: 1}},
+	}}}
 	body, _ = legacy.Marshal()
 	_, err = Sketches(body, nil)
 	require.ErrorContains(t, err, "GK")
@@ -180,8 +184,10 @@ func TestSketchErrors(t *testing.T) {
 
 func TestWideSketchIsDownscaled(t *testing.T) {
 	values := []float64{1e-8, 1, 1e8}
-	sp := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{Metric: "wide",
-		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1, values)}}}}
+	sp := gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{
+		Metric:      "wide",
+		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1, values)},
+	}}}
 	body, _ := sp.Marshal()
 	md, err := Sketches(body, nil)
 	require.NoError(t, err)
@@ -262,8 +268,10 @@ func sketchFixture(t testing.TB) []byte {
 	sp := gogen.SketchPayload{
 		Sketches: []gogen.SketchPayload_Sketch{{
 			Metric: "request.latency", Host: "web-1", Tags: []string{"env:prod", "route:/cart"},
-			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1_700_000_000, []float64{0, 0.5, 1, 1, 2, 40, -3}),
-				dogsketch(1_700_000_010, []float64{7, 8})},
+			Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{
+				dogsketch(1_700_000_000, []float64{0, 0.5, 1, 1, 2, 40, -3}),
+				dogsketch(1_700_000_010, []float64{7, 8}),
+			},
 			Metadata: &gogen.Metadata{Origin: &gogen.Origin{OriginProduct: 10, OriginService: 3}},
 		}, {
 			Metric: "queue.wait", Host: "web-2", Tags: []string{"env:prod"},

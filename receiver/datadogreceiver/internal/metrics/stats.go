@@ -104,8 +104,10 @@ func statsPayload(b *builder, p *pb.ClientStatsPayload, agentHost, agentEnv stri
 				name string
 				v    float64
 			}{
-				{HitsMetric, float64(g.Hits)}, {ErrorsMetric, float64(g.Errors)},
-				{TopLevelHitsMetric, float64(g.TopLevelHits)}, {DurationMetric, float64(g.Duration) / 1e9},
+				{HitsMetric, float64(g.Hits)},
+				{ErrorsMetric, float64(g.Errors)},
+				{TopLevelHitsMetric, float64(g.TopLevelHits)},
+				{DurationMetric, float64(g.Duration) / 1e9},
 			} {
 				s := series{name: m.name, host: host, typ: Count, interval: interval, tags: res}
 				if m.name == DurationMetric {

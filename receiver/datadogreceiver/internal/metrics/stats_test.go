@@ -33,12 +33,16 @@ func clientPayload(t *testing.T) *pb.ClientStatsPayload {
 		Stats: []*pb.ClientStatsBucket{{
 			Start: bucketStart, Duration: 10_000_000_000,
 			Stats: []*pb.ClientGroupedStats{
-				{Service: "checkout", Name: "http.request", Resource: "GET /cart", HTTPStatusCode: 200, Type: "web",
+				{
+					Service: "checkout", Name: "http.request", Resource: "GET /cart", HTTPStatusCode: 200, Type: "web",
 					SpanKind: "server", Hits: 5, Errors: 1, TopLevelHits: 5, Duration: 50_000_000,
 					OkSummary: summary(t, 8e6, 9e6, 10e6, 11e6), ErrorSummary: summary(t, 12e6), IsTraceRoot: pb.Trilean_TRUE,
-					PeerTags: []string{"peer.service:db"}},
-				{Service: "checkout", Name: "postgres.query", Resource: "SELECT 1", Type: "sql", SpanKind: "client",
-					Hits: 7, TopLevelHits: 0, Duration: 7_000_000, OkSummary: summary(t, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6)},
+					PeerTags: []string{"peer.service:db"},
+				},
+				{
+					Service: "checkout", Name: "postgres.query", Resource: "SELECT 1", Type: "sql", SpanKind: "client",
+					Hits: 7, TopLevelHits: 0, Duration: 7_000_000, OkSummary: summary(t, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6, 1e6),
+				},
 			},
 		}},
 	}
@@ -79,11 +83,15 @@ func TestClientStats(t *testing.T) {
 	cart := hits["GET /cart"]
 	assert.Equal(t, pcommon.Timestamp(bucketStart), cart.StartTimestamp())
 	assert.Equal(t, pcommon.Timestamp(bucketStart+10_000_000_000), cart.Timestamp())
-	assert.Equal(t, map[string]any{"resource.name": "GET /cart", "span.name": "http.request", "span.kind": "server",
-		"span.type": "web", "http.response.status_code": int64(200), "is_trace_root": true, "peer.service": "db"},
+	assert.Equal(t, map[string]any{
+		"resource.name": "GET /cart", "span.name": "http.request", "span.kind": "server",
+		"span.type": "web", "http.response.status_code": int64(200), "is_trace_root": true, "peer.service": "db",
+	},
 		cart.Attributes().AsRaw())
-	assert.Equal(t, map[string]any{"host.name": "web-1", "service.name": "checkout", "deployment.environment.name": "prod",
-		"service.version": "1.2.3", "container.id": "c0ffee"}, resourceOf(md, HitsMetric))
+	assert.Equal(t, map[string]any{
+		"host.name": "web-1", "service.name": "checkout", "deployment.environment.name": "prod",
+		"service.version": "1.2.3", "container.id": "c0ffee",
+	}, resourceOf(md, HitsMetric))
 
 	lat := byName(md)[LatencyMetric]
 	require.Equal(t, pmetric.MetricTypeExponentialHistogram, lat.Type())

@@ -70,8 +70,10 @@ func TestSeriesV1(t *testing.T) {
 	assert.Equal(t, 0.5, dp.DoubleValue())
 	assert.Equal(t, map[string]any{"role": []any{"web", "frontend"}, "bare": ""}, dp.Attributes().AsRaw(),
 		"multi-valued tags keep all values; a bare tag is a key with an empty value")
-	assert.Equal(t, map[string]any{"host.name": "web-1", "deployment.environment.name": "prod",
-		"k8s.namespace.name": "shop", "datadog.source_type_name": "System"}, resourceOf(md, "system.load.1"))
+	assert.Equal(t, map[string]any{
+		"host.name": "web-1", "deployment.environment.name": "prod",
+		"k8s.namespace.name": "shop", "datadog.source_type_name": "System",
+	}, resourceOf(md, "system.load.1"))
 
 	count := m["http.requests"].Sum()
 	assert.True(t, count.IsMonotonic())
@@ -92,8 +94,10 @@ func TestSeriesV1(t *testing.T) {
 }
 
 func TestSeriesV1Errors(t *testing.T) {
-	for _, body := range []string{`nope`, `{"series":[1]}`, `{"series":[{"points":[[1,2]]}]}`,
-		`{"series":[{"metric":"m","points":[[1]]}]}`, `{"series":[{"metric":"m","points":[["a","b"]]}]}`, `[]`} {
+	for _, body := range []string{
+		`nope`, `{"series":[1]}`, `{"series":[{"points":[[1,2]]}]}`,
+		`{"series":[{"metric":"m","points":[[1]]}]}`, `{"series":[{"metric":"m","points":[["a","b"]]}]}`, `[]`,
+	} {
 		_, err := SeriesV1([]byte(body), nil)
 		require.Error(t, err, body)
 	}
@@ -138,11 +142,15 @@ func TestSeriesV2Protobuf(t *testing.T) {
 	m := byName(md)
 	lag := m["kafka.lag"]
 	assert.Equal(t, "message", lag.Unit())
-	assert.Equal(t, map[string]any{"datadog.origin.product": int64(10), "datadog.origin.category": int64(11),
-		"datadog.origin.service": int64(12)}, lag.Metadata().AsRaw())
+	assert.Equal(t, map[string]any{
+		"datadog.origin.product": int64(10), "datadog.origin.category": int64(11),
+		"datadog.origin.service": int64(12),
+	}, lag.Metadata().AsRaw())
 	assert.Equal(t, map[string]any{"topic": []any{"orders", "payments"}}, lag.Gauge().DataPoints().At(0).Attributes().AsRaw())
-	assert.Equal(t, map[string]any{"host.name": "broker-1", "datadog.resource.kafka_cluster": "main",
-		"deployment.environment.name": "prod"}, resourceOf(md, "kafka.lag"))
+	assert.Equal(t, map[string]any{
+		"host.name": "broker-1", "datadog.resource.kafka_cluster": "main",
+		"deployment.environment.name": "prod",
+	}, resourceOf(md, "kafka.lag"))
 	assert.Equal(t, 2, m["requests"].Sum().DataPoints().Len())
 	assert.Equal(t, 30.0, m["bytes.rate"].Sum().DataPoints().At(0).DoubleValue())
 	assert.Equal(t, pmetric.MetricTypeGauge, m["legacy.unset"].Type())

@@ -23,13 +23,18 @@ func TestUnstorableTimesAreLeftOutAndCounted(t *testing.T) {
 		require.NoError(t, err)
 		return b
 	}
-	v2 := marshal(&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{Metric: "m", Type: gogen.MetricPayload_GAUGE,
-		Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: -1, Value: 1}, {Timestamp: 1_700_000_000, Value: 2}, {Timestamp: 1 << 32, Value: 3}}}}})
-	sk := marshal(&gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{Metric: "lat",
-		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1<<40, []float64{1}), dogsketch(1_700_000_000, []float64{2})}}}})
+	v2 := marshal(&gogen.MetricPayload{Series: []*gogen.MetricPayload_MetricSeries{{
+		Metric: "m", Type: gogen.MetricPayload_GAUGE,
+		Points: []*gogen.MetricPayload_MetricPoint{{Timestamp: -1, Value: 1}, {Timestamp: 1_700_000_000, Value: 2}, {Timestamp: 1 << 32, Value: 3}},
+	}}})
+	sk := marshal(&gogen.SketchPayload{Sketches: []gogen.SketchPayload_Sketch{{
+		Metric:      "lat",
+		Dogsketches: []gogen.SketchPayload_Sketch_Dogsketch{dogsketch(1<<40, []float64{1}), dogsketch(1_700_000_000, []float64{2})},
+	}}})
 	stats, err := (&pb.ClientStatsPayload{Service: "s", Stats: []*pb.ClientStatsBucket{
 		{Start: 1 << 63, Duration: 10e9, Stats: []*pb.ClientGroupedStats{{Service: "s", Resource: "r", Hits: 3}}},
-		{Start: 1_700_000_000e9, Duration: 10e9, Stats: []*pb.ClientGroupedStats{{Service: "s", Resource: "r", Hits: 3}}}}}).MarshalMsg(nil)
+		{Start: 1_700_000_000e9, Duration: 10e9, Stats: []*pb.ClientGroupedStats{{Service: "s", Resource: "r", Hits: 3}}},
+	}}).MarshalMsg(nil)
 	require.NoError(t, err)
 	dogstatsd := func(body []byte, bud *budget.Budget) (pmetric.Metrics, error) {
 		md, _, err := DogStatsD(body, time.Unix(1_700_000_000, 0), bud)

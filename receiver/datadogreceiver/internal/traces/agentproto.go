@@ -332,7 +332,8 @@ func (d *agentDecoder) translate(service string, sc scalars, tp *pb.TracerPayloa
 // decodeWithin decodes a link or event with Datadog's decoder, taking
 // from bud first what decoding builds, then its attributes in pdata.
 func decodeWithin(bud *budget.Budget, md protoreflect.MessageDescriptor, raw []byte,
-	m interface{ UnmarshalVT([]byte) error }, attrs func() int) error {
+	m interface{ UnmarshalVT([]byte) error }, attrs func() int,
+) error {
 	if err := bud.Proto(md, raw); err != nil {
 		return err
 	}

@@ -50,8 +50,10 @@ func agentFixture(t testing.TB) []byte {
 	t.Helper()
 	first := &pb.TracerPayload{LanguageName: "java", TracerVersion: "1.40.0", ContainerID: "abc"}
 	for _, tr := range fixture() {
-		first.Chunks = append(first.Chunks, &pb.TraceChunk{Priority: 2, Origin: "lambda", Spans: tr,
-			Tags: map[string]string{"_dd.p.dm": "-4"}})
+		first.Chunks = append(first.Chunks, &pb.TraceChunk{
+			Priority: 2, Origin: "lambda", Spans: tr,
+			Tags: map[string]string{"_dd.p.dm": "-4"},
+		})
 	}
 	for _, s := range first.Chunks[0].Spans {
 		delete(s.Meta, "_dd.hostname")
@@ -61,19 +63,27 @@ func agentFixture(t testing.TB) []byte {
 		Env: "qa", AppVersion: "9", Hostname: "py-host",
 		Tags: map[string]string{"_dd.tags.container": "kube_namespace:shop,pod_name:p-1", "_dd.tags.process": "entrypoint.name:app"},
 		Chunks: []*pb.TraceChunk{{Spans: []*pb.Span{
-			{Service: "api", Name: "flask.request", TraceID: 9, SpanID: 90, Start: t0, Duration: 10,
-				Meta: map[string]string{"_dd.p.tid": "00000000000000ff", "long": string(make([]byte, 100)),
-					"env": "span-env", "version": "span-version"},
+			{
+				Service: "api", Name: "flask.request", TraceID: 9, SpanID: 90, Start: t0, Duration: 10,
+				Meta: map[string]string{
+					"_dd.p.tid": "00000000000000ff", "long": string(make([]byte, 100)),
+					"env": "span-env", "version": "span-version",
+				},
 				Metrics:    map[string]float64{"_sampling_priority_v1": 2, "size": 1.5},
-				MetaStruct: map[string][]byte{"appsec": {1, 2, 3}}},
-			{Service: "api", Name: "child", TraceID: 9, SpanID: 91, ParentID: 90, Start: t0 + 1, Duration: 5,
-				Meta: map[string]string{"otel.trace_id": "ZZf7651916cd43dd8448eb211c80319c"}},
+				MetaStruct: map[string][]byte{"appsec": {1, 2, 3}},
+			},
+			{
+				Service: "api", Name: "child", TraceID: 9, SpanID: 91, ParentID: 90, Start: t0 + 1, Duration: 5,
+				Meta: map[string]string{"otel.trace_id": "ZZf7651916cd43dd8448eb211c80319c"},
+			},
 		}}},
 		ContainerDebug: &pb.ContainerDebug{Error: "none"},
 	}
-	ap := &pb.AgentPayload{HostName: "agent-host", Env: "agent-env", AgentVersion: "7.60.0", TargetTPS: 10,
+	ap := &pb.AgentPayload{
+		HostName: "agent-host", Env: "agent-env", AgentVersion: "7.60.0", TargetTPS: 10,
 		ErrorTPS: 1, RareSamplerEnabled: true, Tags: map[string]string{"k": "v"},
-		TracerPayloads: []*pb.TracerPayload{first, second}}
+		TracerPayloads: []*pb.TracerPayload{first, second},
+	}
 	body, err := ap.MarshalVT()
 	require.NoError(t, err)
 	return body

@@ -17,19 +17,23 @@ func TestFieldNumbersMatchTheProtos(t *testing.T) {
 		{(&pb.AgentPayload{}).ProtoReflect().Descriptor(), map[protoreflect.Name]protowire.Number{
 			"hostName": agentPayloadHostName, "env": agentPayloadEnv, "tracerPayloads": agentPayloadTracerPayloads,
 			"tags": agentPayloadTags, "agentVersion": agentPayloadAgentVersion, "targetTPS": agentPayloadTargetTPS,
-			"errorTPS": agentPayloadErrorTPS, "rareSamplerEnabled": agentPayloadRareSamplerEnabled, "idxTracerPayloads": agentPayloadIdxTracerPayloads}},
+			"errorTPS": agentPayloadErrorTPS, "rareSamplerEnabled": agentPayloadRareSamplerEnabled, "idxTracerPayloads": agentPayloadIdxTracerPayloads,
+		}},
 		{(&pb.TracerPayload{}).ProtoReflect().Descriptor(), map[protoreflect.Name]protowire.Number{
 			"containerID": tracerPayloadContainerID, "languageName": tracerPayloadLanguageName, "languageVersion": tracerPayloadLanguageVersion,
 			"tracerVersion": tracerPayloadTracerVersion, "runtimeID": tracerPayloadRuntimeID, "chunks": tracerPayloadChunks,
 			"tags": tracerPayloadTags, "env": tracerPayloadEnv, "hostname": tracerPayloadHostname, "appVersion": tracerPayloadAppVersion,
-			"containerDebug": tracerPayloadContainerDebug}},
+			"containerDebug": tracerPayloadContainerDebug,
+		}},
 		{(&pb.TraceChunk{}).ProtoReflect().Descriptor(), map[protoreflect.Name]protowire.Number{
 			"priority": traceChunkPriority, "origin": traceChunkOrigin, "spans": traceChunkSpans, "tags": traceChunkTags,
-			"droppedTrace": traceChunkDroppedTrace}},
+			"droppedTrace": traceChunkDroppedTrace,
+		}},
 		{(&pb.Span{}).ProtoReflect().Descriptor(), map[protoreflect.Name]protowire.Number{
 			"service": spanService, "name": spanName, "resource": spanResource, "traceID": spanTraceID, "spanID": spanSpanID,
 			"parentID": spanParentID, "start": spanStart, "duration": spanDuration, "error": spanError, "meta": spanMeta,
-			"metrics": spanMetrics, "type": spanType, "meta_struct": spanMetaStruct, "spanLinks": spanSpanLinks, "spanEvents": spanSpanEvents}},
+			"metrics": spanMetrics, "type": spanType, "meta_struct": spanMetaStruct, "spanLinks": spanSpanLinks, "spanEvents": spanSpanEvents,
+		}},
 	} {
 		assert.Len(t, tc.fields, tc.msg.Fields().Len(), "%s: every field named", tc.msg.FullName())
 		for name, num := range tc.fields {

@@ -61,9 +61,13 @@ func TranslateTracer(version, contentType string, body []byte, t Tracer, bud *bu
 var msgpackTables = intern.NewPool(validString)
 
 func decodeMsgpackV04(body []byte, t Tracer, bud *budget.Budget) (ptrace.Traces, error) {
-	d := msgpackDecoder{g: newGrouper(bud), interned: msgpackTables.Get(), scratch: ptrace.NewSpan(),
-		tracer: &pb.TracerPayload{LanguageName: t.Lang, LanguageVersion: t.LangVersion,
-			TracerVersion: t.TracerVersion, ContainerID: t.ContainerID}}
+	d := msgpackDecoder{
+		g: newGrouper(bud), interned: msgpackTables.Get(), scratch: ptrace.NewSpan(),
+		tracer: &pb.TracerPayload{
+			LanguageName: t.Lang, LanguageVersion: t.LangVersion,
+			TracerVersion: t.TracerVersion, ContainerID: t.ContainerID,
+		},
+	}
 	defer msgpackTables.Put(d.interned)
 	if err := d.traces(body); err != nil {
 		if over := bud.Err(); over != nil {

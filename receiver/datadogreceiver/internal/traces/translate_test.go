@@ -174,7 +174,8 @@ func TestErrorStatusAndException(t *testing.T) {
 
 func TestHandlingStackIsTheFallbackStacktrace(t *testing.T) {
 	s := &pb.Span{Service: "s", TraceID: 1, SpanID: 1, Error: 1, Meta: map[string]string{
-		"error.message": "boom", "error.handling_stack": "main.handle()\n\tmain.go:3"}}
+		"error.message": "boom", "error.handling_stack": "main.handle()\n\tmain.go:3",
+	}}
 	td := toTraces(t, []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: []*pb.Span{s}}}}}, Agent{})
 	ev := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0)
 	assert.Equal(t, "main.handle()\n\tmain.go:3", ev.Attributes().AsRaw()["exception.stacktrace"])
@@ -267,8 +268,10 @@ func toTraces(t testing.TB, tps []*pb.TracerPayload, agent Agent) ptrace.Traces 
 // shows; OTel-bridged tracers also send resource.name as a tag, which must
 // not replace them, whichever path decodes the span.
 func TestOwnFieldsWinOverTags(t *testing.T) {
-	tr := pb.Traces{{{Service: "s", Name: "n", Resource: "GET /x", Type: "web", TraceID: 1, SpanID: 1,
-		Meta: map[string]string{"resource.name": "from-tag", "span.type": "tag-type"}}}}
+	tr := pb.Traces{{{
+		Service: "s", Name: "n", Resource: "GET /x", Type: "web", TraceID: 1, SpanID: 1,
+		Meta: map[string]string{"resource.name": "from-tag", "span.type": "tag-type"},
+	}}}
 	v04, err := tr.MarshalMsg(nil)
 	require.NoError(t, err)
 	v04JSON, err := json.Marshal(tr)
@@ -304,8 +307,10 @@ func TestOwnFieldsWinOverTags(t *testing.T) {
 // kind at once. The agent path and every tracer format agree on them.
 func badTimes() pb.Traces {
 	span := func(id uint64, start, duration int64) *pb.Span {
-		return &pb.Span{Service: "clock", Name: "op", Resource: "r", TraceID: 99, SpanID: id, Start: start, Duration: duration,
-			Meta: map[string]string{"_dd.hostname": "h"}}
+		return &pb.Span{
+			Service: "clock", Name: "op", Resource: "r", TraceID: 99, SpanID: id, Start: start, Duration: duration,
+			Meta: map[string]string{"_dd.hostname": "h"},
+		}
 	}
 	return pb.Traces{{
 		span(1, t0, 5_000),                    // fine: untouched
@@ -335,8 +340,10 @@ func TestBadSpanTimesGolden(t *testing.T) {
 			require.NoError(t, err, tc.version)
 			checkGolden(t, "bad_times", td)
 			byID := spansByID(td)
-			for id, want := range map[uint64]string{2: "negative_duration", 3: "start_before_1970", 4: "end_after_2262",
-				5: "negative_duration,start_before_1970"} {
+			for id, want := range map[uint64]string{
+				2: "negative_duration", 3: "start_before_1970", 4: "end_after_2262",
+				5: "negative_duration,start_before_1970",
+			} {
 				v, ok := byID[id].Attributes().Get(TimeAdjustedKey)
 				require.True(t, ok, "span %d", id)
 				assert.Equal(t, want, v.Str(), "span %d", id)

@@ -41,16 +41,20 @@ func v1Fixture(t testing.TB) []byte {
 		TypeRef: st.Add("web"), SpanID: 1, Start: uint64(t0), Duration: 5_000_000,
 		EnvRef: st.Add("prod"), VersionRef: st.Add("1.2.3"), ComponentRef: st.Add("net/http"),
 		Kind: idx.SpanKind_SPAN_KIND_SERVER,
-		Attributes: attrs(st, map[string]any{"http.method": "GET", "http.status_code": "200", "_dd.p.dm": "-1",
-			"process_id": 42.0, "retries": int64(2), "cached": true, "_sampling_priority_v1": 1.0}),
+		Attributes: attrs(st, map[string]any{
+			"http.method": "GET", "http.status_code": "200", "_dd.p.dm": "-1",
+			"process_id": 42.0, "retries": int64(2), "cached": true, "_sampling_priority_v1": 1.0,
+		}),
 	})
 	child := idx.NewInternalSpan(st, &idx.Span{
 		ServiceRef: st.Add("checkout-db"), NameRef: st.Add("postgres.query"), ResourceRef: st.Add("SELECT 1"),
 		TypeRef: st.Add("sql"), SpanID: 2, ParentID: 1, Start: uint64(t0 + 1_000_000), Duration: 2_000_000,
 		EnvRef: st.Add("prod"), Error: true,
 		Attributes: attrs(st, map[string]any{"error.message": "deadlock", "error.type": "PgError", "error.stack": "db.go:1"}),
-		Links: []*idx.SpanLink{{TraceID: v1TraceID, SpanID: 9, TracestateRef: st.Add("dd=s:1"), Flags: 1<<31 | 1,
-			Attributes: attrs(st, map[string]any{"why": "retry"})}},
+		Links: []*idx.SpanLink{{
+			TraceID: v1TraceID, SpanID: 9, TracestateRef: st.Add("dd=s:1"), Flags: 1<<31 | 1,
+			Attributes: attrs(st, map[string]any{"why": "retry"}),
+		}},
 		Events: []*idx.SpanEvent{{Time: uint64(t0 + 5), NameRef: st.Add("cache.miss"), Attributes: attrs(st, map[string]any{"hits": int64(0)})}},
 	})
 	chunk := idx.NewInternalTraceChunk(st, 1, "", nil, []*idx.InternalSpan{root, child}, false, v1TraceID, 0)
@@ -93,9 +97,11 @@ func agentWithV1(t testing.TB) []byte {
 	var tp idx.InternalTracerPayload
 	_, err := tp.UnmarshalMsg(v1Fixture(t))
 	require.NoError(t, err)
-	ap := &pb.AgentPayload{HostName: "agent-host", Env: "agent-env",
+	ap := &pb.AgentPayload{
+		HostName: "agent-host", Env: "agent-env",
 		TracerPayloads:    []*pb.TracerPayload{{Chunks: []*pb.TraceChunk{{Spans: []*pb.Span{{Service: "legacy", TraceID: 5, SpanID: 5}}}}}},
-		IdxTracerPayloads: []*idx.TracerPayload{tp.ToProto()}}
+		IdxTracerPayloads: []*idx.TracerPayload{tp.ToProto()},
+	}
 	body, err := ap.MarshalVT()
 	require.NoError(t, err)
 	return body
@@ -128,7 +134,8 @@ func TestV1RefsAreChecked(t *testing.T) {
 		return &idx.TracerPayload{Strings: []string{"", "svc", "k"}, LanguageNameRef: 1, Chunks: []*idx.TraceChunk{{
 			Spans: []*idx.Span{{ServiceRef: 1, NameRef: 1, Attributes: map[uint32]*idx.AnyValue{
 				2: {Value: &idx.AnyValue_KeyValueList{KeyValueList: &idx.KeyValueList{KeyValues: []*idx.KeyValue{
-					{Key: 2, Value: &idx.AnyValue{Value: &idx.AnyValue_StringValueRef{StringValueRef: 1}}}}}}},
+					{Key: 2, Value: &idx.AnyValue{Value: &idx.AnyValue_StringValueRef{StringValueRef: 1}}},
+				}}}},
 			}}},
 		}}}
 	}
