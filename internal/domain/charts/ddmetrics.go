@@ -72,7 +72,7 @@ var (
 
 // ParseDatadogMetric parses a metric query or formula; its errors say
 // where and why.
-func ParseDatadogMetric(q string) (*ddExpr, error) {
+func ParseDatadogMetric(q string) (*ddExpr, error) { //nolint:revive // the expression is only rendered by this package
 	if err := query.CheckWhere(q); err != nil {
 		return nil, err
 	}

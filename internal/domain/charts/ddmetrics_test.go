@@ -85,6 +85,7 @@ func TestParseDatadogMetric(t *testing.T) {
 // the resource, its other tags as point attributes; a count as a delta
 // sum, in the sum table.
 func seedDatadogMetrics(t *testing.T) query.Source {
+	t.Helper()
 	db := chtest.DB(t)
 	ctx := context.Background()
 	for _, q := range []string{

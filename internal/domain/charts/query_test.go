@@ -35,6 +35,7 @@ var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 // seed writes 600 logs over 10 minutes into a table shaped like the
 // exporter's otel_logs, and returns them for independent counting.
 func seed(t *testing.T, db *sql.DB) ([]logRow, query.Source) {
+	t.Helper()
 	ctx := context.Background()
 	_, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS charts_test")
 	require.NoError(t, err)
@@ -268,7 +269,7 @@ func TestChartErrors(t *testing.T) {
 		_, err := Run(context.Background(), db, []Series{{Source: src, AggFn: "count", WhereLanguage: "sql", Where: w}},
 			t0, t0.Add(time.Minute), time.Minute, time.Minute)
 		var qe query.Error
-		assert.ErrorAs(t, err, &qe, w)
+		require.ErrorAs(t, err, &qe, w)
 	}
 	// Injection attempts through values only ever match nothing.
 	points, err := Run(context.Background(), db, []Series{{Source: src, AggFn: "count", Where: `level:"x' OR '1'='1"`}},

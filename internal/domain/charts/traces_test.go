@@ -28,6 +28,7 @@ type spanRow struct {
 // seedSpans writes 480 spans over 8 minutes into a table shaped like the
 // exporter's otel_traces.
 func seedSpans(t *testing.T) ([]spanRow, query.Source) {
+	t.Helper()
 	db := chtest.DB(t)
 	ctx := context.Background()
 	for _, q := range []string{

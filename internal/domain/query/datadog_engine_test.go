@@ -253,6 +253,7 @@ func TestDatadogAgreesWithLucene(t *testing.T) {
 // insertJSON posts JSONEachRow lines over the HTTP interface, as the
 // exporter does.
 func insertJSON(t *testing.T, into, lines string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, "http://"+chtest.Endpoint(t)+"/?query="+
 		url.QueryEscape("INSERT INTO "+into+" FORMAT JSONEachRow"), strings.NewReader(lines))
 	resp, err := http.DefaultClient.Do(req)

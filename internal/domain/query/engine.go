@@ -37,17 +37,19 @@ var ErrEngineMemory = errors.New("the engine is at its memory limit; retry short
 // engineError recognises the engine's timeout and memory refusals, which
 // clickhouse-go over HTTP reports only as text.
 func engineError(err error) error {
+	// The engine's error is kept as text (%v), not wrapped: a wrapped
+	// context error inside it would be read as the client having left.
 	msg := err.Error()
 	if strings.Contains(msg, "(TIMEOUT_EXCEEDED)") {
-		return fmt.Errorf("%w: %v", ErrTimeout, err)
+		return fmt.Errorf("%w: %v", ErrTimeout, err) //nolint:errorlint // see above
 	}
 	if strings.Contains(msg, "(MEMORY_LIMIT_EXCEEDED)") {
 		// "Memory limit (for query) exceeded" or "(total)"; the text
 		// names the limit, which the caller's message need not.
 		if strings.Contains(msg, "(total)") {
-			return fmt.Errorf("%w: %v", ErrEngineMemory, err)
+			return fmt.Errorf("%w: %v", ErrEngineMemory, err) //nolint:errorlint // see above
 		}
-		return fmt.Errorf("%w: %v", ErrQueryMemory, err)
+		return fmt.Errorf("%w: %v", ErrQueryMemory, err) //nolint:errorlint // see above
 	}
 	for _, name := range queryFaults {
 		if strings.Contains(msg, "("+name+")") {

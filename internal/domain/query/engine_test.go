@@ -20,7 +20,7 @@ func TestEngineTimeoutIsRecognised(t *testing.T) {
 	ctx := clickhouse.Context(context.Background(), clickhouse.WithSettings(clickhouse.Settings{"max_execution_time": 1}))
 	err := queryErr(db.QueryContext(ctx, "SELECT count() FROM numbers(100000000000) WHERE sleepEachRow(0) = 0"))
 	require.Error(t, err)
-	assert.ErrorIs(t, engineError(err), ErrTimeout)
+	require.ErrorIs(t, engineError(err), ErrTimeout)
 	assert.NotErrorIs(t, engineError(fmt.Errorf("Code: 62. DB::Exception: Syntax error (SYNTAX_ERROR)")), ErrTimeout)
 }
 
@@ -31,9 +31,9 @@ func TestEngineMemoryRefusalsAreRecognised(t *testing.T) {
 	ctx := clickhouse.Context(context.Background(), clickhouse.WithSettings(clickhouse.Settings{"max_memory_usage": 16 << 20}))
 	err := queryErr(db.QueryContext(ctx, "SELECT uniqExact(number) FROM numbers(50000000)"))
 	require.Error(t, err)
-	assert.ErrorIs(t, engineError(err), ErrQueryMemory)
+	require.ErrorIs(t, engineError(err), ErrQueryMemory)
 	total := fmt.Errorf("Code: 241. DB::Exception: Memory limit (total) exceeded: would use 1.00 GiB (attempt to allocate chunk of 4.00 MiB bytes), current RSS: 990.00 MiB, maximum: 1.00 GiB. (MEMORY_LIMIT_EXCEEDED)")
-	assert.ErrorIs(t, engineError(total), ErrEngineMemory)
+	require.ErrorIs(t, engineError(total), ErrEngineMemory)
 	assert.NotErrorIs(t, engineError(total), ErrQueryMemory)
 }
 

@@ -167,7 +167,7 @@ func TestTraceAndItsLogs(t *testing.T) {
 	_, err = GetTrace(ctx, db, spans, TraceRequest{TraceID: fmt.Sprintf("%032x", 99), TraceColumn: "TraceId"}, time.Minute)
 	require.ErrorIs(t, err, ErrNoTrace)
 	_, err = GetTrace(ctx, db, spans, TraceRequest{TraceID: "' OR 1=1 --", TraceColumn: "TraceId"}, time.Minute)
-	assert.ErrorAs(t, err, new(query.Error))
+	require.ErrorAs(t, err, new(query.Error))
 
 	f, err := Fields(ctx, db, logs, time.Minute)
 	require.NoError(t, err)

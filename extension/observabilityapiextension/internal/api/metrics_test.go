@@ -18,6 +18,7 @@ import (
 // otel database (the default metric source's): an Agent gauge with host
 // on the resource, an OTLP counter, and a histogram.
 func seedExplorerMetrics(t *testing.T) {
+	t.Helper()
 	db := chtest.DB(t)
 	ctx := context.Background()
 	cols := "ResourceAttributes Map(LowCardinality(String), String), ServiceName LowCardinality(String), MetricName LowCardinality(String)," +
