@@ -81,8 +81,10 @@ $(LIBCHDB):
 # the race run then repeats the same packages under the race detector. The
 # test modules run read-only, so a go.sum that lags the root module's
 # imports fails here instead of being patched in the clone.
+# The browser tests share one package and run one after another: the
+# default 10-minute limit per package is too short for them on two cores.
 test: check-manifest lint build libchdb chromium podman web-test
-	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 $(PKGS)
+	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 45m $(PKGS)
 	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) GOFLAGS=-mod=readonly $(GO) test -count=1 ./...) || exit 1; done
 	@$(MAKE) --no-print-directory bench-once
 	@$(MAKE) --no-print-directory test-race
@@ -94,7 +96,7 @@ unit: libchdb web-test
 	$(GO) test -count=1 $$($(GO) list $(PKGS) | grep -v '/e2e$$')
 
 e2e: build libchdb chromium podman
-	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 ./e2e
+	OTELHOUSE_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 45m ./e2e
 	@for m in $(TESTMODS); do echo "== $$m"; (cd $$m && OTELHOUSE_BIN=$(CURDIR)/$(BIN) GOFLAGS=-mod=readonly $(GO) test -count=1 ./...) || exit 1; done
 
 # Every benchmark once, so one that no longer runs fails CI (figures come

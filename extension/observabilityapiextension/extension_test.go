@@ -133,14 +133,14 @@ func TestFirstStartRestartAndTwoInstances(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, "HyperDX answers a create 200")
 	status, body = get(t, url2+"/api/v2/dashboards", "Bearer "+key)
 	require.Equal(t, http.StatusOK, status)
-	assert.Equal(t, float64(1), body["meta"].(map[string]any)["total"])
+	assert.Equal(t, float64(2), body["meta"].(map[string]any)["total"], "the first start's Hosts dashboard and the new one")
 
 	// Restart: the key and the data survive.
 	require.NoError(t, ext1.Shutdown(context.Background()))
 	url3, _ := startAPI(t, dir)
 	status, body = get(t, url3+"/api/v2/dashboards", "Bearer "+key)
 	require.Equal(t, http.StatusOK, status)
-	assert.Equal(t, float64(1), body["meta"].(map[string]any)["total"])
+	assert.Equal(t, float64(2), body["meta"].(map[string]any)["total"])
 	req, _ = http.NewRequest(http.MethodGet, url3+"/v1/organizations/o/services/s/observability/dashboards", nil)
 	req.SetBasicAuth("id", "secret")
 	resp, err = http.DefaultClient.Do(req)
