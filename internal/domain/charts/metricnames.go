@@ -1,14 +1,12 @@
 package charts
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	_ "embed"
 	"slices"
 	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -24,21 +22,9 @@ import (
 //go:embed metrics.sql
 var metricsSQL string
 
-var metricStatements = func() map[string]*template.Template {
-	out := map[string]*template.Template{}
-	for name, stmt := range sqlfile.Parse("charts/metrics.sql", metricsSQL) {
-		out[name] = template.Must(template.New(name).Parse(stmt))
-	}
-	return out
-}()
+var metricStatements = sqlfile.ParseTemplates("charts/metrics.sql", metricsSQL)
 
-func renderMetricSQL(name string, data any) string {
-	var b bytes.Buffer
-	if err := metricStatements[name].Execute(&b, data); err != nil {
-		panic("charts: statement " + name + ": " + err.Error())
-	}
-	return b.String()
-}
+func renderMetricSQL(name string, data any) string { return metricStatements.Render(name, data) }
 
 // Metric is one metric name of a source's database.
 type Metric struct {

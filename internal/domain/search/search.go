@@ -6,7 +6,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	_ "embed"
@@ -17,7 +16,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
@@ -29,24 +27,9 @@ import (
 //go:embed queries.sql
 var queriesSQL string
 
-var statements = parse(queriesSQL)
+var statements = sqlfile.ParseTemplates("search/queries.sql", queriesSQL)
 
-// parse makes a template of each statement.
-func parse(text string) map[string]*template.Template {
-	out := map[string]*template.Template{}
-	for name, stmt := range sqlfile.Parse("search/queries.sql", text) {
-		out[name] = template.Must(template.New(name).Parse(stmt))
-	}
-	return out
-}
-
-func render(name string, data any) string {
-	var b bytes.Buffer
-	if err := statements[name].Execute(&b, data); err != nil {
-		panic("search: statement " + name + ": " + err.Error())
-	}
-	return b.String()
-}
+func render(name string, data any) string { return statements.Render(name, data) }
 
 // MaxRows bounds one page (HyperDX's search API allows 2000).
 const MaxRows = 2000

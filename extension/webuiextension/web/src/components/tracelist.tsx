@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { SearchQuery, searchTraces, TraceSummary } from '../api';
 import { navigate, onLink } from '../router';
 import { fmtDuration, fmtTs, useZone } from '../time';
+import { useWhenVisible } from '../paging';
 import { ZoneSwitch } from './zoneswitch';
 
 const PAGE = 50;
@@ -45,14 +46,7 @@ export function TraceList({ body }: { body: SearchQuery }) {
       setLoading(false);
     }
   };
-  const sentinel = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const el = sentinel.current;
-    if (!el) return;
-    const io = new IntersectionObserver((es) => es.some((e) => e.isIntersecting) && more());
-    io.observe(el);
-    return () => io.disconnect();
-  });
+  const sentinel = useWhenVisible(more);
 
   return (
     <>

@@ -81,7 +81,10 @@ export function MetricsPage() {
     if (inList) { setInfo(inList); return; }
     if (!picked || !list || info?.name === picked) return;
     const q = new URLSearchParams({ sourceId, search: picked, startTime: String(range.from), endTime: String(range.to) });
-    get<Metric[]>(`/api/v2/metrics?${q}`).then((l) => setInfo(l.find((m) => m.name === picked) ?? null)).catch(() => {});
+    // Best effort: without it the chart still draws, only its unit and
+    // type are unknown.
+    get<Metric[]>(`/api/v2/metrics?${q}`).then((l) => setInfo(l.find((m) => m.name === picked) ?? null))
+      .catch((e) => console.warn('reading the metric', picked, e));
   }, [list, picked]);
   const metric = info?.name === picked ? info : null;
   return (
@@ -277,7 +280,7 @@ function AddToDashboard({ metric, query, numberFormat: nf }: { metric: string; q
       }
       setAdded(d);
       setError('');
-      get<Dashboard[]>('/api/v2/dashboards').then(setList).catch(() => {});
+      get<Dashboard[]>('/api/v2/dashboards').then(setList).catch((e) => setError(`Added, but the list of dashboards could not be read again: ${e.message}`));
     } catch (e: any) {
       setError(e.message);
     } finally {

@@ -9,6 +9,7 @@ import { TraceList } from '../components/tracelist';
 import { defaultColumns, severityClass, show, valueOf } from '../fields';
 import { navigate, onLink, useLocation } from '../router';
 import { fmtDuration, fmtTs, resolveRange, useZone } from '../time';
+import { useWhenVisible } from '../paging';
 import { ZoneSwitch } from '../components/zoneswitch';
 
 const PAGE = 100;
@@ -141,14 +142,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
   };
 
   // More rows when the end of the table scrolls into view.
-  const sentinel = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    const el = sentinel.current;
-    if (!el) return;
-    const io = new IntersectionObserver((es) => es.some((e) => e.isIntersecting) && more());
-    io.observe(el);
-    return () => io.disconnect();
-  });
+  const sentinel = useWhenVisible(more);
 
   // Live tail: the range follows now; each poll reads the last few
   // minutes again and adds the rows not shown yet, in timestamp order
