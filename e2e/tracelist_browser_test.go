@@ -123,6 +123,21 @@ func TestBrowserTraceList(t *testing.T) {
 		b.click("expand all at "+w, `[data-testid=expand-all]`)
 		b.run("every span at "+w, poll(`document.querySelectorAll('[data-testid=waterfall] [data-span-id]').length === 4`))
 
+		// The flame graph: a block per span, a row per depth; a block
+		// opens its span; back to the waterfall.
+		b.click("the flame graph at "+w, `[data-testid=view-flame]`)
+		b.see("the flame graph at "+w, `[data-testid=flame]`)
+		assert.Equal(t, 4, eval[int](b, "flame blocks", `document.querySelectorAll('[data-testid=flame] .flame-span').length`))
+		assert.Equal(t, 3, eval[int](b, "flame rows", `new Set([...document.querySelectorAll('[data-testid=flame] .flame-span')].map(e => e.style.top)).size`),
+			"root, its children, a grandchild")
+		b.see("the charge's block at "+w, `[data-testid=flame] [data-span-id="00f067aa0ba902b9"]`)
+		b.click("opening the charge from the flame graph at "+w, `[data-testid=flame] [data-span-id="00f067aa0ba902b9"]`)
+		b.run("its panel at "+w, waitText(`.panel`, "payments.charge"))
+		b.screenshot("flame-" + w)
+		b.run("closing the panel at "+w, chromedp.KeyEvent(kb.Escape))
+		b.click("the waterfall again at "+w, `[data-testid=view-waterfall]`)
+		b.see("the waterfall again at "+w, `[data-testid=waterfall]`)
+
 		// The log histogram stacks by severity, one series per level
 		// whatever its case; hovering its bar reads the counts.
 		b.run("searching logs at "+w, chromedp.Navigate(ui+"/search/logs?q=stacklog"), waitText(`[data-testid=histogram-total]`, "6 matching events"))

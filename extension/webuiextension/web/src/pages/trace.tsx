@@ -34,6 +34,9 @@ export function TracePage({ traceId }: { traceId: string }) {
   const [logSrc, setLogSrc] = useState<Source | null>(null);
   // collapsed: the span ids whose subtrees are hidden.
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
+  // flame: the flame graph instead of the waterfall (a row per depth, not
+  // per span), the view of a trace too big to read span by span.
+  const [flame, setFlame] = useState<boolean | null>(null);
 
   useEffect(() => {
     setData(null);
@@ -73,6 +76,8 @@ export function TracePage({ traceId }: { traceId: string }) {
     shown.push(n);
   }
   const parents = view.nodes.filter((n) => n.descendants > 0);
+  const asFlame = flame ?? view.nodes.length > FLAME_FROM;
+  const open = (span: Row) => { setLogSel(null); setSel(span); };
   // How many of the trace's logs each span wrote.
   const logCounts = new Map<string, number>();
   const logSpanCol = logSrc?.spanIdColumn || 'SpanId';
@@ -90,12 +95,17 @@ export function TracePage({ traceId }: { traceId: string }) {
         <div class="legend">
           {[...view.services.entries()].map(([s, c]) => <span class="chip"><i style={{ background: c }} />{s}</span>)}
           <span class="chip crit-key" title="From the root, each time the child that ended last: the spans that set when the trace ended"><i />critical path</span>
-          {parents.length > 0 && <>
+          {parents.length > 0 && !asFlame && <>
             <button class="ghost small" data-testid="collapse-all" onClick={() => setCollapsed(new Set(parents.map((n) => n.id)))}>Collapse all</button>
             <button class="ghost small" data-testid="expand-all" onClick={() => setCollapsed(new Set())}>Expand all</button>
           </>}
+          <span class="seg" role="group" aria-label="View">
+            <button class={asFlame ? 'ghost small' : 'ghost small on'} data-testid="view-waterfall" aria-pressed={!asFlame} onClick={() => setFlame(false)}>Waterfall</button>
+            <button class={asFlame ? 'ghost small on' : 'ghost small'} data-testid="view-flame" aria-pressed={asFlame} onClick={() => setFlame(true)}>Flame graph</button>
+          </span>
         </div>
       </div>
+      {asFlame ? <FlameGraph view={view} total={total} sel={sel} onOpen={open} svcCol={svcCol} nameCol={nameCol} statusCol={statusCol} /> :
       <div class="waterfall" data-testid="waterfall">
         <div class="wf-row wf-axis">
           <div class="wf-label muted small">Span</div>
@@ -128,7 +138,7 @@ export function TracePage({ traceId }: { traceId: string }) {
             </div>
           );
         })}
-      </div>
+      </div>}
       <h2>Logs of this trace</h2>
       {data.logs.length === 0 ? <p class="muted small">No log carries this trace id.</p> : (
         <table class="rows" data-testid="trace-logs">
@@ -148,6 +158,37 @@ export function TracePage({ traceId }: { traceId: string }) {
       {sel && <SpanPanel span={sel} src={src} logs={spanLogs(data.logs, logSrc, sel[spanCol])} logSrc={logSrc} onClose={() => setSel(null)}
         onLog={(l) => { setSel(null); setLogSel(l); }} />}
       {logSel && logSrc && !sel && <EventPanel row={logSel} src={logSrc} onClose={() => setLogSel(null)} />}
+    </div>
+  );
+}
+
+// FLAME_FROM is the span count above which a trace opens as a flame
+// graph: a waterfall of thousands of rows cannot be read.
+const FLAME_FROM = 1000;
+
+// FlameGraph draws each span as a block on the trace's time axis, one row
+// per depth (children under their parent), so a trace of thousands of
+// spans fits a screen; a block opens its span.
+function FlameGraph({ view, total, sel, onOpen, svcCol, nameCol, statusCol }: {
+  view: NonNullable<ReturnType<typeof layout>>; total: bigint; sel: Row | null; onOpen: (s: Row) => void; svcCol: string; nameCol: string; statusCol: string;
+}) {
+  const pct = (ns: bigint) => Number((ns * 100000n) / total) / 1000;
+  const depth = view.nodes.reduce((m, n) => Math.max(m, n.depth), 0);
+  return (
+    <div class="flame" data-testid="flame">
+      <div class="flame-axis">{[0, 25, 50, 75, 100].map((p) => <span class="tick" style={{ left: p + '%' }}>{fmtDuration(Number((total * BigInt(p)) / 100n))}</span>)}</div>
+      <div class="flame-rows" style={{ height: (depth + 1) * 20 + 'px' }}>
+        {view.nodes.map((n) => {
+          const err = String(n.span[statusCol] ?? '').toLowerCase().includes('error');
+          const label = `${n.span[svcCol]} ${n.span[nameCol]}`;
+          return (
+            <div class={'flame-span' + (err ? ' err' : '') + (n.critical ? ' crit' : '') + (sel === n.span ? ' sel' : '')}
+              style={{ left: pct(n.start - view.start) + '%', width: Math.max(pct(n.dur), 0.1) + '%', top: n.depth * 20 + 'px', background: view.services.get(n.span[svcCol]) }}
+              title={`${label} · ${fmtDuration(Number(n.dur))}${err ? ' · error' : ''}`} data-span-id={n.id} role="button" tabIndex={0}
+              onClick={() => onOpen(n.span)} onKeyDown={(e) => { if (e.key === 'Enter') onOpen(n.span); }}>{label}</div>
+          );
+        })}
+      </div>
     </div>
   );
 }
