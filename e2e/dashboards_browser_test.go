@@ -88,6 +88,10 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 		b.run("markdown text", fill(`input[name=tile-name]`, "Notes"), fill(`textarea[name=markdown]`, "# Runbook **bold** <img src=x onerror=alert(1)>"))
 	})
 
+	addTile("the table tile", func() {
+		b.run("table tile", fill(`input[name=tile-name]`, "By severity"), selectValue(`select[name=display]`, "table"), fill(`input[name=groupBy]`, "SeverityText"))
+		b.run("the preview's rows", waitText(`[data-testid=tile-preview] [data-testid=tile-table]`, "error"))
+	})
 	for _, width := range []int64{1000, 1400, 1920} {
 		w := fmt.Sprint(width)
 		b.run("a screen of this width", chromedp.EmulateViewport(width, 900), chromedp.Reload())
@@ -102,6 +106,29 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 		b.screenshot("dashboard-" + w)
 	}
 
+	// What the table tile shows is what POST /api/v2/charts/series answers
+	// for its config (severities named by level: ERROR reads error),
+	// summed over the range as a count tile's table does.
+	eval[bool](b, "scrolling to the table tile", `(document.querySelector('[data-tile="By severity"]').scrollIntoView({block: 'center'}), true)`)
+	b.see("the table tile", `[data-tile="By severity"] [data-testid=tile-table]`)
+	shown := eval[map[string]string](b, "the table tile's cells", `Object.fromEntries([...document.querySelectorAll('[data-tile="By severity"] [data-testid=tile-table] tbody tr')]
+		.map((tr) => [tr.cells[0].textContent, tr.cells[tr.cells.length - 1].textContent]))`)
+	answered := eval[map[string]float64](b, "the chart API's answer for the tile", `(async () => {
+		const id = location.pathname.split('/').pop();
+		const d = (await (await fetch('/api/v2/dashboards/' + id)).json()).data;
+		const t = d.tiles.find((x) => x.name === 'By severity');
+		const to = Date.now(), from = to - 3600e3;
+		const r = await (await fetch('/api/v2/charts/series', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+			body: JSON.stringify({startTime: from, endTime: to, granularity: 'auto', series: t.config.select.map((s) => ({sourceId: t.config.sourceId,
+				aggFn: s.aggFn, where: s.where, whereLanguage: s.whereLanguage, groupBy: [t.config.groupBy]}))})})).json();
+		const out = {};
+		for (const row of r.data) { const k = row.group[0].toLowerCase(); out[k] = (out[k] || 0) + row['series_0.data']; }
+		return out;
+	})()`)
+	assert.Equal(t, map[string]float64{"error": 3, "info": 4}, answered)
+	assert.Equal(t, map[string]string{"error": "3", "info": "4"}, shown, "the tile shows the API's answer")
+	eval[bool](b, "back to the number tile", `(document.querySelector('[data-tile=Orders]').scrollIntoView({block: 'center'}), true)`)
+
 	// Remove a tile, after a confirmation.
 	b.click("remove the number tile", `[data-tile=Orders] [data-action=remove-tile]`)
 	b.click("confirm", `[data-tile=Orders] [data-action=confirm-remove]`)
@@ -114,7 +141,7 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 	b.run("renamed", waitText(`[data-testid=dashboards]`, "Shop floor"))
 	b.click("duplicate", `tr[data-dashboard="Shop floor"] [data-action=duplicate]`)
 	b.run("duplicated", waitText(`[data-testid=dashboards]`, "Shop floor (copy)"))
-	assert.Equal(t, "2", b.text(`tr[data-dashboard="Shop floor (copy)"] td:nth-child(2)`), "the copy has the tiles")
+	assert.Equal(t, "3", b.text(`tr[data-dashboard="Shop floor (copy)"] td:nth-child(2)`), "the copy has the tiles")
 	b.click("delete", `tr[data-dashboard="Shop floor (copy)"] [data-action=delete]`)
 	b.see("the confirmation", `tr[data-dashboard="Shop floor (copy)"] [data-action=confirm-delete]`)
 	b.click("confirm delete", `tr[data-dashboard="Shop floor (copy)"] [data-action=confirm-delete]`)

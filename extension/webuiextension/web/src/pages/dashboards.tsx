@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { callWhole, del, get, post, put, Schemas, Source, Whole } from '../api';
+import { label, linesOf } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { TimePicker } from '../components/timepicker';
 import { Markdown } from '../markdown';
@@ -353,12 +354,6 @@ function isChart(c: TileConfig) {
   return !c.configType && Array.isArray(c.select) && c.select.length > 0 && ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar'].includes(c.displayType);
 }
 
-function label(s: SelectItem): string {
-  if (s.alias) return s.alias;
-  if (s.query) return s.query;
-  const agg = s.aggFn === 'quantile' ? `p${Math.round((s.level ?? 0) * 1000) / 10}` : s.aggFn;
-  return `${agg}${s.valueExpression ? `(${s.valueExpression})` : ''}`;
-}
 
 // splitGroupBy splits a tile's groupBy at its top-level commas (a
 // function's arguments keep theirs), as dashboards.SplitGroupBy does.
@@ -392,21 +387,7 @@ export async function runTile(c: TileConfig, from: number, to: number, signal?: 
     series: items.map((s) => s.query ? { sourceId: c.sourceId, query: s.query }
       : { sourceId: c.sourceId, aggFn: s.aggFn, field: s.valueExpression ?? '', level: s.level ?? 0, where: s.where ?? '', whereLanguage: s.whereLanguage || 'lucene', groupBy }),
   }, signal);
-  const perItem: Line[][] = items.map(() => []);
-  const byKey = new Map<string, Line>();
-  for (const row of r.data ?? []) {
-    const group: string[] = row.group ?? [];
-    items.forEach((s, i) => {
-      const key = i + '\u0000' + group.join('\u0000');
-      let l = byKey.get(key);
-      if (!l) {
-        l = { group: items.length > 1 ? [label(s), ...group] : group, points: [] };
-        byKey.set(key, l);
-        perItem[i].push(l);
-      }
-      l.points.push([row.ts_bucket, row[`series_${i}.data`] ?? null]);
-    });
-  }
+  const perItem = linesOf(items, r.data ?? [], groupBy);
   return { stepMs: goDuration(r.granularity ?? ''), lines: perItem.flat(), perItem };
 }
 

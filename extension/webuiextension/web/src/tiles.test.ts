@@ -1,0 +1,39 @@
+import { describe, expect, test } from 'vitest';
+import { linesOf } from './tiles';
+
+const count = { aggFn: 'count', where: '', whereLanguage: 'lucene' } as const;
+
+describe('linesOf', () => {
+  test('a count by severity is one series per level, whatever the spelling', () => {
+    const rows = [
+      { ts_bucket: 0, group: ['error'], 'series_0.data': 2 },
+      { ts_bucket: 0, group: ['ERROR'], 'series_0.data': 3 },
+      { ts_bucket: 0, group: ['INFO'], 'series_0.data': 7 },
+      { ts_bucket: 60000, group: ['error'], 'series_0.data': 0 },
+      { ts_bucket: 60000, group: ['ERROR'], 'series_0.data': 1 },
+      { ts_bucket: 60000, group: ['INFO'], 'series_0.data': 4 },
+    ];
+    const [lines] = linesOf([count], rows, ['SeverityText']);
+    expect(lines.map((l) => l.group)).toEqual([['error'], ['info']]);
+    expect(lines[0].points).toEqual([[0, 5], [60000, 1]]);
+    expect(lines[1].points).toEqual([[0, 7], [60000, 4]]);
+  });
+  test('an average by severity keeps each spelling: averages do not add up', () => {
+    const rows = [
+      { ts_bucket: 0, group: ['error'], 'series_0.data': 2 },
+      { ts_bucket: 0, group: ['ERROR'], 'series_0.data': 4 },
+    ];
+    const [lines] = linesOf([{ ...count, aggFn: 'avg', valueExpression: 'Duration' }], rows, ['SeverityText']);
+    expect(lines.map((l) => l.group)).toEqual([['error'], ['ERROR']]);
+  });
+  test('other groups and several items keep their lines, labelled by item', () => {
+    const rows = [
+      { ts_bucket: 0, group: ['web'], 'series_0.data': 1, 'series_1.data': null },
+      { ts_bucket: 0, group: ['api'], 'series_0.data': 2, 'series_1.data': 5 },
+    ];
+    const lines = linesOf([count, { ...count, aggFn: 'max', valueExpression: 'Duration', alias: 'slowest' }], rows, ['ServiceName']);
+    expect(lines[0].map((l) => l.group)).toEqual([['count', 'web'], ['count', 'api']]);
+    expect(lines[1].map((l) => l.group)).toEqual([['slowest', 'web'], ['slowest', 'api']]);
+    expect(lines[1][0].points).toEqual([[0, null]]);
+  });
+});

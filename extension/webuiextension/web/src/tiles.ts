@@ -1,0 +1,54 @@
+// What a chart tile draws from POST /api/v2/charts/series: a line per
+// select item and group. Pure, so the page and the metrics explorer draw
+// the same lines and the unit tests hold them.
+
+import { level, Schemas } from './api';
+import type { Line } from './components/chart';
+
+type SelectItem = Schemas['SelectItem'];
+
+// label names a select item in a legend: its alias, its query, or its
+// aggregation of its field.
+export function label(s: SelectItem): string {
+  if (s.alias) return s.alias;
+  if (s.query) return s.query;
+  const agg = s.aggFn === 'quantile' ? `p${Math.round((s.level ?? 0) * 1000) / 10}` : s.aggFn;
+  return `${agg}${s.valueExpression ? `(${s.valueExpression})` : ''}`;
+}
+
+// levelColumns are the columns a tile's series merge by level() when
+// grouped by them: the exporter's severity and status, and their usual
+// names.
+const levelColumns = ['severitytext', 'statuscode', 'level', 'status', 'severity'];
+
+// A row of the chart series answer: a bucket, its group, a value per item.
+export type SeriesRow = { ts_bucket: number; group?: string[]; [value: string]: unknown };
+
+// linesOf turns the answer's rows into each item's lines. A count or sum
+// grouped by severity or status shows one series per level whatever its
+// spelling (error and ERROR are one), as the search page's histogram
+// does: their values add up.
+export function linesOf(items: SelectItem[], rows: SeriesRow[], groupBy: string[]): Line[][] {
+  const perItem: Line[][] = items.map(() => []);
+  const byKey = new Map<string, { line: Line; at: Map<number, number | null> }>();
+  const merge = groupBy.length === 1 && levelColumns.includes(groupBy[0].toLowerCase());
+  for (const row of rows) {
+    const raw: string[] = row.group ?? [];
+    items.forEach((s, i) => {
+      const additive = merge && !s.query && (s.aggFn === 'count' || s.aggFn === 'sum');
+      const group = additive ? [level(raw[0] ?? '')] : raw;
+      const key = i + '\u0000' + group.join('\u0000');
+      let l = byKey.get(key);
+      if (!l) {
+        l = { line: { group: items.length > 1 ? [label(s), ...group] : group, points: [] }, at: new Map() };
+        byKey.set(key, l);
+        perItem[i].push(l.line);
+      }
+      const v = (row[`series_${i}.data`] as number | null | undefined) ?? null;
+      const had = l.at.get(row.ts_bucket);
+      l.at.set(row.ts_bucket, had == null ? v : v == null ? had : had + v);
+    });
+  }
+  for (const { line, at } of byKey.values()) line.points = [...at.entries()].sort((a, b) => a[0] - b[0]);
+  return perItem;
+}
