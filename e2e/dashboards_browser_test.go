@@ -129,6 +129,23 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 	assert.Equal(t, map[string]string{"error": "3", "info": "4"}, shown, "the tile shows the API's answer")
 	eval[bool](b, "back to the number tile", `(document.querySelector('[data-tile=Orders]').scrollIntoView({block: 'center'}), true)`)
 
+	// A search tile: the events of a where, with the columns to show.
+	eval[bool](b, "back to the top", `(document.querySelector('[data-action=add-tile]').scrollIntoView({block: 'center'}), true)`)
+	addTile("the search tile", func() {
+		b.run("search tile", fill(`input[name=tile-name]`, "Error events"), selectValue(`select[name=display]`, "search"))
+		b.run("its where and columns", fill(`input[name=where]`, "SeverityText:ERROR"), fill(`input[name=columns]`, "Timestamp, Body"))
+		b.run("the preview links to the search", waitText(`[data-testid=tile-preview]`, "Open the search"))
+	})
+	eval[bool](b, "scrolling to the search tile", `(document.querySelector('[data-tile="Error events"]').scrollIntoView({block: 'center'}), true)`)
+	b.see("the search tile's link", `[data-tile="Error events"] a`)
+	stored := eval[map[string]any](b, "the stored search tile", `(async () => {
+		const d = (await (await fetch('/api/v2/dashboards/' + location.pathname.split('/').pop())).json()).data;
+		return d.tiles.find((x) => x.name === 'Error events').config; })()`)
+	assert.Equal(t, "search", stored["displayType"])
+	assert.Equal(t, "Timestamp, Body", stored["select"])
+	assert.Equal(t, "SeverityText:ERROR", stored["where"])
+	eval[bool](b, "back to the number tile", `(document.querySelector('[data-tile=Orders]').scrollIntoView({block: 'center'}), true)`)
+
 	// Remove a tile, after a confirmation.
 	b.click("remove the number tile", `[data-tile=Orders] [data-action=remove-tile]`)
 	b.click("confirm", `[data-tile=Orders] [data-action=confirm-remove]`)
@@ -141,7 +158,7 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 	b.run("renamed", waitText(`[data-testid=dashboards]`, "Shop floor"))
 	b.click("duplicate", `tr[data-dashboard="Shop floor"] [data-action=duplicate]`)
 	b.run("duplicated", waitText(`[data-testid=dashboards]`, "Shop floor (copy)"))
-	assert.Equal(t, "3", b.text(`tr[data-dashboard="Shop floor (copy)"] td:nth-child(2)`), "the copy has the tiles")
+	assert.Equal(t, "4", b.text(`tr[data-dashboard="Shop floor (copy)"] td:nth-child(2)`), "the copy has the tiles")
 	b.click("delete", `tr[data-dashboard="Shop floor (copy)"] [data-action=delete]`)
 	b.see("the confirmation", `tr[data-dashboard="Shop floor (copy)"] [data-action=confirm-delete]`)
 	b.click("confirm delete", `tr[data-dashboard="Shop floor (copy)"] [data-action=confirm-delete]`)

@@ -115,6 +115,18 @@ func TestBrowserMetricsExplorer(t *testing.T) {
 	assert.Equal(t, 0, eval[int](b, "failing tiles", `document.querySelectorAll('[data-testid=tile-error]').length`))
 	b.screenshot("dashboard")
 
+	// The tile's query is edited in the tile editor (a metric source's
+	// tile takes a Datadog metric query in place of the aggregation).
+	b.click("editing the tile", tile+` [data-action=edit-tile]`)
+	b.see("its query", `[data-testid=tile-editor] input[name=query]`)
+	assert.Equal(t, "max:system.cpu.user{*} by {host}", eval[string](b, "the query", `document.querySelector('[data-testid=tile-editor] input[name=query]').value`))
+	assert.Equal(t, 0, eval[int](b, "no aggregation beside a query", `document.querySelectorAll('[data-testid=tile-editor] select[name=aggFn]').length`))
+	b.run("a new query", fill(`[data-testid=tile-editor] input[name=query]`, "avg:system.cpu.user{host:web-1}"))
+	b.run("its preview", poll(`(() => { const l = document.querySelector('[data-testid=tile-preview] .u-legend'); return !!l && !l.innerText.includes('web-2'); })()`))
+	b.click("saving it", `[data-action=save-tile]`)
+	b.run("the editor closes", poll(`!document.querySelector('[data-testid=tile-editor]')`))
+	b.run("the tile's new query", waitText(tile, "avg:system.cpu.user{host:web-1}"))
+
 	// An OTLP histogram: its percentiles, from its buckets (2 values ≤ 10
 	// ms, 6 ≤ 50, 1 ≤ 100, 1 above).
 	hist := fmt.Sprintf(`{"resourceMetrics":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"shop"}}]},"scopeMetrics":[{"metrics":[`+

@@ -25,7 +25,7 @@ export type SelectItem = Schemas['SelectItem'];
 // The aggregations /api/v2 takes (dashboards.AggFns).
 const aggFns = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max', 'quantile', 'last_value'];
 const languages = ['lucene', 'sql', 'datadog'];
-const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie'], ['markdown', 'Markdown']];
+const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie'], ['search', 'Search'], ['markdown', 'Markdown']];
 const granularities = ['auto', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '2h', '6h', '12h', '1d'];
 
 // A dashboard written back: what the API answers, without what it sets.
@@ -483,6 +483,11 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
   const c = t.config;
   const item: SelectItem = Array.isArray(c.select) && c.select.length ? c.select[0] : { aggFn: 'count', where: '', whereLanguage: 'lucene' };
   const markdown = c.displayType === 'markdown';
+  const search = c.displayType === 'search';
+  // A metric source's tile may carry a Datadog metric query, which
+  // replaces the aggregation, field, where and group by.
+  const metric = sources.find((x) => x.id === c.sourceId)?.kind === 'metric';
+  const byQuery = metric && item.query !== undefined;
   // The preview follows the form after a pause in typing.
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => {
@@ -516,15 +521,37 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
               <label>Display<select name="display" value={c.displayType} onChange={(e) => {
                 const v = e.currentTarget.value;
                 if (v === 'markdown') setC({ displayType: v, markdown: c.markdown ?? '' });
+                // A search tile lists events: its select is the columns.
+                else if (v === 'search') setC({ displayType: v, select: '', where: item.where ?? '', whereLanguage: item.whereLanguage || 'lucene', sourceId: c.sourceId || sources[0]?.id });
                 else setC({ displayType: v as TileConfig['displayType'], select: Array.isArray(c.select) && c.select.length ? c.select : [item], sourceId: c.sourceId || sources[0]?.id });
               }}>{displays.map(([v, l]) => <option value={v}>{l}</option>)}</select></label>
               {markdown ? (
                 <label class="wide">Markdown<textarea name="markdown" rows={10} value={c.markdown ?? ''} onInput={(e) => setC({ markdown: e.currentTarget.value })} /></label>
+              ) : search ? (
+                <>
+                  <label>Source<select name="source" value={c.sourceId} onChange={(e) => setC({ sourceId: e.currentTarget.value })}>
+                    {sources.filter((x) => x.kind !== 'metric').map((x) => <option value={x.id}>{x.name}</option>)}
+                  </select></label>
+                  <label class="wide">Where
+                    <span class="where-row">
+                      <select name="whereLanguage" aria-label="Where language" value={c.whereLanguage || 'lucene'} onChange={(e) => setC({ whereLanguage: e.currentTarget.value as TileConfig['whereLanguage'] })}>
+                        {languages.map((l) => <option value={l}>{l}</option>)}
+                      </select>
+                      <input name="where" class="mono" placeholder="level:error service:api" value={c.where ?? ''} onInput={(e) => setC({ where: e.currentTarget.value })} />
+                    </span>
+                  </label>
+                  <label class="wide">Columns<input name="columns" placeholder="Timestamp, ServiceName, Body" value={typeof c.select === 'string' ? c.select : ''} onInput={(e) => setC({ select: e.currentTarget.value })} /></label>
+                </>
               ) : (
                 <>
                   <label>Source<select name="source" value={c.sourceId} onChange={(e) => setC({ sourceId: e.currentTarget.value })}>
                     {sources.map((s) => <option value={s.id}>{s.name}</option>)}
                   </select></label>
+                  {metric && (
+                    <label class="wide">Metric query (Datadog syntax, optional)<input name="query" class="mono" placeholder="avg:system.cpu.user{env:prod} by {host}"
+                      value={item.query ?? ''} onInput={(e) => { const q = e.currentTarget.value; setItem(q ? { query: q } : { query: undefined }); }} /></label>
+                  )}
+                  {!byQuery && <>
                   <div class="pair">
                     <label>Aggregation<select name="aggFn" value={item.aggFn} onChange={(e) => {
                       const v = e.currentTarget.value;
@@ -548,6 +575,7 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
                     </span>
                   </label>
                   <label>Group by<input name="groupBy" placeholder="ServiceName, SeverityText" value={c.groupBy ?? ''} onInput={(e) => setC({ groupBy: e.currentTarget.value })} /></label>
+                  </>}
                   <div class="pair">
                     <label>Granularity<select name="granularity" value={c.granularity || 'auto'} onChange={(e) => setC({ granularity: e.currentTarget.value === 'auto' ? undefined : e.currentTarget.value as TileConfig['granularity'] })}>
                       {granularities.map((g) => <option value={g}>{g}</option>)}
@@ -579,6 +607,9 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
 function tileOut(t: Tile): Tile {
   const c = t.config;
   if (c.displayType === 'markdown') return { ...t, config: { displayType: 'markdown', markdown: c.markdown ?? '' } };
+  if (c.displayType === 'search') {
+    return { ...t, config: { displayType: 'search', sourceId: c.sourceId, select: typeof c.select === 'string' ? c.select : '', where: c.where ?? '', whereLanguage: c.whereLanguage || 'lucene' } };
+  }
   const out: TileConfig = { ...c };
   delete out.markdown;
   if (!out.granularity || out.granularity === 'auto') delete out.granularity; // auto is the default
