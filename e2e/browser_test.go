@@ -460,6 +460,30 @@ func (b *browser) click(what, sel string) {
 	b.run(what, chromedp.MouseClickXY(xy[0], xy[1]))
 }
 
+// clickFor clicks sel as click does until done (a JavaScript condition)
+// holds, at most three times: a click that lands while the page is still
+// laying itself out (a late button moving the target) is made again, as a
+// person would.
+func (b *browser) clickFor(what, sel, done string) {
+	b.t.Helper()
+	for i := 0; ; i++ {
+		b.click(what, sel)
+		if eval[bool](b, what, done) {
+			return
+		}
+		deadline := time.Now().Add(3 * time.Second)
+		for time.Now().Before(deadline) && !eval[bool](b, what, done) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if eval[bool](b, what, done) {
+			return
+		}
+		if i == 2 {
+			b.t.Fatalf("%s: clicking %s three times did not make %s true", what, sel, done)
+		}
+	}
+}
+
 // scrollPanelTo scrolls the side panel (only it) until sel's top is near
 // the panel's.
 func (b *browser) scrollPanelTo(panel, sel string) {

@@ -53,7 +53,7 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 
 	addTile := func(what string, set func()) {
 		t.Helper()
-		b.click("add tile for "+what, `[data-action=add-tile]`)
+		b.clickFor("add tile for "+what, `[data-action=add-tile]`, `!!document.querySelector('[data-testid=tile-editor]')`)
 		b.see("the tile editor for "+what, `[data-testid=tile-editor]`)
 		set()
 		b.click("saving "+what, `[data-action=save-tile]`)
@@ -64,7 +64,7 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 	}
 
 	// A bad where: the translator's message under the box, nothing saved.
-	b.click("add tile", `[data-action=add-tile]`)
+	b.clickFor("add tile", `[data-action=add-tile]`, `!!document.querySelector('[data-testid=tile-editor]')`)
 	b.run("a where with a field and no value", fill(`input[name=where]`, "service:"))
 	b.run("the preview's message", chromedp.WaitVisible(chromedp.CSS(`[data-testid=tile-preview] [data-testid=tile-error]`)))
 	b.see("the message", `[data-testid=tile-preview] [data-testid=tile-error]`)
