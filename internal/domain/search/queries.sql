@@ -15,11 +15,6 @@ WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimes
 ORDER BY {{.TS}} DESC
 LIMIT {{.Limit}}{{if .Skip}} OFFSET {{.Skip}}{{end}}
 
--- name: trace_bounds
--- When a trace started and ended, from the exporter's lookup table (one
--- row per trace and part), so the spans are read from those days only.
-SELECT min(Start), max(End), count() FROM {{.Lookup}} WHERE TraceId = {{.TraceID}}
-
 -- name: trace_spans
 SELECT *, toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9)) AS `__ts_ns`
 FROM {{.From}}
@@ -135,9 +130,9 @@ ORDER BY last_ns DESC, tid DESC
 LIMIT {{.Limit}}
 
 -- name: traces_bounds
--- When the traces of a page ran, from the exporter's lookup table (its
--- primary key is the trace id), so their spans are read from those
--- days only.
+-- When a trace, or the traces of a page, ran: from the exporter's lookup
+-- table (its primary key is the trace id), so their spans are read from
+-- those days only.
 SELECT min(Start), max(End), uniqExact(TraceId) FROM {{.Lookup}} WHERE TraceId IN {{.IDs}}
 
 -- name: trace_summaries

@@ -55,14 +55,13 @@ func GetTrace(ctx context.Context, db *sql.DB, spans *query.Scope, req TraceRequ
 	}
 	var p query.Params
 	data := map[string]any{"From": spans.From, "TS": spans.Timestamp, "TraceCol": col, "TraceID": p.Add(id, "String"), "Limit": MaxSpans + 1}
-	start, end, found, err := traceBounds(ctx, db, spans, id)
+	start, end, found, err := traceBounds(ctx, db, spans, []string{id})
 	if err != nil {
 		return Trace{}, err
 	}
 	if found {
-		// The lookup table keeps seconds; a span ends by its own end.
 		data["Start"] = p.Add(strconv.FormatInt(start.UnixNano(), 10), "Int64")
-		data["End"] = p.Add(strconv.FormatInt(end.Add(time.Second).UnixNano(), 10), "Int64")
+		data["End"] = p.Add(strconv.FormatInt(end.UnixNano(), 10), "Int64")
 	}
 	rows, err := readRows(ctx, db, render("trace_spans", data), p, timeout)
 	if err != nil {
@@ -97,9 +96,12 @@ func GetTrace(ctx context.Context, db *sql.DB, spans *query.Scope, req TraceRequ
 	return t, nil
 }
 
-// traceBounds reads a trace's time span from the exporter's lookup table,
-// if the source's table has one.
-func traceBounds(ctx context.Context, db *sql.DB, spans *query.Scope, id string) (time.Time, time.Time, bool, error) {
+// traceBounds reads when the traces of ids ran from the exporter's lookup
+// table (its primary key is the trace id), so their spans are read from
+// those days only. ok is false when the source's table has no lookup
+// table or it does not hold every id yet (its view writes with the spans,
+// but a table made by hand may have none).
+func traceBounds(ctx context.Context, db *sql.DB, spans *query.Scope, ids []string) (start, end time.Time, ok bool, err error) {
 	src := spans.Source()
 	lookup := src.Table + "_trace_id_ts"
 	var n uint64
@@ -108,15 +110,18 @@ func traceBounds(ctx context.Context, db *sql.DB, spans *query.Scope, id string)
 		return time.Time{}, time.Time{}, false, err
 	}
 	var p query.Params
-	q := render("trace_bounds", map[string]any{"Lookup": src.TableRef(lookup), "TraceID": p.Add(id, "String")})
-	params := clickhouse.Parameters{}
-	for k, v := range p.Values {
-		params[k] = v
+	list := make([]string, len(ids))
+	for i, id := range ids {
+		list[i] = p.Add(id, "String")
 	}
-	var start, end time.Time
+	q := render("traces_bounds", map[string]any{"Lookup": src.TableRef(lookup), "IDs": "(" + strings.Join(list, ", ") + ")"})
 	var count uint64
-	if err := db.QueryRowContext(clickhouse.Context(ctx, clickhouse.WithParameters(params)), q).Scan(&start, &end, &count); err != nil {
+	if err := db.QueryRowContext(clickhouse.Context(ctx, clickhouse.WithParameters(p.Values)), q).Scan(&start, &end, &count); err != nil {
 		return time.Time{}, time.Time{}, false, query.EngineError(err)
 	}
-	return start, end, count > 0, nil
+	if count < uint64(len(ids)) {
+		return time.Time{}, time.Time{}, false, nil
+	}
+	// The lookup table keeps seconds; a span ends by its own end.
+	return start, end.Add(time.Second), true, nil
 }

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ClickHouse/clickhouse-go/v2"
-
 	"github.com/otelhouse/otelhouse/internal/domain/query"
 )
 
@@ -166,12 +164,14 @@ func TraceList(ctx context.Context, db *sql.DB, scope *query.Scope, cols TraceCo
 	}
 
 	var sp query.Params
+	tids := make([]string, len(found))
 	list := make([]string, len(found))
 	for i, r := range found {
-		list[i] = sp.Add(fmt.Sprint(r["tid"]), "String")
+		tids[i] = fmt.Sprint(r["tid"])
+		list[i] = sp.Add(tids[i], "String")
 	}
 	data["IDs"] = "(" + strings.Join(list, ", ") + ")"
-	from, to, ok, err := tracesBounds(ctx, db, scope, found)
+	from, to, ok, err := traceBounds(ctx, db, scope, tids)
 	if err != nil {
 		return TracePage{}, err
 	}
@@ -216,38 +216,4 @@ func summary(r map[string]any) TraceSummary {
 	}
 	slices.Sort(s.Services)
 	return s
-}
-
-// tracesBounds reads when a page's traces ran from the exporter's lookup
-// table, if the source's table has one.
-func tracesBounds(ctx context.Context, db *sql.DB, scope *query.Scope, found []map[string]any) (time.Time, time.Time, bool, error) {
-	src := scope.Source()
-	lookup := src.Table + "_trace_id_ts"
-	var n uint64
-	qctx := clickhouse.Context(ctx, clickhouse.WithParameters(clickhouse.Parameters{"db": src.Database, "t": lookup}))
-	if err := db.QueryRowContext(qctx, render("lookup_exists", nil)).Scan(&n); err != nil || n == 0 {
-		return time.Time{}, time.Time{}, false, err
-	}
-	var p query.Params
-	list := make([]string, len(found))
-	for i, r := range found {
-		list[i] = p.Add(fmt.Sprint(r["tid"]), "String")
-	}
-	q := render("traces_bounds", map[string]any{"Lookup": src.TableRef(lookup), "IDs": "(" + strings.Join(list, ", ") + ")"})
-	params := clickhouse.Parameters{}
-	for k, v := range p.Values {
-		params[k] = v
-	}
-	var start, end time.Time
-	var count uint64
-	if err := db.QueryRowContext(clickhouse.Context(ctx, clickhouse.WithParameters(params)), q).Scan(&start, &end, &count); err != nil {
-		return time.Time{}, time.Time{}, false, query.EngineError(err)
-	}
-	if count < uint64(len(found)) {
-		// A trace the lookup table does not hold yet (its view writes
-		// with the spans, but a table made by hand may have none).
-		return time.Time{}, time.Time{}, false, nil
-	}
-	// The lookup table keeps seconds; a span ends by its own end.
-	return start, end.Add(time.Second), true, nil
 }
