@@ -240,7 +240,7 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 	b.run("the list", chromedp.Navigate(ui+"/dashboards"), fill(`input[name=dashboard-name]`, "Payments"))
 	b.click("creating it", `[data-testid=new-dashboard] button[type=submit]`)
 	b.run("the new dashboard", waitText(`h1`, "Payments"))
-	b.click("add tile", `[data-action=add-tile]`)
+	b.clickFor("add tile", `[data-action=add-tile]`, `!!document.querySelector('[data-testid=tile-editor]')`)
 	b.run("line tile", fill(`input[name=tile-name]`, "Errors"), fill(`input[name=where]`, "SeverityText:ERROR"))
 	b.click("saving it", `[data-action=save-tile]`)
 	b.run("saved", poll(`!document.querySelector('[data-testid=tile-editor]')`))
