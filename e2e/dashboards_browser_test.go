@@ -550,9 +550,9 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 
 	file, err := filepath.Abs("../internal/domain/importers/datadog/testdata/integrations-core/redisdb_dashboard_overview.json")
 	require.NoError(t, err)
-	b.run("the list", chromedp.Navigate(ui+"/dashboards"), chromedp.WaitReady(chromedp.CSS(`[data-testid=import-file]`)))
-	b.see("the import button", `[data-action=import]`)
-	b.run("choosing the file", chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=import-file]`), []string{file}))
+	b.run("the list", chromedp.Navigate(ui+"/dashboards"), chromedp.WaitReady(chromedp.CSS(`[data-testid=import-file-dashboard]`)))
+	b.see("the import button", `[data-action=import-dashboard]`)
+	b.run("choosing the file", chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=import-file-dashboard]`), []string{file}))
 	b.see("the report", `[data-testid=import-report]`)
 	report := b.text(`[data-testid=import-report]`)
 	assert.Contains(t, report, "Redis - Overview")
@@ -596,4 +596,49 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 	b.see("the CPU tile", `[data-tile="CPU user (%)"]`)
 	b.run("a line per host", poll(`document.querySelector('[data-tile="CPU user (%)"]').textContent.includes('web-2')`))
 	b.screenshot("host-dashboard")
+
+	// A monitor and a saved view, imported with the buttons on the Alerts
+	// page and in the saved-search menu, at every screen width. An
+	// imported monitor needs a webhook to deliver to: one is made first
+	// (a name that never resolves, so nothing is delivered).
+	eval[bool](b, "a webhook", `fetch('/api/v2/webhooks', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({name: 'On call', service: 'generic', url: 'https://hooks.invalid/on-call'})}).then((r) => r.ok)`)
+	monitor, err := filepath.Abs("../internal/domain/importers/datadog/testdata/integrations-core/redisdb_monitor_high_mem.json")
+	require.NoError(t, err)
+	view, err := filepath.Abs("../internal/domain/importers/datadog/testdata/integrations-core/nginx_saved_view_5xx_errors.json")
+	require.NoError(t, err)
+	for _, width := range []int64{1000, 1400, 1920} {
+		w := fmt.Sprint(width)
+		b.run("a screen of "+w, chromedp.EmulateViewport(width, 900))
+		b.run("the alerts at "+w, chromedp.Navigate(ui+"/alerts"), waitText(`select[name=import-webhook]`, "On call"))
+		eval[bool](b, "scrolling to the import", `(document.querySelector('[data-action=import-monitor]').scrollIntoView({block: 'center'}), true)`)
+		b.see("the monitor import at "+w, `[data-action=import-monitor]`)
+		b.run("choosing the monitor at "+w, chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=import-file-monitor]`), []string{monitor}))
+		b.run("the monitor's report at "+w, waitText(`[data-testid=import-report]`, "Imported alert"))
+		eval[bool](b, "scrolling to the report", `(document.querySelector('[data-testid=import-report]').scrollIntoView({block: 'center'}), true)`)
+		b.see("the monitor's report at "+w, `[data-testid=import-report]`)
+		report := b.text(`[data-testid=import-report]`)
+		assert.Contains(t, report, "dashboard", "a metric monitor watches a tile of a dashboard made for it")
+		assert.Contains(t, report, "warning threshold 70", "the warning threshold has no counterpart and says so")
+		b.screenshot("import-monitor-" + w)
+
+		b.run("the log search at "+w, chromedp.Navigate(ui+"/search/logs"), chromedp.WaitReady(chromedp.CSS(`[data-testid=saved-menu]`)))
+		b.click("the saved menu at "+w, `[data-testid=saved-menu]`)
+		b.see("the view import at "+w, `[data-action=import-saved-view]`)
+		b.run("choosing the view at "+w, chromedp.SetUploadFiles(chromedp.CSS(`[data-testid=import-file-saved-view]`), []string{view}))
+		if width != 1000 {
+			// Imported once already: the team's saved-search names are
+			// unique, and the refusal says which name is taken.
+			b.run("the refusal at "+w, waitText(`.saved-list .error`, "already exists"))
+			b.see("the refusal at "+w, `.saved-list .error`)
+			continue
+		}
+		b.run("the view's report at "+w, waitText(`[data-testid=import-report]`, "Imported"))
+		b.see("the view's report at "+w, `[data-testid=import-report] a`)
+		b.screenshot("import-view-" + w)
+		b.click("opening the view at "+w, `[data-testid=import-report] a`)
+		b.run("the view opens in the Datadog language at "+w, poll(`new URLSearchParams(location.search).get('lang') === 'datadog'`))
+	}
+	names := eval[[]string](b, "the imported alerts", `fetch('/api/v2/alerts', {headers: {'X-Otelhouse-Request': '1'}}).then((r) => r.json()).then((j) => j.data.map((a) => a.name))`)
+	assert.Len(t, names, 3, "one alert per import: %v", names)
 }

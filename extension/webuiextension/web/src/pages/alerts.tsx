@@ -1,15 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Answer, del, Evaluation, get, post, put, Schemas, Webhook } from '../api';
+import { Answer, del, Evaluation, get, post, put, Schemas, Webhook, Whole } from '../api';
+import { DatadogImportButton, DatadogImportReport } from '../components/datadogimport';
+import { onLink } from '../router';
+import { fmtShort } from '../time';
+import './dashboards.css';
 
 type TestResult = Answer<'/api/v2/webhooks/{id}/test', 'post'>;
+type ImportedMonitor = Whole<'/api/v2/alerts/import', 'post'>;
 
 // The lengths an alert can be muted for from the list (the API takes any
 // time up to 30 days ahead).
 const mutes: [string, number][] = [['1 hour', 3600e3], ['4 hours', 4 * 3600e3], ['1 day', 24 * 3600e3], ['1 week', 7 * 24 * 3600e3]];
 const muted = (a: Alert) => !!a.silenced && Date.parse(a.silenced.until) > Date.now();
-import { onLink } from '../router';
-import { fmtShort } from '../time';
-import './dashboards.css';
 
 // Alerts and webhooks are the REST API's documents, made, changed and
 // deleted through /api/v2/alerts and /api/v2/webhooks; their mistakes are
@@ -161,6 +163,11 @@ export function AlertsPage() {
   };
   // hookError is the API's refusal to delete a webhook, shown on its row.
   const [hookError, setHookError] = useState<{ id: string; msg: string } | null>(null);
+  // A monitor imported from Datadog is delivered to the webhook chosen
+  // here (the first one unless another is picked).
+  const [importHook, setImportHook] = useState('');
+  const [imported, setImported] = useState<ImportedMonitor | null>(null);
+  useEffect(() => { if (!hooks.some((h) => h.id === importHook)) setImportHook(hooks[0]?.id ?? ''); }, [hooks]);
   const load = () => {
     get<Alert[]>('/api/v2/alerts').then((l) => {
       setList(l);
@@ -202,11 +209,11 @@ export function AlertsPage() {
                 <tr data-alert={a.name} onClick={() => setOpen(open === a.id ? '' : a.id)}>
                   <td data-testid="alert-state"><span class={a.state === 'ALERT' ? 'sev err' : 'sev info'}>{a.state || 'PENDING'}</span>
                     {muted(a) && <span class="muted small" data-testid="alert-muted" title={`muted by ${a.silenced!.by}`}> muted until {fmtShort(Date.parse(a.silenced!.until))}</span>}</td>
-                  <td>{a.name}</td>
+                  <td class="wrap">{a.name}</td>
                   <td>{a.thresholdType} {a.threshold}</td>
                   <td>{a.interval}</td>
                   <td class="small" data-testid="alert-last">{last[a.id] ? `${fmtShort(last[a.id]!.evaluatedAt)} (value ${fmtValue(last[a.id]!.value ?? null)})` : <span class="muted">not yet</span>}</td>
-                  <td>{a.source === 'saved_search'
+                  <td class="wrap">{a.source === 'saved_search'
                     ? <span>saved search “{saved[a.savedSearchId ?? ''] ?? a.savedSearchId}”{a.groupBy ? ` by ${a.groupBy}` : ''}</span>
                     : <a href={`/dashboards/${a.dashboardId}`} onClick={(e) => { e.stopPropagation(); onLink(e, `/dashboards/${a.dashboardId}`); }}>dashboard tile</a>}</td>
                   <td>{hookName[a.channel?.webhookId] ?? a.channel?.webhookId}</td>
@@ -252,7 +259,20 @@ export function AlertsPage() {
       )}
       <div class="editor-actions">
         <button data-action="new-search-alert" onClick={() => setEditAlert({ source: 'saved_search', name: '' } as Alert)}>New alert on a saved search</button>
+        <span class="import-monitor">
+          <label class="small">Deliver imports to{' '}
+            <select name="import-webhook" value={importHook} disabled={hooks.length === 0} onChange={(e) => setImportHook(e.currentTarget.value)}>
+              {hooks.map((h) => <option value={h.id}>{h.name}</option>)}
+            </select></label>{' '}
+          <DatadogImportButton<ImportedMonitor> path={`/api/v2/alerts/import?webhookId=${encodeURIComponent(importHook)}`} what="monitor" label="Import Datadog monitor"
+            disabled={!importHook} disabledWhy="An imported monitor delivers to a webhook: make one first"
+            onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />
+        </span>
       </div>
+      {imported && <DatadogImportReport report={imported.report} onClose={() => setImported(null)} heading={<>
+        Imported alert “{imported.data.name}”, watching {imported.dashboard
+          ? <a href={`/dashboards/${imported.dashboard.id}`} onClick={(e) => onLink(e, `/dashboards/${imported.dashboard!.id}`)}>dashboard “{imported.dashboard.name}”</a>
+          : <>saved search “{imported.savedSearch?.name}”</>}</>} />}
       <div class="row-between">
         <h2>Webhooks</h2>
         <button class="primary" data-action="new-webhook" onClick={() => setEditHook({})}>New webhook</button>

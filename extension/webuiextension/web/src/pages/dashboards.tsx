@@ -8,6 +8,7 @@ import { navigate, onLink, useLocation } from '../router';
 import { goDuration, resolveRange } from '../time';
 import { fmtValue, numberFormat, Unit, unitOf, units } from '../units';
 import { AlertForm } from './alerts';
+import { DatadogImportButton, DatadogImportReport } from '../components/datadogimport';
 import './dashboards.css';
 
 // Dashboards are the REST API's documents: listed, made, changed and
@@ -69,11 +70,13 @@ export function DashboardsPage() {
         }}>
           <input name="dashboard-name" placeholder="New dashboard name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <button class="primary" type="submit" disabled={!name.trim()}>Create dashboard</button>
-          <ImportButton onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />
+          <DatadogImportButton<Imported> path="/api/v2/dashboards/import" what="dashboard" label="Import from Datadog"
+            onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />
         </form>
       </div>
       {error && <p class="error" role="alert">{error}</p>}
-      {imported && <ImportReport r={imported} onClose={() => setImported(null)} />}
+      {imported && <DatadogImportReport report={imported.report} onClose={() => setImported(null)}
+        heading={<>Imported “<a href={`/dashboards/${imported.data.id}`} onClick={(e) => onLink(e, `/dashboards/${imported.data.id}`)}>{imported.data.name}</a>”</>} />}
       {!list ? <p class="muted">Loading…</p> : list.length === 0 ? (
         <p class="muted">No dashboard yet: name one above and add tiles to it.</p>
       ) : (
@@ -113,61 +116,6 @@ export function DashboardsPage() {
 }
 
 type Imported = Whole<'/api/v2/dashboards/import', 'post'>;
-
-// ImportButton reads a Datadog dashboard's JSON file (as Datadog's API
-// exports it or an integration ships it) and imports it through POST
-// /api/v2/dashboards/import.
-function ImportButton({ onImported, onError }: { onImported: (r: Imported) => void; onError: (msg: string) => void }) {
-  const input = useRef<HTMLInputElement>(null);
-  const [busy, setBusy] = useState(false);
-  const pick = async (f: File | undefined) => {
-    if (!f) return;
-    setBusy(true);
-    try {
-      let doc: unknown;
-      try { doc = JSON.parse(await f.text()); } catch { throw new Error(`${f.name} is not JSON: export the dashboard from Datadog as JSON`); }
-      onImported(await callWhole<Imported>('POST', '/api/v2/dashboards/import', doc));
-    } catch (err: any) {
-      onError(err.message);
-    } finally {
-      setBusy(false);
-      if (input.current) input.current.value = '';
-    }
-  };
-  return (
-    <>
-      <input ref={input} type="file" accept=".json,application/json" hidden name="import-file" data-testid="import-file"
-        onChange={(e) => pick(e.currentTarget.files?.[0])} />
-      <button type="button" class="ghost" data-action="import" disabled={busy} onClick={() => input.current?.click()}
-        title="A dashboard JSON as Datadog exports it">{busy ? 'Importing…' : 'Import from Datadog'}</button>
-    </>
-  );
-}
-
-// ImportReport says what an import made of each widget: imported as is,
-// approximated (with why) or skipped (with why); nothing goes unsaid.
-function ImportReport({ r, onClose }: { r: Imported; onClose: () => void }) {
-  const d = r.data as Dashboard;
-  const s = r.report.summary;
-  const notes = r.report.items.filter((i) => i.outcome !== 'imported');
-  return (
-    <section class="card import-report" data-testid="import-report" role="status">
-      <div class="row-between">
-        <strong>Imported “<a href={`/dashboards/${d.id}`} onClick={(e) => onLink(e, `/dashboards/${d.id}`)}>{d.name}</a>”</strong>
-        <button class="ghost small" aria-label="Close" onClick={onClose}>×</button>
-      </div>
-      <p class="small">{s.imported ?? 0} imported, {s.approximated ?? 0} approximated, {s.skipped ?? 0} skipped.</p>
-      {notes.length > 0 && (
-        <div class="import-notes">
-          <table class="plain small">
-            <thead><tr><th>Widget</th><th>Outcome</th><th>Why</th></tr></thead>
-            <tbody>{notes.map((i) => <tr><td>{i.title || i.type || i.path}</td><td>{i.outcome}</td><td>{(i.notes ?? []).join('; ')}</td></tr>)}</tbody>
-          </table>
-        </div>
-      )}
-    </section>
-  );
-}
 
 // DashboardPage draws a dashboard's tiles on its 24-column grid over one
 // time range; in edit mode tiles are added, edited and removed, each

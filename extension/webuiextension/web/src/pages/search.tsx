@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, countHistogram, del, Fields, get, Histogram as HistData, post, Row, SavedSearch, SearchQuery, searchRows, Source } from '../api';
+import { ApiError, countHistogram, del, Fields, get, Histogram as HistData, post, Row, SavedSearch, SearchQuery, searchRows, Source, Whole } from '../api';
 import { Histogram } from '../components/histogram';
 import { TimePicker } from '../components/timepicker';
 import { EventPanel } from '../components/eventpanel';
@@ -11,6 +11,9 @@ import { navigate, onLink, useLocation } from '../router';
 import { fmtDuration, fmtTs, resolveRange, useZone } from '../time';
 import { useWhenVisible } from '../paging';
 import { ZoneSwitch } from '../components/zoneswitch';
+import { DatadogImportButton, DatadogImportReport } from '../components/datadogimport';
+
+type ImportedView = Whole<'/api/v2/saved-searches/import', 'post'>;
 
 const PAGE = 100;
 const TAIL_EVERY_MS = 3000;
@@ -328,6 +331,7 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
   const [name, setName] = useState('');
   const [error, setError] = useState('');
   const [confirm, setConfirm] = useState('');
+  const [imported, setImported] = useState<ImportedView | null>(null);
   const load = () => { get<SavedSearch[]>('/api/v2/saved-searches').then(setList).catch((e) => setError(e.message)); };
   useEffect(load, []);
   const mine = (list ?? []).filter((x) => sources.some((y) => y.id === x.sourceId));
@@ -390,6 +394,12 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
               ) : <button class="link" title="Delete" aria-label={`Delete ${x.name}`} data-action="delete" onClick={() => setConfirm(x.id)}>×</button>}
             </div>
           ))}
+          <div class="saved-import">
+            <DatadogImportButton<ImportedView> path="/api/v2/saved-searches/import" what="saved view" label="Import Datadog view"
+              onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />
+          </div>
+          {imported && <DatadogImportReport report={imported.report} onClose={() => setImported(null)} heading={<>
+            Imported “<a href="#" onClick={(e) => { e.preventDefault(); setImported(null); openSaved(imported.data); }}>{imported.data.name}</a>”</>} />}
         </div>
       )}
     </div>
