@@ -36,6 +36,11 @@ export class ApiError extends Error {
   }
 }
 
+// messageOf is what a caught failure says, to show a person.
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 let onSignedOut: (() => void) | null = null;
 export function whenSignedOut(fn: () => void) {
   onSignedOut = fn;
@@ -57,14 +62,14 @@ export async function callWhole<T>(method: string, path: string, body?: unknown,
     credentials: 'same-origin',
     signal,
   });
-  let payload: any = null;
+  let payload: unknown = null;
   try {
     payload = await resp.json();
   } catch {
     /* not JSON: reported below */
   }
   if (!resp.ok) {
-    const msg = payload?.message ?? `${resp.status} ${resp.statusText}`;
+    const msg = (payload as { message?: string } | null)?.message ?? `${resp.status} ${resp.statusText}`;
     if (resp.status === 401 && !path.startsWith('/api/login') && onSignedOut) onSignedOut();
     throw new ApiError(resp.status, msg);
   }
@@ -84,6 +89,9 @@ export interface Account {
   createdAt: string;
 }
 
+// A row's fields are whatever the search selected: columns, maps of
+// attributes, numbers or strings.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Row = Record<string, any>;
 
 export interface Page {
@@ -122,14 +130,14 @@ export async function searchTraces(q: SearchQuery, maxResults: number, cursor?: 
 // by that column's values, named as level() names them, so `error` and
 // `ERROR` are one series.
 export async function countHistogram(q: SearchQuery, signal?: AbortSignal, groupBy?: string): Promise<Histogram> {
-  const r = await callWhole<{ data: { ts_bucket: number; group?: string[]; [k: string]: any }[]; granularity: string }>('POST', '/api/v2/charts/series', {
+  const r = await callWhole<{ data: { ts_bucket: number; group?: string[]; [k: string]: number | string[] | undefined }[]; granularity: string }>('POST', '/api/v2/charts/series', {
     startTime: q.startTime, endTime: q.endTime, granularity: 'auto',
     series: [{ sourceId: q.sourceId, aggFn: 'count', where: q.where, whereLanguage: q.whereLanguage, ...(groupBy ? { groupBy: [groupBy] } : {}) }],
   }, signal);
   const totals = new Map<number, number>();
   const groups = new Map<string, Map<number, number>>();
   for (const row of r.data ?? []) {
-    const n = row['series_0.data'] ?? 0;
+    const n = (row['series_0.data'] as number | undefined) ?? 0;
     totals.set(row.ts_bucket, (totals.get(row.ts_bucket) ?? 0) + n);
     if (!groupBy) continue;
     const g = level(row.group?.[0] ?? '');

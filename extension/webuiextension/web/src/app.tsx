@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Account, get, post, whenSignedOut } from './api';
+import { Account, get, messageOf, post, whenSignedOut } from './api';
 import { navigate, onLink, useLocation } from './router';
 import { AuthPage } from './pages/auth';
 import { lazy } from './lazy';
@@ -34,8 +34,8 @@ export function App() {
       setStatus(s);
       setMe(s.signedIn ? await get<Account>('/api/me') : null);
       setError('');
-    } catch (e: any) {
-      setError(e.message);
+    } catch (e) {
+      setError(messageOf(e));
       setTimeout(refresh, 1000); // the API may still be starting
     }
   };

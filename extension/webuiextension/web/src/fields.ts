@@ -3,7 +3,7 @@ import { Row, Source } from './api';
 // A column of a search table names a table column ("ServiceName"), a
 // resource attribute ("Resource.host.name") or a record attribute (any
 // other name): what the where translator resolves the same names to.
-export function valueOf(row: Row, col: string, src: Source): any {
+export function valueOf(row: Row, col: string, src: Source): Row[string] {
   if (col in row) return row[col];
   if (col.startsWith('Resource.') && src.resourceMap) return row[src.resourceMap]?.[col.slice(9)];
   if (src.attributesMap) return row[src.attributesMap]?.[col];
@@ -23,7 +23,7 @@ export function defaultColumns(src: Source): string[] {
   return cols;
 }
 
-export function show(v: any): string {
+export function show(v: unknown): string {
   if (v === undefined || v === null) return '';
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);

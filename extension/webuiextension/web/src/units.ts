@@ -16,14 +16,15 @@ export const units: { value: Unit; label: string }[] = [
 
 const factors: Record<string, number> = { ns: 1e-9, us: 1e-6, ms: 1e-3, s: 1 };
 
-export function unitOf(nf: any): Unit {
+export function unitOf(nf: unknown): Unit {
   if (!nf || typeof nf !== 'object') return '';
-  switch (nf.output) {
+  const fmt = nf as { output?: string; factor?: unknown };
+  switch (fmt.output) {
     case 'byte': return 'bytes';
     case 'percent': return 'percent';
     case 'number': return 'count';
     case 'time': {
-      const f = Number(nf.factor ?? 1);
+      const f = Number(fmt.factor ?? 1);
       for (const [u, v] of Object.entries(factors)) if (Math.abs(f - v) < v / 1000) return u as Unit;
       return 's';
     }

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
-import { callWhole } from '../api';
+import { callWhole, messageOf } from '../api';
 
 // What every import from Datadog answers beside the created document: what
 // became of each widget, or part of a monitor or view.
@@ -30,8 +30,8 @@ export function DatadogImportButton<T extends { report: ImportReport }>({ path, 
       let doc: unknown;
       try { doc = JSON.parse(await f.text()); } catch { throw new Error(`${f.name} is not JSON: export the ${what} from Datadog as JSON`); }
       onImported(await callWhole<T>('POST', path, doc));
-    } catch (err: any) {
-      onError(err.message);
+    } catch (err) {
+      onError(messageOf(err));
     } finally {
       setBusy(false);
       if (input.current) input.current.value = '';

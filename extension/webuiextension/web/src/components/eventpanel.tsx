@@ -9,7 +9,7 @@ import { ZoneSwitch } from './zoneswitch';
 // and resource attribute, then the other columns.
 // filterFor writes field:value for the where box, quoting a value that
 // holds blanks, quotes or Lucene's own characters.
-export function filterFor(field: string, value: any): string {
+export function filterFor(field: string, value: unknown): string {
   const v = String(value ?? '');
   const plain = /^[^\s"():[\]{}*?\\]+$/.test(v);
   return `${field}:${plain ? v : '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'}`;
@@ -90,7 +90,7 @@ function Context({ row, src }: { row: Row; src: Source }) {
   useEffect(() => {
     if (!open || rows) return;
     const ac = new AbortController();
-    const q = (from: bigint, to: bigint) => ({ sourceId: src.id, startTime: isoNs(from) as any, endTime: isoNs(to) as any, where, whereLanguage: 'lucene' });
+    const q = (from: bigint, to: bigint) => ({ sourceId: src.id, startTime: isoNs(from) as unknown as number, endTime: isoNs(to) as unknown as number, where, whereLanguage: 'lucene' });
     // Before: newest first from just after this event (it and its twins
     // of the same nanosecond included); after: the oldest of the minute
     // after, as the search answers newest first.
@@ -130,7 +130,7 @@ function Context({ row, src }: { row: Row; src: Source }) {
   );
 }
 
-export function AttrTable({ m, onFilter, prefix = '' }: { m: Record<string, any>; onFilter?: (expr: string) => void; prefix?: string }) {
+export function AttrTable({ m, onFilter, prefix = '' }: { m: Row; onFilter?: (expr: string) => void; prefix?: string }) {
   const keys = Object.keys(m).sort();
   if (keys.length === 0) return <p class="muted small">none</p>;
   return (
@@ -145,7 +145,7 @@ export function AttrTable({ m, onFilter, prefix = '' }: { m: Record<string, any>
 // Add offers a value's actions: + puts field:value into the search's
 // where and − puts -field:value (only where there is a where), and copy
 // puts the value on the clipboard.
-function Add({ on, expr, value }: { on?: (expr: string) => void; expr: string; value: any }) {
+function Add({ on, expr, value }: { on?: (expr: string) => void; expr: string; value: unknown }) {
   const [copied, setCopied] = useState(false);
   return (
     <span class="value-actions">
@@ -176,7 +176,7 @@ async function copyText(text: string) {
 
 // pretty shows a value that is a JSON object or array (how a nested
 // attribute is stored) indented, and any other as it is.
-function pretty(v: any): string {
+function pretty(v: unknown): string {
   const s = show(v);
   if (!/^\s*[[{]/.test(s)) return s;
   try {

@@ -12,7 +12,7 @@ interface FacetList { sampled: number; limit: number; facets: Facet[] }
 // engine in one statement over the newest matching events for the same
 // where and range as the rows. A value's + adds field:value to the where,
 // its − adds -field:value.
-export function Facets({ src, body, onFilter }: { src: Source; body: Record<string, any>; onFilter: (expr: string) => void }) {
+export function Facets({ src, body, onFilter }: { src: Source; body: Record<string, unknown>; onFilter: (expr: string) => void }) {
   const [data, setData] = useState<FacetList | null>(null);
   const [error, setError] = useState('');
   const [open, setOpen] = useState<Record<string, boolean>>({});

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { SearchQuery, searchTraces, TraceSummary } from '../api';
+import { messageOf, SearchQuery, searchTraces, TraceSummary } from '../api';
 import { navigate, onLink } from '../router';
 import { fmtDuration, fmtTs, useZone } from '../time';
 import { useWhenVisible } from '../paging';
@@ -40,8 +40,8 @@ export function TraceList({ body }: { body: SearchQuery }) {
       const p = await searchTraces(body, PAGE, cursor);
       setTraces((t) => t.concat(p.traces));
       setCursor(p.nextCursor);
-    } catch (e: any) {
-      setError(e.message);
+    } catch (e) {
+      setError(messageOf(e));
     } finally {
       setLoading(false);
     }

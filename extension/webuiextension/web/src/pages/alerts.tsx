@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Answer, del, Evaluation, get, post, put, Schemas, Webhook, Whole } from '../api';
+import { Answer, del, Evaluation, get, messageOf, post, put, Schemas, Webhook, Whole } from '../api';
 import { DatadogImportButton, DatadogImportReport } from '../components/datadogimport';
 import { onLink } from '../router';
 import { fmtShort } from '../time';
@@ -37,7 +37,7 @@ function fmtValue(v: number | null): string {
 
 const intervals = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'];
 
-function body(a: any) {
+function body(a: Partial<Alert>) {
   const { id: _i, createdAt: _c, updatedAt: _u, state: _s, silenced: _m, ...rest } = a;
   return rest;
 }
@@ -69,7 +69,7 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
         if (a.id) await put(`/api/v2/alerts/${a.id}`, body(a));
         else await post('/api/v2/alerts', body(a));
         onDone();
-      } catch (err: any) { setError(err.message); }
+      } catch (err) { setError(messageOf(err)); }
     }}>
       <div class="form-grid">
         <label class="wide">Name<input name="alert-name" value={a.name ?? ''} onInput={(e) => setA({ ...a, name: e.currentTarget.value })} /></label>
@@ -82,7 +82,7 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
         </>}
         <label>When the value is<select name="thresholdType" value={a.thresholdType} onChange={(e) => setA({ ...a, thresholdType: e.currentTarget.value as Alert['thresholdType'] })}>
           <option value="above">above</option><option value="below">below</option></select></label>
-        <label>Threshold<input name="threshold" type="number" step="any" value={String(a.threshold ?? '')} onInput={(e) => setA({ ...a, threshold: e.currentTarget.value === '' ? (undefined as any) : Number(e.currentTarget.value) })} /></label>
+        <label>Threshold<input name="threshold" type="number" step="any" value={String(a.threshold ?? '')} onInput={(e) => setA({ ...a, threshold: e.currentTarget.value === '' ? (undefined as unknown as number) : Number(e.currentTarget.value) })} /></label>
         <label>Every<select name="interval" value={a.interval} onChange={(e) => setA({ ...a, interval: e.currentTarget.value as Alert['interval'] })}>
           {intervals.map((i) => <option value={i}>{i}</option>)}</select></label>
         <label>Webhook<select name="webhook" value={a.channel?.webhookId} onChange={(e) => setA({ ...a, channel: { type: 'webhook', webhookId: e.currentTarget.value } })}>
@@ -107,7 +107,7 @@ function WebhookForm({ initial, onDone, onCancel }: { initial: Partial<Webhook>;
   return (
     <form data-testid="webhook-form" onSubmit={async (e) => {
       e.preventDefault();
-      const out: any = { name: w.name ?? '', url: w.url ?? '', service: w.service, description: w.description || undefined, body: w.body || undefined };
+      const out: Partial<Webhook> & { headers?: Record<string, string> } = { name: w.name ?? '', url: w.url ?? '', service: w.service, description: w.description || undefined, body: w.body || undefined };
       if (headers.trim()) {
         out.headers = {};
         for (const line of headers.split('\n')) {
@@ -120,7 +120,7 @@ function WebhookForm({ initial, onDone, onCancel }: { initial: Partial<Webhook>;
         if (w.id) await put(`/api/v2/webhooks/${w.id}`, out);
         else await post('/api/v2/webhooks', out);
         onDone();
-      } catch (err: any) { setError(err.message); }
+      } catch (err) { setError(messageOf(err)); }
     }}>
       <div class="form-grid">
         <label>Name<input name="webhook-name" value={w.name ?? ''} onInput={(e) => setW({ ...w, name: e.currentTarget.value })} /></label>

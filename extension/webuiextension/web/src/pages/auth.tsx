@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { post } from '../api';
+import { messageOf, post } from '../api';
 
 type Mode = 'create' | 'login' | 'join';
 
@@ -26,8 +26,8 @@ export function AuthPage({ mode, onSignedIn }: { mode: Mode; onSignedIn: () => v
       if (creating) await post('/api/register', { email, password, ...(invitation ? { invitation } : {}) });
       else await post('/api/login', { email, password });
       onSignedIn();
-    } catch (err: any) {
-      setError(err.message);
+    } catch (err) {
+      setError(messageOf(err));
     } finally {
       setBusy(false);
     }

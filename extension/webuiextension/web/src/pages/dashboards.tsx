@@ -1,5 +1,6 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { callWhole, del, get, post, put, Schemas, Source, Whole } from '../api';
+import { callWhole, del, get, messageOf, post, put, Schemas, Source, Whole } from '../api';
 import { label, linesOf } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { TimePicker } from '../components/timepicker';
@@ -66,7 +67,7 @@ export function DashboardsPage() {
           try {
             const d = await post<Dashboard>('/api/v2/dashboards', { name: name.trim(), tags: [], tiles: [] });
             navigate(`/dashboards/${d.id}?edit=1`);
-          } catch (err: any) { setError(err.message); }
+          } catch (err) { setError(messageOf(err)); }
         }}>
           <input name="dashboard-name" placeholder="New dashboard name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <button class="primary" type="submit" disabled={!name.trim()}>Create dashboard</button>
@@ -328,7 +329,7 @@ export interface Series { stepMs: number; lines: Line[]; perItem: Line[][] }
 export async function runTile(c: TileConfig, from: number, to: number, signal?: AbortSignal): Promise<Series> {
   const items = c.select as SelectItem[];
   const groupBy = splitGroupBy(c.groupBy);
-  const r = await callWhole<{ data: any[]; granularity: string }>('POST', '/api/v2/charts/series', {
+  const r = await callWhole<{ data: Parameters<typeof linesOf>[1]; granularity: string }>('POST', '/api/v2/charts/series', {
     startTime: from, endTime: to, granularity: c.granularity || 'auto',
     // A Datadog query carries its own grouping (by {…}): the API takes it
     // in place of aggFn, field, where and groupBy.
@@ -341,11 +342,11 @@ export async function runTile(c: TileConfig, from: number, to: number, signal?: 
 
 // TileView draws one tile, its title always on top; tables and pies
 // scroll inside the tile.
-export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: number; to: number; tools?: any; onZoom?: (from: number, to: number) => void }) {
+export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: number; to: number; tools?: ComponentChildren; onZoom?: (from: number, to: number) => void }) {
   const c = tile.config;
   const items = Array.isArray(c.select) ? c.select : [];
   const chart = isChart(c);
-  const unit = unitOf(c.numberFormat ?? (items[0] as any)?.numberFormat);
+  const unit = unitOf(c.numberFormat ?? (items[0] as { numberFormat?: unknown } | undefined)?.numberFormat);
   const [data, setData] = useState<Series | null>(null);
   const [error, setError] = useState('');
   const key = JSON.stringify(c);
@@ -359,7 +360,7 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
   }, [key, from, to]);
   const what = chart ? items.map(label).join(', ') + (items[0].where ? ` · ${items[0].where}` : '') : c.configType ? 'SQL' : c.displayType;
   const head = <div class="tile-head"><strong class="tile-title">{tile.name || what}</strong><span class="muted small tile-what">{what}</span>{tools}</div>;
-  let content: any;
+  let content: ComponentChildren;
   if (c.configType) {
     content = <><p class="muted small">A raw-SQL tile: kept as written, not run here (it would run with the API's own credentials).</p><pre class="small">{c.sqlTemplate}</pre></>;
   } else if (c.displayType === 'markdown') {
@@ -461,7 +462,7 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
             const out = tileOut(t);
             if (isChart(out.config)) await runTile(out.config, from, to);
             await onSave(out);
-          } catch (err: any) { setError(err.message); } finally { setBusy(false); }
+          } catch (err) { setError(messageOf(err)); } finally { setBusy(false); }
         }}>
           <div class="editor-cols">
             <div class="editor-form">

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { Answer, callWhole, get, post, put } from '../api';
+import { Answer, callWhole, get, messageOf, post, put } from '../api';
 import { TimePicker } from '../components/timepicker';
 import { navigate, onLink, useLocation } from '../router';
 import { resolveRange } from '../time';
@@ -281,8 +281,8 @@ function AddToDashboard({ metric, query, numberFormat: nf }: { metric: string; q
       setAdded(d);
       setError('');
       get<Dashboard[]>('/api/v2/dashboards').then(setList).catch((e) => setError(`Added, but the list of dashboards could not be read again: ${e.message}`));
-    } catch (e: any) {
-      setError(e.message);
+    } catch (e) {
+      setError(messageOf(e));
     } finally {
       setBusy(false);
     }

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, countHistogram, del, Fields, get, Histogram as HistData, post, Row, SavedSearch, SearchQuery, searchRows, Source, Whole } from '../api';
+import { ApiError, countHistogram, del, Fields, get, Histogram as HistData, messageOf, post, Row, SavedSearch, SearchQuery, searchRows, Source, Whole } from '../api';
 import { Histogram } from '../components/histogram';
 import { TimePicker } from '../components/timepicker';
 import { EventPanel } from '../components/eventpanel';
@@ -137,8 +137,8 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
       const p = await searchRows(body, PAGE, cursor);
       setRows((r) => r.concat(p.rows));
       setCursor(p.nextCursor);
-    } catch (e: any) {
-      setError(e.message);
+    } catch (e) {
+      setError(messageOf(e));
     } finally {
       setLoading(false);
     }
@@ -347,8 +347,8 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
       setName('');
       setError('');
       load();
-    } catch (err: any) {
-      setError(err.message);
+    } catch (err) {
+      setError(messageOf(err));
     }
   };
   const path = kind === 'log' ? '/search/logs' : '/search/traces';
@@ -386,7 +386,7 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
                 <span class="confirm small" role="alertdialog">Delete for the whole team?{' '}
                   <button class="small danger" data-action="confirm-delete" onClick={async () => {
                     setConfirm('');
-                    try { await del(`/api/v2/saved-searches/${x.id}`); } catch (err: any) { setError(err.message); }
+                    try { await del(`/api/v2/saved-searches/${x.id}`); } catch (err) { setError(messageOf(err)); }
                     load();
                   }}>Delete</button>{' '}
                   <button class="small" onClick={() => setConfirm('')}>Cancel</button>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { Account, del, get, Invitation, Key, Member, post } from '../api';
+import { Account, del, get, Invitation, Key, Member, messageOf, post } from '../api';
 import { fmtShort } from '../time';
 
 interface Team {
@@ -94,8 +94,8 @@ function Members({ me, team, reload }: { me: Account; team: Team | null; reload:
       setLink(location.origin + r.path);
       setEmail('');
       reload();
-    } catch (err: any) {
-      setError(err.message);
+    } catch (err) {
+      setError(messageOf(err));
     }
   };
   return (
@@ -111,7 +111,7 @@ function Members({ me, team, reload }: { me: Account; team: Team | null; reload:
                 <span class="confirm small" role="alertdialog">Remove {m.email} from the team?{' '}
                   <button class="danger small" data-action="confirm-remove" onClick={async () => {
                     setRemoving('');
-                    try { await del(`/api/v2/team/member/${m.id}`); reload(); } catch (err: any) { setError(err.message); }
+                    try { await del(`/api/v2/team/member/${m.id}`); reload(); } catch (err) { setError(messageOf(err)); }
                   }}>Remove</button>{' '}
                   <button class="ghost small" onClick={() => setRemoving('')}>Cancel</button>
                 </span>
@@ -134,7 +134,7 @@ function Members({ me, team, reload }: { me: Account; team: Team | null; reload:
               <tr>
                 <td>{i.email || <span class="muted">anyone with the link</span>}</td>
                 <td class="muted small">by {i.createdBy}, until {fmtShort(Date.parse(i.expiresAt))}</td>
-                <td><button class="ghost small" onClick={async () => { try { await del(`/api/v2/team/invitation/${i.id}`); reload(); } catch (err: any) { setError(err.message); } }}>Revoke</button></td>
+                <td><button class="ghost small" onClick={async () => { try { await del(`/api/v2/team/invitation/${i.id}`); reload(); } catch (err) { setError(messageOf(err)); } }}>Revoke</button></td>
               </tr>
             ))}
           </tbody>
@@ -158,8 +158,8 @@ function Password() {
       setMsg('Password changed.');
       setCurrent('');
       setNext('');
-    } catch (err: any) {
-      setError(err.message);
+    } catch (err) {
+      setError(messageOf(err));
     }
   };
   return (
