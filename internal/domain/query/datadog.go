@@ -94,7 +94,7 @@ func contains(list []string, v string) bool {
 	return false
 }
 
-// Datadog compiles a query in Datadog's log and span search syntax to a
+// datadogWhere compiles a query in Datadog's log and span search syntax to a
 // SQL condition on the source's table, its values bound in p.
 func datadogWhere(q string, f fields, p *Params) (string, error) {
 	if err := CheckWhere(q); err != nil {
@@ -463,8 +463,11 @@ type ddTarget struct {
 }
 
 // ddAlt is one place: expr, read where present holds ("" for a column,
-// always there).
-type ddAlt struct{ present, expr string }
+// always there). guard, when set, is a condition a skip index can check
+// that holds wherever present does: a JSON member is only read in rows
+// whose map has the object's key, so the whole alternation keeps the
+// maps' skip indexes (a condition on JSON alone would read every granule).
+type ddAlt struct{ present, expr, guard string }
 
 type ddKind int
 
@@ -502,7 +505,8 @@ func (ps *ddParser) jsonAlts(mapCol, key string) []ddAlt {
 	}
 	var out []ddAlt
 	for n := len(parts) - 1; n >= 1; n-- {
-		obj := m + "[" + ps.p.Add(strings.Join(parts[:n], "."), "String") + "]"
+		prefix := ps.p.Add(strings.Join(parts[:n], "."), "String")
+		obj := m + "[" + prefix + "]"
 		path := make([]string, 0, len(parts)-n)
 		for _, p := range parts[n:] {
 			path = append(path, ps.p.Add(p, "String"))
@@ -512,6 +516,7 @@ func (ps *ddParser) jsonAlts(mapCol, key string) []ddAlt {
 		// (500, true), as a flat attribute would hold it. (34 is
 		// JSONType's String, the code of its '"'.)
 		out = append(out, ddAlt{
+			guard:   "mapContains(" + m + ", " + prefix + ")",
 			present: "JSONHas(" + args + ")",
 			expr:    "if(toInt8(JSONType(" + args + ")) = 34, JSONExtractString(" + args + "), JSONExtractRaw(" + args + "))",
 		})
@@ -634,6 +639,9 @@ func either(alts []ddAlt, cond func(expr string) string) string {
 	out := ""
 	for i := len(alts) - 1; i >= 0; i-- {
 		c := cond(alts[i].expr)
+		if alts[i].guard != "" {
+			c = "(" + alts[i].guard + " AND " + c + ")"
+		}
 		switch {
 		case out == "":
 			out = c

@@ -52,7 +52,7 @@ func TestDatadogTranslation(t *testing.T) {
 	const (
 		statusAll = "'emergency', 'emerg', 'panic', 'fatal', 'alert', 'critical', 'crit', 'error', 'err', 'eror', 'warn', 'warning', 'notice', 'info', 'information', 'informational', 'ok', 'success', 'debug', 'dbug', 'trace', 'verbose'"
 		httpCode  = "(`LogAttributes`['http.status_code'] = '500' OR (NOT mapContains(`LogAttributes`, 'http.status_code') AND " +
-			"(if(toInt8(JSONType(`LogAttributes`['http'], 'status_code')) = 34, JSONExtractString(`LogAttributes`['http'], 'status_code'), JSONExtractRaw(`LogAttributes`['http'], 'status_code')) = '500' OR " +
+			"((mapContains(`LogAttributes`, 'http') AND if(toInt8(JSONType(`LogAttributes`['http'], 'status_code')) = 34, JSONExtractString(`LogAttributes`['http'], 'status_code'), JSONExtractRaw(`LogAttributes`['http'], 'status_code')) = '500') OR " +
 			"(NOT JSONHas(`LogAttributes`['http'], 'status_code') AND `ResourceAttributes`['http.status_code'] = '500'))))"
 	)
 	for _, tc := range []struct {
@@ -70,7 +70,7 @@ func TestDatadogTranslation(t *testing.T) {
 		{q: "status:err*", sql: "`SeverityText` ILIKE 'err%'"},
 		{q: "@http.status_code:500", sql: httpCode},
 		{q: "-@usr.id:42", sql: "NOT (`LogAttributes`['usr.id'] = '42' OR (NOT mapContains(`LogAttributes`, 'usr.id') AND " +
-			"(if(toInt8(JSONType(`LogAttributes`['usr'], 'id')) = 34, JSONExtractString(`LogAttributes`['usr'], 'id'), JSONExtractRaw(`LogAttributes`['usr'], 'id')) = '42' OR " +
+			"((mapContains(`LogAttributes`, 'usr') AND if(toInt8(JSONType(`LogAttributes`['usr'], 'id')) = 34, JSONExtractString(`LogAttributes`['usr'], 'id'), JSONExtractRaw(`LogAttributes`['usr'], 'id')) = '42') OR " +
 			"(NOT JSONHas(`LogAttributes`['usr'], 'id') AND `ResourceAttributes`['usr.id'] = '42'))))"},
 		{q: "host:web-*", sql: "(`ResourceAttributes`['host.name'] LIKE 'web-%' OR (NOT mapContains(`ResourceAttributes`, 'host.name') AND " +
 			"(`LogAttributes`['host'] LIKE 'web-%' OR (NOT mapContains(`LogAttributes`, 'host') AND `ResourceAttributes`['host'] LIKE 'web-%'))))"},

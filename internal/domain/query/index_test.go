@@ -46,18 +46,27 @@ func TestFieldFormsUseTheSkipIndexes(t *testing.T) {
 		where   string
 		indexes []string
 		count   int
+		lang    string // lucene unless said
 	}{
-		{"LogAttributes.user.id:7", []string{"idx_log_attr_value"}, 1},
-		{"Attr.user.id:7", []string{"idx_log_attr_value"}, 1},
-		{"user.id:7", []string{"idx_log_attr_value"}, 1},
-		{`user.id:"7"`, []string{"idx_log_attr_value"}, 1},
-		{"ResourceAttributes.host.name:host-7", []string{"idx_res_attr_value"}, 1},
-		{"Resource.host.name:host-7", []string{"idx_res_attr_value"}, 1},
-		{"host.name:host-7", []string{"idx_log_attr_value", "idx_res_attr_value"}, 1},
-		{"host.name:host-7 OR user.id:8", []string{"idx_res_attr_value"}, 2},
+		{"LogAttributes.user.id:7", []string{"idx_log_attr_value"}, 1, ""},
+		{"Attr.user.id:7", []string{"idx_log_attr_value"}, 1, ""},
+		{"user.id:7", []string{"idx_log_attr_value"}, 1, ""},
+		{`user.id:"7"`, []string{"idx_log_attr_value"}, 1, ""},
+		{"ResourceAttributes.host.name:host-7", []string{"idx_res_attr_value"}, 1, ""},
+		{"Resource.host.name:host-7", []string{"idx_res_attr_value"}, 1, ""},
+		{"host.name:host-7", []string{"idx_log_attr_value", "idx_res_attr_value"}, 1, ""},
+		{"host.name:host-7 OR user.id:8", []string{"idx_res_attr_value"}, 2, ""},
+		// Datadog's @path: the flat key, JSON under a shorter key, then
+		// the resource; each place keeps its map's index.
+		{"@user.id:7", []string{"idx_log_attr_value"}, 1, "datadog"},
+		{"@host.name:host-7", []string{"idx_log_attr_value", "idx_res_attr_value"}, 1, "datadog"},
+		{"@user.id:7 OR @host.name:host-8", []string{"idx_res_attr_value"}, 2, "datadog"},
 	} {
 		var p Params
 		cond, err := Lucene(tc.where, fs, &p)
+		if tc.lang == "datadog" {
+			cond, err = datadogWhere(tc.where, fs, &p)
+		}
 		require.NoError(t, err, tc.where)
 		q := "SELECT count() FROM charts_index.otel_logs WHERE " + cond + " SETTINGS force_data_skipping_indices = '" + strings.Join(tc.indexes, ",") + "'"
 		var n int

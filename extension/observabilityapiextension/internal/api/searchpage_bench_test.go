@@ -255,6 +255,27 @@ func BenchmarkSearchPage(b *testing.B) {
 		})
 	}
 
+	// Datadog's search syntax (issue 45) on the same page, each query
+	// beside its Lucene counterpart: the reserved attributes, an
+	// @attribute with a negation, a host wildcard and free text.
+	for _, q := range []struct{ datadog, lucene string }{
+		{"service:checkout status:error", "service:checkout level:error"},
+		{"@http.status_code:500 -@user.id:42", "http.status_code:500 -user.id:42"},
+		{"host:host-1* service:cart", "host.name:host-1* service:cart"},
+		{`"handled in 5"`, `"handled in 5"`},
+	} {
+		for lang, w := range map[string]string{"datadog": q.datadog, "lucene": q.lucene} {
+			b.Run(lang+"/"+strings.ReplaceAll(q.datadog, " ", "_"), func(b *testing.B) {
+				body := fmt.Sprintf(`{"sourceId":"logs","startTime":%d,"endTime":%d,"where":%q,"whereLanguage":%q,"maxResults":100}`, start.UnixMilli(), end.UnixMilli(), w, lang)
+				timed(b, func() {
+					if code, got := do(http.MethodPost, "/api/v2/search", body); code != http.StatusOK || !strings.Contains(got, `"Timestamp"`) {
+						b.Errorf("%s search: %d %.200s", lang, code, got)
+					}
+				})
+			})
+		}
+	}
+
 	// The facet sidebar (issue 42): one engine statement over the newest
 	// 10,000 matching events, for everything in the day and for the
 	// where; and a page of 1,000 rows with the histogram and the facets at
