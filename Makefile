@@ -126,11 +126,11 @@ bench: build libchdb
 # corpus benchmarks read its payloads (PERF_CORPUS).
 # They are built with the binary's profile (PGO), as the binary is.
 bench-go:
-	PERF_CORPUS=$$([ -d /tmp/otelhouse-perf/corpus ] && echo /tmp/otelhouse-perf/corpus) \
+	PERF_CORPUS=$$([ -d /tmp/otelhouse-load/corpus ] && echo /tmp/otelhouse-load/corpus) \
 	  $(GO) test -run='^$$' -bench=. -benchmem -pgo=$(CURDIR)/distribution/default.pgo ./receiver/... ./internal/domain/query/...
 
 bench-corpus:
-	../shared/perf/measure.sh "$(BIN) --config testdata/perf/nop.yaml --feature-gates=receiver.datadog"
+	scripts/bench-corpus.sh "$(BIN) --config testdata/perf/nop.yaml --feature-gates=receiver.datadog"
 	scripts/bench-gcpace.sh
 
 bench-storage:

@@ -7,7 +7,7 @@
 #   scripts/bench-merge-cost.sh           (after `make build libchdb`)
 #   DURATION=20s ROUNDS=2 KIND=traces_v04 scripts/bench-merge-cost.sh
 #
-# Loads the ../shared/perf corpus (KIND, logs_zstd by default) through the whole binary for
+# Loads the load tool's corpus (KIND, logs_zstd by default) through the whole binary for
 # DURATION with merges stopped, then, for each variant, copies the stored
 # rows into a table like the exporter's (in parts of 65,536 rows, no
 # indexes built at insert, as shipped) and times one merge of all of them

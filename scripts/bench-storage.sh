@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sustained ingest through the whole binary into the embedded ClickHouse:
-# replays the ../shared/perf corpus (Datadog v0.4 traces, then zstd logs)
+# replays the load tool's corpus (Datadog v0.4 traces, then zstd logs)
 # for DURATION at a closed loop, then counts the rows that landed and how
 # long they took, and reports the collector's peak memory.
 #   scripts/bench-storage.sh            (after `make build libchdb`)

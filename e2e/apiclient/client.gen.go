@@ -1887,6 +1887,9 @@ type WebhookInput struct {
 // WebhookInputService defines model for WebhookInput.Service.
 type WebhookInputService string
 
+// ClickstackLimit defines model for clickstackLimit.
+type ClickstackLimit = int
+
 // Id defines model for id.
 type Id = string
 
@@ -1985,6 +1988,23 @@ type ManagedError struct {
 	Status    int    `json:"status"`
 }
 
+// ManagedSavedSearch defines model for ManagedSavedSearch.
+type ManagedSavedSearch struct {
+	RequestId string      `json:"requestId"`
+	Result    SavedSearch `json:"result"`
+	Status    int         `json:"status"`
+}
+
+// ManagedSavedSearchList defines model for ManagedSavedSearchList.
+type ManagedSavedSearchList struct {
+	Limit     int           `json:"limit"`
+	Offset    int           `json:"offset"`
+	RequestId string        `json:"requestId"`
+	Result    []SavedSearch `json:"result"`
+	Status    int           `json:"status"`
+	Total     int           `json:"total"`
+}
+
 // ManagedSourceList defines model for ManagedSourceList.
 type ManagedSourceList struct {
 	Limit     int      `json:"limit"`
@@ -1993,6 +2013,23 @@ type ManagedSourceList struct {
 	Result    []Source `json:"result"`
 	Status    int      `json:"status"`
 	Total     int      `json:"total"`
+}
+
+// ManagedWebhook defines model for ManagedWebhook.
+type ManagedWebhook struct {
+	RequestId string  `json:"requestId"`
+	Result    Webhook `json:"result"`
+	Status    int     `json:"status"`
+}
+
+// ManagedWebhookList defines model for ManagedWebhookList.
+type ManagedWebhookList struct {
+	Limit     int       `json:"limit"`
+	Offset    int       `json:"offset"`
+	RequestId string    `json:"requestId"`
+	Result    []Webhook `json:"result"`
+	Status    int       `json:"status"`
+	Total     int       `json:"total"`
 }
 
 // NewKey defines model for NewKey.
@@ -2414,6 +2451,41 @@ type ListWebhooksParams struct {
 	Offset *Offset    `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
+// ClickstackListAlertsParams defines parameters for ClickstackListAlerts.
+type ClickstackListAlertsParams struct {
+	// Limit ClickHouse Cloud's /clickstack/ page size (default and maximum 1000)
+	Limit  *ClickstackLimit `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset *Offset          `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
+// ClickstackListDashboardsParams defines parameters for ClickstackListDashboards.
+type ClickstackListDashboardsParams struct {
+	// Limit ClickHouse Cloud's /clickstack/ page size (default and maximum 1000)
+	Limit  *ClickstackLimit `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset *Offset          `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
+// ClickstackListSavedSearchesParams defines parameters for ClickstackListSavedSearches.
+type ClickstackListSavedSearchesParams struct {
+	// Limit ClickHouse Cloud's /clickstack/ page size (default and maximum 1000)
+	Limit  *ClickstackLimit `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset *Offset          `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
+// ClickstackListSourcesParams defines parameters for ClickstackListSources.
+type ClickstackListSourcesParams struct {
+	// Limit ClickHouse Cloud's /clickstack/ page size (default and maximum 1000)
+	Limit  *ClickstackLimit `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset *Offset          `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
+// ClickstackListWebhooksParams defines parameters for ClickstackListWebhooks.
+type ClickstackListWebhooksParams struct {
+	// Limit ClickHouse Cloud's /clickstack/ page size (default and maximum 1000)
+	Limit  *ClickstackLimit `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset *Offset          `form:"offset,omitempty" json:"offset,omitempty"`
+}
+
 // ManagedListAlertsParams defines parameters for ManagedListAlerts.
 type ManagedListAlertsParams struct {
 	Limit  *Limit  `form:"limit,omitempty" json:"limit,omitempty"`
@@ -2488,6 +2560,30 @@ type CreateWebhookJSONRequestBody = WebhookInput
 
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = WebhookInput
+
+// ClickstackCreateAlertJSONRequestBody defines body for ClickstackCreateAlert for application/json ContentType.
+type ClickstackCreateAlertJSONRequestBody = AlertInput
+
+// ClickstackUpdateAlertJSONRequestBody defines body for ClickstackUpdateAlert for application/json ContentType.
+type ClickstackUpdateAlertJSONRequestBody = AlertInput
+
+// ClickstackCreateDashboardJSONRequestBody defines body for ClickstackCreateDashboard for application/json ContentType.
+type ClickstackCreateDashboardJSONRequestBody = DashboardInput
+
+// ClickstackUpdateDashboardJSONRequestBody defines body for ClickstackUpdateDashboard for application/json ContentType.
+type ClickstackUpdateDashboardJSONRequestBody = DashboardInput
+
+// ClickstackCreateSavedSearchJSONRequestBody defines body for ClickstackCreateSavedSearch for application/json ContentType.
+type ClickstackCreateSavedSearchJSONRequestBody = SavedSearchInput
+
+// ClickstackUpdateSavedSearchJSONRequestBody defines body for ClickstackUpdateSavedSearch for application/json ContentType.
+type ClickstackUpdateSavedSearchJSONRequestBody = SavedSearchInput
+
+// ClickstackCreateWebhookJSONRequestBody defines body for ClickstackCreateWebhook for application/json ContentType.
+type ClickstackCreateWebhookJSONRequestBody = WebhookInput
+
+// ClickstackUpdateWebhookJSONRequestBody defines body for ClickstackUpdateWebhook for application/json ContentType.
+type ClickstackUpdateWebhookJSONRequestBody = WebhookInput
 
 // ManagedCreateAlertJSONRequestBody defines body for ManagedCreateAlert for application/json ContentType.
 type ManagedCreateAlertJSONRequestBody = AlertInput
@@ -3720,6 +3816,183 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v2/webhooks/{id}/test (the `TestWebhook` operationId).
 	TestWebhook(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackListAlerts List the team's alerts (ClickStack form)
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackListAlerts` operationId).
+	ClickstackListAlerts(ctx context.Context, org Org, svc Svc, params *ClickstackListAlertsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackCreateAlertWithBody Create an alert (ClickStack form)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackCreateAlert` operationId).
+	ClickstackCreateAlertWithBody(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackCreateAlert Create an alert (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackCreateAlert` operationId).
+	ClickstackCreateAlert(ctx context.Context, org Org, svc Svc, body ClickstackCreateAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackDeleteAlert Delete an alert (ClickStack form)
+	//
+	// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackDeleteAlert` operationId).
+	ClickstackDeleteAlert(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackGetAlert Get an alert (ClickStack form)
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackGetAlert` operationId).
+	ClickstackGetAlert(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackUpdateAlertWithBody Update an alert (ClickStack form)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackUpdateAlert` operationId).
+	ClickstackUpdateAlertWithBody(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackUpdateAlert Update an alert (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackUpdateAlert` operationId).
+	ClickstackUpdateAlert(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackListDashboards List the team's dashboards (ClickStack form)
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackListDashboards` operationId).
+	ClickstackListDashboards(ctx context.Context, org Org, svc Svc, params *ClickstackListDashboardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackCreateDashboardWithBody Create a dashboard (ClickStack form)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
+	ClickstackCreateDashboardWithBody(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackCreateDashboard Create a dashboard (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
+	ClickstackCreateDashboard(ctx context.Context, org Org, svc Svc, body ClickstackCreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackDeleteDashboard Delete a dashboard (ClickStack form)
+	//
+	// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackDeleteDashboard` operationId).
+	ClickstackDeleteDashboard(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackGetDashboard Get a dashboard (ClickStack form)
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackGetDashboard` operationId).
+	ClickstackGetDashboard(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackUpdateDashboardWithBody Update a dashboard (ClickStack form)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackUpdateDashboard` operationId).
+	ClickstackUpdateDashboardWithBody(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackUpdateDashboard Update a dashboard (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackUpdateDashboard` operationId).
+	ClickstackUpdateDashboard(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackListSavedSearches List the team's saved searches (ClickStack form)
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackListSavedSearches` operationId).
+	ClickstackListSavedSearches(ctx context.Context, org Org, svc Svc, params *ClickstackListSavedSearchesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackCreateSavedSearchWithBody Create a saved search (ClickStack form)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackCreateSavedSearch` operationId).
+	ClickstackCreateSavedSearchWithBody(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackCreateSavedSearch Create a saved search (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackCreateSavedSearch` operationId).
+	ClickstackCreateSavedSearch(ctx context.Context, org Org, svc Svc, body ClickstackCreateSavedSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackDeleteSavedSearch Delete a saved search (ClickStack form)
+	//
+	// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackDeleteSavedSearch` operationId).
+	ClickstackDeleteSavedSearch(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackGetSavedSearch Get a saved search (ClickStack form)
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackGetSavedSearch` operationId).
+	ClickstackGetSavedSearch(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackUpdateSavedSearchWithBody Update a saved search (ClickStack form)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackUpdateSavedSearch` operationId).
+	ClickstackUpdateSavedSearchWithBody(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackUpdateSavedSearch Update a saved search (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackUpdateSavedSearch` operationId).
+	ClickstackUpdateSavedSearch(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateSavedSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackListSources List the team's sources (ClickStack form)
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/sources (the `ClickstackListSources` operationId).
+	ClickstackListSources(ctx context.Context, org Org, svc Svc, params *ClickstackListSourcesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackListWebhooks List the team's webhooks (ClickStack form)
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackListWebhooks` operationId).
+	ClickstackListWebhooks(ctx context.Context, org Org, svc Svc, params *ClickstackListWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackCreateWebhookWithBody Create a webhook (ClickStack form)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackCreateWebhook` operationId).
+	ClickstackCreateWebhookWithBody(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackCreateWebhook Create a webhook (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackCreateWebhook` operationId).
+	ClickstackCreateWebhook(ctx context.Context, org Org, svc Svc, body ClickstackCreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackDeleteWebhook Delete a webhook (ClickStack form)
+	//
+	// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackDeleteWebhook` operationId).
+	ClickstackDeleteWebhook(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackGetWebhook Get a webhook (ClickStack form)
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackGetWebhook` operationId).
+	ClickstackGetWebhook(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackUpdateWebhookWithBody Update a webhook (ClickStack form)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackUpdateWebhook` operationId).
+	ClickstackUpdateWebhookWithBody(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackUpdateWebhook Update a webhook (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackUpdateWebhook` operationId).
+	ClickstackUpdateWebhook(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ManagedListAlerts List the team's alerts (managed form)
 	//
@@ -5040,6 +5313,473 @@ func (c *Client) UpdateWebhook(ctx context.Context, id Id, body UpdateWebhookJSO
 // Corresponds with POST /api/v2/webhooks/{id}/test (the `TestWebhook` operationId).
 func (c *Client) TestWebhook(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTestWebhookRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackListAlerts List the team's alerts (ClickStack form)
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackListAlerts` operationId).
+func (c *Client) ClickstackListAlerts(ctx context.Context, org Org, svc Svc, params *ClickstackListAlertsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackListAlertsRequest(c.Server, org, svc, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackCreateAlertWithBody Create an alert (ClickStack form)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackCreateAlert` operationId).
+func (c *Client) ClickstackCreateAlertWithBody(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackCreateAlertRequestWithBody(c.Server, org, svc, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackCreateAlert Create an alert (ClickStack form)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackCreateAlert` operationId).
+func (c *Client) ClickstackCreateAlert(ctx context.Context, org Org, svc Svc, body ClickstackCreateAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackCreateAlertRequest(c.Server, org, svc, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackDeleteAlert Delete an alert (ClickStack form)
+//
+// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackDeleteAlert` operationId).
+func (c *Client) ClickstackDeleteAlert(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackDeleteAlertRequest(c.Server, org, svc, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackGetAlert Get an alert (ClickStack form)
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackGetAlert` operationId).
+func (c *Client) ClickstackGetAlert(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackGetAlertRequest(c.Server, org, svc, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackUpdateAlertWithBody Update an alert (ClickStack form)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackUpdateAlert` operationId).
+func (c *Client) ClickstackUpdateAlertWithBody(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackUpdateAlertRequestWithBody(c.Server, org, svc, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackUpdateAlert Update an alert (ClickStack form)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackUpdateAlert` operationId).
+func (c *Client) ClickstackUpdateAlert(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackUpdateAlertRequest(c.Server, org, svc, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackListDashboards List the team's dashboards (ClickStack form)
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackListDashboards` operationId).
+func (c *Client) ClickstackListDashboards(ctx context.Context, org Org, svc Svc, params *ClickstackListDashboardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackListDashboardsRequest(c.Server, org, svc, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackCreateDashboardWithBody Create a dashboard (ClickStack form)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
+func (c *Client) ClickstackCreateDashboardWithBody(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackCreateDashboardRequestWithBody(c.Server, org, svc, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackCreateDashboard Create a dashboard (ClickStack form)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
+func (c *Client) ClickstackCreateDashboard(ctx context.Context, org Org, svc Svc, body ClickstackCreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackCreateDashboardRequest(c.Server, org, svc, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackDeleteDashboard Delete a dashboard (ClickStack form)
+//
+// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackDeleteDashboard` operationId).
+func (c *Client) ClickstackDeleteDashboard(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackDeleteDashboardRequest(c.Server, org, svc, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackGetDashboard Get a dashboard (ClickStack form)
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackGetDashboard` operationId).
+func (c *Client) ClickstackGetDashboard(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackGetDashboardRequest(c.Server, org, svc, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackUpdateDashboardWithBody Update a dashboard (ClickStack form)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackUpdateDashboard` operationId).
+func (c *Client) ClickstackUpdateDashboardWithBody(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackUpdateDashboardRequestWithBody(c.Server, org, svc, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackUpdateDashboard Update a dashboard (ClickStack form)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackUpdateDashboard` operationId).
+func (c *Client) ClickstackUpdateDashboard(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackUpdateDashboardRequest(c.Server, org, svc, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackListSavedSearches List the team's saved searches (ClickStack form)
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackListSavedSearches` operationId).
+func (c *Client) ClickstackListSavedSearches(ctx context.Context, org Org, svc Svc, params *ClickstackListSavedSearchesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackListSavedSearchesRequest(c.Server, org, svc, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackCreateSavedSearchWithBody Create a saved search (ClickStack form)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackCreateSavedSearch` operationId).
+func (c *Client) ClickstackCreateSavedSearchWithBody(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackCreateSavedSearchRequestWithBody(c.Server, org, svc, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackCreateSavedSearch Create a saved search (ClickStack form)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackCreateSavedSearch` operationId).
+func (c *Client) ClickstackCreateSavedSearch(ctx context.Context, org Org, svc Svc, body ClickstackCreateSavedSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackCreateSavedSearchRequest(c.Server, org, svc, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackDeleteSavedSearch Delete a saved search (ClickStack form)
+//
+// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackDeleteSavedSearch` operationId).
+func (c *Client) ClickstackDeleteSavedSearch(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackDeleteSavedSearchRequest(c.Server, org, svc, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackGetSavedSearch Get a saved search (ClickStack form)
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackGetSavedSearch` operationId).
+func (c *Client) ClickstackGetSavedSearch(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackGetSavedSearchRequest(c.Server, org, svc, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackUpdateSavedSearchWithBody Update a saved search (ClickStack form)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackUpdateSavedSearch` operationId).
+func (c *Client) ClickstackUpdateSavedSearchWithBody(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackUpdateSavedSearchRequestWithBody(c.Server, org, svc, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackUpdateSavedSearch Update a saved search (ClickStack form)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackUpdateSavedSearch` operationId).
+func (c *Client) ClickstackUpdateSavedSearch(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateSavedSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackUpdateSavedSearchRequest(c.Server, org, svc, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackListSources List the team's sources (ClickStack form)
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/sources (the `ClickstackListSources` operationId).
+func (c *Client) ClickstackListSources(ctx context.Context, org Org, svc Svc, params *ClickstackListSourcesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackListSourcesRequest(c.Server, org, svc, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackListWebhooks List the team's webhooks (ClickStack form)
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackListWebhooks` operationId).
+func (c *Client) ClickstackListWebhooks(ctx context.Context, org Org, svc Svc, params *ClickstackListWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackListWebhooksRequest(c.Server, org, svc, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackCreateWebhookWithBody Create a webhook (ClickStack form)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackCreateWebhook` operationId).
+func (c *Client) ClickstackCreateWebhookWithBody(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackCreateWebhookRequestWithBody(c.Server, org, svc, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackCreateWebhook Create a webhook (ClickStack form)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackCreateWebhook` operationId).
+func (c *Client) ClickstackCreateWebhook(ctx context.Context, org Org, svc Svc, body ClickstackCreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackCreateWebhookRequest(c.Server, org, svc, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackDeleteWebhook Delete a webhook (ClickStack form)
+//
+// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackDeleteWebhook` operationId).
+func (c *Client) ClickstackDeleteWebhook(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackDeleteWebhookRequest(c.Server, org, svc, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackGetWebhook Get a webhook (ClickStack form)
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackGetWebhook` operationId).
+func (c *Client) ClickstackGetWebhook(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackGetWebhookRequest(c.Server, org, svc, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackUpdateWebhookWithBody Update a webhook (ClickStack form)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackUpdateWebhook` operationId).
+func (c *Client) ClickstackUpdateWebhookWithBody(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackUpdateWebhookRequestWithBody(c.Server, org, svc, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackUpdateWebhook Update a webhook (ClickStack form)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackUpdateWebhook` operationId).
+func (c *Client) ClickstackUpdateWebhook(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackUpdateWebhookRequest(c.Server, org, svc, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7957,6 +8697,1250 @@ func NewTestWebhookRequest(server string, id Id) (*http.Request, error) {
 	return req, nil
 }
 
+// NewClickstackListAlertsRequest constructs an http.Request for the ClickstackListAlerts method
+func NewClickstackListAlertsRequest(server string, org Org, svc Svc, params *ClickstackListAlertsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/alerts", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackCreateAlertRequest calls the generic ClickstackCreateAlert builder with application/json body
+func NewClickstackCreateAlertRequest(server string, org Org, svc Svc, body ClickstackCreateAlertJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClickstackCreateAlertRequestWithBody(server, org, svc, "application/json", bodyReader)
+}
+
+// NewClickstackCreateAlertRequestWithBody constructs an http.Request for the ClickstackCreateAlert method, with any body, and a specified content type
+func NewClickstackCreateAlertRequestWithBody(server string, org Org, svc Svc, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/alerts", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewClickstackDeleteAlertRequest constructs an http.Request for the ClickstackDeleteAlert method
+func NewClickstackDeleteAlertRequest(server string, org Org, svc Svc, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/alerts/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackGetAlertRequest constructs an http.Request for the ClickstackGetAlert method
+func NewClickstackGetAlertRequest(server string, org Org, svc Svc, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/alerts/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackUpdateAlertRequest calls the generic ClickstackUpdateAlert builder with application/json body
+func NewClickstackUpdateAlertRequest(server string, org Org, svc Svc, id Id, body ClickstackUpdateAlertJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClickstackUpdateAlertRequestWithBody(server, org, svc, id, "application/json", bodyReader)
+}
+
+// NewClickstackUpdateAlertRequestWithBody constructs an http.Request for the ClickstackUpdateAlert method, with any body, and a specified content type
+func NewClickstackUpdateAlertRequestWithBody(server string, org Org, svc Svc, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/alerts/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewClickstackListDashboardsRequest constructs an http.Request for the ClickstackListDashboards method
+func NewClickstackListDashboardsRequest(server string, org Org, svc Svc, params *ClickstackListDashboardsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/dashboards", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackCreateDashboardRequest calls the generic ClickstackCreateDashboard builder with application/json body
+func NewClickstackCreateDashboardRequest(server string, org Org, svc Svc, body ClickstackCreateDashboardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClickstackCreateDashboardRequestWithBody(server, org, svc, "application/json", bodyReader)
+}
+
+// NewClickstackCreateDashboardRequestWithBody constructs an http.Request for the ClickstackCreateDashboard method, with any body, and a specified content type
+func NewClickstackCreateDashboardRequestWithBody(server string, org Org, svc Svc, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/dashboards", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewClickstackDeleteDashboardRequest constructs an http.Request for the ClickstackDeleteDashboard method
+func NewClickstackDeleteDashboardRequest(server string, org Org, svc Svc, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/dashboards/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackGetDashboardRequest constructs an http.Request for the ClickstackGetDashboard method
+func NewClickstackGetDashboardRequest(server string, org Org, svc Svc, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/dashboards/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackUpdateDashboardRequest calls the generic ClickstackUpdateDashboard builder with application/json body
+func NewClickstackUpdateDashboardRequest(server string, org Org, svc Svc, id Id, body ClickstackUpdateDashboardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClickstackUpdateDashboardRequestWithBody(server, org, svc, id, "application/json", bodyReader)
+}
+
+// NewClickstackUpdateDashboardRequestWithBody constructs an http.Request for the ClickstackUpdateDashboard method, with any body, and a specified content type
+func NewClickstackUpdateDashboardRequestWithBody(server string, org Org, svc Svc, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/dashboards/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewClickstackListSavedSearchesRequest constructs an http.Request for the ClickstackListSavedSearches method
+func NewClickstackListSavedSearchesRequest(server string, org Org, svc Svc, params *ClickstackListSavedSearchesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/saved-searches", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackCreateSavedSearchRequest calls the generic ClickstackCreateSavedSearch builder with application/json body
+func NewClickstackCreateSavedSearchRequest(server string, org Org, svc Svc, body ClickstackCreateSavedSearchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClickstackCreateSavedSearchRequestWithBody(server, org, svc, "application/json", bodyReader)
+}
+
+// NewClickstackCreateSavedSearchRequestWithBody constructs an http.Request for the ClickstackCreateSavedSearch method, with any body, and a specified content type
+func NewClickstackCreateSavedSearchRequestWithBody(server string, org Org, svc Svc, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/saved-searches", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewClickstackDeleteSavedSearchRequest constructs an http.Request for the ClickstackDeleteSavedSearch method
+func NewClickstackDeleteSavedSearchRequest(server string, org Org, svc Svc, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/saved-searches/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackGetSavedSearchRequest constructs an http.Request for the ClickstackGetSavedSearch method
+func NewClickstackGetSavedSearchRequest(server string, org Org, svc Svc, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/saved-searches/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackUpdateSavedSearchRequest calls the generic ClickstackUpdateSavedSearch builder with application/json body
+func NewClickstackUpdateSavedSearchRequest(server string, org Org, svc Svc, id Id, body ClickstackUpdateSavedSearchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClickstackUpdateSavedSearchRequestWithBody(server, org, svc, id, "application/json", bodyReader)
+}
+
+// NewClickstackUpdateSavedSearchRequestWithBody constructs an http.Request for the ClickstackUpdateSavedSearch method, with any body, and a specified content type
+func NewClickstackUpdateSavedSearchRequestWithBody(server string, org Org, svc Svc, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/saved-searches/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewClickstackListSourcesRequest constructs an http.Request for the ClickstackListSources method
+func NewClickstackListSourcesRequest(server string, org Org, svc Svc, params *ClickstackListSourcesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/sources", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackListWebhooksRequest constructs an http.Request for the ClickstackListWebhooks method
+func NewClickstackListWebhooksRequest(server string, org Org, svc Svc, params *ClickstackListWebhooksParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/webhooks", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackCreateWebhookRequest calls the generic ClickstackCreateWebhook builder with application/json body
+func NewClickstackCreateWebhookRequest(server string, org Org, svc Svc, body ClickstackCreateWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClickstackCreateWebhookRequestWithBody(server, org, svc, "application/json", bodyReader)
+}
+
+// NewClickstackCreateWebhookRequestWithBody constructs an http.Request for the ClickstackCreateWebhook method, with any body, and a specified content type
+func NewClickstackCreateWebhookRequestWithBody(server string, org Org, svc Svc, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/webhooks", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewClickstackDeleteWebhookRequest constructs an http.Request for the ClickstackDeleteWebhook method
+func NewClickstackDeleteWebhookRequest(server string, org Org, svc Svc, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/webhooks/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackGetWebhookRequest constructs an http.Request for the ClickstackGetWebhook method
+func NewClickstackGetWebhookRequest(server string, org Org, svc Svc, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/webhooks/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewClickstackUpdateWebhookRequest calls the generic ClickstackUpdateWebhook builder with application/json body
+func NewClickstackUpdateWebhookRequest(server string, org Org, svc Svc, id Id, body ClickstackUpdateWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClickstackUpdateWebhookRequestWithBody(server, org, svc, id, "application/json", bodyReader)
+}
+
+// NewClickstackUpdateWebhookRequestWithBody constructs an http.Request for the ClickstackUpdateWebhook method, with any body, and a specified content type
+func NewClickstackUpdateWebhookRequestWithBody(server string, org Org, svc Svc, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/webhooks/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewManagedListAlertsRequest constructs an http.Request for the ManagedListAlerts method
 func NewManagedListAlertsRequest(server string, org Org, svc Svc, params *ManagedListAlertsParams) (*http.Request, error) {
 	var err error
@@ -9239,6 +11223,209 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v2/webhooks/{id}/test (the `TestWebhook` operationId).
 	TestWebhookWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error)
+
+	// ClickstackListAlertsWithResponse List the team's alerts (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackListAlerts` operationId).
+	ClickstackListAlertsWithResponse(ctx context.Context, org Org, svc Svc, params *ClickstackListAlertsParams, reqEditors ...RequestEditorFn) (*ClickstackListAlertsResponse, error)
+
+	// ClickstackCreateAlertWithBodyWithResponse Create an alert (ClickStack form)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackCreateAlert` operationId).
+	ClickstackCreateAlertWithBodyWithResponse(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackCreateAlertResponse, error)
+
+	// ClickstackCreateAlertWithResponse Create an alert (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackCreateAlert` operationId).
+	ClickstackCreateAlertWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackCreateAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackCreateAlertResponse, error)
+
+	// ClickstackDeleteAlertWithResponse Delete an alert (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackDeleteAlert` operationId).
+	ClickstackDeleteAlertWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackDeleteAlertResponse, error)
+
+	// ClickstackGetAlertWithResponse Get an alert (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackGetAlert` operationId).
+	ClickstackGetAlertWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackGetAlertResponse, error)
+
+	// ClickstackUpdateAlertWithBodyWithResponse Update an alert (ClickStack form)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackUpdateAlert` operationId).
+	ClickstackUpdateAlertWithBodyWithResponse(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackUpdateAlertResponse, error)
+
+	// ClickstackUpdateAlertWithResponse Update an alert (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackUpdateAlert` operationId).
+	ClickstackUpdateAlertWithResponse(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackUpdateAlertResponse, error)
+
+	// ClickstackListDashboardsWithResponse List the team's dashboards (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackListDashboards` operationId).
+	ClickstackListDashboardsWithResponse(ctx context.Context, org Org, svc Svc, params *ClickstackListDashboardsParams, reqEditors ...RequestEditorFn) (*ClickstackListDashboardsResponse, error)
+
+	// ClickstackCreateDashboardWithBodyWithResponse Create a dashboard (ClickStack form)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
+	ClickstackCreateDashboardWithBodyWithResponse(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackCreateDashboardResponse, error)
+
+	// ClickstackCreateDashboardWithResponse Create a dashboard (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
+	ClickstackCreateDashboardWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackCreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackCreateDashboardResponse, error)
+
+	// ClickstackDeleteDashboardWithResponse Delete a dashboard (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackDeleteDashboard` operationId).
+	ClickstackDeleteDashboardWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackDeleteDashboardResponse, error)
+
+	// ClickstackGetDashboardWithResponse Get a dashboard (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackGetDashboard` operationId).
+	ClickstackGetDashboardWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackGetDashboardResponse, error)
+
+	// ClickstackUpdateDashboardWithBodyWithResponse Update a dashboard (ClickStack form)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackUpdateDashboard` operationId).
+	ClickstackUpdateDashboardWithBodyWithResponse(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackUpdateDashboardResponse, error)
+
+	// ClickstackUpdateDashboardWithResponse Update a dashboard (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackUpdateDashboard` operationId).
+	ClickstackUpdateDashboardWithResponse(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackUpdateDashboardResponse, error)
+
+	// ClickstackListSavedSearchesWithResponse List the team's saved searches (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackListSavedSearches` operationId).
+	ClickstackListSavedSearchesWithResponse(ctx context.Context, org Org, svc Svc, params *ClickstackListSavedSearchesParams, reqEditors ...RequestEditorFn) (*ClickstackListSavedSearchesResponse, error)
+
+	// ClickstackCreateSavedSearchWithBodyWithResponse Create a saved search (ClickStack form)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackCreateSavedSearch` operationId).
+	ClickstackCreateSavedSearchWithBodyWithResponse(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackCreateSavedSearchResponse, error)
+
+	// ClickstackCreateSavedSearchWithResponse Create a saved search (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackCreateSavedSearch` operationId).
+	ClickstackCreateSavedSearchWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackCreateSavedSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackCreateSavedSearchResponse, error)
+
+	// ClickstackDeleteSavedSearchWithResponse Delete a saved search (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackDeleteSavedSearch` operationId).
+	ClickstackDeleteSavedSearchWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackDeleteSavedSearchResponse, error)
+
+	// ClickstackGetSavedSearchWithResponse Get a saved search (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackGetSavedSearch` operationId).
+	ClickstackGetSavedSearchWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackGetSavedSearchResponse, error)
+
+	// ClickstackUpdateSavedSearchWithBodyWithResponse Update a saved search (ClickStack form)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackUpdateSavedSearch` operationId).
+	ClickstackUpdateSavedSearchWithBodyWithResponse(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackUpdateSavedSearchResponse, error)
+
+	// ClickstackUpdateSavedSearchWithResponse Update a saved search (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackUpdateSavedSearch` operationId).
+	ClickstackUpdateSavedSearchWithResponse(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateSavedSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackUpdateSavedSearchResponse, error)
+
+	// ClickstackListSourcesWithResponse List the team's sources (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/sources (the `ClickstackListSources` operationId).
+	ClickstackListSourcesWithResponse(ctx context.Context, org Org, svc Svc, params *ClickstackListSourcesParams, reqEditors ...RequestEditorFn) (*ClickstackListSourcesResponse, error)
+
+	// ClickstackListWebhooksWithResponse List the team's webhooks (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackListWebhooks` operationId).
+	ClickstackListWebhooksWithResponse(ctx context.Context, org Org, svc Svc, params *ClickstackListWebhooksParams, reqEditors ...RequestEditorFn) (*ClickstackListWebhooksResponse, error)
+
+	// ClickstackCreateWebhookWithBodyWithResponse Create a webhook (ClickStack form)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackCreateWebhook` operationId).
+	ClickstackCreateWebhookWithBodyWithResponse(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackCreateWebhookResponse, error)
+
+	// ClickstackCreateWebhookWithResponse Create a webhook (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackCreateWebhook` operationId).
+	ClickstackCreateWebhookWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackCreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackCreateWebhookResponse, error)
+
+	// ClickstackDeleteWebhookWithResponse Delete a webhook (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackDeleteWebhook` operationId).
+	ClickstackDeleteWebhookWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackDeleteWebhookResponse, error)
+
+	// ClickstackGetWebhookWithResponse Get a webhook (ClickStack form)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackGetWebhook` operationId).
+	ClickstackGetWebhookWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackGetWebhookResponse, error)
+
+	// ClickstackUpdateWebhookWithBodyWithResponse Update a webhook (ClickStack form)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackUpdateWebhook` operationId).
+	ClickstackUpdateWebhookWithBodyWithResponse(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackUpdateWebhookResponse, error)
+
+	// ClickstackUpdateWebhookWithResponse Update a webhook (ClickStack form)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackUpdateWebhook` operationId).
+	ClickstackUpdateWebhookWithResponse(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackUpdateWebhookResponse, error)
 
 	// ManagedListAlertsWithResponse List the team's alerts (managed form)
 	//
@@ -12692,6 +14879,1161 @@ func (r TestWebhookResponse) ContentType() string {
 	return ""
 }
 
+type ClickstackListAlertsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedAlertList
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackListAlertsResponse) GetJSON200() *ManagedAlertList {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackListAlertsResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackListAlertsResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackListAlertsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackListAlertsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackListAlertsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackListAlertsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackCreateAlertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedAlert
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackCreateAlertResponse) GetJSON200() *ManagedAlert {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackCreateAlertResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackCreateAlertResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackCreateAlertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackCreateAlertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackCreateAlertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackCreateAlertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackDeleteAlertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedDeleted
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackDeleteAlertResponse) GetJSON200() *ManagedDeleted {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackDeleteAlertResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackDeleteAlertResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackDeleteAlertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackDeleteAlertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackDeleteAlertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackDeleteAlertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackGetAlertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedAlert
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackGetAlertResponse) GetJSON200() *ManagedAlert {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackGetAlertResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackGetAlertResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackGetAlertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackGetAlertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackGetAlertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackGetAlertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackUpdateAlertResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedAlert
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackUpdateAlertResponse) GetJSON200() *ManagedAlert {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackUpdateAlertResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackUpdateAlertResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackUpdateAlertResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackUpdateAlertResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackUpdateAlertResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackUpdateAlertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackListDashboardsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedDashboardList
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackListDashboardsResponse) GetJSON200() *ManagedDashboardList {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackListDashboardsResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackListDashboardsResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackListDashboardsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackListDashboardsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackListDashboardsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackListDashboardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackCreateDashboardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedDashboard
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackCreateDashboardResponse) GetJSON200() *ManagedDashboard {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackCreateDashboardResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackCreateDashboardResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackCreateDashboardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackCreateDashboardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackCreateDashboardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackCreateDashboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackDeleteDashboardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedDeleted
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackDeleteDashboardResponse) GetJSON200() *ManagedDeleted {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackDeleteDashboardResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackDeleteDashboardResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackDeleteDashboardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackDeleteDashboardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackDeleteDashboardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackDeleteDashboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackGetDashboardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedDashboard
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackGetDashboardResponse) GetJSON200() *ManagedDashboard {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackGetDashboardResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackGetDashboardResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackGetDashboardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackGetDashboardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackGetDashboardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackGetDashboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackUpdateDashboardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedDashboard
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackUpdateDashboardResponse) GetJSON200() *ManagedDashboard {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackUpdateDashboardResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackUpdateDashboardResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackUpdateDashboardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackUpdateDashboardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackUpdateDashboardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackUpdateDashboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackListSavedSearchesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedSavedSearchList
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackListSavedSearchesResponse) GetJSON200() *ManagedSavedSearchList {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackListSavedSearchesResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackListSavedSearchesResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackListSavedSearchesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackListSavedSearchesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackListSavedSearchesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackListSavedSearchesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackCreateSavedSearchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedSavedSearch
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackCreateSavedSearchResponse) GetJSON200() *ManagedSavedSearch {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackCreateSavedSearchResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackCreateSavedSearchResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackCreateSavedSearchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackCreateSavedSearchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackCreateSavedSearchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackCreateSavedSearchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackDeleteSavedSearchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedDeleted
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackDeleteSavedSearchResponse) GetJSON200() *ManagedDeleted {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackDeleteSavedSearchResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackDeleteSavedSearchResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackDeleteSavedSearchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackDeleteSavedSearchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackDeleteSavedSearchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackDeleteSavedSearchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackGetSavedSearchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedSavedSearch
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackGetSavedSearchResponse) GetJSON200() *ManagedSavedSearch {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackGetSavedSearchResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackGetSavedSearchResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackGetSavedSearchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackGetSavedSearchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackGetSavedSearchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackGetSavedSearchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackUpdateSavedSearchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedSavedSearch
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackUpdateSavedSearchResponse) GetJSON200() *ManagedSavedSearch {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackUpdateSavedSearchResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackUpdateSavedSearchResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackUpdateSavedSearchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackUpdateSavedSearchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackUpdateSavedSearchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackUpdateSavedSearchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackListSourcesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedSourceList
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackListSourcesResponse) GetJSON200() *ManagedSourceList {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackListSourcesResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackListSourcesResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackListSourcesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackListSourcesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackListSourcesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackListSourcesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackListWebhooksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedWebhookList
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackListWebhooksResponse) GetJSON200() *ManagedWebhookList {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackListWebhooksResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackListWebhooksResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackListWebhooksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackListWebhooksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackListWebhooksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackListWebhooksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackCreateWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedWebhook
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackCreateWebhookResponse) GetJSON200() *ManagedWebhook {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackCreateWebhookResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackCreateWebhookResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackCreateWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackCreateWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackCreateWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackCreateWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackDeleteWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedDeleted
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackDeleteWebhookResponse) GetJSON200() *ManagedDeleted {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackDeleteWebhookResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackDeleteWebhookResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackDeleteWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackDeleteWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackDeleteWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackDeleteWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackGetWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedWebhook
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackGetWebhookResponse) GetJSON200() *ManagedWebhook {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackGetWebhookResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackGetWebhookResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackGetWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackGetWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackGetWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackGetWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClickstackUpdateWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedWebhook
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackUpdateWebhookResponse) GetJSON200() *ManagedWebhook {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackUpdateWebhookResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackUpdateWebhookResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackUpdateWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackUpdateWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackUpdateWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackUpdateWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ManagedListAlertsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -14310,6 +17652,383 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, id Id
 		return nil, err
 	}
 	return ParseTestWebhookResponse(rsp)
+}
+
+// ClickstackListAlertsWithResponse List the team's alerts (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackListAlerts` operationId).
+func (c *ClientWithResponses) ClickstackListAlertsWithResponse(ctx context.Context, org Org, svc Svc, params *ClickstackListAlertsParams, reqEditors ...RequestEditorFn) (*ClickstackListAlertsResponse, error) {
+	rsp, err := c.ClickstackListAlerts(ctx, org, svc, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackListAlertsResponse(rsp)
+}
+
+// ClickstackCreateAlertWithBodyWithResponse Create an alert (ClickStack form)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackCreateAlert` operationId).
+func (c *ClientWithResponses) ClickstackCreateAlertWithBodyWithResponse(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackCreateAlertResponse, error) {
+	rsp, err := c.ClickstackCreateAlertWithBody(ctx, org, svc, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackCreateAlertResponse(rsp)
+}
+
+// ClickstackCreateAlertWithResponse Create an alert (ClickStack form)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/alerts (the `ClickstackCreateAlert` operationId).
+func (c *ClientWithResponses) ClickstackCreateAlertWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackCreateAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackCreateAlertResponse, error) {
+	rsp, err := c.ClickstackCreateAlert(ctx, org, svc, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackCreateAlertResponse(rsp)
+}
+
+// ClickstackDeleteAlertWithResponse Delete an alert (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackDeleteAlert` operationId).
+func (c *ClientWithResponses) ClickstackDeleteAlertWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackDeleteAlertResponse, error) {
+	rsp, err := c.ClickstackDeleteAlert(ctx, org, svc, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackDeleteAlertResponse(rsp)
+}
+
+// ClickstackGetAlertWithResponse Get an alert (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackGetAlert` operationId).
+func (c *ClientWithResponses) ClickstackGetAlertWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackGetAlertResponse, error) {
+	rsp, err := c.ClickstackGetAlert(ctx, org, svc, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackGetAlertResponse(rsp)
+}
+
+// ClickstackUpdateAlertWithBodyWithResponse Update an alert (ClickStack form)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackUpdateAlert` operationId).
+func (c *ClientWithResponses) ClickstackUpdateAlertWithBodyWithResponse(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackUpdateAlertResponse, error) {
+	rsp, err := c.ClickstackUpdateAlertWithBody(ctx, org, svc, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackUpdateAlertResponse(rsp)
+}
+
+// ClickstackUpdateAlertWithResponse Update an alert (ClickStack form)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/alerts/{id} (the `ClickstackUpdateAlert` operationId).
+func (c *ClientWithResponses) ClickstackUpdateAlertWithResponse(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackUpdateAlertResponse, error) {
+	rsp, err := c.ClickstackUpdateAlert(ctx, org, svc, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackUpdateAlertResponse(rsp)
+}
+
+// ClickstackListDashboardsWithResponse List the team's dashboards (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackListDashboards` operationId).
+func (c *ClientWithResponses) ClickstackListDashboardsWithResponse(ctx context.Context, org Org, svc Svc, params *ClickstackListDashboardsParams, reqEditors ...RequestEditorFn) (*ClickstackListDashboardsResponse, error) {
+	rsp, err := c.ClickstackListDashboards(ctx, org, svc, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackListDashboardsResponse(rsp)
+}
+
+// ClickstackCreateDashboardWithBodyWithResponse Create a dashboard (ClickStack form)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
+func (c *ClientWithResponses) ClickstackCreateDashboardWithBodyWithResponse(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackCreateDashboardResponse, error) {
+	rsp, err := c.ClickstackCreateDashboardWithBody(ctx, org, svc, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackCreateDashboardResponse(rsp)
+}
+
+// ClickstackCreateDashboardWithResponse Create a dashboard (ClickStack form)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
+func (c *ClientWithResponses) ClickstackCreateDashboardWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackCreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackCreateDashboardResponse, error) {
+	rsp, err := c.ClickstackCreateDashboard(ctx, org, svc, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackCreateDashboardResponse(rsp)
+}
+
+// ClickstackDeleteDashboardWithResponse Delete a dashboard (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackDeleteDashboard` operationId).
+func (c *ClientWithResponses) ClickstackDeleteDashboardWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackDeleteDashboardResponse, error) {
+	rsp, err := c.ClickstackDeleteDashboard(ctx, org, svc, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackDeleteDashboardResponse(rsp)
+}
+
+// ClickstackGetDashboardWithResponse Get a dashboard (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackGetDashboard` operationId).
+func (c *ClientWithResponses) ClickstackGetDashboardWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackGetDashboardResponse, error) {
+	rsp, err := c.ClickstackGetDashboard(ctx, org, svc, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackGetDashboardResponse(rsp)
+}
+
+// ClickstackUpdateDashboardWithBodyWithResponse Update a dashboard (ClickStack form)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackUpdateDashboard` operationId).
+func (c *ClientWithResponses) ClickstackUpdateDashboardWithBodyWithResponse(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackUpdateDashboardResponse, error) {
+	rsp, err := c.ClickstackUpdateDashboardWithBody(ctx, org, svc, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackUpdateDashboardResponse(rsp)
+}
+
+// ClickstackUpdateDashboardWithResponse Update a dashboard (ClickStack form)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id} (the `ClickstackUpdateDashboard` operationId).
+func (c *ClientWithResponses) ClickstackUpdateDashboardWithResponse(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackUpdateDashboardResponse, error) {
+	rsp, err := c.ClickstackUpdateDashboard(ctx, org, svc, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackUpdateDashboardResponse(rsp)
+}
+
+// ClickstackListSavedSearchesWithResponse List the team's saved searches (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackListSavedSearches` operationId).
+func (c *ClientWithResponses) ClickstackListSavedSearchesWithResponse(ctx context.Context, org Org, svc Svc, params *ClickstackListSavedSearchesParams, reqEditors ...RequestEditorFn) (*ClickstackListSavedSearchesResponse, error) {
+	rsp, err := c.ClickstackListSavedSearches(ctx, org, svc, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackListSavedSearchesResponse(rsp)
+}
+
+// ClickstackCreateSavedSearchWithBodyWithResponse Create a saved search (ClickStack form)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackCreateSavedSearch` operationId).
+func (c *ClientWithResponses) ClickstackCreateSavedSearchWithBodyWithResponse(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackCreateSavedSearchResponse, error) {
+	rsp, err := c.ClickstackCreateSavedSearchWithBody(ctx, org, svc, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackCreateSavedSearchResponse(rsp)
+}
+
+// ClickstackCreateSavedSearchWithResponse Create a saved search (ClickStack form)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/saved-searches (the `ClickstackCreateSavedSearch` operationId).
+func (c *ClientWithResponses) ClickstackCreateSavedSearchWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackCreateSavedSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackCreateSavedSearchResponse, error) {
+	rsp, err := c.ClickstackCreateSavedSearch(ctx, org, svc, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackCreateSavedSearchResponse(rsp)
+}
+
+// ClickstackDeleteSavedSearchWithResponse Delete a saved search (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackDeleteSavedSearch` operationId).
+func (c *ClientWithResponses) ClickstackDeleteSavedSearchWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackDeleteSavedSearchResponse, error) {
+	rsp, err := c.ClickstackDeleteSavedSearch(ctx, org, svc, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackDeleteSavedSearchResponse(rsp)
+}
+
+// ClickstackGetSavedSearchWithResponse Get a saved search (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackGetSavedSearch` operationId).
+func (c *ClientWithResponses) ClickstackGetSavedSearchWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackGetSavedSearchResponse, error) {
+	rsp, err := c.ClickstackGetSavedSearch(ctx, org, svc, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackGetSavedSearchResponse(rsp)
+}
+
+// ClickstackUpdateSavedSearchWithBodyWithResponse Update a saved search (ClickStack form)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackUpdateSavedSearch` operationId).
+func (c *ClientWithResponses) ClickstackUpdateSavedSearchWithBodyWithResponse(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackUpdateSavedSearchResponse, error) {
+	rsp, err := c.ClickstackUpdateSavedSearchWithBody(ctx, org, svc, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackUpdateSavedSearchResponse(rsp)
+}
+
+// ClickstackUpdateSavedSearchWithResponse Update a saved search (ClickStack form)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id} (the `ClickstackUpdateSavedSearch` operationId).
+func (c *ClientWithResponses) ClickstackUpdateSavedSearchWithResponse(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateSavedSearchJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackUpdateSavedSearchResponse, error) {
+	rsp, err := c.ClickstackUpdateSavedSearch(ctx, org, svc, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackUpdateSavedSearchResponse(rsp)
+}
+
+// ClickstackListSourcesWithResponse List the team's sources (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/sources (the `ClickstackListSources` operationId).
+func (c *ClientWithResponses) ClickstackListSourcesWithResponse(ctx context.Context, org Org, svc Svc, params *ClickstackListSourcesParams, reqEditors ...RequestEditorFn) (*ClickstackListSourcesResponse, error) {
+	rsp, err := c.ClickstackListSources(ctx, org, svc, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackListSourcesResponse(rsp)
+}
+
+// ClickstackListWebhooksWithResponse List the team's webhooks (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackListWebhooks` operationId).
+func (c *ClientWithResponses) ClickstackListWebhooksWithResponse(ctx context.Context, org Org, svc Svc, params *ClickstackListWebhooksParams, reqEditors ...RequestEditorFn) (*ClickstackListWebhooksResponse, error) {
+	rsp, err := c.ClickstackListWebhooks(ctx, org, svc, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackListWebhooksResponse(rsp)
+}
+
+// ClickstackCreateWebhookWithBodyWithResponse Create a webhook (ClickStack form)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackCreateWebhook` operationId).
+func (c *ClientWithResponses) ClickstackCreateWebhookWithBodyWithResponse(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackCreateWebhookResponse, error) {
+	rsp, err := c.ClickstackCreateWebhookWithBody(ctx, org, svc, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackCreateWebhookResponse(rsp)
+}
+
+// ClickstackCreateWebhookWithResponse Create a webhook (ClickStack form)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/webhooks (the `ClickstackCreateWebhook` operationId).
+func (c *ClientWithResponses) ClickstackCreateWebhookWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackCreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackCreateWebhookResponse, error) {
+	rsp, err := c.ClickstackCreateWebhook(ctx, org, svc, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackCreateWebhookResponse(rsp)
+}
+
+// ClickstackDeleteWebhookWithResponse Delete a webhook (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackDeleteWebhook` operationId).
+func (c *ClientWithResponses) ClickstackDeleteWebhookWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackDeleteWebhookResponse, error) {
+	rsp, err := c.ClickstackDeleteWebhook(ctx, org, svc, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackDeleteWebhookResponse(rsp)
+}
+
+// ClickstackGetWebhookWithResponse Get a webhook (ClickStack form)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackGetWebhook` operationId).
+func (c *ClientWithResponses) ClickstackGetWebhookWithResponse(ctx context.Context, org Org, svc Svc, id Id, reqEditors ...RequestEditorFn) (*ClickstackGetWebhookResponse, error) {
+	rsp, err := c.ClickstackGetWebhook(ctx, org, svc, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackGetWebhookResponse(rsp)
+}
+
+// ClickstackUpdateWebhookWithBodyWithResponse Update a webhook (ClickStack form)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackUpdateWebhook` operationId).
+func (c *ClientWithResponses) ClickstackUpdateWebhookWithBodyWithResponse(ctx context.Context, org Org, svc Svc, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackUpdateWebhookResponse, error) {
+	rsp, err := c.ClickstackUpdateWebhookWithBody(ctx, org, svc, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackUpdateWebhookResponse(rsp)
+}
+
+// ClickstackUpdateWebhookWithResponse Update a webhook (ClickStack form)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id} (the `ClickstackUpdateWebhook` operationId).
+func (c *ClientWithResponses) ClickstackUpdateWebhookWithResponse(ctx context.Context, org Org, svc Svc, id Id, body ClickstackUpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackUpdateWebhookResponse, error) {
+	rsp, err := c.ClickstackUpdateWebhook(ctx, org, svc, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackUpdateWebhookResponse(rsp)
 }
 
 // ManagedListAlertsWithResponse List the team's alerts (managed form)
@@ -16845,6 +20564,846 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackListAlertsResponse parses an HTTP response from a ClickstackListAlertsWithResponse call
+func ParseClickstackListAlertsResponse(rsp *http.Response) (*ClickstackListAlertsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackListAlertsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedAlertList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackCreateAlertResponse parses an HTTP response from a ClickstackCreateAlertWithResponse call
+func ParseClickstackCreateAlertResponse(rsp *http.Response) (*ClickstackCreateAlertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackCreateAlertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedAlert
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackDeleteAlertResponse parses an HTTP response from a ClickstackDeleteAlertWithResponse call
+func ParseClickstackDeleteAlertResponse(rsp *http.Response) (*ClickstackDeleteAlertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackDeleteAlertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackGetAlertResponse parses an HTTP response from a ClickstackGetAlertWithResponse call
+func ParseClickstackGetAlertResponse(rsp *http.Response) (*ClickstackGetAlertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackGetAlertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedAlert
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackUpdateAlertResponse parses an HTTP response from a ClickstackUpdateAlertWithResponse call
+func ParseClickstackUpdateAlertResponse(rsp *http.Response) (*ClickstackUpdateAlertResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackUpdateAlertResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedAlert
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackListDashboardsResponse parses an HTTP response from a ClickstackListDashboardsWithResponse call
+func ParseClickstackListDashboardsResponse(rsp *http.Response) (*ClickstackListDashboardsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackListDashboardsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedDashboardList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackCreateDashboardResponse parses an HTTP response from a ClickstackCreateDashboardWithResponse call
+func ParseClickstackCreateDashboardResponse(rsp *http.Response) (*ClickstackCreateDashboardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackCreateDashboardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedDashboard
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackDeleteDashboardResponse parses an HTTP response from a ClickstackDeleteDashboardWithResponse call
+func ParseClickstackDeleteDashboardResponse(rsp *http.Response) (*ClickstackDeleteDashboardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackDeleteDashboardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackGetDashboardResponse parses an HTTP response from a ClickstackGetDashboardWithResponse call
+func ParseClickstackGetDashboardResponse(rsp *http.Response) (*ClickstackGetDashboardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackGetDashboardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedDashboard
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackUpdateDashboardResponse parses an HTTP response from a ClickstackUpdateDashboardWithResponse call
+func ParseClickstackUpdateDashboardResponse(rsp *http.Response) (*ClickstackUpdateDashboardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackUpdateDashboardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedDashboard
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackListSavedSearchesResponse parses an HTTP response from a ClickstackListSavedSearchesWithResponse call
+func ParseClickstackListSavedSearchesResponse(rsp *http.Response) (*ClickstackListSavedSearchesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackListSavedSearchesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedSavedSearchList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackCreateSavedSearchResponse parses an HTTP response from a ClickstackCreateSavedSearchWithResponse call
+func ParseClickstackCreateSavedSearchResponse(rsp *http.Response) (*ClickstackCreateSavedSearchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackCreateSavedSearchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedSavedSearch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackDeleteSavedSearchResponse parses an HTTP response from a ClickstackDeleteSavedSearchWithResponse call
+func ParseClickstackDeleteSavedSearchResponse(rsp *http.Response) (*ClickstackDeleteSavedSearchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackDeleteSavedSearchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackGetSavedSearchResponse parses an HTTP response from a ClickstackGetSavedSearchWithResponse call
+func ParseClickstackGetSavedSearchResponse(rsp *http.Response) (*ClickstackGetSavedSearchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackGetSavedSearchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedSavedSearch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackUpdateSavedSearchResponse parses an HTTP response from a ClickstackUpdateSavedSearchWithResponse call
+func ParseClickstackUpdateSavedSearchResponse(rsp *http.Response) (*ClickstackUpdateSavedSearchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackUpdateSavedSearchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedSavedSearch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackListSourcesResponse parses an HTTP response from a ClickstackListSourcesWithResponse call
+func ParseClickstackListSourcesResponse(rsp *http.Response) (*ClickstackListSourcesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackListSourcesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedSourceList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackListWebhooksResponse parses an HTTP response from a ClickstackListWebhooksWithResponse call
+func ParseClickstackListWebhooksResponse(rsp *http.Response) (*ClickstackListWebhooksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackListWebhooksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedWebhookList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackCreateWebhookResponse parses an HTTP response from a ClickstackCreateWebhookWithResponse call
+func ParseClickstackCreateWebhookResponse(rsp *http.Response) (*ClickstackCreateWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackCreateWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedWebhook
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackDeleteWebhookResponse parses an HTTP response from a ClickstackDeleteWebhookWithResponse call
+func ParseClickstackDeleteWebhookResponse(rsp *http.Response) (*ClickstackDeleteWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackDeleteWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedDeleted
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackGetWebhookResponse parses an HTTP response from a ClickstackGetWebhookWithResponse call
+func ParseClickstackGetWebhookResponse(rsp *http.Response) (*ClickstackGetWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackGetWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedWebhook
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackUpdateWebhookResponse parses an HTTP response from a ClickstackUpdateWebhookWithResponse call
+func ParseClickstackUpdateWebhookResponse(rsp *http.Response) (*ClickstackUpdateWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackUpdateWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedWebhook
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -115,8 +115,8 @@ func BenchmarkHTTPLogsZstd(b *testing.B) {
 // BenchmarkDecompressLogs is the receiver's own decoders alone on logs
 // payloads of 1000 records: the part of BenchmarkHTTPLogs* that no
 // translation work can take back. The synthetic corpus compresses far
-// better than real logs; PERF_CORPUS=/tmp/otelhouse-perf/corpus (what
-// ../shared/perf generates) measures its logs_gzip and logs_zstd payloads.
+// better than real logs; PERF_CORPUS=/tmp/otelhouse-load/corpus (what
+// cmd/otelhouse-load gen writes) measures its logs_gzip and logs_zstd payloads.
 func BenchmarkDecompressLogs(b *testing.B) {
 	for _, c := range []struct {
 		enc string

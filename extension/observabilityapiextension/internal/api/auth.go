@@ -20,13 +20,13 @@ type callerKey struct{}
 
 func teamOf(ctx context.Context) string { return ctx.Value(teamKey{}).(string) }
 
-// guard authenticates the caller for the form and checks the managed
-// path's organization and service.
+// guard authenticates the caller for the form and checks a cloud form's
+// organization and service.
 func (s *Server) guard(f form, next endpoint) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var team, identity string
 		switch f {
-		case managed:
+		case managed, clickstack:
 			if r.PathValue("org") != s.opts.OrganizationID || r.PathValue("svc") != s.opts.ServiceID || s.opts.OrganizationID == "" {
 				writeFail(w, f, http.StatusNotFound, "organization or service not found")
 				return

@@ -182,10 +182,7 @@ func (s *Server) get(kind string) endpoint {
 func (s *Server) list(kind string) endpoint {
 	return func(r *http.Request) result {
 		f := formOf(r.Context())
-		def, most := 1000, 1000 // HyperDX's default and maximum page
-		if f == managed {
-			def, most = 50, 500 // the managed specification's
-		}
+		def, most := f.page()
 		limit, offset, err := paging(r, def, most)
 		if err != nil {
 			return fail(http.StatusBadRequest, err.Error())

@@ -46,14 +46,18 @@ func TestFullCRUDOfEveryResourceInEveryForm(t *testing.T) {
 		"webhooks": func(n string) map[string]any {
 			return map[string]any{"name": n, "url": "https://hooks.example/" + n, "service": "pagerduty", "body": "{{.message}}"}
 		},
+		"saved-searches": func(n string) map[string]any {
+			return map[string]any{"name": n, "sourceId": "logs", "where": "level:error", "whereLanguage": "lucene"}
+		},
 	}
 	forms := []struct {
 		name, base, auth string
 		resources        []string
-		created          int // HyperDX answers a create 200, the managed specification 201
+		created          int // HyperDX and ClickHouse Cloud answer a create 200, the /observability/ specification 201
 	}{
-		{"self-hosted", fx.url + "/api/v2/", bearer(fx.keyA), []string{"dashboards", "alerts", "sources", "webhooks"}, http.StatusOK},
+		{"self-hosted", fx.url + "/api/v2/", bearer(fx.keyA), []string{"dashboards", "alerts", "sources", "webhooks", "saved-searches"}, http.StatusOK},
 		{"managed", fx.url + "/v1/organizations/org1/services/svc1/observability/", basic(fx.mgdID, fx.mgdSK), []string{"dashboards", "alerts"}, http.StatusCreated},
+		{"clickstack", fx.url + "/v1/organizations/org1/services/svc1/clickstack/", basic(fx.mgdID, fx.mgdSK), []string{"dashboards", "alerts", "webhooks", "saved-searches"}, http.StatusOK},
 	}
 	for _, f := range forms {
 		for _, res := range f.resources {
@@ -80,10 +84,13 @@ func TestFullCRUDOfEveryResourceInEveryForm(t *testing.T) {
 			})
 		}
 	}
-	// Managed sources are list-only, as in the spec's table.
-	r := call(t, http.MethodPost, fx.url+"/v1/organizations/org1/services/svc1/observability/sources", basic(fx.mgdID, fx.mgdSK),
-		bodies["sources"]("x"))
-	assert.Equal(t, http.StatusMethodNotAllowed, r.status)
+	// Managed sources are list-only, as in the spec's table and in
+	// ClickHouse Cloud.
+	for _, f := range []string{"observability", "clickstack"} {
+		r := call(t, http.MethodPost, fx.url+"/v1/organizations/org1/services/svc1/"+f+"/sources", basic(fx.mgdID, fx.mgdSK),
+			bodies["sources"]("x"))
+		assert.Equal(t, http.StatusMethodNotAllowed, r.status, f)
+	}
 }
 
 func TestEveryValidationError(t *testing.T) {

@@ -1,9 +1,9 @@
-// Package api serves the management REST API in its two forms, which share
+// Package api serves the management REST API in its forms, which share
 // one implementation: self-hosted (/api/v2/…, Bearer personal key, bodies
-// {"data": …} and {"message": …}) and managed
-// (/v1/organizations/{org}/services/{svc}/observability/…, Basic key
-// id:secret, bodies {status, requestId, result} and {status, error,
-// requestId}).
+// {"data": …} and {"message": …}, as HyperDX), and the two managed forms
+// of ClickHouse Cloud, /v1/organizations/{org}/services/{svc}/observability/…
+// and its successor …/clickstack/…, both with Basic key id:secret and
+// bodies {status, requestId, result} and {status, error, requestId}.
 package api
 
 import (
@@ -27,13 +27,49 @@ type form int
 
 const (
 	selfHosted form = iota
+	// managed is …/observability/…, the managed specification the API was
+	// first written to.
 	managed
+	// clickstack is …/clickstack/…, where ClickHouse Cloud's API serves
+	// the same resources today.
+	clickstack
 )
 
-func requestID() string {
-	b := make([]byte, 8)
+// cloud reports a form of ClickHouse Cloud's API: an organization and
+// service in the path, Basic key id:secret, the {status, requestId,
+// result} envelope.
+func (f form) cloud() bool { return f == managed || f == clickstack }
+
+// created is the status of a create: HyperDX and ClickHouse Cloud answer
+// 200, the /observability/ specification 201.
+func (f form) created() int {
+	if f == managed {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}
+
+// page is a list's default and largest page: ClickHouse Cloud's
+// /clickstack/ pages as HyperDX does.
+func (f form) page() (def, most int) {
+	if f == managed {
+		return 50, 500
+	}
+	return 1000, 1000
+}
+
+// requestID names a request in a cloud form's envelope; ClickHouse Cloud
+// answers a UUID in /clickstack/.
+func requestID(f form) string {
+	b := make([]byte, 16)
 	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	if f != clickstack {
+		return hex.EncodeToString(b[:8])
+	}
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // reply writes a success in the form's envelope; list extras (total,
@@ -44,8 +80,8 @@ func reply(w http.ResponseWriter, f form, status int, data any, extra map[string
 
 func envelope(f form, status int, data any, extra map[string]any) map[string]any {
 	var body map[string]any
-	if f == managed {
-		body = map[string]any{"status": status, "requestId": requestID(), "result": data}
+	if f.cloud() {
+		body = map[string]any{"status": status, "requestId": requestID(f), "result": data}
 	} else {
 		body = map[string]any{"data": data}
 	}
@@ -113,8 +149,8 @@ func (l *listWriter) end() {
 // writeFail writes an error in the form's envelope; endpoints return one
 // (fail) instead, and only the guard, before an endpoint runs, writes it.
 func writeFail(w http.ResponseWriter, f form, status int, msg string) {
-	if f == managed {
-		writeJSON(w, status, map[string]any{"status": status, "error": msg, "requestId": requestID()})
+	if f.cloud() {
+		writeJSON(w, status, map[string]any{"status": status, "error": msg, "requestId": requestID(f)})
 		return
 	}
 	writeJSON(w, status, map[string]any{"message": msg})
@@ -179,10 +215,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, f form, res resu
 		writeJSON(w, cmp.Or(res.status, http.StatusOK), res.data)
 	case res.err == nil:
 		status := cmp.Or(res.status, http.StatusOK)
-		if f == selfHosted && status == http.StatusCreated {
-			// HyperDX answers a create 200; the managed form keeps its
-			// specification's 201.
-			status = http.StatusOK
+		if status == http.StatusCreated {
+			status = f.created()
 		}
 		reply(w, f, status, res.data, res.extra)
 	case errors.Is(res.err, errGone):

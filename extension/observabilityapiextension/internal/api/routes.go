@@ -6,42 +6,46 @@ import (
 	"strings"
 )
 
-// routes registers the API's one route table: every path of both forms,
+// routes registers the API's one route table: every path of every form,
 // each behind the guard of its form (the OpenAPI document excepted). The
 // web UI's session door (Session) serves the self-hosted ones.
 func (s *Server) routes() {
 	self := "/api/v2"
-	mgd := "/v1/organizations/{org}/services/{svc}/observability"
+	prefix := map[form]string{
+		selfHosted: self,
+		managed:    "/v1/organizations/{org}/services/{svc}/observability",
+		clickstack: "/v1/organizations/{org}/services/{svc}/clickstack",
+	}
+	// What each form serves of a resource, indexed by form: the managed
+	// specification has no webhooks or saved searches, and both cloud
+	// forms list sources only, as ClickHouse Cloud does.
+	const (
+		absent = iota
+		listOnly
+		readWrite
+	)
 	for _, r := range []struct {
-		path     string
-		kind     string
-		managed  bool // also served in the managed form
-		writable bool // create/update/delete served (else list only)
+		path  string
+		kind  string
+		serve [3]int
 	}{
-		{"dashboards", kindDashboard, true, true},
-		{"alerts", kindAlert, true, true},
-		{"sources", kindSource, true, false},
-		{"webhooks", kindWebhook, false, true},
-		{"saved-searches", kindSaved, false, true},
+		{"dashboards", kindDashboard, [3]int{readWrite, readWrite, readWrite}},
+		{"alerts", kindAlert, [3]int{readWrite, readWrite, readWrite}},
+		{"sources", kindSource, [3]int{readWrite, listOnly, listOnly}},
+		{"webhooks", kindWebhook, [3]int{readWrite, absent, readWrite}},
+		{"saved-searches", kindSaved, [3]int{readWrite, absent, readWrite}},
 	} {
-		forms := []struct {
-			f      form
-			prefix string
-		}{{selfHosted, self}}
-		if r.managed {
-			forms = append(forms, struct {
-				f      form
-				prefix string
-			}{managed, mgd})
-		}
-		for _, fm := range forms {
-			base := fm.prefix + "/" + r.path
-			s.route(fm.f, "GET "+base, s.list(r.kind))
-			if r.writable || (r.kind == kindSource && fm.f == selfHosted) {
-				s.route(fm.f, "POST "+base, s.create(r.kind))
-				s.route(fm.f, "GET "+base+"/{id}", s.get(r.kind))
-				s.route(fm.f, "PUT "+base+"/{id}", s.update(r.kind))
-				s.route(fm.f, "DELETE "+base+"/{id}", s.remove(r.kind))
+		for _, f := range []form{selfHosted, managed, clickstack} {
+			if r.serve[f] == absent {
+				continue
+			}
+			base := prefix[f] + "/" + r.path
+			s.route(f, "GET "+base, s.list(r.kind))
+			if r.serve[f] == readWrite {
+				s.route(f, "POST "+base, s.create(r.kind))
+				s.route(f, "GET "+base+"/{id}", s.get(r.kind))
+				s.route(f, "PUT "+base+"/{id}", s.update(r.kind))
+				s.route(f, "DELETE "+base+"/{id}", s.remove(r.kind))
 			}
 		}
 	}
@@ -92,6 +96,7 @@ func (s *Server) routes() {
 // table.
 func (s *Server) route(f form, pattern string, ep endpoint) {
 	s.mux.Handle(pattern, s.guard(f, ep))
+	s.patterns = append(s.patterns, pattern)
 	if f == selfHosted {
 		s.selfRoutes = append(s.selfRoutes, selfRoute{pattern, ep})
 	}
@@ -103,7 +108,7 @@ type selfRoute struct {
 	ep      endpoint
 }
 
-// OpenAPI is the contract of both forms; it is served at /openapi.yaml,
+// OpenAPI is the contract of every form; it is served at /openapi.yaml,
 // unauthenticated, and the tests check real responses against it.
 //
 //go:embed openapi.yaml

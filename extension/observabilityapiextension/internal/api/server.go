@@ -76,6 +76,9 @@ type Server struct {
 	accounts *accounts.Service // keys and team, for keys and sessions alike
 	// selfRoutes is the self-hosted form's route table, for Session.
 	selfRoutes []selfRoute
+	// patterns is every route of every form, for the test that holds
+	// them to the OpenAPI document.
+	patterns []string
 }
 
 // New builds the handler with every route of both forms.

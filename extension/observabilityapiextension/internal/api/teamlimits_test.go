@@ -100,7 +100,7 @@ func TestListsStreamLargePages(t *testing.T) {
 func TestListWriterWritesTheEnvelope(t *testing.T) {
 	items := []any{map[string]any{"id": "a", "n": 1}, map[string]any{"id": "<b>"}}
 	extra := map[string]any{"total": 7, "limit": 2, "offset": 0}
-	for _, f := range []form{selfHosted, managed} {
+	for _, f := range []form{selfHosted, managed, clickstack} {
 		for _, list := range [][]any{items, {}} {
 			streamed := httptest.NewRecorder()
 			l := newListWriter(streamed, f, extra)
@@ -115,8 +115,8 @@ func TestListWriterWritesTheEnvelope(t *testing.T) {
 			var a, b map[string]any
 			require.NoError(t, json.Unmarshal(whole.Body.Bytes(), &a))
 			require.NoError(t, json.Unmarshal(streamed.Body.Bytes(), &b))
-			if f == managed {
-				assert.Len(t, b["requestId"], 16)
+			if f.cloud() {
+				assert.Len(t, b["requestId"], map[form]int{managed: 16, clickstack: 36}[f])
 				delete(a, "requestId")
 				delete(b, "requestId")
 			} else {

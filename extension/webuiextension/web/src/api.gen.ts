@@ -886,6 +886,202 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/{org}/services/{svc}/clickstack/dashboards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        /** List the team's dashboards (ClickStack form) */
+        get: operations["clickstackListDashboards"];
+        put?: never;
+        /** Create a dashboard (ClickStack form) */
+        post: operations["clickstackCreateDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{org}/services/{svc}/clickstack/dashboards/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Get a dashboard (ClickStack form) */
+        get: operations["clickstackGetDashboard"];
+        /** Update a dashboard (ClickStack form) */
+        put: operations["clickstackUpdateDashboard"];
+        post?: never;
+        /** Delete a dashboard (ClickStack form) */
+        delete: operations["clickstackDeleteDashboard"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{org}/services/{svc}/clickstack/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        /** List the team's alerts (ClickStack form) */
+        get: operations["clickstackListAlerts"];
+        put?: never;
+        /** Create an alert (ClickStack form) */
+        post: operations["clickstackCreateAlert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{org}/services/{svc}/clickstack/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Get an alert (ClickStack form) */
+        get: operations["clickstackGetAlert"];
+        /** Update an alert (ClickStack form) */
+        put: operations["clickstackUpdateAlert"];
+        post?: never;
+        /** Delete an alert (ClickStack form) */
+        delete: operations["clickstackDeleteAlert"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{org}/services/{svc}/clickstack/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        /** List the team's sources (ClickStack form) */
+        get: operations["clickstackListSources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{org}/services/{svc}/clickstack/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        /** List the team's webhooks (ClickStack form) */
+        get: operations["clickstackListWebhooks"];
+        put?: never;
+        /** Create a webhook (ClickStack form) */
+        post: operations["clickstackCreateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{org}/services/{svc}/clickstack/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Get a webhook (ClickStack form) */
+        get: operations["clickstackGetWebhook"];
+        /** Update a webhook (ClickStack form) */
+        put: operations["clickstackUpdateWebhook"];
+        post?: never;
+        /** Delete a webhook (ClickStack form) */
+        delete: operations["clickstackDeleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{org}/services/{svc}/clickstack/saved-searches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        /** List the team's saved searches (ClickStack form) */
+        get: operations["clickstackListSavedSearches"];
+        put?: never;
+        /** Create a saved search (ClickStack form) */
+        post: operations["clickstackCreateSavedSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{org}/services/{svc}/clickstack/saved-searches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Get a saved search (ClickStack form) */
+        get: operations["clickstackGetSavedSearch"];
+        /** Update a saved search (ClickStack form) */
+        put: operations["clickstackUpdateSavedSearch"];
+        post?: never;
+        /** Delete a saved search (ClickStack form) */
+        delete: operations["clickstackDeleteSavedSearch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1471,6 +1667,50 @@ export interface components {
                 };
             };
         };
+        /** @description A webhook (ClickStack form) */
+        ManagedWebhook: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagedEnvelope"] & {
+                    result?: components["schemas"]["Webhook"];
+                };
+            };
+        };
+        /** @description Webhooks (ClickStack form) */
+        ManagedWebhookList: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagedEnvelope"] & components["schemas"]["Page"] & {
+                    result?: components["schemas"]["Webhook"][];
+                };
+            };
+        };
+        /** @description A saved search (ClickStack form) */
+        ManagedSavedSearch: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagedEnvelope"] & {
+                    result?: components["schemas"]["SavedSearch"];
+                };
+            };
+        };
+        /** @description Saved searchs (ClickStack form) */
+        ManagedSavedSearchList: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ManagedEnvelope"] & components["schemas"]["Page"] & {
+                    result?: components["schemas"]["SavedSearch"][];
+                };
+            };
+        };
         /** @description Dashboards */
         DashboardList: {
             headers: {
@@ -1653,6 +1893,8 @@ export interface components {
         org: string;
         svc: string;
         limit: number;
+        /** @description ClickHouse Cloud's /clickstack/ page size (default and maximum 1000) */
+        clickstackLimit: number;
         /** @description HyperDX's page size (default and maximum 1000) */
         selfLimit: number;
         offset: number;
@@ -3267,6 +3509,395 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ManagedSourceList"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackListDashboards: {
+        parameters: {
+            query?: {
+                /** @description ClickHouse Cloud's /clickstack/ page size (default and maximum 1000) */
+                limit?: components["parameters"]["clickstackLimit"];
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedDashboardList"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackCreateDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DashboardBody"];
+        responses: {
+            200: components["responses"]["ManagedDashboard"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackGetDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedDashboard"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackUpdateDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DashboardBody"];
+        responses: {
+            200: components["responses"]["ManagedDashboard"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackDeleteDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedDeleted"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackListAlerts: {
+        parameters: {
+            query?: {
+                /** @description ClickHouse Cloud's /clickstack/ page size (default and maximum 1000) */
+                limit?: components["parameters"]["clickstackLimit"];
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedAlertList"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackCreateAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AlertBody"];
+        responses: {
+            200: components["responses"]["ManagedAlert"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackGetAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedAlert"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackUpdateAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["AlertBody"];
+        responses: {
+            200: components["responses"]["ManagedAlert"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackDeleteAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedDeleted"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackListSources: {
+        parameters: {
+            query?: {
+                /** @description ClickHouse Cloud's /clickstack/ page size (default and maximum 1000) */
+                limit?: components["parameters"]["clickstackLimit"];
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedSourceList"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackListWebhooks: {
+        parameters: {
+            query?: {
+                /** @description ClickHouse Cloud's /clickstack/ page size (default and maximum 1000) */
+                limit?: components["parameters"]["clickstackLimit"];
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedWebhookList"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackCreateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["WebhookBody"];
+        responses: {
+            200: components["responses"]["ManagedWebhook"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackGetWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedWebhook"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackUpdateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["WebhookBody"];
+        responses: {
+            200: components["responses"]["ManagedWebhook"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackDeleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedDeleted"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackListSavedSearches: {
+        parameters: {
+            query?: {
+                /** @description ClickHouse Cloud's /clickstack/ page size (default and maximum 1000) */
+                limit?: components["parameters"]["clickstackLimit"];
+                offset?: components["parameters"]["offset"];
+            };
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedSavedSearchList"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackCreateSavedSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["SavedSearchBody"];
+        responses: {
+            200: components["responses"]["ManagedSavedSearch"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackGetSavedSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedSavedSearch"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackUpdateSavedSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["SavedSearchBody"];
+        responses: {
+            200: components["responses"]["ManagedSavedSearch"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackDeleteSavedSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ManagedDeleted"];
             default: components["responses"]["ManagedError"];
             "4XX": components["responses"]["ManagedError"];
         };

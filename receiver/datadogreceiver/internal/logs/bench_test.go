@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 )
 
-// benchLogs has the shape of ../shared/perf's logs corpus: 1000 agent-json
+// benchLogs has the shape of an Agent's logs payload: 1000 agent-json
 // records, 40% structured JSON messages with log-injection ids, the rest
 // access-log lines with escaped quotes, 20 pods over 10 hosts and 20
 // services (about 380 resources), half the records with dd.* ids.

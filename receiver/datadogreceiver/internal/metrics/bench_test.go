@@ -69,8 +69,8 @@ func BenchmarkSeriesV2(b *testing.B) {
 	bench(b, 1000, benchV2(), func(body []byte) error { _, err := SeriesV2(body, nil); return err })
 }
 
-// BenchmarkSeriesV2Corpus translates the ../shared/perf corpus's v2
-// payloads in turn (PERF_CORPUS=/tmp/otelhouse-perf/corpus, once the load
+// BenchmarkSeriesV2Corpus translates the load tool's corpus's v2
+// payloads in turn (PERF_CORPUS=/tmp/otelhouse-load/corpus, once the load
 // tool has generated it; else benchV2): more hosts, services and zones
 // than benchV2, so many more resources per payload, as the load tool
 // sends them.

@@ -1,7 +1,7 @@
-// Package perfcorpus reads the payloads that ../shared/perf's load tool
+// Package perfcorpus reads the payloads that the load tool (cmd/otelhouse-load)
 // generates, for benchmarks that measure the receiver on them rather than
 // on their own synthetic payloads. PERF_CORPUS names the corpus directory
-// (the tool's default: /tmp/otelhouse-perf/corpus); unset, benchmarks use
+// (the tool's default: /tmp/otelhouse-load/corpus); unset, benchmarks use
 // their own payloads.
 package perfcorpus
 
