@@ -189,7 +189,32 @@ func TestImportIntegrationSample(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err, "run with -update to write it")
-	assert.Equal(t, string(want), b.String(), "the mapping changed: review, then run with -update")
+	if got := b.String(); got != string(want) {
+		t.Errorf("the mapping changed (- golden, + now): review, then run with -update\n%s", lineDiff(string(want), got))
+	}
+}
+
+// lineDiff lists the lines only one of a and b has.
+func lineDiff(a, b string) string {
+	count := map[string]int{}
+	for _, l := range strings.Split(b, "\n") {
+		count[l]++
+	}
+	var out []string
+	for _, l := range strings.Split(a, "\n") {
+		if count[l] > 0 {
+			count[l]--
+			continue
+		}
+		out = append(out, "- "+l)
+	}
+	for _, l := range strings.Split(b, "\n") {
+		if count[l] > 0 {
+			count[l]--
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func importNoPanic(t *testing.T, name string, f func() (Dashboard, []Item, error)) (Dashboard, []Item) {
