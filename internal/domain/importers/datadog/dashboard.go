@@ -360,8 +360,13 @@ func (d *dashImport) config(def map[string]json.RawMessage, typ string, n *note)
 	case "event_stream", "event_timeline":
 		n.approx("events are logs here (the receiver stores Datadog events as logs): a search of them")
 		return d.search(str(def, "query"), d.src.Logs, n)
-	case "heatmap", "distribution":
-		n.skip("%s tiles are not supported yet (no distribution or heatmap tile)", typ)
+	case "heatmap":
+		// The nearest tile: the same series over time, a line per group
+		// rather than a band of colour per bucket of values.
+		n.approx("a heatmap is drawn as lines, one per group (no heatmap tile)")
+		return d.chart(def, "line", n)
+	case "distribution":
+		n.skip("distribution tiles are not supported yet (no histogram of values across groups)")
 	case "check_status":
 		n.skip("service checks are not stored: no check's status to show")
 	case "manage_status", "alert_graph", "alert_value", "monitor_summary":
@@ -456,6 +461,7 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 				n.approx("template variables replaced by their defaults")
 			}
 		}
+		q = rewriteFunctions(q, n)
 		if _, err := charts.ParseDatadogMetric(q); err != nil {
 			n.skip("series %q: %v", q, err)
 			return
@@ -467,7 +473,9 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 	for _, r := range rs {
 		switch {
 		case r.Q != "":
-			metric(r.Q, "")
+			for _, q := range splitSeries(r.Q) {
+				metric(q, "")
+			}
 		case len(r.Queries) > 0:
 			byName := map[string]dsQuery{}
 			for _, q := range r.Queries {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,7 +62,19 @@ func TestImportDashboardWidgets(t *testing.T) {
 			`{"displayType":"table","sourceId":"metrics","select":[{"query":"avg:system.cpu.user{*} by {host}"}]}`, "host map",
 		},
 		{"change", `{"type":"change","requests":[{"q":"sum:x{*}"}]}`, Approximated, `{"displayType":"number","sourceId":"metrics","select":[{"query":"sum:x{*}"}]}`, "delta"},
-		{"heatmap", `{"type":"heatmap","requests":[{"q":"avg:x{*}"}]}`, Skipped, "", "not supported"},
+		{
+			"heatmap", `{"type":"heatmap","requests":[{"q":"sum:zk.connections{*} by {host}"}]}`, Approximated,
+			`{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:zk.connections{*} by {host}"}]}`, "drawn as lines",
+		},
+		{"distribution", `{"type":"distribution","requests":[{"q":"avg:x{*} by {host}"}]}`, Skipped, "", "not supported"},
+		{
+			"series in one q", `{"type":"timeseries","requests":[{"q":"system.cpu.idle{$env}, sum:system.mem.total{*}-sum:system.mem.usable{*}"}]}`, Approximated,
+			`{"displayType":"line","sourceId":"metrics","select":[{"query":"system.cpu.idle{env:prod}"},{"query":"sum:system.mem.total{*}-sum:system.mem.usable{*}"}]}`, "template variables",
+		},
+		{
+			"per_second in q", `{"type":"timeseries","requests":[{"q":"per_second(sum:hits{*} by {host}) - avg:req{*}"}]}`, Approximated,
+			`{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:hits{*} by {host}.as_rate() - avg:req{*}"}]}`, "per_second(…) is the query's .as_rate()",
+		},
 		{"check_status", `{"type":"check_status","check":"http.can_connect"}`, Skipped, "", "service checks"},
 		{"bad query", `{"type":"timeseries","requests":[{"q":"median:x{*}"}]}`, Skipped, "", "space aggregator"},
 		{"unknown", `{"type":"blinkenlights"}`, Skipped, "", "unknown widget type"},
@@ -101,6 +114,7 @@ func TestImportMonitor(t *testing.T) {
 	for _, tc := range []struct {
 		name, body string
 		want       string // the alert as JSON
+		tile       string // the query of the monitor's tile, when set
 		err        string
 		note       string
 	}{
@@ -117,6 +131,18 @@ func TestImportMonitor(t *testing.T) {
 			name: "log", body: `{"type":"log alert","name":"errors","query":"logs(\"service:web status:error\").index(\"*\").rollup(\"count\").by(\"@http.status_code,host\").last(\"15m\") > 100"}`,
 			want: `{"name":"errors","message":"","threshold":100,"thresholdType":"above","interval":"15m","source":"saved_search","groupBy":"http.status_code, host"}`,
 		},
+		{
+			name: "groups after the threshold", body: `{"type":"query alert","name":"pool","query":"avg(last_15m):avg:postgresql.percent_usage_connections{*} > 0.9 by {host}"}`,
+			want: `{"name":"pool","message":"","threshold":0.9,"thresholdType":"above","interval":"15m","source":"tile","tileId":"monitor"}`,
+			tile: "avg:postgresql.percent_usage_connections{*} by {host}",
+		},
+		{
+			name: "default_zero", body: `{"type":"query alert","name":"down","query":"avg(last_5m):default_zero(avg:postgresql.connections{*} by {db}) + 1 <= 1"}`,
+			want: `{"name":"down","message":"","threshold":1,"thresholdType":"below","interval":"5m","source":"tile","tileId":"monitor"}`,
+			tile: "avg:postgresql.connections{*} by {db}.fill(zero) + 1", note: "fill(zero)",
+		},
+		{name: "not equal", body: `{"type":"query alert","name":"h","query":"max(last_5m):avg:mongodb.replset.health{*} by {member} != 1"}`, err: "comparator != has no counterpart"},
+		{name: "monotonic_diff", body: `{"type":"query alert","name":"q","query":"avg(last_5m):monotonic_diff( avg:q.time{*} ) / monotonic_diff( avg:q.total{*} ) > 3"}`, err: "monotonic_diff monitors have no counterpart"},
 		{name: "service check", body: `{"type":"service check","name":"up","query":"\"http.can_connect\".over(\"*\").by(\"host\").last(2).count_by_status()"}`, err: "service check monitors have no counterpart"},
 		{name: "anomaly", body: `{"type":"query alert","name":"a","query":"avg(last_1h):anomalies(avg:x{*}, 'basic', 2) >= 1"}`, err: "anomalies monitors"},
 		{name: "log avg", body: `{"type":"log alert","name":"a","query":"logs(\"*\").index(\"*\").rollup(\"avg\", \"@duration\").last(\"5m\") > 1"}`, err: "avg rollup"},
@@ -131,6 +157,10 @@ func TestImportMonitor(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.JSONEq(t, tc.want, jsonOf(t, m.Alert))
+			if tc.tile != "" {
+				require.NotNil(t, m.Dashboard)
+				assert.Equal(t, tc.tile, m.Dashboard.Tiles[0].Config["select"].([]Select)[0].Query)
+			}
 			if tc.note != "" {
 				assert.Contains(t, jsonOf(t, items), tc.note)
 			}
@@ -218,5 +248,60 @@ func TestHostDashboardImportsWhole(t *testing.T) {
 	assert.Len(t, d.Tiles, 17)
 	for _, it := range items {
 		assert.Equal(t, Imported, it.Outcome, "%s %s: %v", it.Path, it.Title, it.Notes)
+	}
+}
+
+// Datadog's metric functions with a counterpart are written as the
+// query's own functions; the rest are left for the parser to name.
+func TestRewriteFunctions(t *testing.T) {
+	for _, tc := range []struct{ in, want, note string }{
+		{"per_second(sum:a{*} by {host})", "sum:a{*} by {host}.as_rate()", "per_second"},
+		{"0 - per_second(avg:b{*})", "0 - avg:b{*}.as_rate()", "per_second"},
+		{"per_minute(a{x:y} + b{*})", "(a{x:y}.as_rate() + b{*}.as_rate()) * 60", "per_minute"},
+		{"per_hour(sum:c{*}.as_count())", "sum:c{*}.as_rate() * 3600", "per_hour"},
+		{"default_zero(avg:d{*} by {db}) + 1", "avg:d{*} by {db}.fill(zero) + 1", "fill(zero)"},
+		{"default_zero(per_second(sum:e{*}))", "sum:e{*}.as_rate().fill(zero)", "fill(zero)"},
+		{"diff(avg:f{*})", "diff(avg:f{*})", ""},
+		{"sum:per_second.g{*}", "sum:per_second.g{*}", ""},
+		{"per_second(", "per_second(", ""},
+	} {
+		var n note
+		got := rewriteFunctions(tc.in, &n)
+		assert.Equal(t, tc.want, got, tc.in)
+		if tc.note == "" {
+			assert.Empty(t, n.notes, tc.in)
+		} else {
+			assert.Equal(t, Approximated, n.outcome, tc.in)
+			assert.Contains(t, strings.Join(n.notes, "; "), tc.note, tc.in)
+		}
+	}
+}
+
+func TestSplitSeries(t *testing.T) {
+	assert.Equal(t, []string{"a{*}", "b{x:y,z:w} by {h}"}, splitSeries("a{*}, b{x:y,z:w} by {h}"))
+	assert.Equal(t, []string{"top(a{*} by {h}, 10, 'mean', 'desc')"}, splitSeries("top(a{*} by {h}, 10, 'mean', 'desc')"))
+	assert.Equal(t, []string{"a{*}"}, splitSeries("a{*},"))
+}
+
+// An analytics or patterns view keeps its search; what it drew of the
+// matching events is reported.
+func TestImportSavedViewPages(t *testing.T) {
+	for _, tc := range []struct{ name, body, outcome, note string }{
+		{"stream", `{"name":"v","type":"logs","page":"stream","query":"source:x","options":{"columns":["host"]}}`, Imported, ""},
+		{
+			"analytics", `{"name":"v","type":"logs","page":"analytics","query":"source:x","options":{"group_bys":[{"facet":"@db.user"}],"aggregations":[{"metric":"count","type":"count"}]}}`,
+			Approximated, "the analytics view's count(*) by @db.user is not kept",
+		},
+		{"patterns", `{"name":"v","type":"logs","page":"patterns","query":"source:x"}`, Approximated, "patterns view is not kept"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, items, err := ImportSavedView([]byte(tc.body), DefaultSources)
+			require.NoError(t, err)
+			assert.Equal(t, "source:x", s.Where)
+			assert.Equal(t, tc.outcome, items[0].Outcome)
+			if tc.note != "" {
+				assert.Contains(t, items[0].Notes[0], tc.note)
+			}
+		})
 	}
 }

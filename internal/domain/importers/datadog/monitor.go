@@ -55,9 +55,10 @@ var intervals = []struct {
 
 var (
 	// avg(last_5m):<query> > 90
-	metricMonitor = regexp.MustCompile(`(?s)^\s*(avg|sum|min|max|change|pct_change)\((last_\w+)(?:,\s*last_\w+)?\)\s*:\s*(.+?)\s*(>=|<=|>|<|==)\s*(-?[0-9.eE+-]+)\s*$`)
+	// (some name the groups after the threshold: "> 0.9 by {host}")
+	metricMonitor = regexp.MustCompile(`(?s)^\s*(avg|sum|min|max|change|pct_change)\((last_\w+)(?:,\s*last_\w+)?\)\s*:\s*(.+?)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)(?:\s+by\s*\{([^{}]*)\})?\s*$`)
 	// logs("query").index("*").rollup("count").by("@x").last("5m") > 100
-	logMonitor = regexp.MustCompile(`(?s)^\s*logs\(\s*("(?:[^"\\]|\\.)*")\s*\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|>|<|==)\s*(-?[0-9.eE+-]+)\s*$`)
+	logMonitor = regexp.MustCompile(`(?s)^\s*logs\(\s*("(?:[^"\\]|\\.)*")\s*\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)\s*$`)
 	callRe     = regexp.MustCompile(`\.(\w+)\(([^)]*)\)`)
 )
 
@@ -93,14 +94,13 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 		}
 		timeAgg, window, expr := sub[1], sub[2], sub[3]
 		op, thr = sub[4], sub[5]
-		for _, fn := range []string{"anomalies(", "forecast(", "outliers(", "diff(", "derivative(", "ewma"} {
-			if strings.Contains(expr, fn) {
-				return Monitor{}, nil, invalidf("%s monitors have no counterpart: alerts compare a value with a threshold", strings.TrimSuffix(fn, "("))
-			}
+		if err := monitorFunction(expr); err != nil {
+			return Monitor{}, nil, err
 		}
 		if timeAgg == "change" || timeAgg == "pct_change" {
 			return Monitor{}, nil, invalidf("%s monitors have no counterpart: alerts compare the window's value, not its change", timeAgg)
 		}
+		expr = withGroups(rewriteFunctions(expr, &qn), strings.TrimSpace(sub[6]), &qn)
 		if _, err := charts.ParseDatadogMetric(expr); err != nil {
 			return Monitor{}, nil, invalidf("query %q: %v", expr, err)
 		}

@@ -14,6 +14,7 @@ package datadog
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Sources names the otelhouse sources imported items read: Datadog's
@@ -75,12 +76,19 @@ func (n *note) approx(format string, a ...any) {
 	if n.outcome != Skipped {
 		n.outcome = Approximated
 	}
-	n.notes = append(n.notes, fmt.Sprintf(format, a...))
+	n.add(fmt.Sprintf(format, a...))
 }
 
 func (n *note) skip(format string, a ...any) {
 	n.outcome = Skipped
-	n.notes = append(n.notes, fmt.Sprintf(format, a...))
+	n.add(fmt.Sprintf(format, a...))
+}
+
+// add keeps a reason once: a widget's series often share one.
+func (n *note) add(s string) {
+	if !slices.Contains(n.notes, s) {
+		n.notes = append(n.notes, s)
+	}
 }
 
 func (n *note) item(path, typ, title string) Item {

@@ -32,8 +32,16 @@ func ImportSavedView(body []byte, src Sources) (SavedSearch, []Item, error) {
 		Name    string `json:"name"`
 		Type    string `json:"type"`
 		Query   string `json:"query"`
+		Page    string `json:"page"`
 		Options struct {
-			Columns []string `json:"columns"`
+			Columns  []string `json:"columns"`
+			GroupBys []struct {
+				Facet string `json:"facet"`
+			} `json:"group_bys"`
+			Aggregations []struct {
+				Metric string `json:"metric"`
+				Type   string `json:"type"`
+			} `json:"aggregations"`
 		} `json:"options"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -53,6 +61,26 @@ func ImportSavedView(body []byte, src Sources) (SavedSearch, []Item, error) {
 		name = "Imported Datadog view"
 	}
 	out := SavedSearch{Name: name, Source: source, Where: strings.TrimSpace(v.Query), WhereLanguage: "datadog", Tags: []string{"datadog"}}
+	switch v.Page {
+	case "analytics":
+		// A saved search lists the events; the view's graph of them is a
+		// dashboard tile's work.
+		var what []string
+		for _, a := range v.Options.Aggregations {
+			what = append(what, a.Type+"("+cmpOr(strings.TrimPrefix(a.Metric, "count"), "*")+")")
+		}
+		var by []string
+		for _, g := range v.Options.GroupBys {
+			by = append(by, g.Facet)
+		}
+		agg := strings.Join(what, ", ")
+		if len(by) > 0 {
+			agg += " by " + strings.Join(by, ", ")
+		}
+		n.approx("the analytics view's %s is not kept: the saved search lists the matching events", cmpOr(agg, "aggregation"))
+	case "patterns":
+		n.approx("the patterns view is not kept: the saved search lists the matching events ungrouped")
+	}
 	var cols []string
 	for _, c := range v.Options.Columns {
 		switch {
