@@ -13,9 +13,22 @@ import (
 
 // Dashboard is the body of POST /api/v2/dashboards (HyperDX's config form).
 type Dashboard struct {
-	Name  string   `json:"name"`
-	Tags  []string `json:"tags"`
-	Tiles []Tile   `json:"tiles"`
+	Name    string   `json:"name"`
+	Tags    []string `json:"tags"`
+	Tiles   []Tile   `json:"tiles"`
+	Filters []Filter `json:"filters"`
+}
+
+// Filter is a dashboard filter dropdown (HyperDX's QUERY_EXPRESSION
+// filter): a template variable's tag, its values listed from the metric
+// source and a chosen one narrowing the tiles of the sources it applies
+// to.
+type Filter struct {
+	Type               string   `json:"type"`
+	Name               string   `json:"name"`
+	Expression         string   `json:"expression"`
+	SourceID           string   `json:"sourceId"`
+	AppliesToSourceIDs []string `json:"appliesToSourceIds,omitempty"`
 }
 
 // Tile is a dashboard tile on the 24-column grid.
@@ -104,16 +117,7 @@ func ImportDashboard(body []byte, src Sources) (Dashboard, []Item, error) {
 		src: src, vars: in.TemplateVariables, free: in.LayoutType == "free",
 		out: Dashboard{Name: name, Tags: []string{"datadog"}, Tiles: []Tile{}},
 	}
-	if len(in.TemplateVariables) > 0 {
-		var names []string
-		for _, v := range in.TemplateVariables {
-			names = append(names, fmt.Sprintf("$%s=%s", v.Name, v.value()))
-		}
-		d.items = append(d.items, Item{
-			Path: "template_variables", Outcome: Approximated,
-			Notes: []string{"dashboard filters are not applied yet: each variable's default is written into the queries (" + strings.Join(names, ", ") + ")"},
-		})
-	}
+	d.templateFilters(in.TemplateVariables)
 	scale := 2.0 // ordered: 12 columns
 	if d.free {
 		right := 0.0
@@ -128,6 +132,40 @@ func ImportDashboard(body []byte, src Sources) (Dashboard, []Item, error) {
 	return d.out, d.items, nil
 }
 
+// templateFilters makes each template variable with a tag (its prefix) a
+// dashboard filter on that tag, for the metric, log and span tiles alike
+// (a Datadog where and a metric query both name it so). Its default is
+// written into the queries (substitute); a value chosen in the filter
+// narrows them further, so a default of * (most) imports exactly.
+func (d *dashImport) templateFilters(vars []templateVar) {
+	if len(vars) == 0 {
+		return
+	}
+	d.out.Filters = []Filter{}
+	var notes, fixed []string
+	for _, v := range vars {
+		if v.Prefix == "" {
+			notes = append(notes, fmt.Sprintf("$%s has no tag: its default %q is written into the queries, with no filter", v.Name, v.value()))
+			continue
+		}
+		d.out.Filters = append(d.out.Filters, Filter{
+			Type: "QUERY_EXPRESSION", Name: v.Name, Expression: v.Prefix, SourceID: d.src.Metrics,
+			AppliesToSourceIDs: []string{d.src.Metrics, d.src.Logs, d.src.Traces},
+		})
+		if v.value() != "*" {
+			fixed = append(fixed, fmt.Sprintf("$%s=%s", v.Name, v.value()))
+		}
+	}
+	if len(fixed) > 0 {
+		notes = append(notes, "defaults are written into the queries, so a value chosen in the filter narrows within them ("+strings.Join(fixed, ", ")+")")
+	}
+	item := Item{Path: "template_variables", Outcome: Imported, Notes: []string{fmt.Sprintf("%d dashboard filters", len(d.out.Filters))}}
+	if len(notes) > 0 {
+		item.Outcome, item.Notes = Approximated, append(item.Notes, notes...)
+	}
+	d.items = append(d.items, item)
+}
+
 func (v templateVar) value() string {
 	if len(v.Defaults) > 0 {
 		return v.Defaults[0]
@@ -140,9 +178,13 @@ func (v templateVar) value() string {
 
 // substitute writes the template variables' defaults into a query:
 // $var (or $var.value) is prefix:value, or the value itself without a
-// prefix; a variable at * matches everything and leaves the filter.
+// prefix; a variable at * matches everything and leaves the filter. It
+// answers the query and whether that is an approximation: a variable
+// with a tag and the default * is exact (its dashboard filter narrows the
+// query when a value is chosen); one without a tag, or with another
+// default, is fixed at that default.
 func (d *dashImport) substitute(q string) (string, bool) {
-	used := false
+	used, approx := false, false
 	for _, v := range d.vars {
 		re := regexp.MustCompile(`\$` + regexp.QuoteMeta(v.Name) + `(\.value)?\b`)
 		if !re.MatchString(q) {
@@ -150,6 +192,7 @@ func (d *dashImport) substitute(q string) (string, bool) {
 		}
 		used = true
 		val := v.value()
+		approx = approx || v.Prefix == "" || val != "*"
 		rep := ""
 		if val != "*" {
 			rep = val
@@ -173,7 +216,7 @@ func (d *dashImport) substitute(q string) (string, bool) {
 		return ","
 	})
 	q = regexp.MustCompile(`\{\s*\}`).ReplaceAllString(q, "{*}")
-	return strings.Join(strings.Fields(q), " "), true
+	return strings.Join(strings.Fields(q), " "), approx
 }
 
 func (d *dashImport) widgets(ws []widget, path string, depth int, scale float64) {
@@ -380,8 +423,8 @@ func (d *dashImport) config(def map[string]json.RawMessage, typ string, n *note)
 }
 
 func (d *dashImport) search(q, source string, n *note) map[string]any {
-	if s, used := d.substitute(q); used {
-		q = s
+	q, approx := d.substitute(q)
+	if approx {
 		n.approx("template variables replaced by their defaults")
 	}
 	return map[string]any{"displayType": "search", "sourceId": source, "select": "", "where": strings.TrimSpace(q), "whereLanguage": "datadog"}
@@ -455,8 +498,8 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 		return true
 	}
 	metric := func(q, alias string) {
-		if s, used := d.substitute(q); used {
-			q = s
+		q, approx := d.substitute(q)
+		if approx {
 			if !slices.Contains(n.notes, "template variables replaced by their defaults") {
 				n.approx("template variables replaced by their defaults")
 			}
@@ -558,8 +601,8 @@ func (d *dashImport) formula(f, alias string, byName map[string]dsQuery, n *note
 			return
 		}
 		s := Select{Where: q.Search.Query, WhereLanguage: "datadog", Alias: alias}
-		if w, used := d.substitute(s.Where); used {
-			s.Where = w
+		var approx bool
+		if s.Where, approx = d.substitute(s.Where); approx {
 			n.approx("template variables replaced by their defaults")
 		}
 		switch agg := q.Compute.Aggregation; agg {

@@ -103,6 +103,40 @@ func TestImportDashboardWidgets(t *testing.T) {
 	}
 }
 
+// Template variables become dashboard filters on their tags: a default
+// of * is exact (the filter narrows when a value is chosen), another
+// default stays written into the queries, and a variable without a tag
+// has no filter; the report says which.
+func TestTemplateVariablesBecomeFilters(t *testing.T) {
+	for _, tc := range []struct {
+		name, vars, query, want, outcome string
+		filters                          []Filter
+	}{
+		{
+			"tag at *", `[{"name":"host","prefix":"host","default":"*"}]`, "avg:system.load.1{$host} by {host}", "avg:system.load.1{*} by {host}", Imported,
+			[]Filter{{Type: "QUERY_EXPRESSION", Name: "host", Expression: "host", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}}},
+		},
+		{
+			"tag with a default", `[{"name":"env","prefix":"env","defaults":["prod"]}]`, "avg:system.load.1{$env}", "avg:system.load.1{env:prod}", Approximated,
+			[]Filter{{Type: "QUERY_EXPRESSION", Name: "env", Expression: "env", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}}},
+		},
+		{"no tag", `[{"name":"scope","default":"*"}]`, "avg:system.load.1{$scope}", "avg:system.load.1{*}", Approximated, []Filter{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"title":"t","layout_type":"ordered","template_variables":` + tc.vars + `,
+				"widgets":[{"id":1,"definition":{"type":"timeseries","requests":[{"q":"` + tc.query + `"}]}}]}`
+			d, items, err := ImportDashboard([]byte(body), DefaultSources)
+			require.NoError(t, err)
+			assert.Equal(t, tc.filters, d.Filters)
+			require.Len(t, items, 2)
+			assert.Equal(t, "template_variables", items[0].Path)
+			assert.Equal(t, tc.outcome, items[0].Outcome, items[0].Notes)
+			assert.Equal(t, tc.want, d.Tiles[0].Config["select"].([]Select)[0].Query)
+			assert.Equal(t, tc.outcome, items[1].Outcome, "the widget is exact exactly when its variables are")
+		})
+	}
+}
+
 func TestImportDashboardRejects(t *testing.T) {
 	_, _, err := ImportDashboard([]byte(`{"title":"x"}`), DefaultSources)
 	require.ErrorAs(t, err, &Invalid{})
