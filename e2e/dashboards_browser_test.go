@@ -596,6 +596,27 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 	b.see("the CPU tile", `[data-tile="CPU user (%)"]`)
 	b.run("a line per host", poll(`document.querySelector('[data-tile="CPU user (%)"]').textContent.includes('web-2')`))
 	b.screenshot("host-dashboard")
+	// Its host filter (the importer's template variable) lists both
+	// hosts; choosing one leaves its line alone, and the choice is a link.
+	eval[bool](b, "scrolling to the filter", `(document.querySelector('[data-filter=host]').scrollIntoView({block: 'center'}), true)`)
+	b.see("the host filter", `[data-filter=host] select`)
+	b.run("both hosts offered", poll(`['web-1', 'web-2'].every((h) => [...document.querySelectorAll('[data-filter=host] option')].some((o) => o.value === h))`))
+	eval[bool](b, "choosing web-1", `(() => { const s = document.querySelector('[data-filter=host] select'); s.value = 'web-1'; s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`)
+	b.run("the URL keeps the choice", poll(`[...new URLSearchParams(location.search).entries()].some(([k, v]) => k.startsWith('f.') && v === 'web-1')`))
+	b.run("only web-1's line", poll(`(() => { const t = document.querySelector('[data-tile="CPU user (%)"]').textContent; return t.includes('web-1') && !t.includes('web-2') && !t.includes('Loading'); })()`))
+	assert.Equal(t, 0, eval[int](b, "failing tiles", `document.querySelectorAll('[data-testid=tile-error]').length`),
+		"every filtered tile runs: %s", eval[string](b, "errors", `[...document.querySelectorAll('[data-testid=tile-error]')].map(e => e.closest('.tile').dataset.tile + ': ' + e.textContent).join('\n')`))
+	b.screenshot("host-dashboard-filtered")
+	// A filter of one's own: the service of the logs.
+	b.click("add filter", `[data-action=add-filter]`)
+	b.see("the filter form", `[data-testid=filter-form]`)
+	b.run("the filter", fill(`input[name=filter-name]`, "service"), chromedp.SetValue(`select[name=filter-source]`, "logs"),
+		fill(`input[name=filter-expression]`, "ServiceName"))
+	eval[bool](b, "the source chosen", `(() => { const s = document.querySelector('select[name=filter-source]'); s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`)
+	b.click("adding it", `[data-testid=filter-form] button[type=submit]`)
+	b.see("the new filter", `[data-filter=service] select`)
+	saved := eval[string](b, "the stored filters", `fetch('/api/v2/dashboards/hosts', {headers: {'X-Otelhouse-Request': '1'}}).then((r) => r.json()).then((j) => j.data.filters.map((f) => f.name + '=' + f.expression + '@' + f.sourceId).join(','))`)
+	assert.Equal(t, "host=host@metrics,service=ServiceName@logs", saved)
 
 	// A monitor and a saved view, imported with the buttons on the Alerts
 	// page and in the saved-search menu, at every screen width. An

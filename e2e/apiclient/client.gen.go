@@ -1372,7 +1372,7 @@ type Dashboard struct {
 
 // DashboardFilter defines model for DashboardFilter.
 type DashboardFilter struct {
-	// AppliesToSourceIds the sources whose tiles the filter narrows; absent, every tile
+	// AppliesToSourceIds the sources whose tiles the filter narrows; absent, the tiles of sourceId
 	AppliesToSourceIds *[]string `json:"appliesToSourceIds,omitempty"`
 
 	// Expression the SQL expression whose values the dropdown lists

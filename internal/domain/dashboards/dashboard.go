@@ -35,7 +35,7 @@ type Dashboard struct {
 
 // Filter is one of a dashboard's filter dropdowns: the values of
 // Expression over SourceID's rows (matching Where), applied to the tiles
-// of AppliesToSourceIDs (absent: every tile).
+// of AppliesToSourceIDs (absent: the tiles of SourceID).
 type Filter struct {
 	ID                 string   `json:"id"`
 	Type               string   `json:"type"`

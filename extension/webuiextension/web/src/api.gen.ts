@@ -1417,7 +1417,7 @@ export interface components {
             where?: string;
             /** @enum {string} */
             whereLanguage?: "lucene" | "sql";
-            /** @description the sources whose tiles the filter narrows; absent, every tile */
+            /** @description the sources whose tiles the filter narrows; absent, the tiles of sourceId */
             appliesToSourceIds?: string[];
         };
         DashboardFilterValue: {

@@ -9,6 +9,8 @@ import { navigate, onLink, useLocation } from '../router';
 import { goDuration, resolveRange } from '../time';
 import { fmtValue, numberFormat, Unit, unitOf, units } from '../units';
 import { AlertForm } from './alerts';
+import { FilterBar, FilterForm } from '../components/dashfilters';
+import { narrowTile } from '../filters';
 import { DatadogImportButton, DatadogImportReport } from '../components/datadogimport';
 import './dashboards.css';
 
@@ -153,6 +155,13 @@ export function DashboardPage({ id }: { id: string }) {
   const [layout, setLayout] = useState<Tile[] | null>(null);
   const gridRef = useRef<HTMLDivElement>(null);
   const [sources, setSources] = useState<Source[]>([]);
+  const [addingFilter, setAddingFilter] = useState(false);
+  // The filters' chosen values, from the URL (f.<filter id>=value).
+  const chosen = useMemo(() => {
+    const out: Record<string, string> = {};
+    new URLSearchParams(search).forEach((v, k) => { if (k.startsWith('f.')) out[k.slice(2)] = v; });
+    return out;
+  }, [search]);
   useEffect(() => { get<Dashboard>(`/api/v2/dashboards/${encodeURIComponent(id)}`).then(setD).catch((e) => setError(e.message)); }, [id]);
   useEffect(() => { get<Source[]>('/api/v2/sources').then(setSources).catch((e) => setError(`Sources could not be read: ${e.message}`)); }, []);
   // A tile's alerts go with it (the API drops alerts whose tile is gone):
@@ -217,6 +226,7 @@ export function DashboardPage({ id }: { id: string }) {
             <button type="button" data-action="cancel-layout" onClick={() => setLayout(null)}>Cancel</button>
             <button class="primary" data-action="save-layout" onClick={() => save({ ...d, tiles: layout }).then(() => setLayout(null)).catch((e) => setError(e.message))}>Save layout</button>
           </>) : d.tiles.length > 0 && <button data-action="arrange" onClick={() => { setRemoving(''); setLayout(d.tiles); }}>Arrange</button>}
+          <button data-action="add-filter" onClick={() => setAddingFilter(true)} disabled={!sources.length || !!layout}>Add filter</button>
           <button class="primary" data-action="add-tile" onClick={() => setEditing(newTile())} disabled={!sources.length || !!layout}>Add tile</button>
           <label class="refresh" title="Auto-refresh">↻<select name="refresh" aria-label="Auto-refresh" value={refresh.value} onChange={(e) => go({ refresh: e.currentTarget.value || null })}>
             {refreshes.map((r) => <option value={r.value}>{r.label}</option>)}
@@ -225,6 +235,11 @@ export function DashboardPage({ id }: { id: string }) {
         </div>
       </div>
       {error && <p class="error" role="alert">{error}</p>}
+      {addingFilter && <FilterForm sources={sources} onCancel={() => setAddingFilter(false)}
+        onAdd={async (f) => { await save({ ...d, filters: [...d.filters, f] }); setAddingFilter(false); }} />}
+      <FilterBar filters={d.filters} tiles={d.tiles} sources={sources} from={range.from} to={range.to} chosen={chosen}
+        onChoose={(fid, v) => go({ [`f.${fid}`]: v || null })}
+        onRemove={layout ? (fid) => save({ ...d, filters: d.filters.filter((f) => f.id !== fid) }).then(() => go({ [`f.${fid}`]: null })).catch((e) => setError(e.message)) : undefined} />
       {d.tiles.length === 0 && <p class="muted">No tile yet: “Add tile” makes a chart, a number, a table or a note.</p>}
       <div class={layout ? 'grid arranging' : 'grid'} data-testid="dashboard-grid" ref={gridRef}>
         {tiles.map((t) => (
@@ -232,7 +247,7 @@ export function DashboardPage({ id }: { id: string }) {
             tabIndex={layout ? 0 : undefined} aria-label={layout ? `${t.name || 'tile'}: column ${t.x + 1}, row ${t.y + 1}, ${t.w} wide, ${t.h} high` : undefined}
             onKeyDown={layout ? (e) => onKey(e, t) : undefined}>
             {layout && <span class="resize-handle" data-action="resize-tile" title="Drag to resize" onPointerDown={(e) => drag(e, t, true)} />}
-            <TileView tile={t} from={range.from} to={range.to} onZoom={layout ? undefined : zoomTo} tools={layout ? (
+            <TileView tile={layout ? t : { ...t, config: narrowTile(t.config, d.filters, chosen) }} from={range.from} to={range.to} onZoom={layout ? undefined : zoomTo} tools={layout ? (
               <span class="tile-tools arrange" role="group" aria-label="Move and resize">
                 <span class="drag-handle" data-action="drag-tile" title="Drag to move" onPointerDown={(e) => drag(e, t, false)}>⠿</span>
                 <button class="small ghost" data-action="move-left" aria-label="Move left" onClick={() => move(t.id, -1, 0)}>←</button>
@@ -359,7 +374,7 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
     return () => ac.abort();
   }, [key, from, to]);
   const what = chart ? items.map(label).join(', ') + (items[0].where ? ` · ${items[0].where}` : '') : c.configType ? 'SQL' : c.displayType;
-  const head = <div class="tile-head"><strong class="tile-title">{tile.name || what}</strong><span class="muted small tile-what">{what}</span>{tools}</div>;
+  const head = <div class="tile-head"><strong class="tile-title" title={tile.name || what}>{tile.name || what}</strong><span class="muted small tile-what">{what}</span>{tools}</div>;
   let content: ComponentChildren;
   if (c.configType) {
     content = <><p class="muted small">A raw-SQL tile: kept as written, not run here (it would run with the API's own credentials).</p><pre class="small">{c.sqlTemplate}</pre></>;
