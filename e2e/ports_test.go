@@ -94,6 +94,7 @@ func TestOnlyDocumentedPortsAndNoUnauthenticatedWrites(t *testing.T) {
 		{"Datadog series", base(c.datadog) + "/api/v2/series", `{"series":[]}`, nil, http.StatusForbidden},
 		{"REST API", base(c.api) + "/api/v2/dashboards", `{"name":"d","tiles":[]}`, nil, http.StatusUnauthorized},
 		{"managed REST API", base(c.api) + "/v1/organizations/local/services/local/observability/alerts", `{}`, nil, http.StatusUnauthorized},
+		{"ClickStack REST API", base(c.api) + "/v1/organizations/local/services/local/clickstack/webhooks", `{}`, nil, http.StatusUnauthorized},
 		{"web UI", base(c.ui) + "/api/v2/keys/personal/rotate", `{}`, []string{"X-Otelhouse-Request", "1"}, http.StatusUnauthorized},
 		{"web UI without the CSRF header", base(c.ui) + "/api/v2/team/invitation", `{"email":""}`, nil, http.StatusForbidden},
 	} {
