@@ -94,19 +94,22 @@ func TestOnlyDocumentedPortsAndNoUnauthenticatedWrites(t *testing.T) {
 		{"Datadog series", base(c.datadog) + "/api/v2/series", `{"series":[]}`, nil, http.StatusForbidden},
 		{"REST API", base(c.api) + "/api/v2/dashboards", `{"name":"d","tiles":[]}`, nil, http.StatusUnauthorized},
 		{"managed REST API", base(c.api) + "/v1/organizations/local/services/local/observability/alerts", `{}`, nil, http.StatusUnauthorized},
+		{"ClickStack REST API", base(c.api) + "/v1/organizations/local/services/local/clickstack/webhooks", `{}`, nil, http.StatusUnauthorized},
 		{"web UI", base(c.ui) + "/api/v2/keys/personal/rotate", `{}`, []string{"X-Otelhouse-Request", "1"}, http.StatusUnauthorized},
 		{"web UI without the CSRF header", base(c.ui) + "/api/v2/team/invitation", `{"email":""}`, nil, http.StatusForbidden},
 	} {
-		req, err := http.NewRequest(http.MethodPost, tc.url, strings.NewReader(tc.body))
-		require.NoError(t, err)
-		req.Header.Set("Content-Type", "application/json")
-		for i := 0; i+1 < len(tc.headers); i += 2 {
-			req.Header.Set(tc.headers[i], tc.headers[i+1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err, tc.what)
-		resp.Body.Close()
-		assert.Equal(t, tc.want, resp.StatusCode, tc.what)
+		t.Run(tc.what, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodPost, tc.url, strings.NewReader(tc.body))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			for i := 0; i+1 < len(tc.headers); i += 2 {
+				req.Header.Set(tc.headers[i], tc.headers[i+1])
+			}
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err, tc.what)
+			resp.Body.Close()
+			assert.Equal(t, tc.want, resp.StatusCode, tc.what)
+		})
 	}
 
 	conn, err := grpc.NewClient(fmt.Sprintf("127.0.0.1:%d", c.otlpGRPC), grpc.WithTransportCredentials(insecure.NewCredentials()))

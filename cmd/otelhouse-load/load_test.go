@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -247,4 +248,34 @@ func TestRetryAfter(t *testing.T) {
 	} {
 		t.Run(tc.in, func(t *testing.T) { assert.Equal(t, tc.want, retryAfter(tc.in)) })
 	}
+}
+
+// --rate holds the request rate, and says how many it could not send
+// while every connection waited on the target.
+func TestRate(t *testing.T) {
+	var slow atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if slow.Load() {
+			time.Sleep(300 * time.Millisecond)
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	k, _ := kindNamed("series_v1_gzip")
+	ld := &load{
+		target: srv.URL, payloads: k.make(newGen(1), 2), duration: time.Second, concurrency: 2, rate: 40,
+		timeout: 5 * time.Second, maxWait: time.Second,
+	}
+	st, err := ld.run(context.Background())
+	require.NoError(t, err)
+	assert.InDelta(t, 40, st.requests, 12, "about the rate, not as fast as answered")
+	assert.Zero(t, st.behind)
+
+	slow.Store(true)
+	ld.concurrency = 1
+	st, err = ld.run(context.Background())
+	require.NoError(t, err)
+	assert.LessOrEqual(t, st.requests, 5)
+	assert.Positive(t, st.behind, "the rate the target could not take is said")
 }

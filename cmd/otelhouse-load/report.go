@@ -16,12 +16,15 @@ func printRun(label string, k kind, l *load, st *stats, before, after procSample
 	fmt.Fprintf(os.Stderr, "run: %s %s: %d payloads, %d connections, rate %g/s, window %.1fs\n", label, k.name, len(l.payloads), l.concurrency, l.rate, secs)
 	fmt.Fprintf(os.Stderr, "run:   %d requests (%.1f/s), %d %ss accepted (%.0f/s), %d refused (429/503), %d failed, %d transport errors; status %s\n",
 		st.requests, float64(st.requests)/secs, st.items, k.unit, float64(st.items)/secs, st.refused, st.failed, st.netErrors, codes(st.codes))
+	if st.behind > 0 {
+		fmt.Fprintf(os.Stderr, "run:   %d requests of the rate not sent: every connection was waiting on the target\n", st.behind)
+	}
 	fmt.Fprintf(os.Stderr, "run:   latency ms p50 %.2f p90 %.2f p99 %.2f max %.2f\n", st.percentile(0.5), st.percentile(0.9), st.percentile(0.99), st.percentile(1))
 	fields := []string{
 		"label=" + label, "kind=" + k.name,
 		fmt.Sprintf("items_per_s=%.0f", float64(st.items)/secs), fmt.Sprintf("req_per_s=%.1f", float64(st.requests)/secs),
 		fmt.Sprintf("items=%d", st.items), fmt.Sprintf("reqs=%d", st.requests), fmt.Sprintf("ok=%d", st.ok),
-		fmt.Sprintf("refused=%d", st.refused), fmt.Sprintf("failed=%d", st.failed), fmt.Sprintf("net_errors=%d", st.netErrors),
+		fmt.Sprintf("refused=%d", st.refused), fmt.Sprintf("failed=%d", st.failed), fmt.Sprintf("net_errors=%d", st.netErrors), fmt.Sprintf("behind=%d", st.behind),
 		"codes=" + codes(st.codes),
 		fmt.Sprintf("p50_ms=%.2f", st.percentile(0.5)), fmt.Sprintf("p90_ms=%.2f", st.percentile(0.9)), fmt.Sprintf("p99_ms=%.2f", st.percentile(0.99)),
 		fmt.Sprintf("window_s=%.2f", secs), fmt.Sprintf("conc=%d", l.concurrency), fmt.Sprintf("rate=%g", l.rate),

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +36,7 @@ type stats struct {
 	refused   int // 429 and 503: the receiver asked the sender to wait
 	failed    int // any other non-2xx
 	netErrors int
+	behind    int // with --rate: requests not sent, every connection being busy
 	codes     map[int]int
 	latencies []time.Duration // every answered request
 	firstErr  string
@@ -87,7 +89,10 @@ func (l *load) run(ctx context.Context) (*stats, error) {
 	measureFrom := start.Add(l.warmup)
 
 	// An open loop: tokens at the rate, taken by whichever worker is free.
-	var tokens chan struct{}
+	var (
+		tokens chan struct{}
+		behind atomic.Int64
+	)
 	if l.rate > 0 {
 		tokens = make(chan struct{}, l.concurrency)
 		go func() {
@@ -100,7 +105,10 @@ func (l *load) run(ctx context.Context) (*stats, error) {
 				case <-t.C:
 					select {
 					case tokens <- struct{}{}:
-					default: // the workers are behind: the request is not sent, as a rate the target cannot take
+					default: // every connection is waiting on the target: the request is not sent
+						if time.Now().After(measureFrom) {
+							behind.Add(1)
+						}
 					}
 				}
 			}
@@ -132,6 +140,7 @@ func (l *load) run(ctx context.Context) (*stats, error) {
 	}
 	wg.Wait()
 	total.window = time.Since(measureFrom)
+	total.behind = int(behind.Load())
 	slices.Sort(total.latencies)
 	return total, nil
 }

@@ -294,7 +294,9 @@ func TestConfigValidate(t *testing.T) {
 		{Config{RetryAfterSeconds: -1}, "retry_after_seconds"},
 		{Config{GoMemoryLimit: -1}, "go_memory_limit"},
 	} {
-		assert.ErrorContains(t, c.cfg.Validate(), c.want)
+		t.Run(c.want, func(t *testing.T) {
+			assert.ErrorContains(t, c.cfg.Validate(), c.want)
+		})
 	}
 }
 
@@ -651,17 +653,19 @@ func TestRetryAfterOnEveryRetryableRefusal(t *testing.T) {
 		{http.StatusBadRequest, "", ""},
 		{http.StatusOK, "", ""},
 	} {
-		h, err := wrap(context.Background(), http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			if tc.set != "" {
-				w.Header().Set("Retry-After", tc.set)
-			}
-			w.WriteHeader(tc.status)
-		}))
-		require.NoError(t, err)
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/traces", strings.NewReader("")))
-		assert.Equal(t, tc.status, rec.Code)
-		assert.Equal(t, tc.expect, rec.Header().Get("Retry-After"), "%d", tc.status)
+		t.Run(fmt.Sprintf("%d retry-after %q", tc.status, tc.set), func(t *testing.T) {
+			h, err := wrap(context.Background(), http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				if tc.set != "" {
+					w.Header().Set("Retry-After", tc.set)
+				}
+				w.WriteHeader(tc.status)
+			}))
+			require.NoError(t, err)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/v1/traces", strings.NewReader("")))
+			assert.Equal(t, tc.status, rec.Code)
+			assert.Equal(t, tc.expect, rec.Header().Get("Retry-After"), "%d", tc.status)
+		})
 	}
 }
 

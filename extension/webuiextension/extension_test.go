@@ -255,11 +255,13 @@ func TestAssetsArePrecompressedAndCached(t *testing.T) {
 		{"/assets/app-1a2b.js", "br, gzip", "gzip", "JSGZ", "public, max-age=31536000, immutable"},
 		{"/index.html.br", "", "", "<html>plain</html>", "no-cache"},
 	} {
-		w := do(t, h, http.MethodGet, tc.path, "", "Accept-Encoding", tc.accept)
-		assert.Equal(t, http.StatusOK, w.Code, tc.path)
-		assert.Equal(t, tc.enc, w.Header().Get("Content-Encoding"), "%s %q", tc.path, tc.accept)
-		assert.Equal(t, tc.body, w.Body.String(), tc.path)
-		assert.Equal(t, tc.cache, w.Header().Get("Cache-Control"), tc.path)
+		t.Run(tc.path+" "+tc.accept, func(t *testing.T) {
+			w := do(t, h, http.MethodGet, tc.path, "", "Accept-Encoding", tc.accept)
+			assert.Equal(t, http.StatusOK, w.Code, tc.path)
+			assert.Equal(t, tc.enc, w.Header().Get("Content-Encoding"), "%s %q", tc.path, tc.accept)
+			assert.Equal(t, tc.body, w.Body.String(), tc.path)
+			assert.Equal(t, tc.cache, w.Header().Get("Cache-Control"), tc.path)
+		})
 	}
 	assert.Equal(t, "text/javascript; charset=utf-8", do(t, h, http.MethodGet, "/assets/app-1a2b.js", "").Header().Get("Content-Type"))
 }

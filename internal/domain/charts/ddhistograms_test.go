@@ -87,9 +87,11 @@ func TestDatadogMetricQueriesOnHistograms(t *testing.T) {
 		{"p50:fine.sketch{*}", map[string]float64{"": math.Round(2*math.Sqrt2*1e4) / 1e4}},
 		{"p50:no.such.metric{*}", map[string]float64{}},
 	} {
-		got, err := run(tc.query)
-		require.NoError(t, err, tc.query)
-		assert.Equal(t, tc.want, got, tc.query)
+		t.Run(tc.query, func(t *testing.T) {
+			got, err := run(tc.query)
+			require.NoError(t, err, tc.query)
+			assert.Equal(t, tc.want, got, tc.query)
+		})
 	}
 	for q, why := range map[string]string{
 		"p95:system.cpu.user{*}": "percentiles read histogram metrics",

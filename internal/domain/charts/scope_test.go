@@ -20,7 +20,9 @@ func TestTableRef(t *testing.T) {
 		{query.Source{Database: "otel", Table: "otel_logs"}, "`otel`.`otel_logs`"},
 		{query.Source{Database: "otel", Table: "otel_logs", Cluster: "otel_cluster"}, "cluster('otel_cluster', `otel`, `otel_logs`)"},
 	} {
-		assert.Equal(t, tc.want, tc.src.TableRef(tc.src.Table))
+		t.Run(tc.want, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.src.TableRef(tc.src.Table))
+		})
 	}
 }
 

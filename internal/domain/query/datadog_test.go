@@ -108,14 +108,16 @@ func TestDatadogTranslation(t *testing.T) {
 			"(`ResourceAttributes`['resource.name'] = 'GET /' OR (NOT mapContains(`ResourceAttributes`, 'resource.name') AND " +
 			"(`SpanAttributes`['resource_name'] = 'GET /' OR (NOT mapContains(`SpanAttributes`, 'resource_name') AND `ResourceAttributes`['resource_name'] = 'GET /')))))"},
 	} {
-		f := ddLogFields
-		if tc.spans {
-			f = ddSpanFields
-		}
-		var p Params
-		sql, err := datadogWhere(tc.q, f, &p)
-		require.NoError(t, err, tc.q)
-		assert.Equal(t, tc.sql, filled(sql, p), tc.q)
+		t.Run("q="+tc.q, func(t *testing.T) {
+			f := ddLogFields
+			if tc.spans {
+				f = ddSpanFields
+			}
+			var p Params
+			sql, err := datadogWhere(tc.q, f, &p)
+			require.NoError(t, err, tc.q)
+			assert.Equal(t, tc.sql, filled(sql, p), tc.q)
+		})
 	}
 }
 

@@ -62,16 +62,18 @@ func TestFieldFormsUseTheSkipIndexes(t *testing.T) {
 		{"@host.name:host-7", []string{"idx_log_attr_value", "idx_res_attr_value"}, 1, "datadog"},
 		{"@user.id:7 OR @host.name:host-8", []string{"idx_res_attr_value"}, 2, "datadog"},
 	} {
-		var p Params
-		cond, err := Lucene(tc.where, fs, &p)
-		if tc.lang == "datadog" {
-			cond, err = datadogWhere(tc.where, fs, &p)
-		}
-		require.NoError(t, err, tc.where)
-		q := "SELECT count() FROM charts_index.otel_logs WHERE " + cond + " SETTINGS force_data_skipping_indices = '" + strings.Join(tc.indexes, ",") + "'"
-		var n int
-		qctx := clickhouse.Context(ctx, clickhouse.WithParameters(clickhouse.Parameters(p.Values)))
-		require.NoError(t, db.QueryRowContext(qctx, q).Scan(&n), "%s: %s", tc.where, cond)
-		require.Equal(t, tc.count, n, tc.where)
+		t.Run(tc.lang+" "+tc.where, func(t *testing.T) {
+			var p Params
+			cond, err := Lucene(tc.where, fs, &p)
+			if tc.lang == "datadog" {
+				cond, err = datadogWhere(tc.where, fs, &p)
+			}
+			require.NoError(t, err, tc.where)
+			q := "SELECT count() FROM charts_index.otel_logs WHERE " + cond + " SETTINGS force_data_skipping_indices = '" + strings.Join(tc.indexes, ",") + "'"
+			var n int
+			qctx := clickhouse.Context(ctx, clickhouse.WithParameters(clickhouse.Parameters(p.Values)))
+			require.NoError(t, db.QueryRowContext(qctx, q).Scan(&n), "%s: %s", tc.where, cond)
+			require.Equal(t, tc.count, n, tc.where)
+		})
 	}
 }

@@ -52,13 +52,15 @@ func TestLucene(t *testing.T) {
 		{`"two words"`, "positionCaseInsensitiveUTF8(Body, {p0:String}) > 0", map[string]string{"p0": "two words"}},
 	}
 	for _, tc := range cases {
-		var p Params
-		sql, err := Lucene(tc.q, testFields{}, &p)
-		require.NoError(t, err, tc.q)
-		assert.Equal(t, tc.sql, sql, tc.q)
-		for k, v := range tc.params {
-			assert.Equal(t, v, p.Values[k], tc.q)
-		}
+		t.Run(tc.q, func(t *testing.T) {
+			var p Params
+			sql, err := Lucene(tc.q, testFields{}, &p)
+			require.NoError(t, err, tc.q)
+			assert.Equal(t, tc.sql, sql, tc.q)
+			for k, v := range tc.params {
+				assert.Equal(t, v, p.Values[k], tc.q)
+			}
+		})
 	}
 }
 

@@ -88,13 +88,15 @@ func TestLongStatementsOutliveServerTimeouts(t *testing.T) {
 				"SELECT count() FROM numbers(6) " + sleepy, "6\n",
 			},
 		} {
-			t0 := time.Now()
-			status, body, reused, err := post(ctx, client, addr, c.params, c.sql)
-			require.NoError(t, err, c.name)
-			assert.Equal(t, 200, status, c.name)
-			assert.Equal(t, c.want, body, c.name)
-			assert.Greater(t, time.Since(t0), 2*time.Second, "%s: the engine makes the statement outlast the timeouts", c.name)
-			assert.Equal(t, i > 0, reused, "%s: the connection stays open between statements", c.name)
+			t.Run(c.name, func(t *testing.T) {
+				t0 := time.Now()
+				status, body, reused, err := post(ctx, client, addr, c.params, c.sql)
+				require.NoError(t, err, c.name)
+				assert.Equal(t, 200, status, c.name)
+				assert.Equal(t, c.want, body, c.name)
+				assert.Greater(t, time.Since(t0), 2*time.Second, "%s: the engine makes the statement outlast the timeouts", c.name)
+				assert.Equal(t, i > 0, reused, "%s: the connection stays open between statements", c.name)
+			})
 		}
 	})
 

@@ -25,11 +25,13 @@ func TestDataCandidates(t *testing.T) {
 		{"INSERT INTO t FORMAT\fCSV\t\n1", []string{"CSV@1"}},
 		{"INSERT INTO t SELECT 1", nil},
 	} {
-		var got []string
-		for _, c := range dataCandidates(tc.sql) {
-			got = append(got, c.format+"@"+tc.sql[c.dataStart:])
-		}
-		assert.Equal(t, tc.want, got, tc.sql)
+		t.Run(tc.sql, func(t *testing.T) {
+			var got []string
+			for _, c := range dataCandidates(tc.sql) {
+				got = append(got, c.format+"@"+tc.sql[c.dataStart:])
+			}
+			assert.Equal(t, tc.want, got, tc.sql)
+		})
 	}
 }
 

@@ -33,9 +33,11 @@ func TestValuesDataNotReadIsLiteralsOnly(t *testing.T) {
 		// Template deduction alone evaluated expressions.
 		{q("query", "INSERT INTO values_lit FORMAT Values", "input_format_values_deduce_templates_of_expressions", "1"), "", row},
 	} {
-		status, body, _ := do(t, http.MethodPost, tc.params, strings.NewReader(tc.body))
-		assert.NotEqual(t, http.StatusOK, status, tc.params)
-		assert.NotContains(t, body, "s3cr3t", tc.params)
+		t.Run(tc.params, func(t *testing.T) {
+			status, body, _ := do(t, http.MethodPost, tc.params, strings.NewReader(tc.body))
+			assert.NotEqual(t, http.StatusOK, status, tc.params)
+			assert.NotContains(t, body, "s3cr3t", tc.params)
+		})
 	}
 	_, body, _ = do(t, http.MethodPost, "", strings.NewReader("SELECT count() FROM values_lit WHERE a LIKE '%s3cr3t%'"))
 	assert.Equal(t, "0\n", body)

@@ -146,11 +146,13 @@ func TestEveryValidationError(t *testing.T) {
 		},
 	}
 	for _, tc := range cases {
-		r := call(t, http.MethodPost, fx.url+"/api/v2/"+tc.path, bearer(fx.keyA), tc.body)
-		assert.Equal(t, http.StatusBadRequest, r.status, tc.path)
-		for _, w := range tc.want {
-			assert.Contains(t, r.body["message"], w, tc.path)
-		}
+		t.Run(tc.path+" "+tc.want[0], func(t *testing.T) {
+			r := call(t, http.MethodPost, fx.url+"/api/v2/"+tc.path, bearer(fx.keyA), tc.body)
+			assert.Equal(t, http.StatusBadRequest, r.status, tc.path)
+			for _, w := range tc.want {
+				assert.Contains(t, r.body["message"], w, tc.path)
+			}
+		})
 	}
 }
 

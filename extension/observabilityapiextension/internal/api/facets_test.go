@@ -119,9 +119,11 @@ func TestSearchFacetsFieldsAndValuesEndpoints(t *testing.T) {
 		{"/api/v2/search/values", url.Values{"sourceId": {id}, "field": {"region"}, "limit": {"0.5"}}, "limit must be a number from 1 to 100"},
 		{"/api/v2/search/values", url.Values{"sourceId": {id}, "field": {"region"}, "startTime": {"soon"}}, "startTime"},
 	} {
-		r := get(bearer(fx.keyA), c.path, c.q)
-		assert.Equal(t, http.StatusBadRequest, r.status, "%s %v", c.path, c.q)
-		assert.Contains(t, r.body["message"], c.msg, "%s %v", c.path, c.q)
+		t.Run(c.path+" "+c.msg, func(t *testing.T) {
+			r := get(bearer(fx.keyA), c.path, c.q)
+			assert.Equal(t, http.StatusBadRequest, r.status, "%s %v", c.path, c.q)
+			assert.Contains(t, r.body["message"], c.msg, "%s %v", c.path, c.q)
+		})
 	}
 
 	// An unknown source, and another team's, do not exist for the caller.

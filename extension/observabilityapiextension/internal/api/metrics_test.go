@@ -66,15 +66,17 @@ func TestMetricsExplorer(t *testing.T) {
 			{"&search=http&sourceId=metrics", []string{"http.server.duration/histogram", "http.server.requests/sum"}},
 			{"&search=nothing-like-it", nil},
 		} {
-			r := get("/api/v2/metrics?" + rng + tc.query)
-			require.Equal(t, http.StatusOK, r.status, r.body)
-			var got []string
-			for _, m := range r.body["data"].([]any) {
-				mm := m.(map[string]any)
-				got = append(got, mm["name"].(string)+"/"+mm["type"].(string))
-			}
-			assert.Equal(t, tc.want, got, tc.query)
-			assert.Equal(t, false, r.body["truncated"])
+			t.Run("?"+tc.query, func(t *testing.T) {
+				r := get("/api/v2/metrics?" + rng + tc.query)
+				require.Equal(t, http.StatusOK, r.status, r.body)
+				var got []string
+				for _, m := range r.body["data"].([]any) {
+					mm := m.(map[string]any)
+					got = append(got, mm["name"].(string)+"/"+mm["type"].(string))
+				}
+				assert.Equal(t, tc.want, got, tc.query)
+				assert.Equal(t, false, r.body["truncated"])
+			})
 		}
 		r := get("/api/v2/metrics?" + rng + "&search=user")
 		m := r.body["data"].([]any)[0].(map[string]any)
@@ -123,22 +125,24 @@ func TestMetricsExplorer(t *testing.T) {
 			{"&metric=http.server.duration&key=http.route", []string{"/pay=1"}},
 			{"&metric=no.such.metric", nil},
 		} {
-			r := get("/api/v2/metrics/tags?" + rng + tc.query)
-			require.Equal(t, http.StatusOK, r.status, r.body)
-			var got []string
-			for _, x := range r.body["data"].([]any) {
-				m := x.(map[string]any)
-				if v, ok := m["value"]; ok {
-					got = append(got, fmt.Sprintf("%s=%v", v, m["count"]))
-					continue
+			t.Run("?"+tc.query, func(t *testing.T) {
+				r := get("/api/v2/metrics/tags?" + rng + tc.query)
+				require.Equal(t, http.StatusOK, r.status, r.body)
+				var got []string
+				for _, x := range r.body["data"].([]any) {
+					m := x.(map[string]any)
+					if v, ok := m["value"]; ok {
+						got = append(got, fmt.Sprintf("%s=%v", v, m["count"]))
+						continue
+					}
+					s := m["key"].(string) + "/" + m["from"].(string)
+					if a, ok := m["attribute"]; ok {
+						s += "/" + a.(string)
+					}
+					got = append(got, s)
 				}
-				s := m["key"].(string) + "/" + m["from"].(string)
-				if a, ok := m["attribute"]; ok {
-					s += "/" + a.(string)
-				}
-				got = append(got, s)
-			}
-			assert.Equal(t, tc.want, got, tc.query)
+				assert.Equal(t, tc.want, got, tc.query)
+			})
 		}
 	})
 
@@ -156,9 +160,11 @@ func TestMetricsExplorer(t *testing.T) {
 			{"/api/v2/metrics/tags?metric=x&limit=501", "limit", 400},
 			{"/api/v2/metrics/tags?metric=x&key=" + url.QueryEscape("a\x01b"), "key", 400},
 		} {
-			r := get(tc.path)
-			assert.Equal(t, tc.status, r.status, "%s: %v", tc.path, r.body)
-			assert.Contains(t, r.body["message"], tc.want, tc.path)
+			t.Run(tc.want, func(t *testing.T) {
+				r := get(tc.path)
+				assert.Equal(t, tc.status, r.status, "%s: %v", tc.path, r.body)
+				assert.Contains(t, r.body["message"], tc.want, tc.path)
+			})
 		}
 	})
 

@@ -30,11 +30,13 @@ func TestQueryFailedForMemory(t *testing.T) {
 		{fmt.Errorf("%w: Memory limit (total) exceeded", query.ErrEngineMemory), http.StatusServiceUnavailable, "5", "chart query: the engine is at its memory limit; retry shortly"},
 		{fmt.Errorf("%w: took too long", query.ErrTimeout), http.StatusGatewayTimeout, "", "chart query exceeded query_timeout"},
 	} {
-		w := httptest.NewRecorder()
-		s.answer(w, r, selfHosted, s.queryFailed(r, "chart query", tc.err))
-		assert.Equal(t, tc.status, w.Code, tc.err)
-		assert.Equal(t, tc.retryAfter, w.Header().Get("Retry-After"), tc.err)
-		assert.Contains(t, w.Body.String(), tc.msg)
+		t.Run(tc.msg, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			s.answer(w, r, selfHosted, s.queryFailed(r, "chart query", tc.err))
+			assert.Equal(t, tc.status, w.Code, tc.err)
+			assert.Equal(t, tc.retryAfter, w.Header().Get("Retry-After"), tc.err)
+			assert.Contains(t, w.Body.String(), tc.msg)
+		})
 	}
 }
 

@@ -102,19 +102,21 @@ func TestMembersDoNotManageTheTeam(t *testing.T) {
 		{http.MethodDelete, "/api/v2/team/member/own"},
 		{http.MethodPost, "/api/v2/keys/ingestion/rotate"},
 	} {
-		var body any
-		if rq.method == http.MethodPost {
-			body = map[string]any{}
-		}
-		for who, base := range map[string]string{"session": member, "key": fx.url} {
-			auth := ""
-			if who == "key" {
-				auth = bearer(memberKey)
+		t.Run(rq.method+" "+strings.Replace(rq.path, invID, "{id}", 1), func(t *testing.T) {
+			var body any
+			if rq.method == http.MethodPost {
+				body = map[string]any{}
 			}
-			r := call(t, rq.method, base+rq.path, auth, body)
-			assert.Equal(t, http.StatusForbidden, r.status, "%s %s", who, rq.path)
-			assert.Contains(t, r.body["message"], "only the team's owner", "%s %s", who, rq.path)
-		}
+			for who, base := range map[string]string{"session": member, "key": fx.url} {
+				auth := ""
+				if who == "key" {
+					auth = bearer(memberKey)
+				}
+				r := call(t, rq.method, base+rq.path, auth, body)
+				assert.Equal(t, http.StatusForbidden, r.status, "%s %s", who, rq.path)
+				assert.Contains(t, r.body["message"], "only the team's owner", "%s %s", who, rq.path)
+			}
+		})
 	}
 	for _, path := range []string{"/api/v2/team", "/api/v2/team/members", "/api/v2/keys", "/api/v2/saved-searches", "/api/v2/alerts"} {
 		r := call(t, http.MethodGet, member+path, "", nil)

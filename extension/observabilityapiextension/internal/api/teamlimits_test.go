@@ -80,19 +80,23 @@ func TestListsStreamLargePages(t *testing.T) {
 		{fx.url + "/api/v2/dashboards", bearer(fx.keyA), "data"},
 		{fx.url + "/v1/organizations/org1/services/svc1/observability/dashboards", basic(fx.mgdID, fx.mgdSK), "result"},
 	} {
-		for _, page := range []struct{ query, want string }{{"?limit=500", "0:10"}, {"?limit=3&offset=4", "4:7"}, {"?offset=10", "10:10"}} {
-			r := call(t, http.MethodGet, f.url+page.query, f.auth, nil)
-			require.Equal(t, http.StatusOK, r.status)
-			var lo, hi int
-			_, _ = fmt.Sscanf(page.want, "%d:%d", &lo, &hi)
-			var got []string
-			for _, d := range r.body[f.key].([]any) {
-				got = append(got, d.(map[string]any)["name"].(string))
+		t.Run(f.key, func(t *testing.T) {
+			for _, page := range []struct{ query, want string }{{"?limit=500", "0:10"}, {"?limit=3&offset=4", "4:7"}, {"?offset=10", "10:10"}} {
+				t.Run(page.query, func(t *testing.T) {
+					r := call(t, http.MethodGet, f.url+page.query, f.auth, nil)
+					require.Equal(t, http.StatusOK, r.status)
+					var lo, hi int
+					_, _ = fmt.Sscanf(page.want, "%d:%d", &lo, &hi)
+					var got []string
+					for _, d := range r.body[f.key].([]any) {
+						got = append(got, d.(map[string]any)["name"].(string))
+					}
+					assert.Len(t, got, len(names[lo:hi]), page.query)
+					assert.True(t, slices.Equal(names[lo:hi], got), "%s: the page in creation order", page.query)
+					assert.Equal(t, float64(10), total(r))
+				})
 			}
-			assert.Len(t, got, len(names[lo:hi]), page.query)
-			assert.True(t, slices.Equal(names[lo:hi], got), "%s: the page in creation order", page.query)
-			assert.Equal(t, float64(10), total(r))
-		}
+		})
 	}
 }
 

@@ -40,12 +40,14 @@ func TestFieldNumbersMatchTheProtos(t *testing.T) {
 		if !assert.NotNil(t, tc.msg) {
 			continue
 		}
-		assert.Len(t, tc.fields, tc.msg.Fields().Len(), "%s: every field named", tc.msg.FullName())
-		for name, num := range tc.fields {
-			fd := tc.msg.Fields().ByName(name)
-			if assert.NotNil(t, fd, "%s.%s", tc.msg.FullName(), name) {
-				assert.Equal(t, fd.Number(), num, "%s.%s", tc.msg.FullName(), name)
+		t.Run(string(tc.msg.FullName()), func(t *testing.T) {
+			assert.Len(t, tc.fields, tc.msg.Fields().Len(), "%s: every field named", tc.msg.FullName())
+			for name, num := range tc.fields {
+				fd := tc.msg.Fields().ByName(name)
+				if assert.NotNil(t, fd, "%s.%s", tc.msg.FullName(), name) {
+					assert.Equal(t, fd.Number(), num, "%s.%s", tc.msg.FullName(), name)
+				}
 			}
-		}
+		})
 	}
 }

@@ -35,12 +35,14 @@ func TestFieldNumbersMatchTheProtos(t *testing.T) {
 			"metrics": spanMetrics, "type": spanType, "meta_struct": spanMetaStruct, "spanLinks": spanSpanLinks, "spanEvents": spanSpanEvents,
 		}},
 	} {
-		assert.Len(t, tc.fields, tc.msg.Fields().Len(), "%s: every field named", tc.msg.FullName())
-		for name, num := range tc.fields {
-			f := tc.msg.Fields().ByName(name)
-			if assert.NotNil(t, f, "%s.%s", tc.msg.FullName(), name) {
-				assert.Equal(t, f.Number(), num, "%s.%s", tc.msg.FullName(), name)
+		t.Run(string(tc.msg.FullName()), func(t *testing.T) {
+			assert.Len(t, tc.fields, tc.msg.Fields().Len(), "%s: every field named", tc.msg.FullName())
+			for name, num := range tc.fields {
+				f := tc.msg.Fields().ByName(name)
+				if assert.NotNil(t, f, "%s.%s", tc.msg.FullName(), name) {
+					assert.Equal(t, f.Number(), num, "%s.%s", tc.msg.FullName(), name)
+				}
 			}
-		}
+		})
 	}
 }
