@@ -45,6 +45,9 @@ var skipped = map[string]map[string]string{
 	"savedSearches-crud.int.test.ts": {
 		"should delete dependent alerts before the saved search (partial-failure ordering)": "it spies on SavedSearch.deleteOne to make it throw; the ordering it checks (alerts first) is what remove does",
 	},
+	"search.int.test.ts": {
+		"returns 404 when the connection for a source no longer exists": "a source here reads the engine the collector runs, through no connection document that could be deleted from under it",
+	},
 }
 
 // TestHyperDXContractSkipsSayWhy: the replay names the commit it follows,
