@@ -37,11 +37,9 @@ type Series struct {
 }
 
 // Granularities are the documented bucket sizes; "auto" picks the
-// smallest from 30s up giving at most 120 buckets. 1s is HyperDX's
-// bucket for its tests, kept so they replay: a range is still held to
-// 10,000 buckets.
+// smallest giving at most 120 buckets.
 var Granularities = map[string]time.Duration{
-	"1s": time.Second, "30s": 30 * time.Second, "1m": time.Minute, "5m": 5 * time.Minute, "10m": 10 * time.Minute,
+	"30s": 30 * time.Second, "1m": time.Minute, "5m": 5 * time.Minute, "10m": 10 * time.Minute,
 	"15m": 15 * time.Minute, "30m": 30 * time.Minute, "1h": time.Hour, "2h": 2 * time.Hour,
 	"6h": 6 * time.Hour, "12h": 12 * time.Hour, "1d": 24 * time.Hour, "2d": 48 * time.Hour,
 	"7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour,
@@ -52,9 +50,7 @@ func Bucket(g string, start, end time.Time) (time.Duration, error) {
 	if g == "auto" || g == "" {
 		var all []time.Duration
 		for _, d := range Granularities {
-			if d >= 30*time.Second {
-				all = append(all, d)
-			}
+			all = append(all, d)
 		}
 		slices.Sort(all)
 		for _, d := range all {
@@ -66,7 +62,7 @@ func Bucket(g string, start, end time.Time) (time.Duration, error) {
 	}
 	d, ok := Granularities[g]
 	if !ok {
-		return 0, fmt.Errorf("granularity must be auto or one of 1s 30s 1m 5m 10m 15m 30m 1h 2h 6h 12h 1d 2d 7d 30d, got %q", g)
+		return 0, fmt.Errorf("granularity must be auto or one of 30s 1m 5m 10m 15m 30m 1h 2h 6h 12h 1d 2d 7d 30d, got %q", g)
 	}
 	return d, nil
 }

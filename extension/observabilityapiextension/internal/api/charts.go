@@ -74,6 +74,11 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 		p.Add("startTime and endTime are epoch milliseconds with startTime < endTime")
 	}
 	step, err := charts.Bucket(req.Granularity, start, end)
+	if req.Granularity == "1s" {
+		// HyperDX's bucket for its own tests (its API takes it in a test
+		// build only); the range is still held to 10,000 buckets.
+		step, err = time.Second, nil
+	}
 	if err != nil {
 		p.Add("%v", err)
 	} else if req.EndTime > req.StartTime && end.Sub(start)/step > 10000 {
