@@ -3667,7 +3667,7 @@ type ClientInterface interface {
 
 	// SearchFacetsWithBody A search's fields with their top values
 	//
-	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3676,7 +3676,7 @@ type ClientInterface interface {
 
 	// SearchFacets A search's fields with their top values
 	//
-	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4686,7 +4686,7 @@ func (c *Client) Search(ctx context.Context, body SearchJSONRequestBody, reqEdit
 
 // SearchFacetsWithBody A search's fields with their top values
 //
-// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4705,7 +4705,7 @@ func (c *Client) SearchFacetsWithBody(ctx context.Context, contentType string, b
 
 // SearchFacets A search's fields with their top values
 //
-// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9152,7 +9152,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchFacetsWithBodyWithResponse A search's fields with their top values
 	//
-	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -9161,7 +9161,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchFacetsWithResponse A search's fields with their top values
 	//
-	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14048,7 +14048,7 @@ func (c *ClientWithResponses) SearchWithResponse(ctx context.Context, body Searc
 
 // SearchFacetsWithBodyWithResponse A search's fields with their top values
 //
-// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14063,7 +14063,7 @@ func (c *ClientWithResponses) SearchFacetsWithBodyWithResponse(ctx context.Conte
 
 // SearchFacetsWithResponse A search's fields with their top values
 //
-// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

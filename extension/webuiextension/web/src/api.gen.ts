@@ -325,7 +325,7 @@ export interface paths {
         put?: never;
         /**
          * A search's fields with their top values
-         * @description The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+         * @description The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
          */
         post: operations["searchFacets"];
         delete?: never;
