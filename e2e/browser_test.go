@@ -259,8 +259,8 @@ func TestBrowserFirstAccountToTraceWaterfall(t *testing.T) {
 	b.run("opening the log", chromedp.Click(chromedp.CSS(`[data-testid=results] tbody tr`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=event-panel]`)))
 	assert.Contains(t, b.text(`[data-testid=event-panel]`), traceHex)
 	// A value of the event becomes a filter of the search.
-	b.run("filtering by its host", poll(`(() => { const e = document.querySelector('[data-filter="Resource.host.name:web-1"]'); if (e) e.click(); return !!e; })()`),
-		poll(`document.querySelector('[data-testid=results]').dataset.rowsFor === 'service:checkout declined Resource.host.name:web-1'`),
+	b.run("filtering by its host", poll(`(() => { const e = document.querySelector('[data-filter="Resource.host.name:\\"web-1\\""]'); if (e) e.click(); return !!e; })()`),
+		poll(`document.querySelector('[data-testid=results]').dataset.rowsFor === 'service:checkout declined Resource.host.name:"web-1"'`),
 		waitText(`[data-testid=results] tbody`, "payment declined for order 4711"))
 	b.run("opening the log again", chromedp.Click(chromedp.CSS(`[data-testid=results] tbody tr`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=event-panel]`)))
 	b.run("opening its trace", chromedp.Click(chromedp.CSS(`[data-testid=open-trace]`)),
@@ -678,11 +678,11 @@ func TestBrowserSearchFacetsAndAutocomplete(t *testing.T) {
 		b.screenshot("facets-" + w)
 
 		// From the Fields sidebar: take a service out, then a region in.
-		b.click("excluding checkout at "+w, `[data-facet=ServiceName] button.facet-exc[data-filter="-ServiceName:checkout"]`)
-		assert.Equal(t, 4, rowsAfter("without checkout at "+w, "facetlog -ServiceName:checkout"), "payments 3 and inventory 1")
+		b.click("excluding checkout at "+w, `[data-facet=ServiceName] button.facet-exc[data-filter='-ServiceName:"checkout"']`)
+		assert.Equal(t, 4, rowsAfter("without checkout at "+w, `facetlog -ServiceName:"checkout"`), "payments 3 and inventory 1")
 		b.run("the facets follow at "+w, poll(`(() => { const f = document.querySelector('[data-facet=ServiceName]'); return !!f && !f.innerText.includes('checkout'); })()`))
-		b.click("including eu at "+w, `[data-facet=region] button.facet-inc[data-filter="region:eu"]`)
-		assert.Equal(t, 1, rowsAfter("eu without checkout at "+w, "facetlog -ServiceName:checkout region:eu"), "inventory's one")
+		b.click("including eu at "+w, `[data-facet=region] button.facet-inc[data-filter='region:"eu"']`)
+		assert.Equal(t, 1, rowsAfter("eu without checkout at "+w, `facetlog -ServiceName:"checkout" region:"eu"`), "inventory's one")
 		assert.Contains(t, b.text(`[data-testid=results] tbody`), "facetlog inventory")
 		b.screenshot("facets-filtered-" + w)
 
@@ -693,19 +693,19 @@ func TestBrowserSearchFacetsAndAutocomplete(t *testing.T) {
 		b.click("opening the newest log at "+w, `[data-testid=results] tbody tr:first-child td:nth-child(2)`)
 		b.scrollPanelTo(`[data-testid=event-panel]`, `[data-attr=region]`)
 		b.screenshot("panel-" + w)
-		b.click("including its region at "+w, `[data-testid=event-panel] [data-attr=region] button.add[data-filter="region:eu"]`)
-		assert.Equal(t, 5, rowsAfter("eu at "+w, "facetlog region:eu"), "checkout's 4 and inventory's 1")
+		b.click("including its region at "+w, `[data-testid=event-panel] [data-attr=region] button.add[data-filter='region:"eu"']`)
+		assert.Equal(t, 5, rowsAfter("eu at "+w, `facetlog region:"eu"`), "checkout's 4 and inventory's 1")
 		b.run("the panel closes on a filter", poll(`!document.querySelector('[data-testid=event-panel]')`))
 		b.click("opening a log of eu at "+w, `[data-testid=results] tbody tr:first-child td:nth-child(2)`)
-		b.click("excluding its service at "+w, `[data-testid=event-panel] button.exclude[data-filter="-service:checkout"]`)
-		assert.Equal(t, 1, rowsAfter("eu without checkout at "+w, "facetlog region:eu -service:checkout"))
+		b.click("excluding its service at "+w, `[data-testid=event-panel] button.exclude[data-filter='-service:"checkout"']`)
+		assert.Equal(t, 1, rowsAfter("eu without checkout at "+w, `facetlog region:"eu" -service:"checkout"`))
 		assert.Contains(t, b.text(`[data-testid=results] tbody`), "facetlog inventory")
 		// The opposite of a term replaces it rather than adding a
 		// contradiction.
 		b.click("opening inventory's log at "+w, `[data-testid=results] tbody tr:first-child td:nth-child(2)`)
 		b.scrollPanelTo(`[data-testid=event-panel]`, `[data-attr=region]`)
-		b.click("excluding eu at "+w, `[data-testid=event-panel] [data-attr=region] button.exclude[data-filter="-region:eu"]`)
-		assert.Equal(t, 3, rowsAfter("us without checkout at "+w, "facetlog -service:checkout -region:eu"), "payments' 3")
+		b.click("excluding eu at "+w, `[data-testid=event-panel] [data-attr=region] button.exclude[data-filter='-region:"eu"']`)
+		assert.Equal(t, 3, rowsAfter("us without checkout at "+w, `facetlog -service:"checkout" -region:"eu"`), "payments' 3")
 
 		// Autocomplete: `serv` offers ServiceName; picking it offers its
 		// values; picking one and Enter searches it.
@@ -737,8 +737,8 @@ func TestBrowserSearchFacetsAndAutocomplete(t *testing.T) {
 	assert.Equal(t, []string{"ServiceName", "StatusCode", "SpanName", "SpanKind"},
 		eval[[]string](b, "the span facets", `[...document.querySelectorAll('[data-facet]')].slice(0, 4).map((e) => e.dataset.facet)`))
 	b.screenshot("span-facets")
-	b.click("excluding the errors", `[data-facet=StatusCode] button.facet-exc[data-filter="-StatusCode:Error"]`)
-	assert.Equal(t, 2, rowsAfter("spans without errors", "-StatusCode:Error"))
+	b.click("excluding the errors", `[data-facet=StatusCode] button.facet-exc[data-filter='-StatusCode:"Error"']`)
+	assert.Equal(t, 2, rowsAfter("spans without errors", `-StatusCode:"Error"`))
 }
 
 // Saved searches (issue 42, item 5): a second search of a name the team

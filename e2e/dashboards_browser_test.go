@@ -122,7 +122,7 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 			body: JSON.stringify({startTime: from, endTime: to, granularity: 'auto', series: t.config.select.map((s) => ({sourceId: t.config.sourceId,
 				aggFn: s.aggFn, where: s.where, whereLanguage: s.whereLanguage, groupBy: [t.config.groupBy]}))})})).json();
 		const out = {};
-		for (const row of r.data) { const k = row.group[0].toLowerCase(); out[k] = (out[k] || 0) + row['series_0.data']; }
+		for (const row of r.data) { const k = row.group[0].toLowerCase(); out[k] = (out[k] || 0) + Number(row['series_0.data']); }
 		return out;
 	})()`)
 	assert.Equal(t, map[string]float64{"error": 3, "info": 4}, answered)
@@ -522,7 +522,7 @@ func TestBrowserDashboardRangeRefreshZoom(t *testing.T) {
 	// The tile shows what POST /api/v2/charts/series answers for it.
 	api := eval[float64](b, "the chart API's answer", fmt.Sprintf(`fetch('/api/v2/charts/series', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
 		body: JSON.stringify({startTime: %d, endTime: %d, granularity: 'auto', series: [{sourceId: 'logs', aggFn: 'count', where: '', whereLanguage: 'lucene'}]})})
-		.then((r) => r.json()).then((j) => j.data.reduce((a, row) => a + (row['series_0.data'] ?? 0), 0))`, from, to))
+		.then((r) => r.json()).then((j) => j.data.reduce((a, row) => a + Number(row['series_0.data'] ?? 0), 0))`, from, to))
 	assert.Equal(t, want, fmt.Sprint(api), "the API's buckets add up to the tile's number")
 	b.see("the line redrawn", `[data-tile=Ticks] .chart .u-over`)
 	b.screenshot("zoomed")

@@ -206,6 +206,7 @@ const (
 	ChartQueryGranularityN1d  ChartQueryGranularity = "1d"
 	ChartQueryGranularityN1h  ChartQueryGranularity = "1h"
 	ChartQueryGranularityN1m  ChartQueryGranularity = "1m"
+	ChartQueryGranularityN1s  ChartQueryGranularity = "1s"
 	ChartQueryGranularityN2d  ChartQueryGranularity = "2d"
 	ChartQueryGranularityN2h  ChartQueryGranularity = "2h"
 	ChartQueryGranularityN30d ChartQueryGranularity = "30d"
@@ -232,6 +233,8 @@ func (e ChartQueryGranularity) Valid() bool {
 	case ChartQueryGranularityN1h:
 		return true
 	case ChartQueryGranularityN1m:
+		return true
+	case ChartQueryGranularityN1s:
 		return true
 	case ChartQueryGranularityN2d:
 		return true
@@ -290,6 +293,24 @@ func (e ChartQuerySeriesAggFn) Valid() bool {
 	}
 }
 
+// Defines values for ChartQuerySeriesDataSource.
+const (
+	Events  ChartQuerySeriesDataSource = "events"
+	Metrics ChartQuerySeriesDataSource = "metrics"
+)
+
+// Valid indicates whether the value is a known member of the ChartQuerySeriesDataSource enum.
+func (e ChartQuerySeriesDataSource) Valid() bool {
+	switch e {
+	case Events:
+		return true
+	case Metrics:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ChartQuerySeriesWhereLanguage.
 const (
 	ChartQuerySeriesWhereLanguageDatadog ChartQuerySeriesWhereLanguage = "datadog"
@@ -305,6 +326,24 @@ func (e ChartQuerySeriesWhereLanguage) Valid() bool {
 	case ChartQuerySeriesWhereLanguageLucene:
 		return true
 	case ChartQuerySeriesWhereLanguageSql:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChartQuerySeriesReturnType.
+const (
+	ChartQuerySeriesReturnTypeColumn ChartQuerySeriesReturnType = "column"
+	ChartQuerySeriesReturnTypeRatio  ChartQuerySeriesReturnType = "ratio"
+)
+
+// Valid indicates whether the value is a known member of the ChartQuerySeriesReturnType enum.
+func (e ChartQuerySeriesReturnType) Valid() bool {
+	switch e {
+	case ChartQuerySeriesReturnTypeColumn:
+		return true
+	case ChartQuerySeriesReturnTypeRatio:
 		return true
 	default:
 		return false
@@ -874,13 +913,13 @@ func (e TileConfigWhereLanguage) Valid() bool {
 
 // Defines values for TileInputSeriesReturnType.
 const (
-	Column TileInputSeriesReturnType = "column"
+	TileInputSeriesReturnTypeColumn TileInputSeriesReturnType = "column"
 )
 
 // Valid indicates whether the value is a known member of the TileInputSeriesReturnType enum.
 func (e TileInputSeriesReturnType) Valid() bool {
 	switch e {
-	case Column:
+	case TileInputSeriesReturnTypeColumn:
 		return true
 	default:
 		return false
@@ -1312,14 +1351,30 @@ type ChannelType string
 // ChartQuery defines model for ChartQuery.
 type ChartQuery struct {
 	// EndTime epoch milliseconds
-	EndTime     int                    `json:"endTime"`
+	EndTime int `json:"endTime"`
+
+	// Fill every bucket of the range answered, empty ones 0 for count, count_distinct and sum and null otherwise (the web UI's charts); without it only the buckets and groups with data are, as HyperDX's
+	Fill *bool `json:"fill,omitempty"`
+
+	// Granularity auto (absent too) picks the smallest of 30s and up giving at most 120 buckets; 1s is HyperDX's test bucket
 	Granularity *ChartQueryGranularity `json:"granularity,omitempty"`
-	Series      []struct {
+
+	// Series every series but a Datadog query groups by the same groupBy
+	Series []struct {
 		// AggFn required unless query is given
-		AggFn   *ChartQuerySeriesAggFn `json:"aggFn,omitempty"`
-		Field   *string                `json:"field,omitempty"`
-		GroupBy *[]string              `json:"groupBy,omitempty"`
-		Level   *float32               `json:"level,omitempty"`
+		AggFn *ChartQuerySeriesAggFn `json:"aggFn,omitempty"`
+
+		// DataSource HyperDX's; what the source is decides how it is read
+		DataSource *ChartQuerySeriesDataSource `json:"dataSource,omitempty"`
+		Field      *string                     `json:"field,omitempty"`
+		GroupBy    *[]string                   `json:"groupBy,omitempty"`
+		Level      *float32                    `json:"level,omitempty"`
+
+		// MetricDataType on a metric source, the table read (otel_metrics_<type> beside the source's); any case (HyperDX sends Gauge, Sum, Histogram)
+		MetricDataType *string `json:"metricDataType,omitempty"`
+
+		// MetricName on a metric source, the metric whose points are aggregated (field names it when absent)
+		MetricName *string `json:"metricName,omitempty"`
 
 		// Query a Datadog metric query or formula on a metric source, in place of aggFn, field, where and groupBy
 		Query         *string                        `json:"query,omitempty"`
@@ -1328,18 +1383,27 @@ type ChartQuery struct {
 		WhereLanguage *ChartQuerySeriesWhereLanguage `json:"whereLanguage,omitempty"`
 	} `json:"series"`
 
+	// SeriesReturnType HyperDX's: column answers rows {"__hdx_time_bucket": ISO time, "series_N": value, <groupBy field>: value}; ratio (two series) answers series_0.data as the first over the second
+	SeriesReturnType *ChartQuerySeriesReturnType `json:"seriesReturnType,omitempty"`
+
 	// StartTime epoch milliseconds
 	StartTime int `json:"startTime"`
 }
 
-// ChartQueryGranularity defines model for ChartQuery.Granularity.
+// ChartQueryGranularity auto (absent too) picks the smallest of 30s and up giving at most 120 buckets; 1s is HyperDX's test bucket
 type ChartQueryGranularity string
 
 // ChartQuerySeriesAggFn required unless query is given
 type ChartQuerySeriesAggFn string
 
+// ChartQuerySeriesDataSource HyperDX's; what the source is decides how it is read
+type ChartQuerySeriesDataSource string
+
 // ChartQuerySeriesWhereLanguage defines model for ChartQuery.Series.WhereLanguage.
 type ChartQuerySeriesWhereLanguage string
+
+// ChartQuerySeriesReturnType HyperDX's: column answers rows {"__hdx_time_bucket": ISO time, "series_N": value, <groupBy field>: value}; ratio (two series) answers series_0.data as the first over the second
+type ChartQuerySeriesReturnType string
 
 // ChartSeries defines model for ChartSeries.
 type ChartSeries struct {
@@ -1349,10 +1413,12 @@ type ChartSeries struct {
 
 // ChartSeries_Data_Item defines model for ChartSeries.data.Item.
 type ChartSeries_Data_Item struct {
-	Group []string `json:"group"`
+	// UnderscoreUnderscoreHdxTimeBucket bucket start (seriesReturnType column, in place of ts_bucket and group)
+	UnderscoreUnderscoreHdxTimeBucket *string   `json:"__hdx_time_bucket,omitempty"`
+	Group                             *[]string `json:"group,omitempty"`
 
 	// TsBucket bucket start, epoch milliseconds
-	TsBucket             int                    `json:"ts_bucket"`
+	TsBucket             *int                   `json:"ts_bucket,omitempty"`
 	AdditionalProperties map[string]interface{} `json:"-"`
 }
 
@@ -2251,22 +2317,27 @@ type ImportDatadogSavedView200JSONResponseBodyReportItemsOutcome string
 
 // SearchJSONBody defines parameters for Search.
 type SearchJSONBody struct {
-	// Cursor nextCursor of the previous page
+	// Cursor "start" for the first page of a cursor walk, then the nextCursor of the previous page
 	Cursor *string `json:"cursor,omitempty"`
 
-	// EndTime ISO 8601 time or epoch milliseconds
-	EndTime    SearchJSONBody_EndTime `json:"endTime"`
-	MaxResults *int                   `json:"maxResults,omitempty"`
+	// EndTime ISO 8601 time or epoch milliseconds; now when absent
+	EndTime    *SearchJSONBody_EndTime `json:"endTime,omitempty"`
+	MaxResults *int                    `json:"maxResults,omitempty"`
+
+	// Offset rows of the newest-first result to skip; ignored when cursor is set
+	Offset *int `json:"offset,omitempty"`
 
 	// OrderBy only '<timestamp column> DESC' (the default)
 	OrderBy *string `json:"orderBy,omitempty"`
 
-	// Select fields to keep: columns, <map column>.<key>, Resource.<key>, or record attributes; all columns when empty
-	Select   *[]string `json:"select,omitempty"`
-	SourceId string    `json:"sourceId"`
+	// Select fields to keep, comma-separated (HyperDX's form) or as an array: columns, <map column>.<key>, Resource.<key>, or record attributes; all columns when empty. A semicolon or a SELECT subquery is refused.
+	Select *SearchJSONBody_Select `json:"select,omitempty"`
 
-	// StartTime ISO 8601 time or epoch milliseconds
-	StartTime     SearchJSONBody_StartTime     `json:"startTime"`
+	// SourceId a source's id (24 hexadecimal digits, or an install's own source such as logs)
+	SourceId string `json:"sourceId"`
+
+	// StartTime ISO 8601 time or epoch milliseconds; 15 minutes before endTime when absent
+	StartTime     *SearchJSONBody_StartTime    `json:"startTime,omitempty"`
 	Where         *string                      `json:"where,omitempty"`
 	WhereLanguage *SearchJSONBodyWhereLanguage `json:"whereLanguage,omitempty"`
 }
@@ -2279,6 +2350,17 @@ type SearchJSONBodyEndTime1 = int
 
 // SearchJSONBody_EndTime defines parameters for Search.
 type SearchJSONBody_EndTime struct {
+	union json.RawMessage
+}
+
+// SearchJSONBodySelect0 defines parameters for Search.
+type SearchJSONBodySelect0 = string
+
+// SearchJSONBodySelect1 defines parameters for Search.
+type SearchJSONBodySelect1 = []string
+
+// SearchJSONBody_Select defines parameters for Search.
+type SearchJSONBody_Select struct {
 	union json.RawMessage
 }
 
@@ -2622,6 +2704,14 @@ func (a *ChartSeries_Data_Item) UnmarshalJSON(b []byte) error {
 		return err
 	}
 
+	if raw, found := object["__hdx_time_bucket"]; found {
+		err = json.Unmarshal(raw, &a.UnderscoreUnderscoreHdxTimeBucket)
+		if err != nil {
+			return fmt.Errorf("error reading '__hdx_time_bucket': %w", err)
+		}
+		delete(object, "__hdx_time_bucket")
+	}
+
 	if raw, found := object["group"]; found {
 		err = json.Unmarshal(raw, &a.Group)
 		if err != nil {
@@ -2657,6 +2747,13 @@ func (a ChartSeries_Data_Item) MarshalJSON() ([]byte, error) {
 	var err error
 	object := make(map[string]json.RawMessage)
 
+	if a.UnderscoreUnderscoreHdxTimeBucket != nil {
+		object["__hdx_time_bucket"], err = json.Marshal(a.UnderscoreUnderscoreHdxTimeBucket)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '__hdx_time_bucket': %w", err)
+		}
+	}
+
 	if a.Group != nil {
 		object["group"], err = json.Marshal(a.Group)
 		if err != nil {
@@ -2664,9 +2761,11 @@ func (a ChartSeries_Data_Item) MarshalJSON() ([]byte, error) {
 		}
 	}
 
-	object["ts_bucket"], err = json.Marshal(a.TsBucket)
-	if err != nil {
-		return nil, fmt.Errorf("error marshaling 'ts_bucket': %w", err)
+	if a.TsBucket != nil {
+		object["ts_bucket"], err = json.Marshal(a.TsBucket)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'ts_bucket': %w", err)
+		}
 	}
 
 	for fieldName, field := range a.AdditionalProperties {
@@ -2922,6 +3021,68 @@ func (t SearchJSONBody_EndTime) MarshalJSON() ([]byte, error) {
 }
 
 func (t *SearchJSONBody_EndTime) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSearchJSONBodySelect0 returns the union data inside the SearchJSONBody_Select as a SearchJSONBodySelect0
+func (t SearchJSONBody_Select) AsSearchJSONBodySelect0() (SearchJSONBodySelect0, error) {
+	var body SearchJSONBodySelect0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchJSONBodySelect0 overwrites any union data inside the SearchJSONBody_Select as the provided SearchJSONBodySelect0
+func (t *SearchJSONBody_Select) FromSearchJSONBodySelect0(v SearchJSONBodySelect0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchJSONBodySelect0 performs a merge with any union data inside the SearchJSONBody_Select, using the provided SearchJSONBodySelect0
+func (t *SearchJSONBody_Select) MergeSearchJSONBodySelect0(v SearchJSONBodySelect0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSearchJSONBodySelect1 returns the union data inside the SearchJSONBody_Select as a SearchJSONBodySelect1
+func (t SearchJSONBody_Select) AsSearchJSONBodySelect1() (SearchJSONBodySelect1, error) {
+	var body SearchJSONBodySelect1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSearchJSONBodySelect1 overwrites any union data inside the SearchJSONBody_Select as the provided SearchJSONBodySelect1
+func (t *SearchJSONBody_Select) FromSearchJSONBodySelect1(v SearchJSONBodySelect1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSearchJSONBodySelect1 performs a merge with any union data inside the SearchJSONBody_Select, using the provided SearchJSONBodySelect1
+func (t *SearchJSONBody_Select) MergeSearchJSONBodySelect1(v SearchJSONBodySelect1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SearchJSONBody_Select) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SearchJSONBody_Select) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -3584,7 +3745,7 @@ type ClientInterface interface {
 
 	// SearchWithBody Search a source's events
 	//
-	// Raw events of a source matching a where, newest first; a page ends with nextCursor when more remain (keyset paging, never an offset). The web UI's search runs the same code.
+	// Raw events of a source matching a where, newest first, as HyperDX's POST /api/v2/search answers them; rows is how many this answer holds. Page with offset (at most 10,000 rows deep), or with cursor ("start", then each nextCursor; keyset paging, which holds its place as new events arrive). The web UI's search runs the same code.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3593,7 +3754,7 @@ type ClientInterface interface {
 
 	// Search Search a source's events
 	//
-	// Raw events of a source matching a where, newest first; a page ends with nextCursor when more remain (keyset paging, never an offset). The web UI's search runs the same code.
+	// Raw events of a source matching a where, newest first, as HyperDX's POST /api/v2/search answers them; rows is how many this answer holds. Page with offset (at most 10,000 rows deep), or with cursor ("start", then each nextCursor; keyset paging, which holds its place as new events arrive). The web UI's search runs the same code.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3602,7 +3763,7 @@ type ClientInterface interface {
 
 	// SearchFacetsWithBody A search's fields with their top values
 	//
-	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3611,7 +3772,7 @@ type ClientInterface interface {
 
 	// SearchFacets A search's fields with their top values
 	//
-	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4760,7 +4921,7 @@ func (c *Client) UpdateSavedSearch(ctx context.Context, id Id, body UpdateSavedS
 
 // SearchWithBody Search a source's events
 //
-// Raw events of a source matching a where, newest first; a page ends with nextCursor when more remain (keyset paging, never an offset). The web UI's search runs the same code.
+// Raw events of a source matching a where, newest first, as HyperDX's POST /api/v2/search answers them; rows is how many this answer holds. Page with offset (at most 10,000 rows deep), or with cursor ("start", then each nextCursor; keyset paging, which holds its place as new events arrive). The web UI's search runs the same code.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4779,7 +4940,7 @@ func (c *Client) SearchWithBody(ctx context.Context, contentType string, body io
 
 // Search Search a source's events
 //
-// Raw events of a source matching a where, newest first; a page ends with nextCursor when more remain (keyset paging, never an offset). The web UI's search runs the same code.
+// Raw events of a source matching a where, newest first, as HyperDX's POST /api/v2/search answers them; rows is how many this answer holds. Page with offset (at most 10,000 rows deep), or with cursor ("start", then each nextCursor; keyset paging, which holds its place as new events arrive). The web UI's search runs the same code.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4798,7 +4959,7 @@ func (c *Client) Search(ctx context.Context, body SearchJSONRequestBody, reqEdit
 
 // SearchFacetsWithBody A search's fields with their top values
 //
-// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 //
 // Takes any type of body and a specified content type.
 //
@@ -4817,7 +4978,7 @@ func (c *Client) SearchFacetsWithBody(ctx context.Context, contentType string, b
 
 // SearchFacets A search's fields with their top values
 //
-// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10957,7 +11118,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchWithBodyWithResponse Search a source's events
 	//
-	// Raw events of a source matching a where, newest first; a page ends with nextCursor when more remain (keyset paging, never an offset). The web UI's search runs the same code.
+	// Raw events of a source matching a where, newest first, as HyperDX's POST /api/v2/search answers them; rows is how many this answer holds. Page with offset (at most 10,000 rows deep), or with cursor ("start", then each nextCursor; keyset paging, which holds its place as new events arrive). The web UI's search runs the same code.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10966,7 +11127,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchWithResponse Search a source's events
 	//
-	// Raw events of a source matching a where, newest first; a page ends with nextCursor when more remain (keyset paging, never an offset). The web UI's search runs the same code.
+	// Raw events of a source matching a where, newest first, as HyperDX's POST /api/v2/search answers them; rows is how many this answer holds. Page with offset (at most 10,000 rows deep), or with cursor ("start", then each nextCursor; keyset paging, which holds its place as new events arrive). The web UI's search runs the same code.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10975,7 +11136,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchFacetsWithBodyWithResponse A search's fields with their top values
 	//
-	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10984,7 +11145,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchFacetsWithResponse A search's fields with their top values
 	//
-	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+	// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13313,8 +13474,13 @@ type SearchResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		Data       []map[string]interface{} `json:"data"`
-		NextCursor *string                  `json:"nextCursor,omitempty"`
+		Data []map[string]interface{} `json:"data"`
+
+		// NextCursor the next (older) page's cursor; absent when no row is left or when paging by offset
+		NextCursor *string `json:"nextCursor,omitempty"`
+
+		// Rows how many rows data holds (not how many match)
+		Rows int `json:"rows"`
 	}
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
@@ -13324,8 +13490,13 @@ type SearchResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r SearchResponse) GetJSON200() *struct {
-	Data       []map[string]interface{} `json:"data"`
-	NextCursor *string                  `json:"nextCursor,omitempty"`
+	Data []map[string]interface{} `json:"data"`
+
+	// NextCursor the next (older) page's cursor; absent when no row is left or when paging by offset
+	NextCursor *string `json:"nextCursor,omitempty"`
+
+	// Rows how many rows data holds (not how many match)
+	Rows int `json:"rows"`
 } {
 	return r.JSON200
 }
@@ -17189,7 +17360,7 @@ func (c *ClientWithResponses) UpdateSavedSearchWithResponse(ctx context.Context,
 
 // SearchWithBodyWithResponse Search a source's events
 //
-// Raw events of a source matching a where, newest first; a page ends with nextCursor when more remain (keyset paging, never an offset). The web UI's search runs the same code.
+// Raw events of a source matching a where, newest first, as HyperDX's POST /api/v2/search answers them; rows is how many this answer holds. Page with offset (at most 10,000 rows deep), or with cursor ("start", then each nextCursor; keyset paging, which holds its place as new events arrive). The web UI's search runs the same code.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17204,7 +17375,7 @@ func (c *ClientWithResponses) SearchWithBodyWithResponse(ctx context.Context, co
 
 // SearchWithResponse Search a source's events
 //
-// Raw events of a source matching a where, newest first; a page ends with nextCursor when more remain (keyset paging, never an offset). The web UI's search runs the same code.
+// Raw events of a source matching a where, newest first, as HyperDX's POST /api/v2/search answers them; rows is how many this answer holds. Page with offset (at most 10,000 rows deep), or with cursor ("start", then each nextCursor; keyset paging, which holds its place as new events arrive). The web UI's search runs the same code.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17219,7 +17390,7 @@ func (c *ClientWithResponses) SearchWithResponse(ctx context.Context, body Searc
 
 // SearchFacetsWithBodyWithResponse A search's fields with their top values
 //
-// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -17234,7 +17405,7 @@ func (c *ClientWithResponses) SearchFacetsWithBodyWithResponse(ctx context.Conte
 
 // SearchFacetsWithResponse A search's fields with their top values
 //
-// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+// The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19492,8 +19663,13 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			Data       []map[string]interface{} `json:"data"`
-			NextCursor *string                  `json:"nextCursor,omitempty"`
+			Data []map[string]interface{} `json:"data"`
+
+			// NextCursor the next (older) page's cursor; absent when no row is left or when paging by offset
+			NextCursor *string `json:"nextCursor,omitempty"`
+
+			// Rows how many rows data holds (not how many match)
+			Rows int `json:"rows"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err

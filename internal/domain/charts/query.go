@@ -5,6 +5,7 @@
 package charts
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -29,6 +30,10 @@ type Series struct {
 	// Query, on a metric source, is a Datadog metric query or formula
 	// (ddmetrics.go); it replaces AggFn, Field, Where and GroupBy.
 	Query string
+	// MetricName, on a metric table, keeps that metric's points (HyperDX's
+	// metricName). A gauge named so is read as HyperDX reads one: each
+	// series' last value in a bucket, then AggFn across the series.
+	MetricName string
 }
 
 // Granularities are the documented bucket sizes; "auto" picks the
@@ -77,20 +82,27 @@ func aggregate(s Series, scope *query.Scope, p *query.Params, ts string) (string
 	if !numeric {
 		num = "toFloat64OrNull(toString(" + e + "))"
 	}
-	switch s.AggFn {
+	return aggOf(s.AggFn, s.Level, e, num, ts)
+}
+
+// aggOf is aggFn over the values e (num: the same as numbers).
+func aggOf(fn string, level float64, e, num, ts string) (string, error) {
+	switch fn {
+	case "count":
+		return "toFloat64(count())", nil
 	case "count_distinct":
 		return "toFloat64(uniqExact(" + e + "))", nil
 	case "sum", "avg", "min", "max":
-		return "toFloat64(" + s.AggFn + "(" + num + "))", nil
+		return "toFloat64(" + fn + "(" + num + "))", nil
 	case "quantile":
-		if !(s.Level > 0 && s.Level < 1) {
+		if !(level > 0 && level < 1) {
 			return "", fmt.Errorf("quantile needs a level between 0 and 1")
 		}
-		return "toFloat64(quantile(" + strconv.FormatFloat(s.Level, 'f', -1, 64) + ")(" + num + "))", nil
+		return "toFloat64(quantile(" + strconv.FormatFloat(level, 'f', -1, 64) + ")(" + num + "))", nil
 	case "last_value":
 		return "toFloat64(argMax(" + num + ", " + ts + "))", nil
 	}
-	return "", fmt.Errorf("aggFn must be one of count, count_distinct, sum, avg, min, max, quantile, last_value, got %q", s.AggFn)
+	return "", fmt.Errorf("aggFn must be one of count, count_distinct, sum, avg, min, max, quantile, last_value, got %q", fn)
 }
 
 // Build writes the SQL of one series over [start, end) in buckets of step.
@@ -113,6 +125,9 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 	cond, err := scope.Where(ctx, db, s.WhereLanguage, s.Where, &p)
 	if err != nil {
 		return "", nil, err
+	}
+	if s.MetricName != "" {
+		cond = "(" + cond + ") AND `MetricName` = " + p.Add(s.MetricName, "String")
 	}
 	groups := []string{}
 	for _, g := range s.GroupBy {
@@ -152,6 +167,33 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 			" ORDER BY %[3]s ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS __prev FROM %[4]s"+
 			" WHERE %[3]s >= fromUnixTimestamp64Milli(%[5]s) AND %[3]s < fromUnixTimestamp64Milli(%[6]s)))"+
 			" WHERE %[7]s AND %[8]s GROUP BY bucket, grp ORDER BY bucket", bucket, grp, ts, from, prevStart, endP, inRange, cond)
+	case src.MetricType == "gauge" && s.MetricName != "" && s.AggFn != "count":
+		// Each series' (tag set's) last value in the bucket, then the
+		// aggregate across the series.
+		e, numeric, err := scope.Resolve(cmp.Or(s.Field, "Value"), &p)
+		if err != nil {
+			return "", nil, err
+		}
+		if !numeric {
+			e = "toFloat64OrNull(toString(" + e + "))"
+		}
+		outer, err := aggOf(s.AggFn, s.Level, "__last", "__last", "__at")
+		if err != nil {
+			return "", nil, err
+		}
+		var tags []string
+		for _, m := range []string{src.AttributesMap, src.ResourceMap} {
+			if m != "" {
+				tags = append(tags, "toString(`"+m+"`)")
+			}
+		}
+		series := "1"
+		if len(tags) > 0 {
+			series = "cityHash64(" + strings.Join(tags, ", ") + ")"
+		}
+		q = fmt.Sprintf("SELECT bucket, grp, %[1]s AS value FROM"+
+			" (SELECT %[2]s AS bucket, %[3]s AS grp, argMax(%[4]s, %[5]s) AS __last, max(%[5]s) AS __at FROM %[6]s WHERE %[7]s AND %[8]s GROUP BY bucket, grp, %[9]s)"+
+			" GROUP BY bucket, grp ORDER BY bucket", outer, bucket, grp, e, ts, from, inRange, cond, series)
 	default:
 		q = fmt.Sprintf("SELECT %s AS bucket, %s AS grp, %s AS value FROM %s WHERE %s AND %s GROUP BY bucket, grp ORDER BY bucket",
 			bucket, grp, agg, from, inRange, cond)
@@ -188,6 +230,16 @@ func tooManyPoints(buckets, groups int) error {
 // every bucket of the range present: count, count_distinct and sum fill
 // gaps with 0, the others with null.
 func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time, step time.Duration, timeout time.Duration) ([]Point, error) {
+	return run(ctx, db, series, start, end, step, timeout, true)
+}
+
+// Sparse is Run answering only the buckets and groups some series has a
+// value in, a series' value nil where it has none (HyperDX's answer).
+func Sparse(ctx context.Context, db *sql.DB, series []Series, start, end time.Time, step time.Duration, timeout time.Duration) ([]Point, error) {
+	return run(ctx, db, series, start, end, step, timeout, false)
+}
+
+func run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time, step time.Duration, timeout time.Duration, fill bool) ([]Point, error) {
 	type key struct {
 		bucket int64
 		group  string
@@ -252,6 +304,18 @@ func Run(ctx context.Context, db *sql.DB, series []Series, start, end time.Time,
 		if err != nil {
 			return nil, fmt.Errorf("series %d: %w", i, query.EngineError(err))
 		}
+	}
+	if !fill {
+		keys := make([]key, 0, len(values))
+		for k := range values {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.bucket, b.bucket), strings.Compare(a.group, b.group)) })
+		out := make([]Point, 0, len(keys))
+		for _, k := range keys {
+			out = append(out, Point{Bucket: k.bucket, Group: groups[k.group], Values: values[k]})
+		}
+		return out, nil
 	}
 	if len(groups) == 0 {
 		groups[""] = []string{}

@@ -18,7 +18,9 @@ import (
 // compiles to a condition the engine filters with the table's skip index
 // on that map (force_data_skipping_indices fails the query otherwise): a
 // term that hid the lookup in toString() read every granule of a day of
-// logs. BenchmarkWhereForms measures the same forms on 10 million rows.
+// logs. A quoted value (exactly it) uses the index on the map's values;
+// an unquoted one (HyperDX's substring) the index on its keys.
+// BenchmarkSearchPage/field-form measures the forms on 10 million rows.
 func TestFieldFormsUseTheSkipIndexes(t *testing.T) {
 	ctx := context.Background()
 	db := chtest.DB(t)
@@ -48,14 +50,24 @@ func TestFieldFormsUseTheSkipIndexes(t *testing.T) {
 		count   int
 		lang    string // lucene unless said
 	}{
-		{"LogAttributes.user.id:7", []string{"idx_log_attr_value"}, 1, ""},
-		{"Attr.user.id:7", []string{"idx_log_attr_value"}, 1, ""},
-		{"user.id:7", []string{"idx_log_attr_value"}, 1, ""},
+		// Quoted, a value exactly: the index on the map's values.
+		{`LogAttributes.user.id:"7"`, []string{"idx_log_attr_value"}, 1, ""},
+		{`Attr.user.id:"7"`, []string{"idx_log_attr_value"}, 1, ""},
 		{`user.id:"7"`, []string{"idx_log_attr_value"}, 1, ""},
-		{"ResourceAttributes.host.name:host-7", []string{"idx_res_attr_value"}, 1, ""},
-		{"Resource.host.name:host-7", []string{"idx_res_attr_value"}, 1, ""},
-		{"host.name:host-7", []string{"idx_log_attr_value", "idx_res_attr_value"}, 1, ""},
-		{"host.name:host-7 OR user.id:8", []string{"idx_res_attr_value"}, 2, ""},
+		{`ResourceAttributes.host.name:"host-7"`, []string{"idx_res_attr_value"}, 1, ""},
+		{`Resource.host.name:"host-7"`, []string{"idx_res_attr_value"}, 1, ""},
+		{`host.name:"host-7"`, []string{"idx_log_attr_value", "idx_res_attr_value"}, 1, ""},
+		{`host.name:"host-7" OR user.id:"8"`, []string{"idx_res_attr_value"}, 2, ""},
+		// Unquoted, HyperDX's substring (7, 17, 70…: 271 of 0–999; host-7,
+		// host-70…: 111), which no value index serves: the index on the
+		// map's keys skips the granules without the key.
+		{"LogAttributes.user.id:7", []string{"idx_log_attr_key"}, 271, ""},
+		{"Attr.user.id:7", []string{"idx_log_attr_key"}, 271, ""},
+		{"ResourceAttributes.host.name:host-7", []string{"idx_res_attr_key"}, 111, ""},
+		{"Resource.host.name:host-7", []string{"idx_res_attr_key"}, 111, ""},
+		// A bare key unquoted (attributes, else resource) reads every
+		// granule: quote the value for the index.
+		{"user.id:7", nil, 271, ""},
 		// Datadog's @path: the flat key, JSON under a shorter key, then
 		// the resource; each place keeps its map's index.
 		{"@user.id:7", []string{"idx_log_attr_value"}, 1, "datadog"},
@@ -69,7 +81,10 @@ func TestFieldFormsUseTheSkipIndexes(t *testing.T) {
 				cond, err = datadogWhere(tc.where, fs, &p)
 			}
 			require.NoError(t, err, tc.where)
-			q := "SELECT count() FROM charts_index.otel_logs WHERE " + cond + " SETTINGS force_data_skipping_indices = '" + strings.Join(tc.indexes, ",") + "'"
+			q := "SELECT count() FROM charts_index.otel_logs WHERE " + cond
+			if len(tc.indexes) > 0 {
+				q += " SETTINGS force_data_skipping_indices = '" + strings.Join(tc.indexes, ",") + "'"
+			}
 			var n int
 			qctx := clickhouse.Context(ctx, clickhouse.WithParameters(clickhouse.Parameters(p.Values)))
 			require.NoError(t, db.QueryRowContext(qctx, q).Scan(&n), "%s: %s", tc.where, cond)

@@ -112,6 +112,13 @@ func CheckField(name string) error {
 // field:value, field:"phrase", field:val*, -term and NOT, AND, OR,
 // parentheses, field:[a TO b], field:>n (>=, <, <=), bare terms searched in
 // the body, and field:* for presence. Adjacent terms are ANDed.
+//
+// A term matches as HyperDX's query parser reads it (common-utils
+// queryParser): field:value on a text field holds value, in any case
+// (field:"value" is the value exactly); a bare word is a whole word of
+// the body in any case, a bare "phrase" its words and the phrase; a bare
+// term with * or ? matches the whole body as a pattern (time* starts
+// with time, *timeout* holds it).
 func Lucene(q string, f Fields, p *Params) (string, error) {
 	if err := CheckWhere(q); err != nil {
 		return "", err
@@ -142,6 +149,7 @@ func Lucene(q string, f Fields, p *Params) (string, error) {
 type tok struct {
 	text     string
 	quoted   bool // the value was a "quoted phrase"
+	dashes   int  // leading '-'s outside a quote (-field:"x", -"x")
 	open     int  // position of a quote never closed, or -1
 	fieldEnd int  // length of the field name before ':', -1 for a bare term
 	pos      int
@@ -203,7 +211,11 @@ func tokenize(q string) []tok {
 					i++
 				}
 			}
-			out = append(out, tok{text: sb.String(), quoted: quoted, fieldEnd: fieldEnd, pos: start, open: open})
+			dashes := 0
+			for start+dashes < len(rs) && rs[start+dashes] == '-' {
+				dashes++
+			}
+			out = append(out, tok{text: sb.String(), quoted: quoted, fieldEnd: fieldEnd, pos: start, open: open, dashes: dashes})
 		}
 	}
 	return out
@@ -294,8 +306,9 @@ func (ps *parser) unary() (string, error) {
 		e, err := ps.unary()
 		return "NOT " + e, err
 	}
-	if !t.quoted && strings.HasPrefix(t.text, "-") && len(t.text) > 1 {
-		ps.toks[ps.i].text = t.text[1:]
+	if t.dashes > 0 && strings.HasPrefix(t.text, "-") && len(t.text) > 1 {
+		// -field:"x" and -"x" negate too: the dash is outside the quote.
+		ps.toks[ps.i].text, ps.toks[ps.i].dashes = t.text[1:], t.dashes-1
 		if ps.toks[ps.i].fieldEnd > 0 {
 			ps.toks[ps.i].fieldEnd--
 		}
@@ -346,7 +359,7 @@ func (ps *parser) term(t tok) (string, error) {
 		if value == "" {
 			return "", fmt.Errorf("empty term at position %d", t.pos)
 		}
-		return "positionCaseInsensitiveUTF8(" + ps.f.Body() + ", " + ps.p.Add(value, "String") + ") > 0", nil
+		return ps.bare(t, value), nil
 	}
 	if fb, ok := ps.f.(Fallbacks); ok {
 		if primary, present, secondary, ok := fb.Fallback(field, ps.p); ok {
@@ -390,13 +403,25 @@ func (ps *parser) match(t tok, field, value, expr string, numeric, text bool) (s
 			return "", err
 		}
 		return ps.compare(expr, true, value[:1], value[1:]), nil
-	case !t.quoted && strings.ContainsAny(value, "*?"):
-		like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`, "*", "%", "?", "_").Replace(value)
-		return "toString(" + expr + ") ILIKE " + ps.p.Add(like, "String"), nil
 	case numeric:
 		if _, err := strconv.ParseFloat(value, 64); err == nil {
 			return "toFloat64(" + expr + ") = " + ps.p.Add(value, "Float64"), nil
 		}
+	}
+	if !t.quoted {
+		// Unquoted: the value holds it, in any case; * and ? are
+		// wildcards within it, leading and trailing ones add nothing.
+		like := ps.p.Add("%"+likePattern(strings.Trim(value, "*"))+"%", "String")
+		m := expr
+		if !text {
+			m = "toString(" + expr + ")"
+		}
+		if hint := presenceHint(expr); hint != "" {
+			// Bracketed, so that NOT negates the match and never the
+			// hint: a negated term's rows may lack the key.
+			return "(" + m + " ILIKE " + like + " AND " + hint + ")", nil
+		}
+		return m + " ILIKE " + like, nil
 	}
 	if fo, ok := ps.f.(Folder); ok && fo.Folds(field) {
 		return "lower(toString(" + expr + ")) = " + ps.p.Add(strings.ToLower(value), "String"), nil
@@ -405,6 +430,57 @@ func (ps *parser) match(t tok, field, value, expr string, numeric, text bool) (s
 		return expr + " = " + ps.p.Add(value, "String"), nil
 	}
 	return "toString(" + expr + ") = " + ps.p.Add(value, "String"), nil
+}
+
+// likePattern is a Lucene wildcard value as a LIKE pattern: * any run, ?
+// one character, LIKE's own % and _ (and its escape) taken literally.
+func likePattern(v string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`, "*", "%", "?", "_").Replace(v)
+}
+
+// presenceHint is, for a lookup in a map (`Map`[{pN:String}], the form
+// Fields write), the key's presence as an index hint: a condition on a
+// value that a value's skip index cannot serve (a substring) still skips
+// the granules without the key, through the index on the map's keys.
+// HyperDX's parser adds the same hint.
+func presenceHint(expr string) string {
+	i := strings.Index(expr, "`[{")
+	if !strings.HasPrefix(expr, "`") || i < 0 || !strings.HasSuffix(expr, "}]") {
+		return ""
+	}
+	return "indexHint(mapContains(" + expr[:i+1] + ", " + expr[i+2:len(expr)-1] + "))"
+}
+
+// bare is a term without a field, searched in the body as HyperDX's
+// parser searches it: with a wildcard, the whole body against the
+// pattern; one word, a whole word of the body; several words (a phrase,
+// or a term such as user-42 or a.b), each as a whole word and the text as
+// it is written. A term of no word at all (:-)) is found as written.
+// All without regard to case.
+func (ps *parser) bare(t tok, value string) string {
+	body := ps.f.Body()
+	if !t.quoted && strings.ContainsAny(value, "*?") {
+		return body + " ILIKE " + ps.p.Add(likePattern(value), "String")
+	}
+	words := tokenWords(value)
+	if len(words) == 1 && words[0] == value {
+		return "hasTokenCaseInsensitive(" + body + ", " + ps.p.Add(value, "String") + ")"
+	}
+	var conds []string
+	for _, w := range words {
+		conds = append(conds, "hasTokenCaseInsensitive("+body+", "+ps.p.Add(w, "String")+")")
+	}
+	conds = append(conds, "positionCaseInsensitiveUTF8("+body+", "+ps.p.Add(value, "String")+") > 0")
+	return join(conds, " AND ")
+}
+
+// tokenWords splits v as the engine's hasToken splits a text: a word is
+// a run of ASCII letters and digits and of non-ASCII bytes; any other
+// ASCII byte separates words.
+func tokenWords(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool {
+		return r < 0x80 && !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	})
 }
 
 // orderable refuses a field:>v whose bound is neither a number nor a

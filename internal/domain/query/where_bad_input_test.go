@@ -90,9 +90,9 @@ func TestLuceneBadInput(t *testing.T) {
 	var p Params
 	sql, err := Lucene(`Attr.path:C:\temp "a\"b\\"`, testFields{}, &p)
 	require.NoError(t, err)
-	assert.Equal(t, "(toString(LogAttributes[{p0:String}]) = {p1:String} AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)", sql)
-	assert.Equal(t, `C:\\temp`, p.Values["p1"])
-	assert.Equal(t, `a"b\\`, p.Values["p2"])
+	assert.Equal(t, "(toString(LogAttributes[{p0:String}]) ILIKE {p1:String} AND (hasTokenCaseInsensitive(Body, {p2:String}) AND hasTokenCaseInsensitive(Body, {p3:String}) AND positionCaseInsensitiveUTF8(Body, {p4:String}) > 0))", sql)
+	assert.Equal(t, `%C:\\\\temp%`, p.Values["p1"], "a LIKE pattern's backslash, bound")
+	assert.Equal(t, `a"b\\`, p.Values["p4"])
 }
 
 func TestCheckField(t *testing.T) {
@@ -120,7 +120,8 @@ var (
 	sqlWords    = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*|[0-9]+`)
 	ownWords    = map[string]bool{
 		"SeverityText": true, "Duration": true, "LogAttributes": true, "Body": true,
-		"toString": true, "toFloat64": true, "toFloat64OrNull": true, "positionCaseInsensitiveUTF8": true,
+		"toString": true, "toFloat64": true, "toFloat64OrNull": true, "positionCaseInsensitiveUTF8": true, "hasTokenCaseInsensitive": true,
+		"indexHint": true, "mapContains": true,
 		"notEmpty": true, "lower": true, "ILIKE": true, "NOT": true, "AND": true, "OR": true, "0": true, "1": true,
 	}
 )

@@ -33,23 +33,41 @@ func TestLucene(t *testing.T) {
 		params map[string]string
 	}{
 		{"", "1", nil},
-		{"level:error", "toString(SeverityText) = {p0:String}", map[string]string{"p0": "error"}},
+		// Unquoted, a field holds the value, in any case (HyperDX's
+		// field:value); quoted, it is the value.
+		{"level:error", "toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "%error%"}},
 		{`level:"out of memory"`, "toString(SeverityText) = {p0:String}", map[string]string{"p0": "out of memory"}},
-		{"level:err*", "toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "err%"}},
-		{"-level:info", "NOT toString(SeverityText) = {p0:String}", map[string]string{"p0": "info"}},
-		{"NOT level:info", "NOT toString(SeverityText) = {p0:String}", map[string]string{"p0": "info"}},
-		{"level:error OR level:warn", "(toString(SeverityText) = {p0:String} OR toString(SeverityText) = {p1:String})", nil},
-		{"timeout level:error", "(positionCaseInsensitiveUTF8(Body, {p0:String}) > 0 AND toString(SeverityText) = {p1:String})", nil},
-		{"(level:error OR level:warn) AND Attr.team:core", "((toString(SeverityText) = {p0:String} OR toString(SeverityText) = {p1:String}) AND toString(LogAttributes[{p2:String}]) = {p3:String})", nil},
+		{"level:err*", "toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "%err%"}},
+		{"level:a_b%c", "toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": `%a\\_b\\%c%`}},
+		{"-level:info", "NOT toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "%info%"}},
+		{"NOT level:info", "NOT toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "%info%"}},
+		// The dash before a quoted value negates it too (it was lost).
+		{`-level:"info"`, "NOT toString(SeverityText) = {p0:String}", map[string]string{"p0": "info"}},
+		{`-"two"`, "NOT hasTokenCaseInsensitive(Body, {p0:String})", nil},
+		{"level:error OR level:warn", "(toString(SeverityText) ILIKE {p0:String} OR toString(SeverityText) ILIKE {p1:String})", nil},
+		// A bare word is a whole word of the body, in any case.
+		{"timeout level:error", "(hasTokenCaseInsensitive(Body, {p0:String}) AND toString(SeverityText) ILIKE {p1:String})", nil},
+		{"(level:error OR level:warn) AND Attr.team:core", "((toString(SeverityText) ILIKE {p0:String} OR toString(SeverityText) ILIKE {p1:String}) AND toString(LogAttributes[{p2:String}]) ILIKE {p3:String})", nil},
 		{"duration:>100", "toFloat64OrNull(toString(Duration)) > {p0:Float64}", nil},
 		{"duration:[10 TO 20]", "(toFloat64OrNull(toString(Duration)) >= {p0:Float64} AND toFloat64OrNull(toString(Duration)) <= {p1:Float64})", nil},
 		{"-duration:[10 TO 20]", "NOT (toFloat64OrNull(toString(Duration)) >= {p0:Float64} AND toFloat64OrNull(toString(Duration)) <= {p1:Float64})", nil},
 		// A chain is one flat AND/OR, as the engine reads it, not a
 		// nesting as deep as it is long.
-		{"a b c level:x OR d", "((positionCaseInsensitiveUTF8(Body, {p0:String}) > 0 AND positionCaseInsensitiveUTF8(Body, {p1:String}) > 0 AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0 AND toString(SeverityText) = {p3:String}) OR positionCaseInsensitiveUTF8(Body, {p4:String}) > 0)", nil},
+		{"a b c level:x OR d", "((hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND hasTokenCaseInsensitive(Body, {p2:String}) AND toString(SeverityText) ILIKE {p3:String}) OR hasTokenCaseInsensitive(Body, {p4:String}))", nil},
 		{"duration:42", "toFloat64(Duration) = {p0:Float64}", nil},
 		{"Attr.user:*", "notEmpty(toString(LogAttributes[{p0:String}]))", nil},
-		{`"two words"`, "positionCaseInsensitiveUTF8(Body, {p0:String}) > 0", map[string]string{"p0": "two words"}},
+		// A phrase, or a term of several words: each word whole, and the
+		// text as written.
+		{`"two words"`, "(hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)",
+			map[string]string{"p0": "two", "p1": "words", "p2": "two words"}},
+		{"user-42", "(hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)",
+			map[string]string{"p0": "user", "p1": "42", "p2": "user-42"}},
+		{"@@", "positionCaseInsensitiveUTF8(Body, {p0:String}) > 0", map[string]string{"p0": "@@"}},
+		// A bare wildcard term matches the whole body as a pattern.
+		{"time*", "Body ILIKE {p0:String}", map[string]string{"p0": "time%"}},
+		{"*timeout*", "Body ILIKE {p0:String}", map[string]string{"p0": "%timeout%"}},
+		{"*bar", "Body ILIKE {p0:String}", map[string]string{"p0": "%bar"}},
+		{"b?r", "Body ILIKE {p0:String}", map[string]string{"p0": "b_r"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.q, func(t *testing.T) {

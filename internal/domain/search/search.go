@@ -44,6 +44,9 @@ type Request struct {
 	// Cursor continues a search where its previous page ended (the
 	// NextCursor it answered); empty starts at End.
 	Cursor string
+	// Offset skips that many rows of the newest-first result (HyperDX's
+	// offset paging); a page continued by Cursor ignores it.
+	Offset int
 }
 
 // Page is a page of rows, newest first. A row is every column of the
@@ -94,7 +97,7 @@ func Search(ctx context.Context, db *sql.DB, scope *query.Scope, req Request, ti
 		return Page{}, err
 	}
 	page := Page{Rows: rows}
-	if len(rows) == req.Limit {
+	if len(rows) == req.Limit && (req.Offset == 0 || req.Cursor != "") {
 		last := rows[len(rows)-1]["__ts_ns"].(string)
 		ns, _ := strconv.ParseInt(last, 10, 64)
 		next := cursor{ns: ns}
@@ -145,6 +148,8 @@ func build(ctx context.Context, db *sql.DB, scope *query.Scope, req Request) (st
 		}
 		data["Before"] = p.Add(strconv.FormatInt(cur.ns, 10), "Int64")
 		data["Skip"] = cur.skip
+	} else if req.Offset > 0 {
+		data["Skip"] = req.Offset
 	}
 	return render("rows", data), p, cur, nil
 }

@@ -1,11 +1,14 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/otelhouse/otelhouse/internal/domain/charts"
@@ -15,32 +18,47 @@ import (
 	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
-// chartRequest is POST /api/v2/charts/series.
+// chartRequest is POST /api/v2/charts/series, HyperDX's body.
 type chartRequest struct {
 	StartTime   int64         `json:"startTime"`
 	EndTime     int64         `json:"endTime"`
 	Granularity string        `json:"granularity"`
 	Series      []chartSeries `json:"series"`
+	// SeriesReturnType is HyperDX's: "column" answers the engine's rows
+	// ({"__hdx_time_bucket", "series_N", <groupBy>…}), "ratio" the first
+	// series over the second; absent, a row per bucket and group.
+	SeriesReturnType string `json:"seriesReturnType"`
+	// Fill answers every bucket of the range, empty ones 0 for count,
+	// count_distinct and sum and null otherwise (the web UI's charts);
+	// HyperDX's answer, without it, holds the buckets with data only.
+	Fill bool `json:"fill"`
 }
 
 type chartSeries struct {
 	SourceID      string   `json:"sourceId"`
+	DataSource    string   `json:"dataSource"`
 	AggFn         string   `json:"aggFn"`
 	Field         string   `json:"field"`
 	Level         float64  `json:"level"`
 	Where         string   `json:"where"`
 	WhereLanguage string   `json:"whereLanguage"`
 	GroupBy       []string `json:"groupBy"`
+	// MetricName and MetricDataType pick a metric of a metric source's
+	// table of that type (HyperDX's metric series); without MetricName,
+	// Field names the metric.
+	MetricName     string `json:"metricName"`
+	MetricDataType string `json:"metricDataType"`
 	// Query is a Datadog metric query or formula on a metric source; it
 	// takes the place of aggFn, field, where and groupBy.
 	Query string `json:"query"`
 }
 
-// maxSeries bounds one request; queries are not otherwise throttled.
-const maxSeries = 20
+// maxSeries bounds one request, as HyperDX's does.
+const maxSeries = 5
 
-// chartSeriesHandler answers one row per bucket and group, every bucket of
-// the range present, as {"ts_bucket": ms, "group": [...], "series_N.data": v}.
+// chartSeriesHandler answers HyperDX's rows: one per bucket and group
+// holding data, {"ts_bucket": ms, "group": [...], "series_N.data": v},
+// a count as the engine's JSON writes a 64-bit integer (a string).
 func (s *Server) chartSeriesHandler(r *http.Request) result {
 	body, err := readJSON(r, MaxBody)
 	if err != nil {
@@ -56,6 +74,11 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 		p.Add("startTime and endTime are epoch milliseconds with startTime < endTime")
 	}
 	step, err := charts.Bucket(req.Granularity, start, end)
+	if req.Granularity == "1s" {
+		// HyperDX's bucket for its own tests (its API takes it in a test
+		// build only); the range is still held to 10,000 buckets.
+		step, err = time.Second, nil
+	}
 	if err != nil {
 		p.Add("%v", err)
 	} else if req.EndTime > req.StartTime && end.Sub(start)/step > 10000 {
@@ -64,9 +87,23 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 	if len(req.Series) == 0 || len(req.Series) > maxSeries {
 		p.Add("series must hold 1 to %d entries", maxSeries)
 	}
+	if req.SeriesReturnType != "" {
+		p.OneOf("seriesReturnType", req.SeriesReturnType, []string{"column", "ratio"})
+		if req.SeriesReturnType == "ratio" && len(req.Series) != 2 {
+			p.Add("seriesReturnType ratio divides the first series by the second: send two series")
+		}
+	}
+	var groupBy []string
+	grouped := false
 	for i, sr := range req.Series {
 		if sr.SourceID == "" {
 			p.Add("series[%d].sourceId is required", i)
+		}
+		if sr.DataSource != "" {
+			p.OneOf(fmt.Sprintf("series[%d].dataSource", i), sr.DataSource, []string{"events", "metrics"})
+		}
+		if sr.MetricDataType != "" {
+			p.OneOf(fmt.Sprintf("series[%d].metricDataType", i), strings.ToLower(sr.MetricDataType), sources.MetricTypes)
 		}
 		if sr.Query != "" {
 			if sr.AggFn != "" || sr.Field != "" || sr.Where != "" || len(sr.GroupBy) > 0 {
@@ -86,6 +123,11 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 				p.Add("series[%d].groupBy: %v", i, err)
 			}
 		}
+		if !grouped {
+			groupBy, grouped = sr.GroupBy, true
+		} else if !slices.Equal(groupBy, sr.GroupBy) {
+			p.Add("All series must have the same groupBy fields")
+		}
 	}
 	if err := p.Err(); err != nil {
 		return fail(http.StatusBadRequest, "invalid chart query: "+err.Error())
@@ -104,22 +146,66 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 		}
 		series[i] = cs
 	}
-	points, err := charts.Run(r.Context(), s.opts.DB, series, start, end, step, s.queryTimeout())
+	run := charts.Sparse
+	if req.Fill {
+		run = charts.Run
+	}
+	points, err := run(r.Context(), s.opts.DB, series, start, end, step, s.queryTimeout())
 	if err != nil {
 		return s.queryFailed(r, "chart query", err)
 	}
+	value := func(i int, v *float64) any {
+		if v == nil {
+			return nil
+		}
+		if sr := req.Series[i]; sr.Query == "" && (sr.AggFn == "count" || sr.AggFn == "count_distinct") {
+			return strconv.FormatFloat(*v, 'f', -1, 64)
+		}
+		return *v
+	}
 	rows := make([]map[string]any, 0, len(points))
 	for _, pt := range points {
-		row := map[string]any{"ts_bucket": pt.Bucket, "group": pt.Group}
-		for i, v := range pt.Values {
-			row["series_"+strconv.Itoa(i)+".data"] = v
+		vals := pt.Values
+		if req.SeriesReturnType == "ratio" {
+			var q *float64
+			if vals[0] != nil && vals[1] != nil && *vals[1] != 0 {
+				x := *vals[0] / *vals[1]
+				q = &x
+			}
+			vals = []*float64{q}
+		}
+		row := map[string]any{}
+		if req.SeriesReturnType == "column" {
+			row["__hdx_time_bucket"] = time.UnixMilli(pt.Bucket).UTC().Format(time.RFC3339)
+			for j, g := range groupBy {
+				if j < len(pt.Group) {
+					row[g] = pt.Group[j]
+				}
+			}
+		} else {
+			row["ts_bucket"], row["group"] = pt.Bucket, pt.Group
+		}
+		for i, v := range vals {
+			if v == nil && !req.Fill {
+				continue // HyperDX's row has only the series with a value
+			}
+			if req.SeriesReturnType == "column" {
+				row["series_"+strconv.Itoa(i)] = value(i, v)
+			} else if req.SeriesReturnType == "ratio" {
+				row["series_"+strconv.Itoa(i)+".data"] = v // a quotient, never a count
+			} else {
+				row["series_"+strconv.Itoa(i)+".data"] = value(i, v)
+			}
 		}
 		rows = append(rows, row)
 	}
 	return ok(http.StatusOK, rows, map[string]any{"granularity": step.String()})
 }
 
-// seriesFor makes a chart series of a team's source.
+// seriesFor makes a chart series of a team's source. On a metric source,
+// metricName or metricDataType make it HyperDX's metric series: the
+// metric's points in the source database's table of that type, their
+// Value aggregated (field, when metricName is also given).
 func (s *Server) seriesFor(ctx context.Context, team string, sr chartSeries) (charts.Series, error) {
 	src, err := s.sources.Get(ctx, team, sr.SourceID)
 	if errors.Is(err, sources.ErrUnreadable) {
@@ -128,9 +214,38 @@ func (s *Server) seriesFor(ctx context.Context, team string, sr chartSeries) (ch
 	if err != nil {
 		return charts.Series{}, err
 	}
-	return charts.Series{
+	cs := charts.Series{
 		Source: src.Chart(),
 		AggFn:  sr.AggFn, Field: sr.Field, Level: sr.Level, Where: sr.Where, WhereLanguage: sr.WhereLanguage, GroupBy: sr.GroupBy,
 		Query: sr.Query,
-	}, nil
+	}
+	if src.Kind != "metric" || sr.Query != "" || (sr.MetricName == "" && sr.MetricDataType == "") {
+		return cs, nil
+	}
+	cs.MetricName, cs.Field = cmp.Or(sr.MetricName, sr.Field), "Value"
+	if sr.MetricName != "" && sr.Field != "" {
+		cs.Field = sr.Field
+	}
+	if cs.MetricName == "" {
+		return cs, validationError{errors.New("a metric series names its metric: metricName, or field")}
+	}
+	if t := strings.ToLower(sr.MetricDataType); t != "" && t != cs.Source.MetricType {
+		table, ok := metricTable(cs.Source.Table, cs.Source.MetricType, t)
+		if !ok {
+			return cs, validationError{fmt.Errorf("source %q reads the %s table %s; its %s table is not known (name the tables otel_metrics_<type>)", src.Name, cs.Source.MetricType, cs.Source.Table, t)}
+		}
+		cs.Source.Table, cs.Source.MetricType = table, t
+	}
+	return cs, nil
+}
+
+// metricTable is the table of metric type t beside a metric source's
+// table of type own, named as the exporter names them
+// (otel_metrics_gauge, otel_metrics_sum, otel_metrics_histogram).
+func metricTable(table, own, t string) (string, bool) {
+	base, ok := strings.CutSuffix(table, "_"+own)
+	if !ok {
+		return "", false
+	}
+	return base + "_" + t, true
 }

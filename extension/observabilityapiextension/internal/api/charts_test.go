@@ -34,7 +34,7 @@ func TestChartSeriesEndpoint(t *testing.T) {
 	require.Equal(t, http.StatusOK, src.status, src.body)
 	srcID := item(src)["id"].(string)
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
-	query := map[string]any{"startTime": start, "endTime": start + 3*60_000, "granularity": "1m", "series": []any{
+	query := map[string]any{"startTime": start, "endTime": start + 3*60_000, "granularity": "1m", "fill": true, "series": []any{
 		map[string]any{"sourceId": srcID, "aggFn": "count", "where": "boom", "groupBy": []string{}},
 		map[string]any{"sourceId": srcID, "aggFn": "max", "field": "k"},
 	}}
@@ -47,9 +47,15 @@ func TestChartSeriesEndpoint(t *testing.T) {
 		m := d.(map[string]any)
 		got[m["ts_bucket"].(float64)] = [2]any{m["series_0.data"], m["series_1.data"]}
 	}
-	assert.Equal(t, [2]any{1.0, 2.0}, got[float64(start)])
-	assert.Equal(t, [2]any{0.0, nil}, got[float64(start+60_000)], "empty: 0 for count, null for max")
-	assert.Equal(t, [2]any{1.0, 3.0}, got[float64(start+120_000)])
+	assert.Equal(t, [2]any{"1", 2.0}, got[float64(start)], "a count as HyperDX's engine writes a 64-bit integer: a string")
+	assert.Equal(t, [2]any{"0", nil}, got[float64(start+60_000)], "empty: 0 for count, null for max")
+	assert.Equal(t, [2]any{"1", 3.0}, got[float64(start+120_000)])
+
+	// HyperDX's answer (no fill): the buckets with data only.
+	delete(query, "fill")
+	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	assert.Len(t, r.body["data"], 2, "the empty minute is not answered")
 
 	bad := call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{
 		"startTime": 5, "endTime": 1,

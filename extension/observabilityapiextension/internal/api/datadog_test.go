@@ -75,7 +75,7 @@ func TestDatadogLanguagesInTheAPI(t *testing.T) {
 	chart := func(series ...any) resp {
 		return call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{
 			"startTime": start,
-			"endTime":   start + 60_000, "granularity": "1m", "series": series,
+			"endTime":   start + 60_000, "granularity": "1m", "series": series, "fill": true,
 		})
 	}
 	r = chart(map[string]any{"sourceId": metricsID, "query": "max:system.load.1{host:web-*} by {host}"},
@@ -91,9 +91,9 @@ func TestDatadogLanguagesInTheAPI(t *testing.T) {
 		}
 		got[k] = [2]any{m["series_0.data"], m["series_1.data"]}
 	}
-	assert.Equal(t, [2]any{2.0, 0.0}, got["web-1"], "a count is 0 in the groups of the other series")
-	assert.Equal(t, [2]any{4.0, 0.0}, got["web-2"])
-	assert.Equal(t, [2]any{nil, 1.0}, got[""], "the log count, ungrouped")
+	assert.Equal(t, [2]any{2.0, "0"}, got["web-1"], "a count is 0 in the groups of the other series (filled; a count is a string, as HyperDX's)")
+	assert.Equal(t, [2]any{4.0, "0"}, got["web-2"])
+	assert.Equal(t, [2]any{nil, "1"}, got[""], "the log count, ungrouped")
 
 	r = chart(map[string]any{"sourceId": metricsID, "query": "median:system.load.1{*}"})
 	assert.Equal(t, http.StatusBadRequest, r.status, r.body)

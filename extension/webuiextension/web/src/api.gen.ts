@@ -305,7 +305,7 @@ export interface paths {
         put?: never;
         /**
          * Search a source's events
-         * @description Raw events of a source matching a where, newest first; a page ends with nextCursor when more remain (keyset paging, never an offset). The web UI's search runs the same code.
+         * @description Raw events of a source matching a where, newest first, as HyperDX's POST /api/v2/search answers them; rows is how many this answer holds. Page with offset (at most 10,000 rows deep), or with cursor ("start", then each nextCursor; keyset paging, which holds its place as new events arrive). The web UI's search runs the same code.
          */
         post: operations["search"];
         delete?: never;
@@ -325,7 +325,7 @@ export interface paths {
         put?: never;
         /**
          * A search's fields with their top values
-         * @description The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:value includes a value and -field:value excludes it.
+         * @description The fields of a search's result with their top values and counts, for the same source, range and where as /api/v2/search, counted in one engine statement over the newest 10,000 matching events. The source's service and severity (logs) or service, status, span name and kind (traces) come first, then the record attributes and Resource.<key> most events carry. A field is named as the where takes it, so field:"value" includes a value and -field:"value" excludes it (unquoted, field:value is any value holding it).
          */
         post: operations["searchFacets"];
         delete?: never;
@@ -1224,12 +1224,33 @@ export interface components {
             /** @description epoch milliseconds */
             endTime: number;
             /**
+             * @description auto (absent too) picks the smallest of 30s and up giving at most 120 buckets; 1s is HyperDX's test bucket
              * @default auto
              * @enum {string}
              */
-            granularity: "auto" | "30s" | "1m" | "5m" | "10m" | "15m" | "30m" | "1h" | "2h" | "6h" | "12h" | "1d" | "2d" | "7d" | "30d";
+            granularity: "auto" | "1s" | "30s" | "1m" | "5m" | "10m" | "15m" | "30m" | "1h" | "2h" | "6h" | "12h" | "1d" | "2d" | "7d" | "30d";
+            /**
+             * @description HyperDX's: column answers rows {"__hdx_time_bucket": ISO time, "series_N": value, <groupBy field>: value}; ratio (two series) answers series_0.data as the first over the second
+             * @enum {string}
+             */
+            seriesReturnType?: "column" | "ratio";
+            /**
+             * @description every bucket of the range answered, empty ones 0 for count, count_distinct and sum and null otherwise (the web UI's charts); without it only the buckets and groups with data are, as HyperDX's
+             * @default false
+             */
+            fill: boolean;
+            /** @description every series but a Datadog query groups by the same groupBy */
             series: {
                 sourceId: string;
+                /**
+                 * @description HyperDX's; what the source is decides how it is read
+                 * @enum {string}
+                 */
+                dataSource?: "events" | "metrics";
+                /** @description on a metric source, the metric whose points are aggregated (field names it when absent) */
+                metricName?: string;
+                /** @description on a metric source, the table read (otel_metrics_<type> beside the source's); any case (HyperDX sends Gauge, Sum, Histogram) */
+                metricDataType?: string;
                 /**
                  * @description required unless query is given
                  * @enum {string}
@@ -1252,8 +1273,10 @@ export interface components {
             granularity: string;
             data: ({
                 /** @description bucket start, epoch milliseconds */
-                ts_bucket: number;
-                group: string[];
+                ts_bucket?: number;
+                group?: string[];
+                /** @description bucket start (seriesReturnType column, in place of ts_bucket and group) */
+                __hdx_time_bucket?: string;
             } & {
                 [key: string]: unknown;
             })[];
@@ -2412,24 +2435,30 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description a source's id (24 hexadecimal digits, or an install's own source such as logs) */
                     sourceId: string;
-                    /** @description ISO 8601 time or epoch milliseconds */
-                    startTime: string | number;
-                    /** @description ISO 8601 time or epoch milliseconds */
-                    endTime: string | number;
+                    /** @description ISO 8601 time or epoch milliseconds; 15 minutes before endTime when absent */
+                    startTime?: string | number;
+                    /** @description ISO 8601 time or epoch milliseconds; now when absent */
+                    endTime?: string | number;
                     where?: string;
                     /**
                      * @default lucene
                      * @enum {string}
                      */
                     whereLanguage?: "lucene" | "sql" | "datadog";
-                    /** @description fields to keep: columns, <map column>.<key>, Resource.<key>, or record attributes; all columns when empty */
-                    select?: string[];
+                    /** @description fields to keep, comma-separated (HyperDX's form) or as an array: columns, <map column>.<key>, Resource.<key>, or record attributes; all columns when empty. A semicolon or a SELECT subquery is refused. */
+                    select?: string | string[];
                     /** @description only '<timestamp column> DESC' (the default) */
                     orderBy?: string;
                     /** @default 100 */
                     maxResults?: number;
-                    /** @description nextCursor of the previous page */
+                    /**
+                     * @description rows of the newest-first result to skip; ignored when cursor is set
+                     * @default 0
+                     */
+                    offset?: number;
+                    /** @description "start" for the first page of a cursor walk, then the nextCursor of the previous page */
                     cursor?: string;
                 };
             };
@@ -2445,6 +2474,9 @@ export interface operations {
                         data: {
                             [key: string]: unknown;
                         }[];
+                        /** @description how many rows data holds (not how many match) */
+                        rows: number;
+                        /** @description the next (older) page's cursor; absent when no row is left or when paging by offset */
                         nextCursor?: string;
                     };
                 };
@@ -3298,7 +3330,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description One row per bucket and group, every bucket of the range present */
+            /** @description One row per bucket and group holding data (every bucket of the range with fill) */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -130,14 +130,17 @@ export async function searchTraces(q: SearchQuery, maxResults: number, cursor?: 
 // by that column's values, named as level() names them, so `error` and
 // `ERROR` are one series.
 export async function countHistogram(q: SearchQuery, signal?: AbortSignal, groupBy?: string): Promise<Histogram> {
-  const r = await callWhole<{ data: { ts_bucket: number; group?: string[]; [k: string]: number | string[] | undefined }[]; granularity: string }>('POST', '/api/v2/charts/series', {
-    startTime: q.startTime, endTime: q.endTime, granularity: 'auto',
+  const r = await callWhole<{ data: { ts_bucket: number; group?: string[]; [k: string]: number | string | string[] | undefined }[]; granularity: string }>('POST', '/api/v2/charts/series', {
+    // fill: every bucket of the range, empty ones 0 (HyperDX's answer
+    // holds only the buckets with data).
+    startTime: q.startTime, endTime: q.endTime, granularity: 'auto', fill: true,
     series: [{ sourceId: q.sourceId, aggFn: 'count', where: q.where, whereLanguage: q.whereLanguage, ...(groupBy ? { groupBy: [groupBy] } : {}) }],
   }, signal);
   const totals = new Map<number, number>();
   const groups = new Map<string, Map<number, number>>();
   for (const row of r.data ?? []) {
-    const n = (row['series_0.data'] as number | undefined) ?? 0;
+    // A count comes as HyperDX's engine writes a 64-bit integer: a string.
+    const n = Number(row['series_0.data'] ?? 0);
     totals.set(row.ts_bucket, (totals.get(row.ts_bucket) ?? 0) + n);
     if (!groupBy) continue;
     const g = level(row.group?.[0] ?? '');

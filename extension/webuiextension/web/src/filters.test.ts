@@ -5,8 +5,8 @@ const hostFilter = { id: 'f1', type: 'QUERY_EXPRESSION' as const, name: 'host', 
 
 describe('narrowWhere', () => {
   test.each([
-    ['', 'lucene', 'ServiceName', 'web', 'ServiceName:web'],
-    ['level:error', 'lucene', 'ServiceName', 'web', '(level:error) AND ServiceName:web'],
+    ['', 'lucene', 'ServiceName', 'web', 'ServiceName:"web"'],
+    ['level:error', 'lucene', 'ServiceName', 'web', '(level:error) AND ServiceName:"web"'],
     ['', 'lucene', 'host.name', 'a b', 'host.name:"a b"'],
     ['', 'datadog', 'service', 'say "hi"', 'service:"say \\"hi\\""'],
     ['', 'sql', 'ServiceName', "o'neil", "ServiceName = 'o\\'neil'"],
@@ -41,7 +41,7 @@ describe('narrowTile', () => {
   test('a search tile narrows its own where, in its language', () => {
     const f = { ...hostFilter, expression: 'ServiceName', sourceId: 'logs' };
     const c = { displayType: 'search' as const, sourceId: 'logs', select: 'Timestamp, Body', where: 'level:error', whereLanguage: 'lucene' as const };
-    expect(narrowTile(c, [f], { f1: 'cart' }).where).toBe('(level:error) AND ServiceName:cart');
+    expect(narrowTile(c, [f], { f1: 'cart' }).where).toBe('(level:error) AND ServiceName:"cart"');
   });
   test('appliesToSourceIds names the sources, in place of the filter\'s own', () => {
     const f = { ...hostFilter, appliesToSourceIds: ['logs', 'traces'] };

@@ -16,10 +16,11 @@ export function appliesTo(f: DashboardFilter, sourceId: string | undefined): boo
   return f.appliesToSourceIds?.length ? f.appliesToSourceIds.includes(sourceId) : f.sourceId === sourceId;
 }
 
-// quoteTerm writes value as a Lucene or Datadog term: bare when it is a
-// plain word, else in double quotes with quotes and backslashes escaped.
+// quoteTerm writes value as a quoted Lucene or Datadog term, quotes and
+// backslashes escaped: quoted, a value matches exactly (unquoted, Lucene
+// reads field:value as a substring, as HyperDX does).
 function quoteTerm(v: string): string {
-  return /^[^\s"():[\]{}*?\\,]+$/.test(v) ? v : '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+  return '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
 }
 
 // narrowWhere adds field = value to a where in its language.

@@ -5,13 +5,14 @@ const count = { aggFn: 'count', where: '', whereLanguage: 'lucene' } as const;
 
 describe('linesOf', () => {
   test('a count by severity is one series per level, whatever the spelling', () => {
+    // Counts come as strings, as HyperDX's engine writes 64-bit integers.
     const rows = [
-      { ts_bucket: 0, group: ['error'], 'series_0.data': 2 },
-      { ts_bucket: 0, group: ['ERROR'], 'series_0.data': 3 },
-      { ts_bucket: 0, group: ['INFO'], 'series_0.data': 7 },
-      { ts_bucket: 60000, group: ['error'], 'series_0.data': 0 },
-      { ts_bucket: 60000, group: ['ERROR'], 'series_0.data': 1 },
-      { ts_bucket: 60000, group: ['INFO'], 'series_0.data': 4 },
+      { ts_bucket: 0, group: ['error'], 'series_0.data': '2' },
+      { ts_bucket: 0, group: ['ERROR'], 'series_0.data': '3' },
+      { ts_bucket: 0, group: ['INFO'], 'series_0.data': '7' },
+      { ts_bucket: 60000, group: ['error'], 'series_0.data': '0' },
+      { ts_bucket: 60000, group: ['ERROR'], 'series_0.data': '1' },
+      { ts_bucket: 60000, group: ['INFO'], 'series_0.data': '4' },
     ];
     const [lines] = linesOf([count], rows, ['SeverityText']);
     expect(lines.map((l) => l.group)).toEqual([['error'], ['info']]);

@@ -44,7 +44,10 @@ export function linesOf(items: SelectItem[], rows: SeriesRow[], groupBy: string[
         byKey.set(key, l);
         perItem[i].push(l.line);
       }
-      const v = (row[`series_${i}.data`] as number | null | undefined) ?? null;
+      // A count comes as a string (HyperDX's engine writes 64-bit
+      // integers so), any other value as a number.
+      const got = row[`series_${i}.data`] as number | string | null | undefined;
+      const v = got == null ? null : Number(got);
       const had = l.at.get(row.ts_bucket);
       l.at.set(row.ts_bucket, had == null ? v : v == null ? had : had + v);
     });

@@ -7,12 +7,12 @@ import { ZoneSwitch } from './zoneswitch';
 
 // EventPanel shows a whole event: its main fields, then every attribute
 // and resource attribute, then the other columns.
-// filterFor writes field:value for the where box, quoting a value that
-// holds blanks, quotes or Lucene's own characters.
+// filterFor writes field:"value" for the where box. The value is always
+// quoted: unquoted, field:value finds the value within the field
+// (HyperDX's meaning), where a filter means the value exactly.
 export function filterFor(field: string, value: unknown): string {
   const v = String(value ?? '');
-  const plain = /^[^\s"():[\]{}*?\\]+$/.test(v);
-  return `${field}:${plain ? v : '"' + v.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"'}`;
+  return `${field}:"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 }
 
 export function EventPanel({ row, src, onClose, onFilter }: { row: Row; src: Source; onClose: () => void; onFilter?: (expr: string) => void }) {

@@ -345,7 +345,8 @@ export async function runTile(c: TileConfig, from: number, to: number, signal?: 
   const items = c.select as SelectItem[];
   const groupBy = splitGroupBy(c.groupBy);
   const r = await callWhole<{ data: Parameters<typeof linesOf>[1]; granularity: string }>('POST', '/api/v2/charts/series', {
-    startTime: from, endTime: to, granularity: c.granularity || 'auto',
+    // fill: every bucket of the range, so a count's line falls to 0.
+    startTime: from, endTime: to, granularity: c.granularity || 'auto', fill: true,
     // A Datadog query carries its own grouping (by {…}): the API takes it
     // in place of aggFn, field, where and groupBy.
     series: items.map((s) => s.query ? { sourceId: c.sourceId, query: s.query }
