@@ -71,28 +71,63 @@ func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (doc
 	return document{st.id, &d}, nil
 }
 
+// alertInput is an alert as sent: HyperDX's external alert, which may
+// echo what an answer holds (teamId, executionErrors: the API's to set,
+// ignored) and may carry an inline source's chartConfig.
+type alertInput struct {
+	Alert
+	TeamID      string          `json:"teamId"`
+	ChartConfig json.RawMessage `json:"chartConfig"`
+}
+
 func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first
-	var a Alert
-	if err := decodeStrict(body, &a); err != nil {
+	var in alertInput
+	if err := decodeStrict(body, &in); err != nil {
 		return document{}, validationError{err}
 	}
-	if err := validateAlert(ctx, &a, lookups{s: s, team: teamOf(ctx)}); err != nil {
+	a := in.Alert
+	if len(in.ChartConfig) > 0 && string(in.ChartConfig) != "null" && a.Source != "inline" {
+		return document{}, validationError{errors.New(`chartConfig is only supported when source is "inline"`)}
+	}
+	if err := validateAlert(ctx, &a, lookups{s: s, team: teamOf(ctx)}, st.updated); err != nil {
 		return document{}, err
 	}
 	a.ID, a.CreatedAt, a.UpdatedAt = st.id, st.created, st.updated
-	if a.State == "" {
-		a.State = alerting.StateOK
-	}
-	// A mute is set and lifted by its own routes (silence.go); an update
-	// that does not carry it keeps it.
-	if a.Silenced == nil && st.old != nil {
+	// The state and the execution errors are the scheduler's: a new
+	// alert is OK, an update keeps them.
+	a.ExecutionErrors, a.State = nil, alerting.StateOK
+	if st.old != nil {
 		var old Alert
 		if err := json.Unmarshal(st.old, &old); err != nil {
 			return document{}, fmt.Errorf("stored alert %s: %w", st.id, err)
 		}
-		a.Silenced = old.Silenced
+		// A mute is set and lifted by its own routes (silence.go); an
+		// update that does not carry it keeps it. The execution errors
+		// are the scheduler's.
+		if a.Silenced == nil {
+			a.Silenced = old.Silenced
+		}
+		a.ExecutionErrors, a.State = old.ExecutionErrors, cmp.Or(old.State, alerting.StateOK)
 	}
 	return document{st.id, &a}, nil
+}
+
+// publicAlert is a stored alert as answered: HyperDX's shape, with the
+// team, and channels for a document written before there could be
+// several.
+func publicAlert(team string, doc []byte) (any, error) {
+	var a Alert
+	if err := json.Unmarshal(doc, &a); err != nil {
+		return nil, fmt.Errorf("stored alert: %w", err)
+	}
+	a.Channels = a.AllChannels()
+	if len(a.Channels) > 0 {
+		a.Channel = a.Channels[0]
+	}
+	return struct {
+		*Alert
+		TeamID string `json:"teamId"`
+	}{&a, team}, nil
 }
 
 func decodeSource(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first

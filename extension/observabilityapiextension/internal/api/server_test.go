@@ -323,7 +323,7 @@ func TestAlertsReferenceTheirDashboardTileAndWebhook(t *testing.T) {
 	}
 	r = call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), bad)
 	assert.Equal(t, http.StatusBadRequest, r.status)
-	for _, want := range []string{"interval must be one of", "thresholdType must be one of", `has no tile "nope"`, `webhook "missing" does not exist`} {
+	for _, want := range []string{"interval must be one of", "thresholdType must be one of", `Tile not found (dashboard "` + dash + `" has no tile "nope")`, `Webhook not found ("missing")`} {
 		assert.Contains(t, r.body["message"], want)
 	}
 	// Another team cannot point an alert at team a's dashboard.
