@@ -81,6 +81,16 @@ type ExecutionError struct {
 	Message   string    `json:"message"`
 }
 
+// MarshalJSON writes the timestamp as JavaScript's toISOString does
+// (UTC, milliseconds), as HyperDX answers it.
+func (e ExecutionError) MarshalJSON() ([]byte, error) {
+	type plain ExecutionError
+	return json.Marshal(struct {
+		plain
+		Timestamp string `json:"timestamp"`
+	}{plain(e), e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z")})
+}
+
 // The execution error types (HyperDX's AlertErrorType).
 const (
 	QueryError   = "QUERY_ERROR"
