@@ -94,8 +94,14 @@ func (e AlertState) Valid() bool {
 
 // Defines values for AlertThresholdType.
 const (
-	AlertThresholdTypeAbove AlertThresholdType = "above"
-	AlertThresholdTypeBelow AlertThresholdType = "below"
+	AlertThresholdTypeAbove          AlertThresholdType = "above"
+	AlertThresholdTypeAboveExclusive AlertThresholdType = "above_exclusive"
+	AlertThresholdTypeBelow          AlertThresholdType = "below"
+	AlertThresholdTypeBelowOrEqual   AlertThresholdType = "below_or_equal"
+	AlertThresholdTypeBetween        AlertThresholdType = "between"
+	AlertThresholdTypeEqual          AlertThresholdType = "equal"
+	AlertThresholdTypeNotBetween     AlertThresholdType = "not_between"
+	AlertThresholdTypeNotEqual       AlertThresholdType = "not_equal"
 )
 
 // Valid indicates whether the value is a known member of the AlertThresholdType enum.
@@ -103,7 +109,19 @@ func (e AlertThresholdType) Valid() bool {
 	switch e {
 	case AlertThresholdTypeAbove:
 		return true
+	case AlertThresholdTypeAboveExclusive:
+		return true
 	case AlertThresholdTypeBelow:
+		return true
+	case AlertThresholdTypeBelowOrEqual:
+		return true
+	case AlertThresholdTypeBetween:
+		return true
+	case AlertThresholdTypeEqual:
+		return true
+	case AlertThresholdTypeNotBetween:
+		return true
+	case AlertThresholdTypeNotEqual:
 		return true
 	default:
 		return false
@@ -166,8 +184,14 @@ func (e AlertInputSource) Valid() bool {
 
 // Defines values for AlertInputThresholdType.
 const (
-	AlertInputThresholdTypeAbove AlertInputThresholdType = "above"
-	AlertInputThresholdTypeBelow AlertInputThresholdType = "below"
+	AlertInputThresholdTypeAbove          AlertInputThresholdType = "above"
+	AlertInputThresholdTypeAboveExclusive AlertInputThresholdType = "above_exclusive"
+	AlertInputThresholdTypeBelow          AlertInputThresholdType = "below"
+	AlertInputThresholdTypeBelowOrEqual   AlertInputThresholdType = "below_or_equal"
+	AlertInputThresholdTypeBetween        AlertInputThresholdType = "between"
+	AlertInputThresholdTypeEqual          AlertInputThresholdType = "equal"
+	AlertInputThresholdTypeNotBetween     AlertInputThresholdType = "not_between"
+	AlertInputThresholdTypeNotEqual       AlertInputThresholdType = "not_equal"
 )
 
 // Valid indicates whether the value is a known member of the AlertInputThresholdType enum.
@@ -175,7 +199,19 @@ func (e AlertInputThresholdType) Valid() bool {
 	switch e {
 	case AlertInputThresholdTypeAbove:
 		return true
+	case AlertInputThresholdTypeAboveExclusive:
+		return true
 	case AlertInputThresholdTypeBelow:
+		return true
+	case AlertInputThresholdTypeBelowOrEqual:
+		return true
+	case AlertInputThresholdTypeBetween:
+		return true
+	case AlertInputThresholdTypeEqual:
+		return true
+	case AlertInputThresholdTypeNotBetween:
+		return true
+	case AlertInputThresholdTypeNotEqual:
 		return true
 	default:
 		return false
@@ -1240,23 +1276,49 @@ func (e Invite200JSONResponseBodyDataStatus) Valid() bool {
 
 // Alert defines model for Alert.
 type Alert struct {
-	Channel       Channel       `json:"channel"`
-	CreatedAt     time.Time     `json:"createdAt"`
-	DashboardId   string        `json:"dashboardId"`
-	GroupBy       *string       `json:"groupBy,omitempty"`
-	Id            string        `json:"id"`
-	Interval      AlertInterval `json:"interval"`
-	Message       *string       `json:"message,omitempty"`
-	Name          string        `json:"name"`
-	SavedSearchId *string       `json:"savedSearchId,omitempty"`
+	Channel Channel `json:"channel"`
+
+	// Channels the webhooks notified, each once; channel, when also given, must be channels[0]
+	Channels    []Channel `json:"channels"`
+	CreatedAt   time.Time `json:"createdAt"`
+	DashboardId *string   `json:"dashboardId,omitempty"`
+
+	// ExecutionErrors the last evaluations' failures, oldest first (absent when none)
+	ExecutionErrors *[]ExecutionError `json:"executionErrors,omitempty"`
+
+	// GroupBy saved_search only: comma-separated fields, at most 5
+	GroupBy  *string       `json:"groupBy,omitempty"`
+	Id       string        `json:"id"`
+	Interval AlertInterval `json:"interval"`
+
+	// Message text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400)
+	Message *string `json:"message,omitempty"`
+	Name    *string `json:"name"`
+	Note    *string `json:"note"`
+
+	// NumConsecutiveWindows the alert fires only when this many consecutive windows breach (null - one)
+	NumConsecutiveWindows *int    `json:"numConsecutiveWindows"`
+	SavedSearchId         *string `json:"savedSearchId,omitempty"`
+
+	// ScheduleOffsetMinutes shifts the windows by this many minutes (less than the interval); not with scheduleStartAt
+	ScheduleOffsetMinutes *int `json:"scheduleOffsetMinutes,omitempty"`
+
+	// ScheduleStartAt windows follow one another from this time (within a year ahead, ten years back)
+	ScheduleStartAt *time.Time `json:"scheduleStartAt,omitempty"`
 
 	// Silenced The alert is muted until then (HyperDX's alert.silenced) - still evaluated, its history kept, nothing delivered
-	Silenced      *Silenced          `json:"silenced,omitempty"`
-	Source        AlertSource        `json:"source"`
-	State         AlertState         `json:"state"`
-	Threshold     float32            `json:"threshold"`
+	Silenced  *Silenced   `json:"silenced,omitempty"`
+	Source    AlertSource `json:"source"`
+	State     AlertState  `json:"state"`
+	TeamId    string      `json:"teamId"`
+	Threshold float32     `json:"threshold"`
+
+	// ThresholdMax the upper bound, required with between and not_between (at least threshold); dropped with the other types
+	ThresholdMax *float32 `json:"thresholdMax,omitempty"`
+
+	// ThresholdType HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
 	ThresholdType AlertThresholdType `json:"thresholdType"`
-	TileId        string             `json:"tileId"`
+	TileId        *string            `json:"tileId,omitempty"`
 	UpdatedAt     time.Time          `json:"updatedAt"`
 }
 
@@ -1269,26 +1331,53 @@ type AlertSource string
 // AlertState defines model for Alert.State.
 type AlertState string
 
-// AlertThresholdType defines model for Alert.ThresholdType.
+// AlertThresholdType HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
 type AlertThresholdType string
 
-// AlertInput source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy
+// AlertInput HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy. channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept)
 type AlertInput struct {
-	Channel     Channel `json:"channel"`
-	DashboardId *string `json:"dashboardId,omitempty"`
+	Channel *Channel `json:"channel,omitempty"`
+
+	// Channels the webhooks notified, each once; channel, when also given, must be channels[0]
+	Channels        *[]Channel        `json:"channels,omitempty"`
+	CreatedAt       *string           `json:"createdAt,omitempty"`
+	DashboardId     *string           `json:"dashboardId,omitempty"`
+	ExecutionErrors *[]ExecutionError `json:"executionErrors,omitempty"`
 
 	// GroupBy saved_search only: comma-separated fields, at most 5
 	GroupBy  *string            `json:"groupBy,omitempty"`
+	Id       *string            `json:"id,omitempty"`
 	Interval AlertInputInterval `json:"interval"`
 
 	// Message text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400)
-	Message       *string                 `json:"message,omitempty"`
-	Name          string                  `json:"name"`
-	SavedSearchId *string                 `json:"savedSearchId,omitempty"`
-	Source        AlertInputSource        `json:"source"`
-	Threshold     float32                 `json:"threshold"`
+	Message *string `json:"message,omitempty"`
+	Name    *string `json:"name,omitempty"`
+	Note    *string `json:"note,omitempty"`
+
+	// NumConsecutiveWindows the alert fires only when this many consecutive windows breach (null - one)
+	NumConsecutiveWindows *int    `json:"numConsecutiveWindows,omitempty"`
+	SavedSearchId         *string `json:"savedSearchId,omitempty"`
+
+	// ScheduleOffsetMinutes shifts the windows by this many minutes (less than the interval); not with scheduleStartAt
+	ScheduleOffsetMinutes *int `json:"scheduleOffsetMinutes,omitempty"`
+
+	// ScheduleStartAt windows follow one another from this time (within a year ahead, ten years back)
+	ScheduleStartAt *time.Time `json:"scheduleStartAt,omitempty"`
+
+	// Silenced The alert is muted until then (HyperDX's alert.silenced) - still evaluated, its history kept, nothing delivered
+	Silenced  *Silenced        `json:"silenced,omitempty"`
+	Source    AlertInputSource `json:"source"`
+	State     *string          `json:"state,omitempty"`
+	TeamId    *string          `json:"teamId,omitempty"`
+	Threshold float32          `json:"threshold"`
+
+	// ThresholdMax the upper bound, required with between and not_between (at least threshold); dropped with the other types
+	ThresholdMax *float32 `json:"thresholdMax,omitempty"`
+
+	// ThresholdType HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
 	ThresholdType AlertInputThresholdType `json:"thresholdType"`
 	TileId        *string                 `json:"tileId,omitempty"`
+	UpdatedAt     *string                 `json:"updatedAt,omitempty"`
 }
 
 // AlertInputInterval defines model for AlertInput.Interval.
@@ -1297,7 +1386,7 @@ type AlertInputInterval string
 // AlertInputSource defines model for AlertInput.Source.
 type AlertInputSource string
 
-// AlertInputThresholdType defines model for AlertInput.ThresholdType.
+// AlertInputThresholdType HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
 type AlertInputThresholdType string
 
 // Channel defines model for Channel.
@@ -1352,8 +1441,8 @@ type ChartSeries_Data_Item struct {
 	Group []string `json:"group"`
 
 	// TsBucket bucket start, epoch milliseconds
-	TsBucket             int                    `json:"ts_bucket"`
-	AdditionalProperties map[string]interface{} `json:"-"`
+	TsBucket             int                     `json:"ts_bucket"`
+	AdditionalProperties map[string]*interface{} `json:"-"`
 }
 
 // Dashboard defines model for Dashboard.
@@ -1434,6 +1523,15 @@ type Deleted struct {
 
 // DeletedDeleted defines model for Deleted.Deleted.
 type DeletedDeleted bool
+
+// ExecutionError defines model for ExecutionError.
+type ExecutionError struct {
+	Message   string    `json:"message"`
+	Timestamp time.Time `json:"timestamp"`
+
+	// Type QUERY_ERROR (the alert's query failed) or WEBHOOK_ERROR (a notification was not delivered)
+	Type string `json:"type"`
+}
 
 // FieldValue defines model for FieldValue.
 type FieldValue struct {
@@ -2049,7 +2147,7 @@ type WebhookResponse struct {
 	Data Webhook `json:"data"`
 }
 
-// AlertBody source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy
+// AlertBody HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy. channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept)
 type AlertBody = AlertInput
 
 // DashboardBody HyperDX's dashboard body; id, createdAt, updatedAt and empty filters are accepted so a dashboard read can be written back

@@ -155,6 +155,11 @@ func validateAlert(ctx context.Context, a *Alert, lookup lookups, now time.Time)
 func checkChannels(ctx context.Context, a *Alert, lookup lookups, p *problems.List) error {
 	given := a.Channel != (Channel{})
 	chs := a.Channels
+	// A problem names the field the caller sent.
+	at := func(i int) string { return fmt.Sprintf("channels[%d]", i) }
+	if len(chs) == 0 {
+		at = func(int) string { return "channel" }
+	}
 	switch {
 	case len(chs) == 0 && !given:
 		p.Add("At least one notification channel is required")
@@ -174,13 +179,13 @@ func checkChannels(ctx context.Context, a *Alert, lookup lookups, p *problems.Li
 	for i, c := range chs {
 		switch {
 		case c.Type != "webhook":
-			p.Add(`channels[%d].type must be "webhook", got %q`, i, c.Type)
+			p.Add(`%s.type must be "webhook", got %q`, at(i), c.Type)
 			continue
 		case c.WebhookID == "":
-			p.Add("channels[%d].webhookId is required", i)
+			p.Add("%s.webhookId is required", at(i))
 			continue
 		case seen[c]:
-			p.Add("channels[%d] repeats a channel", i)
+			p.Add("%s repeats a channel", at(i))
 			continue
 		}
 		seen[c] = true

@@ -18,7 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/legacy"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -146,7 +146,7 @@ func checkContract(t testing.TB, req *http.Request, res *http.Response, body []b
 		doc, err := openapi3.NewLoader().LoadFromData(OpenAPI)
 		require.NoError(t, err)
 		require.NoError(t, doc.Validate(context.Background()))
-		contract, err = legacy.NewRouter(doc)
+		contract, err = gorillamux.NewRouter(doc)
 		require.NoError(t, err)
 	})
 	route, params, err := contract.FindRoute(req)

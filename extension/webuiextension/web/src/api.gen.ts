@@ -1278,44 +1278,97 @@ export interface components {
             type: "webhook";
             webhookId: string;
         };
-        /** @description source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy */
+        ExecutionError: {
+            /** Format: date-time */
+            timestamp: string;
+            /** @description QUERY_ERROR (the alert's query failed) or WEBHOOK_ERROR (a notification was not delivered) */
+            type: string;
+            message: string;
+        };
+        /** @description HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy. channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept) */
         AlertInput: {
-            name: string;
+            name?: string | null;
+            /** @description text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400) */
+            message?: string | null;
+            note?: string | null;
+            dashboardId?: string;
+            tileId?: string;
             savedSearchId?: string;
             /** @description saved_search only: comma-separated fields, at most 5 */
             groupBy?: string;
-            /** @description text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400) */
-            message?: string;
-            dashboardId?: string;
-            tileId?: string;
             threshold: number;
+            /** @description the upper bound, required with between and not_between (at least threshold); dropped with the other types */
+            thresholdMax?: number;
             /** @enum {string} */
             interval: "1m" | "5m" | "15m" | "30m" | "1h" | "6h" | "12h" | "1d";
             /** @enum {string} */
             source: "tile" | "saved_search";
-            /** @enum {string} */
-            thresholdType: "above" | "below";
-            channel: components["schemas"]["Channel"];
+            /**
+             * @description HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
+             * @enum {string}
+             */
+            thresholdType: "above" | "below" | "above_exclusive" | "below_or_equal" | "equal" | "not_equal" | "between" | "not_between";
+            /** @description the alert fires only when this many consecutive windows breach (null - one) */
+            numConsecutiveWindows?: number | null;
+            /** @description shifts the windows by this many minutes (less than the interval); not with scheduleStartAt */
+            scheduleOffsetMinutes?: number;
+            /**
+             * Format: date-time
+             * @description windows follow one another from this time (within a year ahead, ten years back)
+             */
+            scheduleStartAt?: string | null;
+            channel?: components["schemas"]["Channel"];
+            /** @description the webhooks notified, each once; channel, when also given, must be channels[0] */
+            channels?: components["schemas"]["Channel"][];
+            id?: string;
+            teamId?: string;
+            state?: string;
+            silenced?: components["schemas"]["Silenced"];
+            executionErrors?: components["schemas"]["ExecutionError"][];
+            createdAt?: string;
+            updatedAt?: string;
         };
         Alert: {
             id: string;
-            name: string;
-            message?: string;
-            dashboardId: string;
-            tileId: string;
+            teamId: string;
+            name: string | null;
+            /** @description text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400) */
+            message?: string | null;
+            note: string | null;
+            dashboardId?: string;
+            tileId?: string;
             savedSearchId?: string;
+            /** @description saved_search only: comma-separated fields, at most 5 */
             groupBy?: string;
             threshold: number;
+            /** @description the upper bound, required with between and not_between (at least threshold); dropped with the other types */
+            thresholdMax?: number;
             /** @enum {string} */
             interval: "1m" | "5m" | "15m" | "30m" | "1h" | "6h" | "12h" | "1d";
             /** @enum {string} */
             source: "tile" | "saved_search";
-            /** @enum {string} */
-            thresholdType: "above" | "below";
+            /**
+             * @description HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
+             * @enum {string}
+             */
+            thresholdType: "above" | "below" | "above_exclusive" | "below_or_equal" | "equal" | "not_equal" | "between" | "not_between";
+            /** @description the alert fires only when this many consecutive windows breach (null - one) */
+            numConsecutiveWindows: number | null;
+            /** @description shifts the windows by this many minutes (less than the interval); not with scheduleStartAt */
+            scheduleOffsetMinutes?: number;
+            /**
+             * Format: date-time
+             * @description windows follow one another from this time (within a year ahead, ten years back)
+             */
+            scheduleStartAt?: string | null;
             channel: components["schemas"]["Channel"];
+            /** @description the webhooks notified, each once; channel, when also given, must be channels[0] */
+            channels: components["schemas"]["Channel"][];
             /** @enum {string} */
             state: "OK" | "ALERT" | "NO_DATA";
             silenced?: components["schemas"]["Silenced"];
+            /** @description the last evaluations' failures, oldest first (absent when none) */
+            executionErrors?: components["schemas"]["ExecutionError"][];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
