@@ -1447,6 +1447,8 @@ type ChartSeries_Data_Item struct {
 
 // Dashboard defines model for Dashboard.
 type Dashboard struct {
+	// Containers sections grouping tiles (HyperDX's containers), each maybe with tabs; ids unique, a tab's within its container; absent when there is none
+	Containers         *[]DashboardContainer  `json:"containers,omitempty"`
 	CreatedAt          time.Time              `json:"createdAt"`
 	Filters            []DashboardFilter      `json:"filters"`
 	Id                 string                 `json:"id"`
@@ -1457,6 +1459,19 @@ type Dashboard struct {
 	Tags               []string               `json:"tags"`
 	Tiles              []Tile                 `json:"tiles"`
 	UpdatedAt          time.Time              `json:"updatedAt"`
+}
+
+// DashboardContainer defines model for DashboardContainer.
+type DashboardContainer struct {
+	Bordered    *bool  `json:"bordered,omitempty"`
+	Collapsed   bool   `json:"collapsed"`
+	Collapsible *bool  `json:"collapsible,omitempty"`
+	Id          string `json:"id"`
+	Tabs        *[]struct {
+		Id    string `json:"id"`
+		Title string `json:"title"`
+	} `json:"tabs,omitempty"`
+	Title string `json:"title"`
 }
 
 // DashboardFilter defines model for DashboardFilter.
@@ -1494,9 +1509,11 @@ type DashboardFilterValueType string
 
 // DashboardInput HyperDX's dashboard body; id, createdAt, updatedAt and empty filters are accepted so a dashboard read can be written back
 type DashboardInput struct {
-	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// Containers sections grouping tiles (HyperDX's containers), each maybe with tabs; ids unique, a tab's within its container; an update that leaves them out keeps them
+	Containers *[]DashboardContainer `json:"containers,omitempty"`
+	CreatedAt  *time.Time            `json:"createdAt,omitempty"`
 
-	// Filters the dashboard's filter dropdowns; a new dashboard's filters take no id
+	// Filters the dashboard's filter dropdowns; a new dashboard's filters take no id, an update's keep the ids it knows (others are made anew), and an update that leaves them out keeps them
 	Filters           *[]DashboardFilter      `json:"filters,omitempty"`
 	Id                *string                 `json:"id,omitempty"`
 	Name              string                  `json:"name"`
@@ -1803,12 +1820,18 @@ type Tile struct {
 	// is stored but not run. Presentation options (numberFormat, fillNulls, seriesLimit, ...) are kept
 	// as given.
 	Config TileConfig `json:"config"`
-	H      int        `json:"h"`
-	Id     string     `json:"id"`
-	Name   string     `json:"name"`
-	W      int        `json:"w"`
-	X      int        `json:"x"`
-	Y      int        `json:"y"`
+
+	// ContainerId the container (section) the tile is in
+	ContainerId *string `json:"containerId,omitempty"`
+	H           int     `json:"h"`
+	Id          string  `json:"id"`
+	Name        string  `json:"name"`
+
+	// TabId the tab of its container the tile is on (needs containerId)
+	TabId *string `json:"tabId,omitempty"`
+	W     int     `json:"w"`
+	X     int     `json:"x"`
+	Y     int     `json:"y"`
 }
 
 // TileConfig HyperDX's tile config. Charts (line, stacked_bar, table, number, pie, bar) aggregate select
@@ -1838,11 +1861,13 @@ type TileConfig struct {
 	Limit                *int                    `json:"limit,omitempty"`
 	Markdown             *string                 `json:"markdown,omitempty"`
 	NumberFormat         *map[string]interface{} `json:"numberFormat,omitempty"`
-	OnClick              *map[string]interface{} `json:"onClick,omitempty"`
-	OrderBy              *string                 `json:"orderBy,omitempty"`
-	Select               *TileConfig_Select      `json:"select,omitempty"`
-	SeriesLimit          *int                    `json:"seriesLimit,omitempty"`
-	ShowOperandSeries    *bool                   `json:"showOperandSeries,omitempty"`
+
+	// OnClick where a table row click leads, HyperDX's: {type: dashboard | search, target: {mode: id, id} or {mode: template, …}}; a dashboard named by id must be the team's, a search source a log or trace source of the team
+	OnClick           *map[string]interface{} `json:"onClick,omitempty"`
+	OrderBy           *string                 `json:"orderBy,omitempty"`
+	Select            *TileConfig_Select      `json:"select,omitempty"`
+	SeriesLimit       *int                    `json:"seriesLimit,omitempty"`
+	ShowOperandSeries *bool                   `json:"showOperandSeries,omitempty"`
 
 	// SourceId id of a source of the team
 	SourceId      *string                  `json:"sourceId,omitempty"`
@@ -1880,7 +1905,10 @@ type TileConfigWhereLanguage string
 // TileInput A tile with either config or series
 type TileInput struct {
 	Config *TileInput_Config `json:"config,omitempty"`
-	H      int               `json:"h"`
+
+	// ContainerId the container (section) the tile is in
+	ContainerId *string `json:"containerId,omitempty"`
+	H           int     `json:"h"`
 
 	// Id generated when absent
 	Id     *string       `json:"id,omitempty"`
@@ -1889,9 +1917,12 @@ type TileInput struct {
 
 	// SeriesReturnType HyperDX v1's; column (each series drawn as it is) is the one taken
 	SeriesReturnType *TileInputSeriesReturnType `json:"seriesReturnType,omitempty"`
-	W                int                        `json:"w"`
-	X                int                        `json:"x"`
-	Y                int                        `json:"y"`
+
+	// TabId the tab of its container the tile is on (needs containerId)
+	TabId *string `json:"tabId,omitempty"`
+	W     int     `json:"w"`
+	X     int     `json:"x"`
+	Y     int     `json:"y"`
 }
 
 // TileInput_Config defines model for TileInput.Config.
@@ -2550,6 +2581,9 @@ type CreateDashboardJSONRequestBody = DashboardInput
 
 // ImportDatadogDashboardJSONRequestBody defines body for ImportDatadogDashboard for application/json ContentType.
 type ImportDatadogDashboardJSONRequestBody = ImportDatadogDashboardJSONBody
+
+// ValidateDashboardJSONRequestBody defines body for ValidateDashboard for application/json ContentType.
+type ValidateDashboardJSONRequestBody = DashboardInput
 
 // UpdateDashboardJSONRequestBody defines body for UpdateDashboard for application/json ContentType.
 type UpdateDashboardJSONRequestBody = DashboardInput
@@ -3455,6 +3489,24 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
 	ImportDatadogDashboard(ctx context.Context, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ValidateDashboardWithBody Check a dashboard without storing it
+	//
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+	ValidateDashboardWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ValidateDashboard Check a dashboard without storing it
+	//
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+	ValidateDashboard(ctx context.Context, body ValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteDashboard Delete a dashboard
 	//
 	// Corresponds with DELETE /api/v2/dashboards/{id} (the `DeleteDashboard` operationId).
@@ -4254,6 +4306,44 @@ func (c *Client) ImportDatadogDashboardWithBody(ctx context.Context, params *Imp
 // Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
 func (c *Client) ImportDatadogDashboard(ctx context.Context, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewImportDatadogDashboardRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ValidateDashboardWithBody Check a dashboard without storing it
+//
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+func (c *Client) ValidateDashboardWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewValidateDashboardRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ValidateDashboard Check a dashboard without storing it
+//
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+func (c *Client) ValidateDashboard(ctx context.Context, body ValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewValidateDashboardRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6115,6 +6205,46 @@ func NewImportDatadogDashboardRequestWithBody(server string, params *ImportDatad
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewValidateDashboardRequest calls the generic ValidateDashboard builder with application/json body
+func NewValidateDashboardRequest(server string, body ValidateDashboardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewValidateDashboardRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewValidateDashboardRequestWithBody constructs an http.Request for the ValidateDashboard method, with any body, and a specified content type
+func NewValidateDashboardRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/dashboards/validate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
@@ -8918,6 +9048,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
 	ImportDatadogDashboardWithResponse(ctx context.Context, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportDatadogDashboardResponse, error)
 
+	// ValidateDashboardWithBodyWithResponse Check a dashboard without storing it
+	//
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+	ValidateDashboardWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ValidateDashboardResponse, error)
+
+	// ValidateDashboardWithResponse Check a dashboard without storing it
+	//
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+	ValidateDashboardWithResponse(ctx context.Context, body ValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ValidateDashboardResponse, error)
+
 	// DeleteDashboardWithResponse Delete a dashboard
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -10328,6 +10476,61 @@ func (r ImportDatadogDashboardResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ImportDatadogDashboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ValidateDashboardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DashboardResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ValidateDashboardResponse) GetJSON200() *DashboardResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ValidateDashboardResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ValidateDashboardResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ValidateDashboardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ValidateDashboardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ValidateDashboardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ValidateDashboardResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13678,6 +13881,36 @@ func (c *ClientWithResponses) ImportDatadogDashboardWithResponse(ctx context.Con
 	return ParseImportDatadogDashboardResponse(rsp)
 }
 
+// ValidateDashboardWithBodyWithResponse Check a dashboard without storing it
+//
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+func (c *ClientWithResponses) ValidateDashboardWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ValidateDashboardResponse, error) {
+	rsp, err := c.ValidateDashboardWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseValidateDashboardResponse(rsp)
+}
+
+// ValidateDashboardWithResponse Check a dashboard without storing it
+//
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+func (c *ClientWithResponses) ValidateDashboardWithResponse(ctx context.Context, body ValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ValidateDashboardResponse, error) {
+	rsp, err := c.ValidateDashboard(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseValidateDashboardResponse(rsp)
+}
+
 // DeleteDashboardWithResponse Delete a dashboard
 //
 // Returns a wrapper object for the known response body format(s).
@@ -15201,6 +15434,46 @@ func ParseImportDatadogDashboardResponse(rsp *http.Response) (*ImportDatadogDash
 				Summary map[string]int `json:"summary"`
 			} `json:"report"`
 		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseValidateDashboardResponse parses an HTTP response from a ValidateDashboardWithResponse call
+func ParseValidateDashboardResponse(rsp *http.Response) (*ValidateDashboardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ValidateDashboardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DashboardResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -8,9 +8,10 @@ import (
 )
 
 // Replays HyperDX's packages/api/src/routers/external-api/__tests__/
-// dashboards.int.test.ts (commit hyperdxCommit), its "old format"
-// describe so far: Response Format, GET /, POST / and the saved-query
-// cases of PUT /:id. Its beforeEach makes a trace and a metric source in
+// dashboards.int.test.ts (the stored copy of commit 04dad3a, the nearest
+// to hyperdxCommit the reference index holds), its "old format" describe
+// so far: Response Format, GET /, POST / and PUT /:id up to its
+// round-trip of every chart type. Its beforeEach makes a trace and a metric source in
 // Mongo: here source documents of the case's team.
 func TestHyperDXDashboards(t *testing.T) {
 	const base = "/api/v2/dashboards"
@@ -267,6 +268,103 @@ func TestHyperDXDashboards(t *testing.T) {
 			id := testDashboard(c)
 			r := c.expect(400, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "savedQuery", "service.name = 'api'"))
 			assert.Contains(t, r.message(), "savedQueryLanguage cannot be null when savedQuery is provided")
+		}},
+		{"should update dashboard filters when provided", func(c *contractFixture) {
+			trace, metric := sources(c)
+			id := testDashboard(c)
+			d := c.expect(200, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "name", "Dashboard with Filters", "filters", []any{
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Updated Filter 1", "expression": "environment", "sourceId": trace},
+				map[string]any{
+					"id": newID(), "type": "QUERY_EXPRESSION", "name": "Updated Filter 2", "expression": "service_name", "sourceId": trace,
+					"appliesToSourceIds": []any{trace, metric},
+				},
+			})).data()
+			got := d["filters"].([]any)
+			require.Len(t, got, 2)
+			for i, name := range []string{"Updated Filter 1", "Updated Filter 2"} {
+				f := got[i].(map[string]any)
+				assert.IsType(t, "", f["id"])
+				assert.Equal(t, "QUERY_EXPRESSION", f["type"])
+				assert.Equal(t, name, f["name"])
+				assert.Equal(t, trace, f["sourceId"])
+			}
+			assert.False(t, hasKey(got[0].(map[string]any), "appliesToSourceIds"))
+			assert.Equal(t, []any{trace, metric}, got[1].(map[string]any)["appliesToSourceIds"])
+			assert.Equal(t, got, c.expect(200, "GET", base+"/"+id, nil).data()["filters"])
+		}},
+		{"should preserve existing dashboard filters when filters are not provided", func(c *contractFixture) {
+			trace, _ := sources(c)
+			existing := []any{
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Existing Filter 1", "expression": "environment", "sourceId": trace, "appliesToSourceIds": []any{trace}},
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Existing Filter 2", "expression": "service_name", "sourceId": trace},
+			}
+			id := testDashboard(c, "filters", existing)
+			d := c.expect(200, "PUT", base+"/"+id, with(mockDashboardWithIDs(trace, "name", "Dashboard Name Updated Without Filters"), "filters", nil)).data()
+			assert.Equal(t, "Dashboard Name Updated Without Filters", d["name"])
+			for _, m := range []map[string]any{d, c.expect(200, "GET", base+"/"+id, nil).data()} {
+				got := m["filters"].([]any)
+				require.Len(t, got, 2)
+				for i := range existing {
+					for k, v := range existing[i].(map[string]any) {
+						assert.Equal(t, v, got[i].(map[string]any)[k], k)
+					}
+				}
+			}
+		}},
+		{"should clear existing dashboard filters when provided an empty filters array", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c, "filters", []any{
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Existing Filter 1", "expression": "environment", "sourceId": trace},
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Existing Filter 2", "expression": "service_name", "sourceId": trace},
+			})
+			d := c.expect(200, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "name", "Dashboard Name Updated With Empty Filters", "filters", []any{})).data()
+			assert.Equal(t, "Dashboard Name Updated With Empty Filters", d["name"])
+			assert.Equal(t, []any{}, d["filters"])
+			assert.Equal(t, []any{}, c.expect(200, "GET", base+"/"+id, nil).data()["filters"])
+		}},
+		{"should return 400 when filter source ID does not exist on update", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			missing := newID()
+			r := c.expect(400, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "name", "Updated Name", "filters", []any{map[string]any{
+				"id": newID(), "type": "QUERY_EXPRESSION", "name": "Bad Source Filter", "expression": "environment", "sourceId": missing,
+			}}))
+			assert.Equal(t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
+		}},
+		{"should return 404 when dashboard does not exist", func(c *contractFixture) {
+			trace, _ := sources(c)
+			c.expect(404, "PUT", base+"/"+newID(), mockDashboardWithIDs(trace))
+		}},
+		{"should preserve tile IDs that match existing tiles and generate new IDs for unrecognized tiles", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			first := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Initial", "tiles": []any{timeSeries(trace)}, "tags": []any{}}).data()
+			existing := first["tiles"].([]any)[0].(map[string]any)["id"]
+			unknown := newID()
+			d := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Updated", "tags": []any{}, "tiles": []any{
+				with(timeSeries(trace), "id", existing), with(timeSeries(trace), "id", unknown, "x", 6),
+			}}).data()
+			tiles := d["tiles"].([]any)
+			assert.Equal(t, existing, tiles[0].(map[string]any)["id"])
+			assert.NotEqual(t, unknown, tiles[1].(map[string]any)["id"])
+			assert.NotEmpty(t, tiles[1].(map[string]any)["id"])
+		}},
+		{"should preserve filter IDs that match existing filters and generate new IDs for unrecognized filters", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			filter := func(fid, name, expr string) map[string]any {
+				return map[string]any{"id": fid, "type": "QUERY_EXPRESSION", "name": name, "expression": expr, "sourceId": trace}
+			}
+			first := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Initial", "tiles": []any{timeSeries(trace)}, "tags": []any{},
+				"filters": []any{filter(newID(), "Environment", "environment")}}).data()
+			existing := first["filters"].([]any)[0].(map[string]any)["id"].(string)
+			unknown := newID()
+			d := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Updated", "tiles": []any{timeSeries(trace)}, "tags": []any{},
+				"filters": []any{filter(existing, "Environment", "environment"), filter(unknown, "Service", "service_name")}}).data()
+			got := d["filters"].([]any)
+			assert.Equal(t, existing, got[0].(map[string]any)["id"])
+			assert.NotEqual(t, unknown, got[1].(map[string]any)["id"])
+			assert.NotEmpty(t, got[1].(map[string]any)["id"])
 		}},
 	}
 	replay(t, "dashboards.int.test.ts", cases)

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // stamp is what the API, not the caller, gives a document: its id and
@@ -53,9 +55,16 @@ func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (doc
 		// HyperDX makes a new dashboard's filter ids.
 		return document{}, validationError{errors.New("filters: a new dashboard's filters take no id")}
 	}
+	if err == nil && st.old != nil {
+		err = keepFromOld(&d, st.old)
+	}
+	team := teamOf(ctx)
 	if err == nil {
-		team := teamOf(ctx)
 		err = d.Validate(newID, func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) })
+	}
+	if err == nil {
+		d.ID = st.id
+		err = s.checkOnClick(ctx, team, &d)
 	}
 	if missing := (dashboards.MissingSources{}); errors.As(err, &missing) {
 		// Answered in HyperDX's words, without this API's prefix.
@@ -78,6 +87,92 @@ type alertInput struct {
 	Alert
 	TeamID      string          `json:"teamId"`
 	ChartConfig json.RawMessage `json:"chartConfig"`
+}
+
+// keepFromOld applies HyperDX's update rules against the dashboard an
+// update replaces: a tile or filter id it does not know is replaced by a
+// new one (a client cannot pick ids), and filters and containers the
+// body leaves out are kept.
+func keepFromOld(d *dashboards.Dashboard, oldDoc []byte) error {
+	old, err := dashboards.Decode(oldDoc)
+	if err != nil {
+		return fmt.Errorf("stored dashboard: %w", err)
+	}
+	tiles := map[string]bool{}
+	for _, t := range old.Tiles {
+		tiles[t.ID] = true
+	}
+	for i := range d.Tiles {
+		if !tiles[d.Tiles[i].ID] {
+			d.Tiles[i].ID = ""
+		}
+	}
+	if !d.Given.Filters {
+		d.Filters = old.Filters
+	} else {
+		filters := map[string]bool{}
+		for _, f := range old.Filters {
+			filters[f.ID] = true
+		}
+		for i := range d.Filters {
+			if !filters[d.Filters[i].ID] {
+				d.Filters[i].ID = ""
+			}
+		}
+	}
+	if !d.Given.Containers {
+		d.Containers = old.Containers
+	}
+	return nil
+}
+
+// checkOnClick checks what the tiles' onClick name by id, as HyperDX
+// does: a dashboard of the team, a log or trace source to search.
+func (s *Server) checkOnClick(ctx context.Context, team string, d *dashboards.Dashboard) error {
+	dashIDs, sourceIDs := d.OnClickTargets()
+	var missing, notSearchable, missingDash []string
+	for _, id := range sourceIDs {
+		if ok, err := s.sources.Exists(ctx, team, id); err != nil {
+			return err
+		} else if !ok {
+			missing = append(missing, id)
+			continue
+		}
+		// Its kind as stored: whether the team may read its database is
+		// the search's question, when it runs.
+		res, err := s.opts.Store.Get(ctx, team, kindSource, id)
+		if err != nil {
+			return err
+		}
+		var src Source
+		if err := json.Unmarshal(res.Doc, &src); err != nil {
+			return fmt.Errorf("stored source %s: %w", id, err)
+		}
+		if src.Kind != "log" && src.Kind != "trace" {
+			notSearchable = append(notSearchable, id)
+		}
+	}
+	if len(missing) > 0 {
+		return dashboards.MissingSources{IDs: missing}
+	}
+	for _, id := range dashIDs {
+		if id == d.ID {
+			continue // the dashboard itself, being updated
+		}
+		_, err := s.opts.Store.Get(ctx, team, kindDashboard, id)
+		if errors.Is(err, store.ErrNotFound) {
+			missingDash = append(missingDash, id)
+		} else if err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(missingDash) > 0:
+		return &apiError{status: http.StatusBadRequest, msg: "Could not find the following onClick dashboard IDs: " + strings.Join(missingDash, ", ")}
+	case len(notSearchable) > 0:
+		return &apiError{status: http.StatusBadRequest, msg: "The following onClick search source IDs are not log or trace sources: " + strings.Join(notSearchable, ", ")}
+	}
+	return nil
 }
 
 func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first

@@ -710,6 +710,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/dashboards/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a dashboard without storing it
+         * @description The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+         */
+        post: operations["validateDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/dashboards/import": {
         parameters: {
             query?: never;
@@ -1145,6 +1165,7 @@ export interface components {
             color?: string;
             colorRules?: Record<string, never>[];
             limit?: number;
+            /** @description where a table row click leads, HyperDX's: {type: dashboard | search, target: {mode: id, id} or {mode: template, …}}; a dashboard named by id must be the team's, a search source a log or trace source of the team */
             onClick?: Record<string, never>;
             orderBy?: string;
             showOperandSeries?: boolean;
@@ -1207,6 +1228,10 @@ export interface components {
              * @enum {string}
              */
             seriesReturnType?: "column";
+            /** @description the container (section) the tile is in */
+            containerId?: string;
+            /** @description the tab of its container the tile is on (needs containerId) */
+            tabId?: string;
         };
         DashboardFilter: {
             /** @description made by the API; given back on an update to keep it */
@@ -1237,6 +1262,10 @@ export interface components {
             w: number;
             h: number;
             config: components["schemas"]["TileConfig"];
+            /** @description the container (section) the tile is in */
+            containerId?: string;
+            /** @description the tab of its container the tile is on (needs containerId) */
+            tabId?: string;
         };
         /** @description HyperDX's dashboard body; id, createdAt, updatedAt and empty filters are accepted so a dashboard read can be written back */
         DashboardInput: {
@@ -1244,7 +1273,7 @@ export interface components {
             name: string;
             tags?: string[];
             tiles?: components["schemas"]["TileInput"][];
-            /** @description the dashboard's filter dropdowns; a new dashboard's filters take no id */
+            /** @description the dashboard's filter dropdowns; a new dashboard's filters take no id, an update's keep the ids it knows (others are made anew), and an update that leaves them out keeps them */
             filters?: components["schemas"]["DashboardFilter"][];
             /** @description the where the dashboard opens with */
             savedQuery?: string | null;
@@ -1254,6 +1283,8 @@ export interface components {
              */
             savedQueryLanguage?: "lucene" | "sql" | null;
             savedFilterValues?: components["schemas"]["DashboardFilterValue"][];
+            /** @description sections grouping tiles (HyperDX's containers), each maybe with tabs; ids unique, a tab's within its container; an update that leaves them out keeps them */
+            containers?: components["schemas"]["DashboardContainer"][];
             /** Format: date-time */
             createdAt?: string;
             /** Format: date-time */
@@ -1268,10 +1299,23 @@ export interface components {
             savedQuery: string | null;
             savedQueryLanguage: string | null;
             savedFilterValues: components["schemas"]["DashboardFilterValue"][];
+            /** @description sections grouping tiles (HyperDX's containers), each maybe with tabs; ids unique, a tab's within its container; absent when there is none */
+            containers?: components["schemas"]["DashboardContainer"][];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        DashboardContainer: {
+            id: string;
+            title: string;
+            collapsed: boolean;
+            collapsible?: boolean;
+            bordered?: boolean;
+            tabs?: {
+                id: string;
+                title: string;
+            }[];
         };
         Channel: {
             /** @enum {string} */
@@ -2935,6 +2979,20 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["DeletedResponse"];
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    validateDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DashboardBody"];
+        responses: {
+            200: components["responses"]["DashboardResponse"];
             default: components["responses"]["Error"];
             "4XX": components["responses"]["Error"];
         };
