@@ -1844,7 +1844,10 @@ type TileConfig struct {
 	AlignDateRangeToGranularity *bool `json:"alignDateRangeToGranularity,omitempty"`
 
 	// AsRatio a ratio of the first two series is not run yet; false is kept
-	AsRatio                 *TileConfigAsRatio        `json:"asRatio,omitempty"`
+	AsRatio *TileConfigAsRatio `json:"asRatio,omitempty"`
+
+	// BackgroundChart a number tile's background sparkline, HyperDX's ({type, color}); kept as given
+	BackgroundChart         *map[string]interface{}   `json:"backgroundChart,omitempty"`
 	Color                   *string                   `json:"color,omitempty"`
 	ColorRules              *[]map[string]interface{} `json:"colorRules,omitempty"`
 	CompareToPreviousPeriod *bool                     `json:"compareToPreviousPeriod,omitempty"`

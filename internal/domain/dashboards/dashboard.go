@@ -163,6 +163,7 @@ func (s Select) MarshalJSON() ([]byte, error) {
 var displayOptions = []string{
 	"numberFormat", "granularity", "fillNulls", "alignDateRangeToGranularity", "compareToPreviousPeriod",
 	"fitYAxisToData", "seriesLimit", "groupByColumnsOnLeft", "color", "colorRules", "limit", "onClick", "orderBy", "showOperandSeries",
+	"backgroundChart",
 }
 
 // IsChart reports whether the tile aggregates select items (and so can be

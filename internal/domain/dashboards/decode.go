@@ -230,7 +230,36 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 			return c, fmt.Errorf("unknown field config.%s", k)
 		}
 	}
+	canonical(&c)
 	return c, nil
+}
+
+// canonical gives a builder chart the options HyperDX always answers:
+// a time chart says whether it is a ratio and fills its gaps unless told
+// not to, a table says whether it is a ratio; fitYAxisToData is a line
+// chart's alone (HyperDX drops it elsewhere).
+func canonical(c *Config) {
+	if c.ConfigType != "" {
+		return
+	}
+	set := func(k, v string) {
+		if _, ok := c.Display[k]; !ok {
+			if c.Display == nil {
+				c.Display = map[string]json.RawMessage{}
+			}
+			c.Display[k] = json.RawMessage(v)
+		}
+	}
+	switch c.DisplayType {
+	case Line, StackedBar:
+		set("asRatio", "false")
+		set("fillNulls", "true")
+	case Table:
+		set("asRatio", "false")
+	}
+	if c.DisplayType != Line {
+		delete(c.Display, "fitYAxisToData")
+	}
 }
 
 // seriesInput is one entry of HyperDX's older tiles[].series.

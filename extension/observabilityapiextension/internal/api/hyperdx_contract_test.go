@@ -39,6 +39,7 @@ const hyperdxCommit = "b52a6fa83a1a8f6d1cc70e8b676103ade6a1b207"
 // Why alerts.int.test.ts cases are left out.
 const (
 	alertsInline      = `inline alerts (source "inline", an alert on its own chartConfig) are not implemented by this API yet: it refuses them (issue 46 follow-up)`
+	dashboardsHeatmap = "heatmap tiles are not drawn here yet: refused with 400"
 	dashboardsAsRatio = "its line tile sets asRatio (the first series over the second), which charts here do not compute yet: refused with 400 rather than stored and drawn wrong"
 	alertsRawSQL      = "raw SQL tiles are stored here, not run, so the scheduler could never evaluate an alert on one: it is refused (400), and a tile made raw SQL takes its alerts with it"
 )
@@ -70,8 +71,15 @@ var skipped = map[string]map[string]string{
 		"should allow creating an alert on a raw SQL number tile":                                                         alertsRawSQL,
 	},
 	"dashboards.int.test.ts": {
-		"can create all supported chart types and all supported fields on each chart type": dashboardsAsRatio,
-		"can update all supported chart types and all supported fields on each chart type": dashboardsAsRatio,
+		"can create all supported chart types and all supported fields on each chart type":     dashboardsAsRatio,
+		"can update all supported chart types and all supported fields on each chart type":     dashboardsAsRatio,
+		"can round-trip all supported chart types and all supported fields on each chart type": dashboardsAsRatio + "; it also has heatmap and event-pattern tiles and metric select items",
+		"rejects $label": "an it.each of heatmap tiles HyperDX refuses; heatmap tiles are refused here whatever they hold, so the cases would pass for another reason",
+		"rejects heatmap tile with a non-Trace source (UI restricts to trace)": dashboardsHeatmap,
+		"round-trips a heatmap tile with only required fields":                 dashboardsHeatmap,
+		"persists where as empty string when omitted from heatmap tile":        dashboardsHeatmap,
+		"does not silently downgrade a corrupted heatmap to line on GET":       dashboardsHeatmap,
+		"can round-trip all raw SQL chart config types":                        "its raw SQL tiles name a connection by id (connections are another change of issue 46) and a number tile's color token",
 	},
 	"savedSearches-crud.int.test.ts": {
 		"should delete dependent alerts before the saved search (partial-failure ordering)": "it spies on SavedSearch.deleteOne to make it throw; the ordering it checks (alerts first) is what remove does",

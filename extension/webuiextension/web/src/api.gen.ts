@@ -1169,6 +1169,8 @@ export interface components {
             onClick?: Record<string, never>;
             orderBy?: string;
             showOperandSeries?: boolean;
+            /** @description a number tile's background sparkline, HyperDX's ({type, color}); kept as given */
+            backgroundChart?: Record<string, never>;
         };
         /** @description This API's first tile config, still accepted; answered as a TileConfig */
         FirstTileConfig: {
