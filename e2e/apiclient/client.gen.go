@@ -94,8 +94,14 @@ func (e AlertState) Valid() bool {
 
 // Defines values for AlertThresholdType.
 const (
-	AlertThresholdTypeAbove AlertThresholdType = "above"
-	AlertThresholdTypeBelow AlertThresholdType = "below"
+	AlertThresholdTypeAbove          AlertThresholdType = "above"
+	AlertThresholdTypeAboveExclusive AlertThresholdType = "above_exclusive"
+	AlertThresholdTypeBelow          AlertThresholdType = "below"
+	AlertThresholdTypeBelowOrEqual   AlertThresholdType = "below_or_equal"
+	AlertThresholdTypeBetween        AlertThresholdType = "between"
+	AlertThresholdTypeEqual          AlertThresholdType = "equal"
+	AlertThresholdTypeNotBetween     AlertThresholdType = "not_between"
+	AlertThresholdTypeNotEqual       AlertThresholdType = "not_equal"
 )
 
 // Valid indicates whether the value is a known member of the AlertThresholdType enum.
@@ -103,7 +109,19 @@ func (e AlertThresholdType) Valid() bool {
 	switch e {
 	case AlertThresholdTypeAbove:
 		return true
+	case AlertThresholdTypeAboveExclusive:
+		return true
 	case AlertThresholdTypeBelow:
+		return true
+	case AlertThresholdTypeBelowOrEqual:
+		return true
+	case AlertThresholdTypeBetween:
+		return true
+	case AlertThresholdTypeEqual:
+		return true
+	case AlertThresholdTypeNotBetween:
+		return true
+	case AlertThresholdTypeNotEqual:
 		return true
 	default:
 		return false
@@ -166,8 +184,14 @@ func (e AlertInputSource) Valid() bool {
 
 // Defines values for AlertInputThresholdType.
 const (
-	AlertInputThresholdTypeAbove AlertInputThresholdType = "above"
-	AlertInputThresholdTypeBelow AlertInputThresholdType = "below"
+	AlertInputThresholdTypeAbove          AlertInputThresholdType = "above"
+	AlertInputThresholdTypeAboveExclusive AlertInputThresholdType = "above_exclusive"
+	AlertInputThresholdTypeBelow          AlertInputThresholdType = "below"
+	AlertInputThresholdTypeBelowOrEqual   AlertInputThresholdType = "below_or_equal"
+	AlertInputThresholdTypeBetween        AlertInputThresholdType = "between"
+	AlertInputThresholdTypeEqual          AlertInputThresholdType = "equal"
+	AlertInputThresholdTypeNotBetween     AlertInputThresholdType = "not_between"
+	AlertInputThresholdTypeNotEqual       AlertInputThresholdType = "not_equal"
 )
 
 // Valid indicates whether the value is a known member of the AlertInputThresholdType enum.
@@ -175,7 +199,19 @@ func (e AlertInputThresholdType) Valid() bool {
 	switch e {
 	case AlertInputThresholdTypeAbove:
 		return true
+	case AlertInputThresholdTypeAboveExclusive:
+		return true
 	case AlertInputThresholdTypeBelow:
+		return true
+	case AlertInputThresholdTypeBelowOrEqual:
+		return true
+	case AlertInputThresholdTypeBetween:
+		return true
+	case AlertInputThresholdTypeEqual:
+		return true
+	case AlertInputThresholdTypeNotBetween:
+		return true
+	case AlertInputThresholdTypeNotEqual:
 		return true
 	default:
 		return false
@@ -1279,23 +1315,49 @@ func (e Invite200JSONResponseBodyDataStatus) Valid() bool {
 
 // Alert defines model for Alert.
 type Alert struct {
-	Channel       Channel       `json:"channel"`
-	CreatedAt     time.Time     `json:"createdAt"`
-	DashboardId   string        `json:"dashboardId"`
-	GroupBy       *string       `json:"groupBy,omitempty"`
-	Id            string        `json:"id"`
-	Interval      AlertInterval `json:"interval"`
-	Message       *string       `json:"message,omitempty"`
-	Name          string        `json:"name"`
-	SavedSearchId *string       `json:"savedSearchId,omitempty"`
+	Channel Channel `json:"channel"`
+
+	// Channels the webhooks notified, each once; channel, when also given, must be channels[0]
+	Channels    []Channel `json:"channels"`
+	CreatedAt   time.Time `json:"createdAt"`
+	DashboardId *string   `json:"dashboardId,omitempty"`
+
+	// ExecutionErrors the last evaluations' failures, oldest first (absent when none)
+	ExecutionErrors *[]ExecutionError `json:"executionErrors,omitempty"`
+
+	// GroupBy saved_search only: comma-separated fields, at most 5
+	GroupBy  *string       `json:"groupBy,omitempty"`
+	Id       string        `json:"id"`
+	Interval AlertInterval `json:"interval"`
+
+	// Message text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400)
+	Message *string `json:"message,omitempty"`
+	Name    *string `json:"name"`
+	Note    *string `json:"note"`
+
+	// NumConsecutiveWindows the alert fires only when this many consecutive windows breach (null - one)
+	NumConsecutiveWindows *int    `json:"numConsecutiveWindows"`
+	SavedSearchId         *string `json:"savedSearchId,omitempty"`
+
+	// ScheduleOffsetMinutes shifts the windows by this many minutes (less than the interval); not with scheduleStartAt
+	ScheduleOffsetMinutes *int `json:"scheduleOffsetMinutes,omitempty"`
+
+	// ScheduleStartAt windows follow one another from this time (within a year ahead, ten years back)
+	ScheduleStartAt *time.Time `json:"scheduleStartAt,omitempty"`
 
 	// Silenced The alert is muted until then (HyperDX's alert.silenced) - still evaluated, its history kept, nothing delivered
-	Silenced      *Silenced          `json:"silenced,omitempty"`
-	Source        AlertSource        `json:"source"`
-	State         AlertState         `json:"state"`
-	Threshold     float32            `json:"threshold"`
+	Silenced  *Silenced   `json:"silenced,omitempty"`
+	Source    AlertSource `json:"source"`
+	State     AlertState  `json:"state"`
+	TeamId    string      `json:"teamId"`
+	Threshold float32     `json:"threshold"`
+
+	// ThresholdMax the upper bound, required with between and not_between (at least threshold); dropped with the other types
+	ThresholdMax *float32 `json:"thresholdMax,omitempty"`
+
+	// ThresholdType HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
 	ThresholdType AlertThresholdType `json:"thresholdType"`
-	TileId        string             `json:"tileId"`
+	TileId        *string            `json:"tileId,omitempty"`
 	UpdatedAt     time.Time          `json:"updatedAt"`
 }
 
@@ -1308,26 +1370,53 @@ type AlertSource string
 // AlertState defines model for Alert.State.
 type AlertState string
 
-// AlertThresholdType defines model for Alert.ThresholdType.
+// AlertThresholdType HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
 type AlertThresholdType string
 
-// AlertInput source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy
+// AlertInput HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy. channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept)
 type AlertInput struct {
-	Channel     Channel `json:"channel"`
-	DashboardId *string `json:"dashboardId,omitempty"`
+	Channel *Channel `json:"channel,omitempty"`
+
+	// Channels the webhooks notified, each once; channel, when also given, must be channels[0]
+	Channels        *[]Channel        `json:"channels,omitempty"`
+	CreatedAt       *string           `json:"createdAt,omitempty"`
+	DashboardId     *string           `json:"dashboardId,omitempty"`
+	ExecutionErrors *[]ExecutionError `json:"executionErrors,omitempty"`
 
 	// GroupBy saved_search only: comma-separated fields, at most 5
 	GroupBy  *string            `json:"groupBy,omitempty"`
+	Id       *string            `json:"id,omitempty"`
 	Interval AlertInputInterval `json:"interval"`
 
 	// Message text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400)
-	Message       *string                 `json:"message,omitempty"`
-	Name          string                  `json:"name"`
-	SavedSearchId *string                 `json:"savedSearchId,omitempty"`
-	Source        AlertInputSource        `json:"source"`
-	Threshold     float32                 `json:"threshold"`
+	Message *string `json:"message,omitempty"`
+	Name    *string `json:"name,omitempty"`
+	Note    *string `json:"note,omitempty"`
+
+	// NumConsecutiveWindows the alert fires only when this many consecutive windows breach (null - one)
+	NumConsecutiveWindows *int    `json:"numConsecutiveWindows,omitempty"`
+	SavedSearchId         *string `json:"savedSearchId,omitempty"`
+
+	// ScheduleOffsetMinutes shifts the windows by this many minutes (less than the interval); not with scheduleStartAt
+	ScheduleOffsetMinutes *int `json:"scheduleOffsetMinutes,omitempty"`
+
+	// ScheduleStartAt windows follow one another from this time (within a year ahead, ten years back)
+	ScheduleStartAt *time.Time `json:"scheduleStartAt,omitempty"`
+
+	// Silenced The alert is muted until then (HyperDX's alert.silenced) - still evaluated, its history kept, nothing delivered
+	Silenced  *Silenced        `json:"silenced,omitempty"`
+	Source    AlertInputSource `json:"source"`
+	State     *string          `json:"state,omitempty"`
+	TeamId    *string          `json:"teamId,omitempty"`
+	Threshold float32          `json:"threshold"`
+
+	// ThresholdMax the upper bound, required with between and not_between (at least threshold); dropped with the other types
+	ThresholdMax *float32 `json:"thresholdMax,omitempty"`
+
+	// ThresholdType HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
 	ThresholdType AlertInputThresholdType `json:"thresholdType"`
 	TileId        *string                 `json:"tileId,omitempty"`
+	UpdatedAt     *string                 `json:"updatedAt,omitempty"`
 }
 
 // AlertInputInterval defines model for AlertInput.Interval.
@@ -1336,7 +1425,7 @@ type AlertInputInterval string
 // AlertInputSource defines model for AlertInput.Source.
 type AlertInputSource string
 
-// AlertInputThresholdType defines model for AlertInput.ThresholdType.
+// AlertInputThresholdType HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
 type AlertInputThresholdType string
 
 // Channel defines model for Channel.
@@ -1418,12 +1507,14 @@ type ChartSeries_Data_Item struct {
 	Group                             *[]string `json:"group,omitempty"`
 
 	// TsBucket bucket start, epoch milliseconds
-	TsBucket             *int                   `json:"ts_bucket,omitempty"`
-	AdditionalProperties map[string]interface{} `json:"-"`
+	TsBucket             *int                    `json:"ts_bucket,omitempty"`
+	AdditionalProperties map[string]*interface{} `json:"-"`
 }
 
 // Dashboard defines model for Dashboard.
 type Dashboard struct {
+	// Containers sections grouping tiles (HyperDX's containers), each maybe with tabs; ids unique, a tab's within its container; absent when there is none
+	Containers         *[]DashboardContainer  `json:"containers,omitempty"`
 	CreatedAt          time.Time              `json:"createdAt"`
 	Filters            []DashboardFilter      `json:"filters"`
 	Id                 string                 `json:"id"`
@@ -1434,6 +1525,19 @@ type Dashboard struct {
 	Tags               []string               `json:"tags"`
 	Tiles              []Tile                 `json:"tiles"`
 	UpdatedAt          time.Time              `json:"updatedAt"`
+}
+
+// DashboardContainer defines model for DashboardContainer.
+type DashboardContainer struct {
+	Bordered    *bool  `json:"bordered,omitempty"`
+	Collapsed   bool   `json:"collapsed"`
+	Collapsible *bool  `json:"collapsible,omitempty"`
+	Id          string `json:"id"`
+	Tabs        *[]struct {
+		Id    string `json:"id"`
+		Title string `json:"title"`
+	} `json:"tabs,omitempty"`
+	Title string `json:"title"`
 }
 
 // DashboardFilter defines model for DashboardFilter.
@@ -1471,9 +1575,11 @@ type DashboardFilterValueType string
 
 // DashboardInput HyperDX's dashboard body; id, createdAt, updatedAt and empty filters are accepted so a dashboard read can be written back
 type DashboardInput struct {
-	CreatedAt *time.Time `json:"createdAt,omitempty"`
+	// Containers sections grouping tiles (HyperDX's containers), each maybe with tabs; ids unique, a tab's within its container; an update that leaves them out keeps them
+	Containers *[]DashboardContainer `json:"containers,omitempty"`
+	CreatedAt  *time.Time            `json:"createdAt,omitempty"`
 
-	// Filters the dashboard's filter dropdowns; a new dashboard's filters take no id
+	// Filters the dashboard's filter dropdowns; a new dashboard's filters take no id, an update's keep the ids it knows (others are made anew), and an update that leaves them out keeps them
 	Filters           *[]DashboardFilter      `json:"filters,omitempty"`
 	Id                *string                 `json:"id,omitempty"`
 	Name              string                  `json:"name"`
@@ -1500,6 +1606,15 @@ type Deleted struct {
 
 // DeletedDeleted defines model for Deleted.Deleted.
 type DeletedDeleted bool
+
+// ExecutionError defines model for ExecutionError.
+type ExecutionError struct {
+	Message   string    `json:"message"`
+	Timestamp time.Time `json:"timestamp"`
+
+	// Type QUERY_ERROR (the alert's query failed) or WEBHOOK_ERROR (a notification was not delivered)
+	Type string `json:"type"`
+}
 
 // FieldValue defines model for FieldValue.
 type FieldValue struct {
@@ -1771,12 +1886,18 @@ type Tile struct {
 	// is stored but not run. Presentation options (numberFormat, fillNulls, seriesLimit, ...) are kept
 	// as given.
 	Config TileConfig `json:"config"`
-	H      int        `json:"h"`
-	Id     string     `json:"id"`
-	Name   string     `json:"name"`
-	W      int        `json:"w"`
-	X      int        `json:"x"`
-	Y      int        `json:"y"`
+
+	// ContainerId the container (section) the tile is in
+	ContainerId *string `json:"containerId,omitempty"`
+	H           int     `json:"h"`
+	Id          string  `json:"id"`
+	Name        string  `json:"name"`
+
+	// TabId the tab of its container the tile is on (needs containerId)
+	TabId *string `json:"tabId,omitempty"`
+	W     int     `json:"w"`
+	X     int     `json:"x"`
+	Y     int     `json:"y"`
 }
 
 // TileConfig HyperDX's tile config. Charts (line, stacked_bar, table, number, pie, bar) aggregate select
@@ -1789,7 +1910,10 @@ type TileConfig struct {
 	AlignDateRangeToGranularity *bool `json:"alignDateRangeToGranularity,omitempty"`
 
 	// AsRatio a ratio of the first two series is not run yet; false is kept
-	AsRatio                 *TileConfigAsRatio        `json:"asRatio,omitempty"`
+	AsRatio *TileConfigAsRatio `json:"asRatio,omitempty"`
+
+	// BackgroundChart a number tile's background sparkline, HyperDX's ({type, color}); kept as given
+	BackgroundChart         *map[string]interface{}   `json:"backgroundChart,omitempty"`
 	Color                   *string                   `json:"color,omitempty"`
 	ColorRules              *[]map[string]interface{} `json:"colorRules,omitempty"`
 	CompareToPreviousPeriod *bool                     `json:"compareToPreviousPeriod,omitempty"`
@@ -1806,11 +1930,13 @@ type TileConfig struct {
 	Limit                *int                    `json:"limit,omitempty"`
 	Markdown             *string                 `json:"markdown,omitempty"`
 	NumberFormat         *map[string]interface{} `json:"numberFormat,omitempty"`
-	OnClick              *map[string]interface{} `json:"onClick,omitempty"`
-	OrderBy              *string                 `json:"orderBy,omitempty"`
-	Select               *TileConfig_Select      `json:"select,omitempty"`
-	SeriesLimit          *int                    `json:"seriesLimit,omitempty"`
-	ShowOperandSeries    *bool                   `json:"showOperandSeries,omitempty"`
+
+	// OnClick where a table row click leads, HyperDX's: {type: dashboard | search, target: {mode: id, id} or {mode: template, …}}; a dashboard named by id must be the team's, a search source a log or trace source of the team
+	OnClick           *map[string]interface{} `json:"onClick,omitempty"`
+	OrderBy           *string                 `json:"orderBy,omitempty"`
+	Select            *TileConfig_Select      `json:"select,omitempty"`
+	SeriesLimit       *int                    `json:"seriesLimit,omitempty"`
+	ShowOperandSeries *bool                   `json:"showOperandSeries,omitempty"`
 
 	// SourceId id of a source of the team
 	SourceId      *string                  `json:"sourceId,omitempty"`
@@ -1848,7 +1974,10 @@ type TileConfigWhereLanguage string
 // TileInput A tile with either config or series
 type TileInput struct {
 	Config *TileInput_Config `json:"config,omitempty"`
-	H      int               `json:"h"`
+
+	// ContainerId the container (section) the tile is in
+	ContainerId *string `json:"containerId,omitempty"`
+	H           int     `json:"h"`
 
 	// Id generated when absent
 	Id     *string       `json:"id,omitempty"`
@@ -1857,9 +1986,12 @@ type TileInput struct {
 
 	// SeriesReturnType HyperDX v1's; column (each series drawn as it is) is the one taken
 	SeriesReturnType *TileInputSeriesReturnType `json:"seriesReturnType,omitempty"`
-	W                int                        `json:"w"`
-	X                int                        `json:"x"`
-	Y                int                        `json:"y"`
+
+	// TabId the tab of its container the tile is on (needs containerId)
+	TabId *string `json:"tabId,omitempty"`
+	W     int     `json:"w"`
+	X     int     `json:"x"`
+	Y     int     `json:"y"`
 }
 
 // TileInput_Config defines model for TileInput.Config.
@@ -2152,7 +2284,7 @@ type WebhookResponse struct {
 	Data Webhook `json:"data"`
 }
 
-// AlertBody source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy
+// AlertBody HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy. channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept)
 type AlertBody = AlertInput
 
 // DashboardBody HyperDX's dashboard body; id, createdAt, updatedAt and empty filters are accepted so a dashboard read can be written back
@@ -2606,6 +2738,9 @@ type CreateDashboardJSONRequestBody = DashboardInput
 
 // ImportDatadogDashboardJSONRequestBody defines body for ImportDatadogDashboard for application/json ContentType.
 type ImportDatadogDashboardJSONRequestBody = ImportDatadogDashboardJSONBody
+
+// ValidateDashboardJSONRequestBody defines body for ValidateDashboard for application/json ContentType.
+type ValidateDashboardJSONRequestBody = DashboardInput
 
 // UpdateDashboardJSONRequestBody defines body for UpdateDashboard for application/json ContentType.
 type UpdateDashboardJSONRequestBody = DashboardInput
@@ -3614,6 +3749,24 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
 	ImportDatadogDashboard(ctx context.Context, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ValidateDashboardWithBody Check a dashboard without storing it
+	//
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+	ValidateDashboardWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ValidateDashboard Check a dashboard without storing it
+	//
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+	ValidateDashboard(ctx context.Context, body ValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DeleteDashboard Delete a dashboard
 	//
 	// Corresponds with DELETE /api/v2/dashboards/{id} (the `DeleteDashboard` operationId).
@@ -4590,6 +4743,44 @@ func (c *Client) ImportDatadogDashboardWithBody(ctx context.Context, params *Imp
 // Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
 func (c *Client) ImportDatadogDashboard(ctx context.Context, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewImportDatadogDashboardRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ValidateDashboardWithBody Check a dashboard without storing it
+//
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+func (c *Client) ValidateDashboardWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewValidateDashboardRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ValidateDashboard Check a dashboard without storing it
+//
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+func (c *Client) ValidateDashboard(ctx context.Context, body ValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewValidateDashboardRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6918,6 +7109,46 @@ func NewImportDatadogDashboardRequestWithBody(server string, params *ImportDatad
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewValidateDashboardRequest calls the generic ValidateDashboard builder with application/json body
+func NewValidateDashboardRequest(server string, body ValidateDashboardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewValidateDashboardRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewValidateDashboardRequestWithBody constructs an http.Request for the ValidateDashboard method, with any body, and a specified content type
+func NewValidateDashboardRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/dashboards/validate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
@@ -10965,6 +11196,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v2/dashboards/import (the `ImportDatadogDashboard` operationId).
 	ImportDatadogDashboardWithResponse(ctx context.Context, params *ImportDatadogDashboardParams, body ImportDatadogDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportDatadogDashboardResponse, error)
 
+	// ValidateDashboardWithBodyWithResponse Check a dashboard without storing it
+	//
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+	ValidateDashboardWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ValidateDashboardResponse, error)
+
+	// ValidateDashboardWithResponse Check a dashboard without storing it
+	//
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+	ValidateDashboardWithResponse(ctx context.Context, body ValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ValidateDashboardResponse, error)
+
 	// DeleteDashboardWithResponse Delete a dashboard
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -12578,6 +12827,61 @@ func (r ImportDatadogDashboardResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ImportDatadogDashboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ValidateDashboardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DashboardResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ValidateDashboardResponse) GetJSON200() *DashboardResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ValidateDashboardResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ValidateDashboardResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ValidateDashboardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ValidateDashboardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ValidateDashboardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ValidateDashboardResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17093,6 +17397,36 @@ func (c *ClientWithResponses) ImportDatadogDashboardWithResponse(ctx context.Con
 	return ParseImportDatadogDashboardResponse(rsp)
 }
 
+// ValidateDashboardWithBodyWithResponse Check a dashboard without storing it
+//
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+func (c *ClientWithResponses) ValidateDashboardWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ValidateDashboardResponse, error) {
+	rsp, err := c.ValidateDashboardWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseValidateDashboardResponse(rsp)
+}
+
+// ValidateDashboardWithResponse Check a dashboard without storing it
+//
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/dashboards/validate (the `ValidateDashboard` operationId).
+func (c *ClientWithResponses) ValidateDashboardWithResponse(ctx context.Context, body ValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ValidateDashboardResponse, error) {
+	rsp, err := c.ValidateDashboard(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseValidateDashboardResponse(rsp)
+}
+
 // DeleteDashboardWithResponse Delete a dashboard
 //
 // Returns a wrapper object for the known response body format(s).
@@ -18993,6 +19327,46 @@ func ParseImportDatadogDashboardResponse(rsp *http.Response) (*ImportDatadogDash
 				Summary map[string]int `json:"summary"`
 			} `json:"report"`
 		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseValidateDashboardResponse parses an HTTP response from a ValidateDashboardWithResponse call
+func ParseValidateDashboardResponse(rsp *http.Response) (*ValidateDashboardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ValidateDashboardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DashboardResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

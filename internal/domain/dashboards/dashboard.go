@@ -29,8 +29,35 @@ type Dashboard struct {
 	SavedQuery         *string       `json:"savedQuery"`
 	SavedQueryLanguage *string       `json:"savedQueryLanguage"`
 	SavedFilterValues  []FilterValue `json:"savedFilterValues"`
-	CreatedAt          time.Time     `json:"createdAt"`
-	UpdatedAt          time.Time     `json:"updatedAt"`
+	// Containers group tiles into sections (HyperDX's), each maybe with
+	// tabs; a tile names its section and tab. Absent when there is none.
+	Containers []Container `json:"containers,omitempty"`
+	CreatedAt  time.Time   `json:"createdAt"`
+	UpdatedAt  time.Time   `json:"updatedAt"`
+
+	// Given says which of the optional fields a body sent, so an update
+	// can keep what it leaves out, as HyperDX's does.
+	Given Given `json:"-"`
+}
+
+// Given tells which optional parts a dashboard body carried.
+type Given struct{ Filters, Containers bool }
+
+// Container is a section of a dashboard's tiles (HyperDX's container):
+// a title, collapsed or not, maybe tabs that its tiles pick.
+type Container struct {
+	ID          string `json:"id"`
+	Title       string `json:"title"`
+	Collapsed   bool   `json:"collapsed"`
+	Collapsible *bool  `json:"collapsible,omitempty"`
+	Bordered    *bool  `json:"bordered,omitempty"`
+	Tabs        []Tab  `json:"tabs,omitempty"`
+}
+
+// Tab is one of a container's tabs.
+type Tab struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
 }
 
 // Filter is one of a dashboard's filter dropdowns: the values of
@@ -63,6 +90,9 @@ type Tile struct {
 	W      int    `json:"w"`
 	H      int    `json:"h"`
 	Config Config `json:"config"`
+	// ContainerID and TabID place the tile in a container and its tab.
+	ContainerID string `json:"containerId,omitempty"`
+	TabID       string `json:"tabId,omitempty"`
 }
 
 // The display types a tile takes.
@@ -133,6 +163,7 @@ func (s Select) MarshalJSON() ([]byte, error) {
 var displayOptions = []string{
 	"numberFormat", "granularity", "fillNulls", "alignDateRangeToGranularity", "compareToPreviousPeriod",
 	"fitYAxisToData", "seriesLimit", "groupByColumnsOnLeft", "color", "colorRules", "limit", "onClick", "orderBy", "showOperandSeries",
+	"backgroundChart",
 }
 
 // IsChart reports whether the tile aggregates select items (and so can be

@@ -31,6 +31,7 @@ type input struct {
 	SavedQuery         *string           `json:"savedQuery"`
 	SavedQueryLanguage json.RawMessage   `json:"savedQueryLanguage"`
 	SavedFilterValues  []FilterValue     `json:"savedFilterValues"`
+	Containers         []Container       `json:"containers"`
 	CreatedAt          time.Time         `json:"createdAt"`
 	UpdatedAt          time.Time         `json:"updatedAt"`
 }
@@ -50,6 +51,8 @@ type tileInput struct {
 	SeriesReturnType string                     `json:"seriesReturnType"`
 	Series           []json.RawMessage          `json:"series"`
 	Config           map[string]json.RawMessage `json:"config"`
+	ContainerID      string                     `json:"containerId"`
+	TabID            string                     `json:"tabId"`
 }
 
 // Decode reads a dashboard body in HyperDX's shapes, or this API's first
@@ -65,6 +68,7 @@ func Decode(body []byte) (Dashboard, error) {
 	d := Dashboard{
 		ID: in.ID, Name: in.Name, Tags: in.Tags, Tiles: make([]Tile, 0, len(in.Tiles)),
 		Filters: in.Filters, SavedQuery: in.SavedQuery, SavedFilterValues: in.SavedFilterValues, CreatedAt: in.CreatedAt, UpdatedAt: in.UpdatedAt,
+		Containers: in.Containers, Given: Given{Filters: in.Filters != nil, Containers: in.Containers != nil},
 	}
 	if d.Filters == nil {
 		d.Filters = []Filter{}
@@ -100,7 +104,7 @@ func Decode(body []byte) (Dashboard, error) {
 			p = append(p, fmt.Sprintf("%s: %v", at, err))
 			continue
 		}
-		t := Tile{ID: ti.ID, Name: ti.Name, X: ti.X, Y: ti.Y, W: ti.W, H: ti.H}
+		t := Tile{ID: ti.ID, Name: ti.Name, X: ti.X, Y: ti.Y, W: ti.W, H: ti.H, ContainerID: ti.ContainerID, TabID: ti.TabID}
 		var err error
 		switch {
 		case ti.SeriesReturnType != "" && ti.SeriesReturnType != "column":
@@ -226,7 +230,36 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 			return c, fmt.Errorf("unknown field config.%s", k)
 		}
 	}
+	canonical(&c)
 	return c, nil
+}
+
+// canonical gives a builder chart the options HyperDX always answers:
+// a time chart says whether it is a ratio and fills its gaps unless told
+// not to, a table says whether it is a ratio; fitYAxisToData is a line
+// chart's alone (HyperDX drops it elsewhere).
+func canonical(c *Config) {
+	if c.ConfigType != "" {
+		return
+	}
+	set := func(k, v string) {
+		if _, ok := c.Display[k]; !ok {
+			if c.Display == nil {
+				c.Display = map[string]json.RawMessage{}
+			}
+			c.Display[k] = json.RawMessage(v)
+		}
+	}
+	switch c.DisplayType {
+	case Line, StackedBar:
+		set("asRatio", "false")
+		set("fillNulls", "true")
+	case Table:
+		set("asRatio", "false")
+	}
+	if c.DisplayType != Line {
+		delete(c.Display, "fitYAxisToData")
+	}
 }
 
 // seriesInput is one entry of HyperDX's older tiles[].series.

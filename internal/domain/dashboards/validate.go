@@ -28,6 +28,11 @@ const (
 	maxMarkdown  = 50000
 	maxSQL       = 100000
 	maxName      = 1024
+	// A dashboard's containers, HyperDX's caps.
+	maxContainers     = 50
+	maxContainerTabs  = 20
+	maxContainerID    = 256
+	maxContainerTitle = 256
 )
 
 // Validate checks a decoded dashboard as HyperDX checks one and fills its
@@ -95,6 +100,7 @@ func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (
 			return err
 		}
 	}
+	checkContainers(d, &p)
 	fseen := map[string]bool{}
 	for i := range d.Filters {
 		f := &d.Filters[i]
@@ -256,4 +262,91 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 		language(sat+".whereLanguage", &s.WhereLanguage)
 	}
 	return source(true)
+}
+
+// checkContainers applies HyperDX's rules to a dashboard's containers and
+// to the tiles that name one: ids unique (a tab's within its container),
+// titles given, the caps; a tile's containerId names a container, its
+// tabId a tab of that container.
+func checkContainers(d *Dashboard, p *problems.List) {
+	if len(d.Containers) > maxContainers {
+		p.Add("containers: at most %d", maxContainers)
+	}
+	byID := map[string]*Container{}
+	for i := range d.Containers {
+		c := &d.Containers[i]
+		at := fmt.Sprintf("containers[%d]", i)
+		if c.ID == "" || len(c.ID) > maxContainerID {
+			p.Add("%s.id is 1 to %d characters", at, maxContainerID)
+		} else if byID[c.ID] != nil {
+			p.Add("%s.id %q is used twice", at, c.ID)
+		}
+		byID[c.ID] = c
+		if c.Title == "" || len(c.Title) > maxContainerTitle {
+			p.Add("%s.title is 1 to %d characters", at, maxContainerTitle)
+		}
+		if len(c.Tabs) > maxContainerTabs {
+			p.Add("%s.tabs: at most %d", at, maxContainerTabs)
+		}
+		tabs := map[string]bool{}
+		for j, t := range c.Tabs {
+			if t.ID == "" || len(t.ID) > maxContainerID {
+				p.Add("%s.tabs[%d].id is 1 to %d characters", at, j, maxContainerID)
+			} else if tabs[t.ID] {
+				p.Add("%s.tabs[%d].id %q is used twice", at, j, t.ID)
+			}
+			tabs[t.ID] = true
+			if t.Title == "" || len(t.Title) > maxContainerTitle {
+				p.Add("%s.tabs[%d].title is 1 to %d characters", at, j, maxContainerTitle)
+			}
+		}
+	}
+	for i, t := range d.Tiles {
+		at := fmt.Sprintf("tiles[%d]", i)
+		switch c := byID[t.ContainerID]; {
+		case t.ContainerID == "" && t.TabID != "":
+			p.Add("%s: tabId requires containerId", at)
+		case t.ContainerID == "":
+		case c == nil:
+			p.Add("%s: Tile references unknown containerId %q", at, t.ContainerID)
+		case t.TabID != "" && !slices.ContainsFunc(c.Tabs, func(x Tab) bool { return x.ID == t.TabID }):
+			p.Add("%s: Tile references unknown tabId %q of container %q", at, t.TabID, t.ContainerID)
+		}
+	}
+}
+
+// OnClick is where a table tile's row click leads (HyperDX's onClick): a
+// dashboard or a search, named by id or by a template.
+type OnClick struct {
+	Type   string `json:"type"`
+	Target struct {
+		Mode string `json:"mode"`
+		ID   string `json:"id"`
+	} `json:"target"`
+}
+
+// OnClickTargets are the dashboards and the search sources the tiles'
+// onClick name by id, each once, in order.
+func (d *Dashboard) OnClickTargets() (dashboardIDs, sourceIDs []string) {
+	for _, t := range d.Tiles {
+		raw, ok := t.Config.Display["onClick"]
+		if !ok {
+			continue
+		}
+		var o OnClick
+		if json.Unmarshal(raw, &o) != nil || o.Target.Mode != "id" || o.Target.ID == "" {
+			continue
+		}
+		switch o.Type {
+		case "dashboard":
+			if !slices.Contains(dashboardIDs, o.Target.ID) {
+				dashboardIDs = append(dashboardIDs, o.Target.ID)
+			}
+		case "search":
+			if !slices.Contains(sourceIDs, o.Target.ID) {
+				sourceIDs = append(sourceIDs, o.Target.ID)
+			}
+		}
+	}
+	return dashboardIDs, sourceIDs
 }

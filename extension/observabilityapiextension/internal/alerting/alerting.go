@@ -35,24 +35,138 @@ import (
 
 // Alert watches a threshold: on a chart tile's first series (source
 // "tile"), or on the count of a saved search's events, grouped by groupBy
-// (source "saved_search"), as HyperDX's alerts do.
+// (source "saved_search"), as HyperDX's alerts do. Its JSON is HyperDX's
+// external alert; the team (teamId) is the API's to add on the way out.
 type Alert struct {
-	ID            string    `json:"id"`
-	Name          string    `json:"name"`
-	Message       string    `json:"message"`
-	DashboardID   string    `json:"dashboardId"`
-	TileID        string    `json:"tileId"`
-	SavedSearchID string    `json:"savedSearchId,omitempty"`
-	GroupBy       string    `json:"groupBy,omitempty"`
-	Threshold     *float64  `json:"threshold"`
-	Interval      string    `json:"interval"`
-	Source        string    `json:"source"`
-	ThresholdType string    `json:"thresholdType"`
-	Channel       Channel   `json:"channel"`
-	State         string    `json:"state"`
-	Silenced      *Silenced `json:"silenced,omitempty"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	Message       string   `json:"message"`
+	Note          *string  `json:"note"`
+	DashboardID   string   `json:"dashboardId,omitempty"`
+	TileID        string   `json:"tileId,omitempty"`
+	SavedSearchID string   `json:"savedSearchId,omitempty"`
+	GroupBy       string   `json:"groupBy,omitempty"`
+	Threshold     *float64 `json:"threshold"`
+	// ThresholdMax is the upper bound of a range (between, not_between);
+	// other threshold types have none.
+	ThresholdMax  *float64 `json:"thresholdMax,omitempty"`
+	Interval      string   `json:"interval"`
+	Source        string   `json:"source"`
+	ThresholdType string   `json:"thresholdType"`
+	// NumConsecutiveWindows: the alert fires only when this many windows
+	// in a row breach (null: one).
+	NumConsecutiveWindows *int `json:"numConsecutiveWindows"`
+	// ScheduleOffsetMinutes and ScheduleStartAt shift the windows'
+	// alignment, as HyperDX's; at most one is set.
+	ScheduleOffsetMinutes *int       `json:"scheduleOffsetMinutes,omitempty"`
+	ScheduleStartAt       *time.Time `json:"scheduleStartAt,omitempty"`
+	// Channel mirrors Channels[0], for clients that predate several.
+	Channel  Channel   `json:"channel"`
+	Channels []Channel `json:"channels,omitempty"`
+	State    string    `json:"state"`
+	Silenced *Silenced `json:"silenced,omitempty"`
+	// ExecutionErrors are the last evaluations' failures (a query that
+	// failed, a webhook that refused), newest last.
+	ExecutionErrors []ExecutionError `json:"executionErrors,omitempty"`
+	CreatedAt       time.Time        `json:"createdAt"`
+	UpdatedAt       time.Time        `json:"updatedAt"`
+
+	errorsChanged bool // an evaluation added an execution error, to store
+}
+
+// ExecutionError is a failed evaluation or delivery, HyperDX's shape.
+type ExecutionError struct {
+	Timestamp time.Time `json:"timestamp"`
+	Type      string    `json:"type"` // QUERY_ERROR, WEBHOOK_ERROR, …
+	Message   string    `json:"message"`
+}
+
+// MarshalJSON writes the timestamp as JavaScript's toISOString does
+// (UTC, milliseconds), as HyperDX answers it.
+func (e ExecutionError) MarshalJSON() ([]byte, error) {
+	type plain ExecutionError
+	return json.Marshal(struct {
+		plain
+		Timestamp string `json:"timestamp"`
+	}{plain(e), e.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z")})
+}
+
+// The execution error types (HyperDX's AlertErrorType).
+const (
+	QueryError   = "QUERY_ERROR"
+	WebhookError = "WEBHOOK_ERROR"
+)
+
+// maxExecutionErrors bounds the errors an alert keeps.
+const maxExecutionErrors = 10
+
+// AllChannels is where the alert delivers: Channels, or, in a document
+// written before there could be several, Channel.
+func (a *Alert) AllChannels() []Channel {
+	if len(a.Channels) > 0 {
+		return a.Channels
+	}
+	if a.Channel.WebhookID != "" {
+		return []Channel{a.Channel}
+	}
+	return nil
+}
+
+// ThresholdTypes are HyperDX's comparators: above is "meets or exceeds",
+// below "falls below"; between and not_between take thresholdMax.
+var ThresholdTypes = []string{"above", "below", "above_exclusive", "below_or_equal", "equal", "not_equal", "between", "not_between"}
+
+// IsRange reports whether a threshold type compares with a range.
+func IsRange(thresholdType string) bool {
+	return thresholdType == "between" || thresholdType == "not_between"
+}
+
+// Breaches reports whether v crosses the alert's threshold.
+func (a *Alert) Breaches(v float64) bool {
+	t := *a.Threshold
+	hi := t
+	if a.ThresholdMax != nil {
+		hi = *a.ThresholdMax
+	}
+	switch a.ThresholdType {
+	case "above":
+		return v >= t
+	case "above_exclusive":
+		return v > t
+	case "below":
+		return v < t
+	case "below_or_equal":
+		return v <= t
+	case "equal":
+		return v == t
+	case "not_equal":
+		return v != t
+	case "between":
+		return v >= t && v <= hi
+	case "not_between":
+		return v < t || v > hi
+	}
+	return false
+}
+
+// worse reports whether v is further into (or toward) a breach than w,
+// to pick the value a notification reports among groups.
+func (a *Alert) worse(v, w float64) bool {
+	switch a.ThresholdType {
+	case "below", "below_or_equal":
+		return v < w
+	case "equal", "between":
+		return false // any breaching group says as much
+	}
+	return v > w
+}
+
+// windows is how many consecutive windows must breach.
+func (a *Alert) windows() int {
+	if a.NumConsecutiveWindows != nil && *a.NumConsecutiveWindows > 1 {
+		return *a.NumConsecutiveWindows
+	}
+	return 1
 }
 
 // Silenced mutes an alert's notifications until a time (HyperDX's
@@ -139,6 +253,7 @@ type Notification struct {
 	PreviousState  string   `json:"previousState"`
 	Value          *float64 `json:"value"`
 	Threshold      float64  `json:"threshold"`
+	ThresholdMax   *float64 `json:"thresholdMax,omitempty"`
 	ThresholdType  string   `json:"thresholdType"`
 	WindowStart    int64    `json:"windowStart"`
 	WindowEnd      int64    `json:"windowEnd"`
@@ -229,7 +344,10 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 	if !ok || a.Threshold == nil {
 		return fmt.Errorf("interval %q or threshold invalid", a.Interval)
 	}
-	end := now.UTC().Truncate(iv)
+	end, due := a.windowEnd(now.UTC(), iv)
+	if !due {
+		return nil
+	}
 	start := end.Add(-iv)
 	if done, err := s.o.Store.Evaluated(ctx, a.ID, start); err != nil || done {
 		return err
@@ -241,6 +359,8 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 	}
 	value, group, hasData, breach, err := s.measure(ctx, team, a, start, end, iv)
 	if err != nil {
+		// Said on the alert, as HyperDX's executionErrors, then returned.
+		s.recordError(ctx, team, a, now, QueryError, err)
 		return err
 	}
 	state := StateOK
@@ -263,6 +383,9 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 			DashboardID: a.DashboardID, TileID: a.TileID, SavedSearchID: a.SavedSearchID, IdempotencyKey: key,
 		}
 		n.Message = render(a.Message, n)
+		if a.ThresholdMax != nil {
+			n.ThresholdMax = a.ThresholdMax
+		}
 		if a.Muted(now) {
 			// Held by the team's choice: the history says so.
 			ev.DeliveryError = "muted until " + a.Silenced.Until.UTC().Format(time.RFC3339)
@@ -271,6 +394,7 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 			ev.Notified, ev.DeliveryAttempts = res.Err == nil, res.Attempts
 			if res.Err != nil {
 				ev.DeliveryError = res.Err.Error()
+				a.addError(now, WebhookError, res.Err)
 				s.o.Logger.Warn("alert notification not delivered", zap.String("alert", a.ID), zap.Int("attempts", res.Attempts), zap.Error(res.Err))
 			}
 		}
@@ -278,7 +402,7 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 	if err := s.o.Store.AddEvaluation(ctx, ev); err != nil {
 		return err
 	}
-	if state != prev {
+	if state != prev || a.errorsChanged {
 		a.State = state
 		b, _ := json.Marshal(a)
 		return s.o.Store.Put(ctx, team, store.KindAlert, a.ID, b, a.CreatedAt, time.Now())
@@ -286,9 +410,11 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 	return nil
 }
 
-// measure runs the alert's query over the window: one bucket, maybe
-// several groups. The reported value is the most extreme breaching group's
-// (or, with no breach, the most extreme one).
+// measure runs the alert's query over the window and, when the alert
+// wants several consecutive windows, the ones before it: one bucket per
+// window, maybe several groups. A group breaches when every one of those
+// windows does; the reported value is the window's own, of the most
+// extreme breaching group (or, with no breach, the most extreme one).
 func (s *Scheduler) measure(ctx context.Context, team string, a *Alert, start, end time.Time, iv time.Duration) (*float64, []string, bool, bool, error) {
 	sourceID, series, err := s.watched(ctx, team, a)
 	if err != nil {
@@ -299,27 +425,105 @@ func (s *Scheduler) measure(ctx context.Context, team string, a *Alert, start, e
 		return nil, nil, false, false, err
 	}
 	series.Source = src.Chart()
-	points, err := charts.Run(ctx, s.o.DB, []charts.Series{series}, start, end, iv, s.o.QueryTimeout)
+	n := a.windows()
+	from := start.Add(-time.Duration(n-1) * iv)
+	points, err := charts.Run(ctx, s.o.DB, []charts.Series{series}, from, end, iv, s.o.QueryTimeout)
 	if err != nil {
 		return nil, nil, false, false, err
 	}
-	above := a.ThresholdType == "above"
-	var best *float64
-	var bestGroup []string
-	breach, hasData := false, false
+	value, group, hasData, breach := a.judge(points, start, iv)
+	return value, group, hasData, breach, nil
+}
+
+// judge reads a query's points (buckets of iv, the last one starting at
+// start) as the alert's verdict on its last window: the value reported,
+// its group, whether the window had data, whether it breached.
+func (a *Alert) judge(points []charts.Point, start time.Time, iv time.Duration) (*float64, []string, bool, bool) {
+	n := a.windows()
+	first := start.Add(-time.Duration(n-1) * iv).UnixMilli()
+	last := start.UnixMilli()
+	type run struct {
+		group    []string
+		breached int // windows in range that breach
+		value    *float64
+	}
+	runs := map[string]*run{}
+	var order []string
 	for _, p := range points {
+		if p.Bucket < first || p.Bucket > last {
+			continue
+		}
+		k := fmt.Sprint(p.Group)
+		r := runs[k]
+		if r == nil {
+			r = &run{group: p.Group}
+			runs[k] = r
+			order = append(order, k)
+		}
 		v := p.Values[0]
 		if v == nil {
 			continue
 		}
-		hasData = true
-		b := (above && *v > *a.Threshold) || (!above && *v < *a.Threshold)
-		better := best == nil || (above && *v > *best) || (!above && *v < *best)
-		if (b && !breach) || (b == breach && better) {
-			best, bestGroup, breach = v, p.Group, b || breach
+		if a.Breaches(*v) {
+			r.breached++
+		}
+		if p.Bucket == last {
+			r.value = v
 		}
 	}
-	return best, bestGroup, hasData, breach, nil
+	var best *float64
+	var bestGroup []string
+	breach, hasData := false, false
+	for _, k := range order {
+		r := runs[k]
+		if r.value == nil {
+			continue
+		}
+		hasData = true
+		b := r.breached >= n && a.Breaches(*r.value)
+		better := best == nil || a.worse(*r.value, *best)
+		if (b && !breach) || (b == breach && better) {
+			best, bestGroup, breach = r.value, r.group, b || breach
+		}
+	}
+	return best, bestGroup, hasData, breach
+}
+
+// windowEnd is the end of the last complete window at now: windows
+// follow one another from the alert's scheduleStartAt, or from the epoch
+// shifted by scheduleOffsetMinutes. Before its start, no window is due.
+func (a *Alert) windowEnd(now time.Time, iv time.Duration) (time.Time, bool) {
+	anchor := time.Unix(0, 0).UTC()
+	switch {
+	case a.ScheduleStartAt != nil:
+		anchor = a.ScheduleStartAt.UTC()
+		if now.Before(anchor.Add(iv)) {
+			return time.Time{}, false
+		}
+	case a.ScheduleOffsetMinutes != nil:
+		anchor = anchor.Add(time.Duration(*a.ScheduleOffsetMinutes) * time.Minute)
+	}
+	return anchor.Add(now.Sub(anchor) / iv * iv), true
+}
+
+// addError keeps an execution error on the alert, the newest
+// maxExecutionErrors.
+func (a *Alert) addError(now time.Time, kind string, err error) {
+	a.ExecutionErrors = append(a.ExecutionErrors, ExecutionError{Timestamp: now.UTC(), Type: kind, Message: err.Error()})
+	if len(a.ExecutionErrors) > maxExecutionErrors {
+		a.ExecutionErrors = a.ExecutionErrors[len(a.ExecutionErrors)-maxExecutionErrors:]
+	}
+	a.errorsChanged = true
+}
+
+// recordError stores an execution error on the alert; failing to is
+// logged, the evaluation's own error being the one returned.
+func (s *Scheduler) recordError(ctx context.Context, team string, a *Alert, now time.Time, kind string, err error) {
+	a.addError(now, kind, err)
+	b, _ := json.Marshal(a)
+	if perr := s.o.Store.Put(ctx, team, store.KindAlert, a.ID, b, a.CreatedAt, time.Now()); perr != nil && s.o.Logger != nil {
+		s.o.Logger.Warn("alert execution error not recorded", zap.String("alert", a.ID), zap.Error(perr))
+	}
 }
 
 // watched is the series an alert measures (its source still to resolve)
@@ -368,9 +572,18 @@ func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (string,
 	return tile.Config.SourceID, s2, nil
 }
 
-// notify delivers to the alert's webhook.
+// notify delivers to each of the alert's webhooks; the result is the
+// first failure's (attempts summed), or success.
 func (s *Scheduler) notify(ctx context.Context, team string, a *Alert, n Notification, sender *webhook.Sender) webhook.Result {
-	return s.deliver(ctx, team, a.Channel.WebhookID, n, sender)
+	var out webhook.Result
+	for _, c := range a.AllChannels() {
+		res := s.deliver(ctx, team, c.WebhookID, n, sender)
+		out.Attempts += res.Attempts
+		if res.Err != nil && out.Err == nil {
+			out.Err = res.Err
+		}
+	}
+	return out
 }
 
 // SendTest delivers a sample notification to one of the team's webhooks

@@ -55,30 +55,43 @@ func Unbind(ctx context.Context, st *store.Store, team, kind, id string) error {
 			if err := st.Delete(ctx, team, store.KindAlert, a.ID); err != nil {
 				return err
 			}
-		case kind == store.KindWebhook && a.Channel.WebhookID == id:
+		case kind == store.KindWebhook && delivers(a, id):
 			return &InUseError{AlertID: a.ID}
 		}
 	}
 	return nil
 }
 
-// DropOrphans deletes the alerts on tiles of d that d no longer has (an
-// update that removes a tile takes its alerts with it).
+// DropOrphans deletes the alerts on tiles of d that d no longer has, or
+// that are no longer charts it can evaluate (a tile made raw SQL or
+// markdown), as HyperDX's dashboard update does: an update that removes
+// a tile, or changes what it is, takes its alerts with it.
 func DropOrphans(ctx context.Context, st *store.Store, team string, d *dashboards.Dashboard) error {
-	tiles := map[string]bool{}
+	alertable := map[string]bool{}
 	for _, t := range d.Tiles {
-		tiles[t.ID] = true
+		_, _, chart := t.Config.Watched()
+		alertable[t.ID] = chart
 	}
 	alerts, err := OfTeam(ctx, st, team)
 	if err != nil {
 		return err
 	}
 	for _, a := range alerts {
-		if a.DashboardID == d.ID && !tiles[a.TileID] {
+		if a.Source != "saved_search" && a.DashboardID == d.ID && !alertable[a.TileID] {
 			if err := st.Delete(ctx, team, store.KindAlert, a.ID); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// delivers reports whether the alert notifies the webhook.
+func delivers(a Alert, webhookID string) bool {
+	for _, c := range a.AllChannels() {
+		if c.WebhookID == webhookID {
+			return true
+		}
+	}
+	return false
 }

@@ -70,6 +70,9 @@ func public(team, kind string, doc []byte) (any, error) {
 	if kind == kindSaved {
 		return publicSavedSearch(team, doc)
 	}
+	if kind == kindAlert {
+		return publicAlert(team, doc)
+	}
 	if kind == kindDashboard {
 		if d, err := dashboards.Decode(doc); err == nil {
 			return d, nil

@@ -140,7 +140,7 @@ func TestEveryValidationError(t *testing.T) {
 			"alerts",
 			map[string]any{"source": "saved_search", "channel": map[string]any{"type": "email"}, "message": "{{range 1000000000000}}{{end}}"},
 			[]string{
-				"name is required", "threshold is required", "interval must be one of", "thresholdType must be one of", "savedSearchId is required with source saved_search", `channel.type must be "webhook"`,
+				"threshold is required", "interval must be one of", "thresholdType must be one of", "savedSearchId is required with source saved_search", `channel.type must be "webhook"`,
 				"message: template: {{range 1000000000000}}: range may only go over a field",
 			},
 		},

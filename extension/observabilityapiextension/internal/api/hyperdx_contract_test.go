@@ -36,11 +36,50 @@ import (
 // hyperdxCommit is the commit of HyperDX whose tests these replay.
 const hyperdxCommit = "b52a6fa83a1a8f6d1cc70e8b676103ade6a1b207"
 
+// Why alerts.int.test.ts cases are left out.
+const (
+	alertsInline      = `inline alerts (source "inline", an alert on its own chartConfig) are not implemented by this API yet: it refuses them (issue 46 follow-up)`
+	dashboardsHeatmap = "heatmap tiles are not drawn here yet: refused with 400"
+	dashboardsAsRatio = "its line tile sets asRatio (the first series over the second), which charts here do not compute yet: refused with 400 rather than stored and drawn wrong"
+	alertsRawSQL      = "raw SQL tiles are stored here, not run, so the scheduler could never evaluate an alert on one: it is refused (400), and a tile made raw SQL takes its alerts with it"
+)
+
 // skipped lists the HyperDX cases that cannot apply, by file, with why.
 var skipped = map[string]map[string]string{
 	"webhooks.int.test.ts": {
 		"should return 409 when the destination is changed concurrently between read and write": "it spies on the Mongo model's findOne to move the url between the read and the write; the store here has no such seam (an update is one versioned write, last writer wins)",
 		"should return 404 when the webhook is deleted concurrently between read and write":     "it spies on the Mongo model's findOne to delete the document between the read and the write",
+	},
+	"alerts.int.test.ts": {
+		"creates an inline alert, persists the internal dialect, and round-trips chartConfig on single-alert responses":   alertsInline,
+		"updates an inline alert config and maps asRatio to the internal ratio return type":                               alertsInline,
+		"clears source-specific references when switching between inline and tile sources":                                alertsInline,
+		"rejects an unsupported configType instead of routing it to the builder dialect":                                  alertsInline,
+		"validates metric formulas on builder chart configs":                                                              alertsInline,
+		"accepts a raw SQL inline alert and validates its template and connection ownership":                              alertsInline,
+		"rejects a raw SQL inline alert whose source is on a different connection":                                        alertsInline,
+		"accepts a number chart and enforces the single-select rule":                                                      alertsInline,
+		"rejects formulas on a formula-incapable source kind (session)":                                                   alertsInline,
+		"rejects asRatio without exactly two select items":                                                                alertsInline,
+		"round-trips a single-alert GET body back through PUT unchanged":                                                  alertsInline,
+		"strips unknown chartConfig fields instead of persisting them":                                                    alertsInline,
+		"round-trips the config name and chart-level where":                                                               alertsInline,
+		"rejects a chart-level where on raw SQL configs":                                                                  alertsInline,
+		"omits chartConfig for internally-authored configs the dialect cannot express, and a blind echo-PUT fails loudly": alertsInline,
+		"emits chartConfig for internally-authored configs the dialect can express":                                       alertsInline,
+		"should allow creating an alert on a raw SQL line tile":                                                           alertsRawSQL,
+		"should allow creating an alert on a raw SQL number tile":                                                         alertsRawSQL,
+	},
+	"dashboards.int.test.ts": {
+		"can create all supported chart types and all supported fields on each chart type":     dashboardsAsRatio,
+		"can update all supported chart types and all supported fields on each chart type":     dashboardsAsRatio,
+		"can round-trip all supported chart types and all supported fields on each chart type": dashboardsAsRatio + "; it also has heatmap and event-pattern tiles and metric select items",
+		"rejects $label": "an it.each of heatmap tiles HyperDX refuses; heatmap tiles are refused here whatever they hold, so the cases would pass for another reason",
+		"rejects heatmap tile with a non-Trace source (UI restricts to trace)": dashboardsHeatmap,
+		"round-trips a heatmap tile with only required fields":                 dashboardsHeatmap,
+		"persists where as empty string when omitted from heatmap tile":        dashboardsHeatmap,
+		"does not silently downgrade a corrupted heatmap to line on GET":       dashboardsHeatmap,
+		"can round-trip all raw SQL chart config types":                        "its raw SQL tiles name a connection by id (connections are another change of issue 46) and a number tile's color token",
 	},
 	"savedSearches-crud.int.test.ts": {
 		"should delete dependent alerts before the saved search (partial-failure ordering)": "it spies on SavedSearch.deleteOne to make it throw; the ordering it checks (alerts first) is what remove does",

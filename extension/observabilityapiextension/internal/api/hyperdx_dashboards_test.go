@@ -8,9 +8,10 @@ import (
 )
 
 // Replays HyperDX's packages/api/src/routers/external-api/__tests__/
-// dashboards.int.test.ts (commit hyperdxCommit), its "old format"
-// describe so far: Response Format, GET /, POST / and the saved-query
-// cases of PUT /:id. Its beforeEach makes a trace and a metric source in
+// dashboards.int.test.ts (the stored copy of commit 04dad3a, the nearest
+// to hyperdxCommit the reference index holds), its "old format" describe
+// so far: Response Format, GET /, POST / and PUT /:id up to its
+// round-trip of every chart type. Its beforeEach makes a trace and a metric source in
 // Mongo: here source documents of the case's team.
 func TestHyperDXDashboards(t *testing.T) {
 	const base = "/api/v2/dashboards"
@@ -267,6 +268,293 @@ func TestHyperDXDashboards(t *testing.T) {
 			id := testDashboard(c)
 			r := c.expect(400, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "savedQuery", "service.name = 'api'"))
 			assert.Contains(t, r.message(), "savedQueryLanguage cannot be null when savedQuery is provided")
+		}},
+		{"should update dashboard filters when provided", func(c *contractFixture) {
+			trace, metric := sources(c)
+			id := testDashboard(c)
+			d := c.expect(200, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "name", "Dashboard with Filters", "filters", []any{
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Updated Filter 1", "expression": "environment", "sourceId": trace},
+				map[string]any{
+					"id": newID(), "type": "QUERY_EXPRESSION", "name": "Updated Filter 2", "expression": "service_name", "sourceId": trace,
+					"appliesToSourceIds": []any{trace, metric},
+				},
+			})).data()
+			got := d["filters"].([]any)
+			require.Len(t, got, 2)
+			for i, name := range []string{"Updated Filter 1", "Updated Filter 2"} {
+				f := got[i].(map[string]any)
+				assert.IsType(t, "", f["id"])
+				assert.Equal(t, "QUERY_EXPRESSION", f["type"])
+				assert.Equal(t, name, f["name"])
+				assert.Equal(t, trace, f["sourceId"])
+			}
+			assert.False(t, hasKey(got[0].(map[string]any), "appliesToSourceIds"))
+			assert.Equal(t, []any{trace, metric}, got[1].(map[string]any)["appliesToSourceIds"])
+			assert.Equal(t, got, c.expect(200, "GET", base+"/"+id, nil).data()["filters"])
+		}},
+		{"should preserve existing dashboard filters when filters are not provided", func(c *contractFixture) {
+			trace, _ := sources(c)
+			existing := []any{
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Existing Filter 1", "expression": "environment", "sourceId": trace, "appliesToSourceIds": []any{trace}},
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Existing Filter 2", "expression": "service_name", "sourceId": trace},
+			}
+			id := testDashboard(c, "filters", existing)
+			d := c.expect(200, "PUT", base+"/"+id, with(mockDashboardWithIDs(trace, "name", "Dashboard Name Updated Without Filters"), "filters", nil)).data()
+			assert.Equal(t, "Dashboard Name Updated Without Filters", d["name"])
+			for _, m := range []map[string]any{d, c.expect(200, "GET", base+"/"+id, nil).data()} {
+				got := m["filters"].([]any)
+				require.Len(t, got, 2)
+				for i := range existing {
+					for k, v := range existing[i].(map[string]any) {
+						assert.Equal(t, v, got[i].(map[string]any)[k], k)
+					}
+				}
+			}
+		}},
+		{"should clear existing dashboard filters when provided an empty filters array", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c, "filters", []any{
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Existing Filter 1", "expression": "environment", "sourceId": trace},
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Existing Filter 2", "expression": "service_name", "sourceId": trace},
+			})
+			d := c.expect(200, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "name", "Dashboard Name Updated With Empty Filters", "filters", []any{})).data()
+			assert.Equal(t, "Dashboard Name Updated With Empty Filters", d["name"])
+			assert.Equal(t, []any{}, d["filters"])
+			assert.Equal(t, []any{}, c.expect(200, "GET", base+"/"+id, nil).data()["filters"])
+		}},
+		{"should return 400 when filter source ID does not exist on update", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			missing := newID()
+			r := c.expect(400, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "name", "Updated Name", "filters", []any{map[string]any{
+				"id": newID(), "type": "QUERY_EXPRESSION", "name": "Bad Source Filter", "expression": "environment", "sourceId": missing,
+			}}))
+			assert.Equal(t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
+		}},
+		{"should return 404 when dashboard does not exist", func(c *contractFixture) {
+			trace, _ := sources(c)
+			c.expect(404, "PUT", base+"/"+newID(), mockDashboardWithIDs(trace))
+		}},
+		{"should preserve tile IDs that match existing tiles and generate new IDs for unrecognized tiles", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			first := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Initial", "tiles": []any{timeSeries(trace)}, "tags": []any{}}).data()
+			existing := first["tiles"].([]any)[0].(map[string]any)["id"]
+			unknown := newID()
+			d := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Updated", "tags": []any{}, "tiles": []any{
+				with(timeSeries(trace), "id", existing), with(timeSeries(trace), "id", unknown, "x", 6),
+			}}).data()
+			tiles := d["tiles"].([]any)
+			assert.Equal(t, existing, tiles[0].(map[string]any)["id"])
+			assert.NotEqual(t, unknown, tiles[1].(map[string]any)["id"])
+			assert.NotEmpty(t, tiles[1].(map[string]any)["id"])
+		}},
+		{"should preserve filter IDs that match existing filters and generate new IDs for unrecognized filters", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			filter := func(fid, name, expr string) map[string]any {
+				return map[string]any{"id": fid, "type": "QUERY_EXPRESSION", "name": name, "expression": expr, "sourceId": trace}
+			}
+			first := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Initial", "tiles": []any{timeSeries(trace)}, "tags": []any{},
+				"filters": []any{filter(newID(), "Environment", "environment")}}).data()
+			existing := first["filters"].([]any)[0].(map[string]any)["id"].(string)
+			unknown := newID()
+			d := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Updated", "tiles": []any{timeSeries(trace)}, "tags": []any{},
+				"filters": []any{filter(existing, "Environment", "environment"), filter(unknown, "Service", "service_name")}}).data()
+			got := d["filters"].([]any)
+			assert.Equal(t, existing, got[0].(map[string]any)["id"])
+			assert.NotEqual(t, unknown, got[1].(map[string]any)["id"])
+			assert.NotEmpty(t, got[1].(map[string]any)["id"])
+		}},
+	}
+	replay(t, "dashboards.int.test.ts", cases)
+}
+
+// Replays the same file's "new format" describe (tiles given as config),
+// as far as its "persists fitYAxisToData" case; the cases after it are
+// not replayed yet.
+func TestHyperDXDashboardsNewFormat(t *testing.T) {
+	const base = "/api/v2/dashboards"
+	sources := func(c *contractFixture) (trace, metric string) {
+		trace = c.put("", kindSource, map[string]any{"name": "Traces", "kind": "trace", "database": "default", "table": "otel_traces", "timestampColumn": "Timestamp"})
+		metric = c.put("", kindSource, map[string]any{"name": "Metrics", "kind": "metric", "database": "default", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix"})
+		return trace, metric
+	}
+	countSelect := []any{map[string]any{"aggFn": "count", "where": ""}}
+	// HyperDX's fixture makeExternalTile and the describe's factories.
+	externalTile := func(src string) map[string]any {
+		return map[string]any{"name": "Test Chart", "x": 1, "y": 1, "w": 1, "h": 1, "config": map[string]any{"displayType": "line", "sourceId": src, "select": countSelect}}
+	}
+	mockDashboard := func(src string, kv ...any) map[string]any {
+		return with(map[string]any{"name": "Test External Dashboard", "tiles": []any{externalTile(src), externalTile(src)}, "tags": []any{"external-api", "test"}}, kv...)
+	}
+	chart := func(name string, x, y, w, h int, cfg map[string]any) map[string]any {
+		return map[string]any{"id": newID(), "name": name, "x": x, "y": y, "w": w, "h": h, "config": cfg}
+	}
+	builder := func(display, src string, kv ...any) map[string]any {
+		return with(map[string]any{"displayType": display, "sourceId": src, "select": countSelect}, kv...)
+	}
+	testDashboard := func(c *contractFixture, kv ...any) string {
+		return c.put("", kindDashboard, with(map[string]any{"name": "Test Dashboard", "tiles": []any{}}, kv...))
+	}
+	count := map[string]any{"aggFn": "count", "where": "", "valueExpression": "", "whereLanguage": "lucene"}
+	noID := func(tile any) map[string]any { return with(tile.(map[string]any), "id", nil) }
+	cases := []hxCase{
+		{"should return responses in the expected format", func(c *contractFixture) {
+			trace, _ := sources(c)
+			r := c.expect(200, "POST", base, map[string]any{
+				"name":  "Format Test Dashboard",
+				"tiles": []any{chart("Time Series Chart", 0, 0, 6, 3, builder("line", trace)), chart("Number Chart", 0, 3, 3, 3, builder("number", trace))},
+				"tags":  []any{"format-test"},
+			})
+			assert.Contains(t, r.header.Get("Content-Type"), "application/json")
+			d := r.data()
+			tiles := d["tiles"].([]any)
+			require.Len(t, tiles, 2)
+			assert.Equal(t, map[string]any{"name": "Time Series Chart", "x": 0.0, "y": 0.0, "w": 6.0, "h": 3.0, "config": map[string]any{
+				"asRatio": false, "fillNulls": true, "displayType": "line", "sourceId": trace, "select": []any{count},
+			}}, noID(tiles[0]))
+			assert.Equal(t, map[string]any{"name": "Number Chart", "x": 0.0, "y": 3.0, "w": 3.0, "h": 3.0, "config": map[string]any{
+				"displayType": "number", "sourceId": trace, "select": []any{count},
+			}}, noID(tiles[1]))
+			for _, k := range []string{"savedQuery", "savedQueryLanguage"} {
+				assert.True(t, hasKey(d, k))
+				assert.Nil(t, d[k])
+			}
+			assert.Equal(t, []any{"format-test"}, d["tags"])
+			assert.Equal(t, []any{}, d["filters"])
+			assert.Equal(t, []any{}, d["savedFilterValues"])
+			id := d["id"].(string)
+			assert.Equal(t, map[string]any{"data": d}, c.expect(200, "GET", base+"/"+id, nil).body)
+			assert.IsType(t, []any{}, c.expect(200, "GET", base, nil).body["data"])
+			// The delete answer: as in the old-format case above.
+			assert.Equal(t, true, c.expect(200, "DELETE", base+"/"+id, nil).data()["deleted"])
+		}},
+		{"should return all dashboards", func(c *contractFixture) {
+			sources(c)
+			testDashboard(c, "name", "Test Dashboard 1")
+			testDashboard(c, "name", "Test Dashboard 2")
+			list := c.expect(200, "GET", base, nil).list()
+			require.Len(t, list, 2)
+			for _, d := range list {
+				assert.IsType(t, []any{}, d.(map[string]any)["filters"])
+			}
+		}},
+		{"should return empty array when no dashboards exist", func(c *contractFixture) {
+			sources(c)
+			assert.Empty(t, c.expect(200, "GET", base, nil).list())
+		}},
+		{"should return a specific dashboard", func(c *contractFixture) {
+			sources(c)
+			id := testDashboard(c, "tags", []any{"tag1", "tag2"})
+			d := c.expect(200, "GET", base+"/"+id, nil).data()
+			assert.Equal(t, id, d["id"])
+			assert.Equal(t, "Test Dashboard", d["name"])
+			assert.IsType(t, []any{}, d["tiles"])
+			assert.Equal(t, []any{"tag1", "tag2"}, d["tags"])
+			assert.IsType(t, []any{}, d["filters"])
+		}},
+		{"should return 404 when dashboard does not exist", func(c *contractFixture) {
+			sources(c)
+			c.expect(404, "GET", base+"/"+newID(), nil)
+		}},
+		{"should create a new dashboard", func(c *contractFixture) {
+			trace, _ := sources(c)
+			d := c.expect(200, "POST", base, mockDashboard(trace)).data()
+			assert.Equal(t, "Test External Dashboard", d["name"])
+			assert.Equal(t, []any{"external-api", "test"}, d["tags"])
+			assert.Equal(t, []any{}, d["filters"])
+			stored := c.stored(kindDashboard, d["id"].(string))
+			assert.Equal(t, "Test External Dashboard", stored["name"])
+			assert.Len(t, stored["tiles"], 2)
+		}},
+		{"should return 400 when savedQueryLanguage is null and savedQuery is provided", func(c *contractFixture) {
+			trace, _ := sources(c)
+			body := mockDashboard(trace, "savedQuery", "service.name = 'api'")
+			body["savedQueryLanguage"] = nil
+			assert.Contains(t, c.expect(400, "POST", base, body).message(), "savedQueryLanguage cannot be null when savedQuery is provided")
+		}},
+		{"can create all chart types", func(c *contractFixture) {
+			trace, _ := sources(c)
+			d := c.expect(200, "POST", base, map[string]any{"name": "Test Dashboard with All Chart Types", "tags": []any{"test", "chart-types"}, "tiles": []any{
+				chart("Time Series Chart", 0, 0, 6, 3, builder("line", trace)),
+				chart("Table Chart", 6, 0, 6, 3, builder("table", trace)),
+				chart("Number Chart", 0, 3, 3, 3, builder("number", trace)),
+				chart("Markdown Chart", 3, 3, 3, 3, map[string]any{"displayType": "markdown", "markdown": "# Test Markdown\nThis is a test"}),
+				chart("Pie Chart", 6, 3, 3, 3, builder("pie", trace, "groupBy", "service.name")),
+				chart("Bar Chart", 9, 3, 3, 3, builder("bar", trace, "groupBy", "service.name")),
+			}}).data()
+			assert.Len(t, d["tiles"], 6)
+			read := c.expect(200, "GET", base+"/"+d["id"].(string), nil).data()
+			assert.Len(t, read["tiles"], 6)
+			assert.Equal(t, []any{"test", "chart-types"}, read["tags"])
+		}},
+		{"persists a custom orderBy on pie and categorical bar tiles through create and get", func(c *contractFixture) {
+			trace, _ := sources(c)
+			sel := []any{map[string]any{"aggFn": "count", "alias": "Count", "where": "", "whereLanguage": "sql"}}
+			d := c.expect(200, "POST", base, map[string]any{"name": "Dashboard with custom categorical ordering", "tiles": []any{
+				map[string]any{"name": "Pie with custom order", "x": 0, "y": 0, "w": 6, "h": 3, "config": builder("pie", trace, "select", sel, "groupBy", "ServiceName", "orderBy", "ServiceName ASC", "limit", 5)},
+				map[string]any{"name": "Bar with custom order", "x": 6, "y": 0, "w": 6, "h": 3, "config": builder("bar", trace, "select", sel, "groupBy", "ServiceName", "orderBy", `"Count" DESC`, "limit", 5)},
+			}}).data()
+			for _, m := range []map[string]any{d, c.expect(200, "GET", base+"/"+d["id"].(string), nil).data()} {
+				tiles := m["tiles"].([]any)
+				assert.Equal(t, "ServiceName ASC", tiles[0].(map[string]any)["config"].(map[string]any)["orderBy"])
+				assert.Equal(t, `"Count" DESC`, tiles[1].(map[string]any)["config"].(map[string]any)["orderBy"])
+			}
+		}},
+		{"persists seriesLimit on line and stacked_bar tiles through create and get", func(c *contractFixture) {
+			trace, _ := sources(c)
+			sel := []any{map[string]any{"aggFn": "count", "alias": "Count", "where": "", "whereLanguage": "sql"}}
+			d := c.expect(200, "POST", base, map[string]any{"name": "Dashboard with series limits", "tiles": []any{
+				map[string]any{"name": "Line with series limit", "x": 0, "y": 0, "w": 6, "h": 3, "config": builder("line", trace, "select", sel, "groupBy", "ServiceName", "seriesLimit", 20)},
+				map[string]any{"name": "Stacked bar with series limit", "x": 6, "y": 0, "w": 6, "h": 3, "config": builder("stacked_bar", trace, "select", sel, "groupBy", "ServiceName", "seriesLimit", 7)},
+			}}).data()
+			for _, m := range []map[string]any{d, c.expect(200, "GET", base+"/"+d["id"].(string), nil).data()} {
+				tiles := m["tiles"].([]any)
+				assert.Equal(t, 20.0, tiles[0].(map[string]any)["config"].(map[string]any)["seriesLimit"])
+				assert.Equal(t, 7.0, tiles[1].(map[string]any)["config"].(map[string]any)["seriesLimit"])
+			}
+		}},
+		{"omits seriesLimit on line/stacked_bar tiles when it is not provided", func(c *contractFixture) {
+			trace, _ := sources(c)
+			sel := []any{map[string]any{"aggFn": "count", "alias": "Count", "where": "", "whereLanguage": "sql"}}
+			d := c.expect(200, "POST", base, map[string]any{"name": "Dashboard without series limit", "tiles": []any{
+				map[string]any{"name": "Line without series limit", "x": 0, "y": 0, "w": 6, "h": 3, "config": builder("line", trace, "select", sel, "groupBy", "ServiceName")},
+			}}).data()
+			assert.False(t, hasKey(d["tiles"].([]any)[0].(map[string]any)["config"].(map[string]any), "seriesLimit"))
+		}},
+		{"omits orderBy on pie/bar tiles when it is not provided", func(c *contractFixture) {
+			trace, _ := sources(c)
+			sel := []any{map[string]any{"aggFn": "count", "alias": "Count", "where": "", "whereLanguage": "sql"}}
+			d := c.expect(200, "POST", base, map[string]any{"name": "Dashboard without categorical ordering", "tiles": []any{
+				map[string]any{"name": "Pie without order", "x": 0, "y": 0, "w": 6, "h": 3, "config": builder("pie", trace, "select", sel, "groupBy", "ServiceName")},
+			}}).data()
+			assert.False(t, hasKey(d["tiles"].([]any)[0].(map[string]any)["config"].(map[string]any), "orderBy"))
+		}},
+		{"persists select-item where as empty string when omitted", func(c *contractFixture) {
+			trace, _ := sources(c)
+			d := c.expect(200, "POST", base, map[string]any{"name": "Dashboard Line No Where", "tags": []any{}, "tiles": []any{
+				map[string]any{"name": "Line Chart Without Where", "x": 0, "y": 0, "w": 6, "h": 3, "config": builder("line", trace, "select", []any{map[string]any{"aggFn": "count"}})},
+			}}).data()
+			// HyperDX stores it as the select item's aggCondition; here it is
+			// the item's where.
+			stored := c.stored(kindDashboard, d["id"].(string))
+			sel := stored["tiles"].([]any)[0].(map[string]any)["config"].(map[string]any)["select"].([]any)[0].(map[string]any)
+			assert.Equal(t, "", sel["where"])
+		}},
+		{"persists fitYAxisToData on line tiles only and reads it back on GET", func(c *contractFixture) {
+			trace, _ := sources(c)
+			sel := []any{map[string]any{"aggFn": "count", "where": "", "whereLanguage": "sql"}}
+			d := c.expect(200, "POST", base, map[string]any{"name": "fitYAxisToData dashboard", "tags": []any{}, "tiles": []any{
+				map[string]any{"name": "Fit Line", "x": 0, "y": 0, "w": 6, "h": 3, "config": builder("line", trace, "select", sel, "fitYAxisToData", true)},
+				map[string]any{"name": "Bar", "x": 6, "y": 0, "w": 6, "h": 3, "config": builder("stacked_bar", trace, "select", sel, "fitYAxisToData", false)},
+				map[string]any{"name": "Unset Line", "x": 12, "y": 0, "w": 6, "h": 3, "config": builder("line", trace, "select", sel)},
+			}}).data()
+			tiles := c.expect(200, "GET", base+"/"+d["id"].(string), nil).data()["tiles"].([]any)
+			cfg := func(i int) map[string]any { return tiles[i].(map[string]any)["config"].(map[string]any) }
+			assert.Equal(t, true, cfg(0)["fitYAxisToData"])
+			assert.False(t, hasKey(cfg(1), "fitYAxisToData"))
+			assert.False(t, hasKey(cfg(2), "fitYAxisToData"))
 		}},
 	}
 	replay(t, "dashboards.int.test.ts", cases)

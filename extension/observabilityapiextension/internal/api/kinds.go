@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // stamp is what the API, not the caller, gives a document: its id and
@@ -53,9 +55,16 @@ func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (doc
 		// HyperDX makes a new dashboard's filter ids.
 		return document{}, validationError{errors.New("filters: a new dashboard's filters take no id")}
 	}
+	if err == nil && st.old != nil {
+		err = keepFromOld(&d, st.old)
+	}
+	team := teamOf(ctx)
 	if err == nil {
-		team := teamOf(ctx)
 		err = d.Validate(newID, func(id string) (bool, error) { return s.sources.Exists(ctx, team, id) })
+	}
+	if err == nil {
+		d.ID = st.id
+		err = s.checkOnClick(ctx, team, &d)
 	}
 	if missing := (dashboards.MissingSources{}); errors.As(err, &missing) {
 		// Answered in HyperDX's words, without this API's prefix.
@@ -71,28 +80,149 @@ func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (doc
 	return document{st.id, &d}, nil
 }
 
+// alertInput is an alert as sent: HyperDX's external alert, which may
+// echo what an answer holds (teamId, executionErrors: the API's to set,
+// ignored) and may carry an inline source's chartConfig.
+type alertInput struct {
+	Alert
+	TeamID      string          `json:"teamId"`
+	ChartConfig json.RawMessage `json:"chartConfig"`
+}
+
+// keepFromOld applies HyperDX's update rules against the dashboard an
+// update replaces: a tile or filter id it does not know is replaced by a
+// new one (a client cannot pick ids), and filters and containers the
+// body leaves out are kept.
+func keepFromOld(d *dashboards.Dashboard, oldDoc []byte) error {
+	old, err := dashboards.Decode(oldDoc)
+	if err != nil {
+		return fmt.Errorf("stored dashboard: %w", err)
+	}
+	tiles := map[string]bool{}
+	for _, t := range old.Tiles {
+		tiles[t.ID] = true
+	}
+	for i := range d.Tiles {
+		if !tiles[d.Tiles[i].ID] {
+			d.Tiles[i].ID = ""
+		}
+	}
+	if !d.Given.Filters {
+		d.Filters = old.Filters
+	} else {
+		filters := map[string]bool{}
+		for _, f := range old.Filters {
+			filters[f.ID] = true
+		}
+		for i := range d.Filters {
+			if !filters[d.Filters[i].ID] {
+				d.Filters[i].ID = ""
+			}
+		}
+	}
+	if !d.Given.Containers {
+		d.Containers = old.Containers
+	}
+	return nil
+}
+
+// checkOnClick checks what the tiles' onClick name by id, as HyperDX
+// does: a dashboard of the team, a log or trace source to search.
+func (s *Server) checkOnClick(ctx context.Context, team string, d *dashboards.Dashboard) error {
+	dashIDs, sourceIDs := d.OnClickTargets()
+	var missing, notSearchable, missingDash []string
+	for _, id := range sourceIDs {
+		if ok, err := s.sources.Exists(ctx, team, id); err != nil {
+			return err
+		} else if !ok {
+			missing = append(missing, id)
+			continue
+		}
+		// Its kind as stored: whether the team may read its database is
+		// the search's question, when it runs.
+		res, err := s.opts.Store.Get(ctx, team, kindSource, id)
+		if err != nil {
+			return err
+		}
+		var src Source
+		if err := json.Unmarshal(res.Doc, &src); err != nil {
+			return fmt.Errorf("stored source %s: %w", id, err)
+		}
+		if src.Kind != "log" && src.Kind != "trace" {
+			notSearchable = append(notSearchable, id)
+		}
+	}
+	if len(missing) > 0 {
+		return dashboards.MissingSources{IDs: missing}
+	}
+	for _, id := range dashIDs {
+		if id == d.ID {
+			continue // the dashboard itself, being updated
+		}
+		_, err := s.opts.Store.Get(ctx, team, kindDashboard, id)
+		if errors.Is(err, store.ErrNotFound) {
+			missingDash = append(missingDash, id)
+		} else if err != nil {
+			return err
+		}
+	}
+	switch {
+	case len(missingDash) > 0:
+		return &apiError{status: http.StatusBadRequest, msg: "Could not find the following onClick dashboard IDs: " + strings.Join(missingDash, ", ")}
+	case len(notSearchable) > 0:
+		return &apiError{status: http.StatusBadRequest, msg: "The following onClick search source IDs are not log or trace sources: " + strings.Join(notSearchable, ", ")}
+	}
+	return nil
+}
+
 func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first
-	var a Alert
-	if err := decodeStrict(body, &a); err != nil {
+	var in alertInput
+	if err := decodeStrict(body, &in); err != nil {
 		return document{}, validationError{err}
 	}
-	if err := validateAlert(ctx, &a, lookups{s: s, team: teamOf(ctx)}); err != nil {
+	a := in.Alert
+	if len(in.ChartConfig) > 0 && string(in.ChartConfig) != "null" && a.Source != "inline" {
+		return document{}, validationError{errors.New(`chartConfig is only supported when source is "inline"`)}
+	}
+	if err := validateAlert(ctx, &a, lookups{s: s, team: teamOf(ctx)}, st.updated); err != nil {
 		return document{}, err
 	}
 	a.ID, a.CreatedAt, a.UpdatedAt = st.id, st.created, st.updated
-	if a.State == "" {
-		a.State = alerting.StateOK
-	}
-	// A mute is set and lifted by its own routes (silence.go); an update
-	// that does not carry it keeps it.
-	if a.Silenced == nil && st.old != nil {
+	// The state and the execution errors are the scheduler's: a new
+	// alert is OK, an update keeps them.
+	a.ExecutionErrors, a.State = nil, alerting.StateOK
+	if st.old != nil {
 		var old Alert
 		if err := json.Unmarshal(st.old, &old); err != nil {
 			return document{}, fmt.Errorf("stored alert %s: %w", st.id, err)
 		}
-		a.Silenced = old.Silenced
+		// A mute is set and lifted by its own routes (silence.go); an
+		// update that does not carry it keeps it. The execution errors
+		// are the scheduler's.
+		if a.Silenced == nil {
+			a.Silenced = old.Silenced
+		}
+		a.ExecutionErrors, a.State = old.ExecutionErrors, cmp.Or(old.State, alerting.StateOK)
 	}
 	return document{st.id, &a}, nil
+}
+
+// publicAlert is a stored alert as answered: HyperDX's shape, with the
+// team, and channels for a document written before there could be
+// several.
+func publicAlert(team string, doc []byte) (any, error) {
+	var a Alert
+	if err := json.Unmarshal(doc, &a); err != nil {
+		return nil, fmt.Errorf("stored alert: %w", err)
+	}
+	a.Channels = a.AllChannels()
+	if len(a.Channels) > 0 {
+		a.Channel = a.Channels[0]
+	}
+	return struct {
+		*Alert
+		TeamID string `json:"teamId"`
+	}{&a, team}, nil
 }
 
 func decodeSource(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first

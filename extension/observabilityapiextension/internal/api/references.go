@@ -30,6 +30,14 @@ func (l lookups) tile(ctx context.Context, dashboardID, tileID string) (*dashboa
 	return t, ok, nil
 }
 
+func (l lookups) dashboard(ctx context.Context, id string) (bool, error) {
+	_, err := l.s.opts.Store.Get(ctx, l.team, kindDashboard, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 func (l lookups) savedSearch(ctx context.Context, id string) (bool, error) {
 	_, err := l.s.opts.Store.Get(ctx, l.team, kindSaved, id)
 	if errors.Is(err, store.ErrNotFound) {

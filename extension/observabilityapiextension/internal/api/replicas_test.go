@@ -46,7 +46,7 @@ func TestTwoReplicasShareState(t *testing.T) {
 	rc, ss, wh := errorSearchAndHook(t, fx, "replica_logs")
 	a := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), map[string]any{
 		"name": "errors", "source": "saved_search",
-		"savedSearchId": ss, "threshold": 0, "interval": "1m", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": wh},
+		"savedSearchId": ss, "threshold": 1, "interval": "1m", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": wh},
 	})
 	require.Equal(t, http.StatusOK, a.status, a.body)
 	sender := webhook.New(webhook.Options{Attempts: 2, Backoff: 5 * time.Millisecond, AllowPrivate: true})

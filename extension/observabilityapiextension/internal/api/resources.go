@@ -8,6 +8,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -84,22 +85,45 @@ var templatedServices = []string{"generic", "pagerduty"}
 var (
 	aggFns         = dashboards.AggFns
 	intervals      = []string{"1m", "5m", "15m", "30m", "1h", "6h", "12h", "1d"}
-	thresholdTypes = []string{"above", "below"}
+	thresholdTypes = alerting.ThresholdTypes
 	webhookTypes   = []string{"generic", "slack", "incidentio", "pagerduty"}
 )
 
-// validateAlert checks an alert; lookups tell whether the dashboard, tile and
-// webhook exist in the caller's team.
-func validateAlert(ctx context.Context, a *Alert, lookup lookups) error {
+// maxChannels is how many webhooks one alert may notify (HyperDX's cap).
+const maxChannels = 10
+
+// maxNote bounds an alert's note (HyperDX's).
+const maxNote = 4096
+
+// validateAlert checks an alert, in HyperDX's words where it has them;
+// lookups tell whether the dashboard, tile, saved search and webhooks
+// exist in the caller's team. It settles channel and channels: channels
+// is canonical, channel mirrors its first entry.
+func validateAlert(ctx context.Context, a *Alert, lookup lookups, now time.Time) error {
 	var p problems.List
-	if strings.TrimSpace(a.Name) == "" {
+	if strings.TrimSpace(a.Name) == "" && formOf(ctx) == managed {
 		p.Add("name is required")
+	}
+	if a.Note != nil && (*a.Note == "" || len(*a.Note) > maxNote) {
+		p.Add("note must be 1 to %d characters", maxNote)
 	}
 	if a.Threshold == nil {
 		p.Add("threshold is required")
 	}
 	p.OneOf("interval", a.Interval, intervals)
 	p.OneOf("thresholdType", a.ThresholdType, thresholdTypes)
+	switch {
+	case !alerting.IsRange(a.ThresholdType):
+		a.ThresholdMax = nil // only a range has a bound (HyperDX drops it)
+	case a.ThresholdMax == nil:
+		p.Add("thresholdMax is required for between/not_between threshold types")
+	case a.Threshold != nil && *a.ThresholdMax < *a.Threshold:
+		p.Add("thresholdMax must be greater than or equal to threshold")
+	}
+	if a.NumConsecutiveWindows != nil && *a.NumConsecutiveWindows < 1 {
+		p.Add("numConsecutiveWindows must be at least 1")
+	}
+	checkSchedule(a, now, &p)
 	switch a.Source {
 	case "saved_search":
 		if err := validateSavedSearchAlert(ctx, a, lookup, &p); err != nil {
@@ -109,26 +133,113 @@ func validateAlert(ctx context.Context, a *Alert, lookup lookups) error {
 		if err := validateTileAlert(ctx, a, lookup, &p); err != nil {
 			return err
 		}
+	case "inline":
+		p.Add(`source "inline" (an alert on its own chartConfig) is not supported by this API; use a dashboard tile or a saved search`)
 	default:
 		p.Add(`source must be "tile" or "saved_search", got %q`, a.Source)
 	}
 	if err := alerttemplate.Check(a.Message); err != nil {
 		p.Add("message: %v", err)
 	}
-	if a.Channel.Type != "webhook" {
-		p.Add(`channel.type must be "webhook", got %q`, a.Channel.Type)
-	} else if a.Channel.WebhookID == "" {
-		p.Add("channel.webhookId is required")
-	} else if ok, err := lookup.webhook(ctx, a.Channel.WebhookID); err != nil {
+	if err := checkChannels(ctx, a, lookup, &p); err != nil {
 		return err
-	} else if !ok {
-		p.Add("webhook %q does not exist", a.Channel.WebhookID)
 	}
 	if err := p.Err(); err != nil {
 		return validationError{err}
 	}
 	return nil
 }
+
+// checkChannels applies HyperDX's rules to channel and channels, then
+// sets both: channels, channel its first entry.
+func checkChannels(ctx context.Context, a *Alert, lookup lookups, p *problems.List) error {
+	given := a.Channel != (Channel{})
+	chs := a.Channels
+	// A problem names the field the caller sent.
+	at := func(i int) string { return fmt.Sprintf("channels[%d]", i) }
+	if len(chs) == 0 {
+		at = func(int) string { return "channel" }
+	}
+	switch {
+	case len(chs) == 0 && !given:
+		p.Add("At least one notification channel is required")
+		return nil
+	case len(chs) == 0:
+		chs = []Channel{a.Channel}
+	case given && a.Channel != chs[0]:
+		p.Add("channel must be the same as channels[0] when both are given")
+		return nil
+	}
+	if len(chs) > maxChannels {
+		p.Add("channels takes at most %d entries", maxChannels)
+		return nil
+	}
+	seen := map[Channel]bool{}
+	var missing []string
+	for i, c := range chs {
+		switch {
+		case c.Type != "webhook":
+			p.Add(`%s.type must be "webhook", got %q`, at(i), c.Type)
+			continue
+		case c.WebhookID == "":
+			p.Add("%s.webhookId is required", at(i))
+			continue
+		case seen[c]:
+			p.Add("%s repeats a channel", at(i))
+			continue
+		}
+		seen[c] = true
+		ok, err := lookup.webhook(ctx, c.WebhookID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			missing = append(missing, strconv.Quote(c.WebhookID))
+		}
+	}
+	if len(missing) > 0 {
+		p.Add("Webhook not found (%s)", strings.Join(missing, ", "))
+	}
+	a.Channels, a.Channel = chs, chs[0]
+	return nil
+}
+
+// The bounds of scheduleStartAt (HyperDX's): within a year ahead and ten
+// years back.
+const (
+	maxStartAhead = 365 * 24 * time.Hour
+	maxStartBack  = 10 * 365 * 24 * time.Hour
+)
+
+// checkSchedule applies HyperDX's rules to an alert's schedule: an
+// offset or a start time, not both; the offset within the interval.
+func checkSchedule(a *Alert, now time.Time, p *problems.List) {
+	if a.ScheduleStartAt != nil {
+		if a.ScheduleOffsetMinutes != nil && *a.ScheduleOffsetMinutes != 0 {
+			p.Add("scheduleOffsetMinutes must be 0 when scheduleStartAt is provided")
+		}
+		a.ScheduleOffsetMinutes = nil
+		switch {
+		case a.ScheduleStartAt.After(now.Add(maxStartAhead)):
+			p.Add("scheduleStartAt must be within 1 year from now")
+		case a.ScheduleStartAt.Before(now.Add(-maxStartBack)):
+			p.Add("scheduleStartAt must be within 10 years in the past")
+		}
+	}
+	if m := a.ScheduleOffsetMinutes; m != nil {
+		iv := intervalMinutes[a.Interval]
+		switch {
+		case *m < 0:
+			p.Add("scheduleOffsetMinutes cannot be negative")
+		case iv > 0 && *m >= iv:
+			p.Add("scheduleOffsetMinutes must be less than %d minutes", iv)
+		case *m == 0:
+			a.ScheduleOffsetMinutes = nil
+		}
+	}
+}
+
+var intervalMinutes = map[string]int{"1m": 1, "5m": 5, "15m": 15, "30m": 30, "1h": 60, "6h": 360, "12h": 720, "1d": 1440}
 
 func validateTileAlert(ctx context.Context, a *Alert, lookup lookups, p *problems.List) error {
 	if a.SavedSearchID != "" || a.GroupBy != "" {
@@ -138,18 +249,34 @@ func validateTileAlert(ctx context.Context, a *Alert, lookup lookups, p *problem
 		p.Add("dashboardId and tileId are required with source tile")
 		return nil
 	}
+	found, err := lookup.dashboard(ctx, a.DashboardID)
+	if err != nil {
+		return err
+	}
+	if !found {
+		p.Add("Dashboard not found (%q)", a.DashboardID)
+		return nil
+	}
 	tile, ok, err := lookup.tile(ctx, a.DashboardID, a.TileID)
 	switch {
 	case err != nil:
 		return err
 	case !ok:
-		p.Add("dashboard %q has no tile %q", a.DashboardID, a.TileID)
+		p.Add("Tile not found (dashboard %q has no tile %q)", a.DashboardID, a.TileID)
 	default:
-		if _, _, chart := tile.Config.Watched(); !chart {
+		if !alertable(&tile.Config) {
 			p.Add("tile %q is a %s tile; alerts watch chart tiles (line, stacked_bar, table, number, pie, bar)", a.TileID, kindOfTile(&tile.Config))
 		}
 	}
 	return nil
+}
+
+// alertable reports whether the scheduler can evaluate an alert on a
+// tile: a chart tile. A raw SQL tile is stored, not run, so an alert on
+// one could never be evaluated.
+func alertable(c *dashboards.Config) bool {
+	_, _, chart := c.Watched()
+	return chart
 }
 
 func validateSavedSearchAlert(ctx context.Context, a *Alert, lookup lookups, p *problems.List) error {
@@ -165,7 +292,7 @@ func validateSavedSearchAlert(ctx context.Context, a *Alert, lookup lookups, p *
 		return err
 	}
 	if !ok {
-		p.Add("saved search %q does not exist", a.SavedSearchID)
+		p.Add("Saved search not found (%q)", a.SavedSearchID)
 	}
 	if len(dashboards.SplitGroupBy(a.GroupBy)) > 5 {
 		p.Add("groupBy takes at most 5 fields")

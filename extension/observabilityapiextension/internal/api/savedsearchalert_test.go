@@ -78,7 +78,7 @@ func TestSavedSearchAlert(t *testing.T) {
 		"channel": map[string]any{"type": "webhook", "webhookId": wh},
 	})
 	assert.Equal(t, http.StatusBadRequest, r.status)
-	assert.Contains(t, r.body["message"], `saved search "nope" does not exist`)
+	assert.Contains(t, r.body["message"], `Saved search not found ("nope")`)
 	assert.Contains(t, r.body["message"], "dashboardId and tileId are for source tile")
 
 	// Deleting the search deletes its alert.

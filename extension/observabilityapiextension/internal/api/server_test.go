@@ -18,7 +18,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/legacy"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -146,7 +146,7 @@ func checkContract(t testing.TB, req *http.Request, res *http.Response, body []b
 		doc, err := openapi3.NewLoader().LoadFromData(OpenAPI)
 		require.NoError(t, err)
 		require.NoError(t, doc.Validate(context.Background()))
-		contract, err = legacy.NewRouter(doc)
+		contract, err = gorillamux.NewRouter(doc)
 		require.NoError(t, err)
 	})
 	route, params, err := contract.FindRoute(req)
@@ -323,7 +323,7 @@ func TestAlertsReferenceTheirDashboardTileAndWebhook(t *testing.T) {
 	}
 	r = call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), bad)
 	assert.Equal(t, http.StatusBadRequest, r.status)
-	for _, want := range []string{"interval must be one of", "thresholdType must be one of", `has no tile "nope"`, `webhook "missing" does not exist`} {
+	for _, want := range []string{"interval must be one of", "thresholdType must be one of", `Tile not found (dashboard "` + dash + `" has no tile "nope")`, `Webhook not found ("missing")`} {
 		assert.Contains(t, r.body["message"], want)
 	}
 	// Another team cannot point an alert at team a's dashboard.

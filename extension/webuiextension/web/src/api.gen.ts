@@ -710,6 +710,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/dashboards/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a dashboard without storing it
+         * @description The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+         */
+        post: operations["validateDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/dashboards/import": {
         parameters: {
             query?: never;
@@ -1364,9 +1384,12 @@ export interface components {
             color?: string;
             colorRules?: Record<string, never>[];
             limit?: number;
+            /** @description where a table row click leads, HyperDX's: {type: dashboard | search, target: {mode: id, id} or {mode: template, …}}; a dashboard named by id must be the team's, a search source a log or trace source of the team */
             onClick?: Record<string, never>;
             orderBy?: string;
             showOperandSeries?: boolean;
+            /** @description a number tile's background sparkline, HyperDX's ({type, color}); kept as given */
+            backgroundChart?: Record<string, never>;
         };
         /** @description This API's first tile config, still accepted; answered as a TileConfig */
         FirstTileConfig: {
@@ -1426,6 +1449,10 @@ export interface components {
              * @enum {string}
              */
             seriesReturnType?: "column";
+            /** @description the container (section) the tile is in */
+            containerId?: string;
+            /** @description the tab of its container the tile is on (needs containerId) */
+            tabId?: string;
         };
         DashboardFilter: {
             /** @description made by the API; given back on an update to keep it */
@@ -1456,6 +1483,10 @@ export interface components {
             w: number;
             h: number;
             config: components["schemas"]["TileConfig"];
+            /** @description the container (section) the tile is in */
+            containerId?: string;
+            /** @description the tab of its container the tile is on (needs containerId) */
+            tabId?: string;
         };
         /** @description HyperDX's dashboard body; id, createdAt, updatedAt and empty filters are accepted so a dashboard read can be written back */
         DashboardInput: {
@@ -1463,7 +1494,7 @@ export interface components {
             name: string;
             tags?: string[];
             tiles?: components["schemas"]["TileInput"][];
-            /** @description the dashboard's filter dropdowns; a new dashboard's filters take no id */
+            /** @description the dashboard's filter dropdowns; a new dashboard's filters take no id, an update's keep the ids it knows (others are made anew), and an update that leaves them out keeps them */
             filters?: components["schemas"]["DashboardFilter"][];
             /** @description the where the dashboard opens with */
             savedQuery?: string | null;
@@ -1473,6 +1504,8 @@ export interface components {
              */
             savedQueryLanguage?: "lucene" | "sql" | null;
             savedFilterValues?: components["schemas"]["DashboardFilterValue"][];
+            /** @description sections grouping tiles (HyperDX's containers), each maybe with tabs; ids unique, a tab's within its container; an update that leaves them out keeps them */
+            containers?: components["schemas"]["DashboardContainer"][];
             /** Format: date-time */
             createdAt?: string;
             /** Format: date-time */
@@ -1487,54 +1520,120 @@ export interface components {
             savedQuery: string | null;
             savedQueryLanguage: string | null;
             savedFilterValues: components["schemas"]["DashboardFilterValue"][];
+            /** @description sections grouping tiles (HyperDX's containers), each maybe with tabs; ids unique, a tab's within its container; absent when there is none */
+            containers?: components["schemas"]["DashboardContainer"][];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        DashboardContainer: {
+            id: string;
+            title: string;
+            collapsed: boolean;
+            collapsible?: boolean;
+            bordered?: boolean;
+            tabs?: {
+                id: string;
+                title: string;
+            }[];
         };
         Channel: {
             /** @enum {string} */
             type: "webhook";
             webhookId: string;
         };
-        /** @description source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy */
+        ExecutionError: {
+            /** Format: date-time */
+            timestamp: string;
+            /** @description QUERY_ERROR (the alert's query failed) or WEBHOOK_ERROR (a notification was not delivered) */
+            type: string;
+            message: string;
+        };
+        /** @description HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy. channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept) */
         AlertInput: {
-            name: string;
+            name?: string | null;
+            /** @description text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400) */
+            message?: string | null;
+            note?: string | null;
+            dashboardId?: string;
+            tileId?: string;
             savedSearchId?: string;
             /** @description saved_search only: comma-separated fields, at most 5 */
             groupBy?: string;
-            /** @description text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400) */
-            message?: string;
-            dashboardId?: string;
-            tileId?: string;
             threshold: number;
+            /** @description the upper bound, required with between and not_between (at least threshold); dropped with the other types */
+            thresholdMax?: number;
             /** @enum {string} */
             interval: "1m" | "5m" | "15m" | "30m" | "1h" | "6h" | "12h" | "1d";
             /** @enum {string} */
             source: "tile" | "saved_search";
-            /** @enum {string} */
-            thresholdType: "above" | "below";
-            channel: components["schemas"]["Channel"];
+            /**
+             * @description HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
+             * @enum {string}
+             */
+            thresholdType: "above" | "below" | "above_exclusive" | "below_or_equal" | "equal" | "not_equal" | "between" | "not_between";
+            /** @description the alert fires only when this many consecutive windows breach (null - one) */
+            numConsecutiveWindows?: number | null;
+            /** @description shifts the windows by this many minutes (less than the interval); not with scheduleStartAt */
+            scheduleOffsetMinutes?: number;
+            /**
+             * Format: date-time
+             * @description windows follow one another from this time (within a year ahead, ten years back)
+             */
+            scheduleStartAt?: string | null;
+            channel?: components["schemas"]["Channel"];
+            /** @description the webhooks notified, each once; channel, when also given, must be channels[0] */
+            channels?: components["schemas"]["Channel"][];
+            id?: string;
+            teamId?: string;
+            state?: string;
+            silenced?: components["schemas"]["Silenced"];
+            executionErrors?: components["schemas"]["ExecutionError"][];
+            createdAt?: string;
+            updatedAt?: string;
         };
         Alert: {
             id: string;
-            name: string;
-            message?: string;
-            dashboardId: string;
-            tileId: string;
+            teamId: string;
+            name: string | null;
+            /** @description text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400) */
+            message?: string | null;
+            note: string | null;
+            dashboardId?: string;
+            tileId?: string;
             savedSearchId?: string;
+            /** @description saved_search only: comma-separated fields, at most 5 */
             groupBy?: string;
             threshold: number;
+            /** @description the upper bound, required with between and not_between (at least threshold); dropped with the other types */
+            thresholdMax?: number;
             /** @enum {string} */
             interval: "1m" | "5m" | "15m" | "30m" | "1h" | "6h" | "12h" | "1d";
             /** @enum {string} */
             source: "tile" | "saved_search";
-            /** @enum {string} */
-            thresholdType: "above" | "below";
+            /**
+             * @description HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
+             * @enum {string}
+             */
+            thresholdType: "above" | "below" | "above_exclusive" | "below_or_equal" | "equal" | "not_equal" | "between" | "not_between";
+            /** @description the alert fires only when this many consecutive windows breach (null - one) */
+            numConsecutiveWindows: number | null;
+            /** @description shifts the windows by this many minutes (less than the interval); not with scheduleStartAt */
+            scheduleOffsetMinutes?: number;
+            /**
+             * Format: date-time
+             * @description windows follow one another from this time (within a year ahead, ten years back)
+             */
+            scheduleStartAt?: string | null;
             channel: components["schemas"]["Channel"];
+            /** @description the webhooks notified, each once; channel, when also given, must be channels[0] */
+            channels: components["schemas"]["Channel"][];
             /** @enum {string} */
             state: "OK" | "ALERT" | "NO_DATA";
             silenced?: components["schemas"]["Silenced"];
+            /** @description the last evaluations' failures, oldest first (absent when none) */
+            executionErrors?: components["schemas"]["ExecutionError"][];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -3156,6 +3255,20 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["DeletedResponse"];
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    validateDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DashboardBody"];
+        responses: {
+            200: components["responses"]["DashboardResponse"];
             default: components["responses"]["Error"];
             "4XX": components["responses"]["Error"];
         };

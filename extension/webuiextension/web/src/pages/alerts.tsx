@@ -30,6 +30,8 @@ function delivery(h: Evaluation): string {
   return 'no change, nothing sent';
 }
 
+const usesHook = (a: Alert, id: string) => (a.channels ?? [a.channel]).some((c) => c?.webhookId === id);
+
 function fmtValue(v: number | null): string {
   if (v === null || v === undefined) return '–';
   return Number.isInteger(v) ? String(v) : v.toPrecision(4);
@@ -37,8 +39,29 @@ function fmtValue(v: number | null): string {
 
 const intervals = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'];
 
-function body(a: Partial<Alert>) {
-  const { id: _i, createdAt: _c, updatedAt: _u, state: _s, silenced: _m, ...rest } = a;
+// The threshold types, HyperDX's, as the form words them; the ranges
+// take thresholdMax.
+const thresholdTypes: [Alert['thresholdType'], string][] = [
+  ['above', 'at or above'], ['above_exclusive', 'above'], ['below', 'below'], ['below_or_equal', 'at or below'],
+  ['equal', 'equal to'], ['not_equal', 'not equal to'], ['between', 'between'], ['not_between', 'outside'],
+];
+const isRange = (t?: string) => t === 'between' || t === 'not_between';
+
+// condition words an alert's threshold.
+function condition(a: Alert): string {
+  const words = thresholdTypes.find(([t]) => t === a.thresholdType)?.[1] ?? a.thresholdType;
+  return isRange(a.thresholdType) ? `${words} ${a.threshold} and ${a.thresholdMax}` : `${words} ${a.threshold}`;
+}
+
+function body(a: Partial<Alert> & { teamId?: unknown; executionErrors?: unknown }) {
+  const { id: _i, createdAt: _c, updatedAt: _u, state: _s, silenced: _m, teamId: _t, executionErrors: _e, ...rest } = a;
+  // The form picks one webhook, the first channel: the alert's other
+  // channels stay.
+  if (rest.channel) {
+    const first = rest.channel;
+    rest.channels = [first, ...(rest.channels ?? []).slice(1).filter((c) => c.webhookId !== first.webhookId)];
+  }
+  if (!isRange(rest.thresholdType)) delete rest.thresholdMax;
   return rest;
 }
 
@@ -81,8 +104,9 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
           <p class="muted small wide">The value is the number of events the search matches in each interval{a.groupBy ? ', per group' : ''}.</p>
         </>}
         <label>When the value is<select name="thresholdType" value={a.thresholdType} onChange={(e) => setA({ ...a, thresholdType: e.currentTarget.value as Alert['thresholdType'] })}>
-          <option value="above">above</option><option value="below">below</option></select></label>
+          {thresholdTypes.map(([t, words]) => <option value={t}>{words}</option>)}</select></label>
         <label>Threshold<input name="threshold" type="number" step="any" value={String(a.threshold ?? '')} onInput={(e) => setA({ ...a, threshold: e.currentTarget.value === '' ? (undefined as unknown as number) : Number(e.currentTarget.value) })} /></label>
+        {isRange(a.thresholdType) && <label>and<input name="thresholdMax" type="number" step="any" value={String(a.thresholdMax ?? '')} onInput={(e) => setA({ ...a, thresholdMax: e.currentTarget.value === '' ? undefined : Number(e.currentTarget.value) })} /></label>}
         <label>Every<select name="interval" value={a.interval} onChange={(e) => setA({ ...a, interval: e.currentTarget.value as Alert['interval'] })}>
           {intervals.map((i) => <option value={i}>{i}</option>)}</select></label>
         <label>Webhook<select name="webhook" value={a.channel?.webhookId} onChange={(e) => setA({ ...a, channel: { type: 'webhook', webhookId: e.currentTarget.value } })}>
@@ -210,13 +234,13 @@ export function AlertsPage() {
                   <td data-testid="alert-state"><span class={a.state === 'ALERT' ? 'sev err' : 'sev info'}>{a.state || 'PENDING'}</span>
                     {muted(a) && <span class="muted small" data-testid="alert-muted" title={`muted by ${a.silenced!.by}`}> muted until {fmtShort(Date.parse(a.silenced!.until))}</span>}</td>
                   <td class="wrap">{a.name}</td>
-                  <td>{a.thresholdType} {a.threshold}</td>
+                  <td>{condition(a)}{a.numConsecutiveWindows && a.numConsecutiveWindows > 1 ? `, ${a.numConsecutiveWindows} windows in a row` : ''}</td>
                   <td>{a.interval}</td>
                   <td class="small" data-testid="alert-last">{last[a.id] ? `${fmtShort(last[a.id]!.evaluatedAt)} (value ${fmtValue(last[a.id]!.value ?? null)})` : <span class="muted">not yet</span>}</td>
                   <td class="wrap">{a.source === 'saved_search'
                     ? <span>saved search “{saved[a.savedSearchId ?? ''] ?? a.savedSearchId}”{a.groupBy ? ` by ${a.groupBy}` : ''}</span>
                     : <a href={`/dashboards/${a.dashboardId}`} onClick={(e) => { e.stopPropagation(); onLink(e, `/dashboards/${a.dashboardId}`); }}>dashboard tile</a>}</td>
-                  <td>{hookName[a.channel?.webhookId] ?? a.channel?.webhookId}</td>
+                  <td>{(a.channels ?? [a.channel]).map((c) => hookName[c.webhookId] ?? c.webhookId).join(', ')}</td>
                   <td class="actions" onClick={(e) => e.stopPropagation()}>{confirm === a.id ? (
                     <span class="confirm" role="alertdialog">Delete?{' '}
                       <button class="small danger" data-action="confirm-delete" onClick={() => { setConfirm(''); act(del(`/api/v2/alerts/${a.id}`)); }}>Delete</button>{' '}
@@ -310,7 +334,7 @@ export function AlertsPage() {
             {hookError?.id === h.id && (
               <tr class="detail" data-webhook-error={h.name}><td colSpan={4}>
                 <p class="error small" role="alert" data-testid="webhook-delete-error">{hookError.msg}
-                  {(list ?? []).some((a) => a.channel?.webhookId === h.id) && <>. Used by: {(list ?? []).filter((a) => a.channel?.webhookId === h.id).map((a) => `“${a.name}”`).join(', ')}.</>}</p>
+                  {(list ?? []).some((a) => usesHook(a, h.id)) && <>. Used by: {(list ?? []).filter((a) => usesHook(a, h.id)).map((a) => `“${a.name}”`).join(', ')}.</>}</p>
               </td></tr>
             )}
           </>))}</tbody>
