@@ -162,7 +162,10 @@ func (d *dashImport) substitute(q string) (string, bool) {
 	if !used {
 		return q, false
 	}
-	// Tidy the filters a removed variable left: {,a} {a,} {} and doubled commas.
+	// Tidy the filters a removed variable left: {,a} {a,} {} and doubled
+	// commas, and a boolean filter's dangling AND or OR ({a AND }).
+	q = regexp.MustCompile(`\s+(?:AND|OR)\s*\}`).ReplaceAllString(q, "}")
+	q = regexp.MustCompile(`\{\s*(?:AND|OR)\s+`).ReplaceAllString(q, "{")
 	q = regexp.MustCompile(`\{\s*,|,\s*\}|,\s*,`).ReplaceAllStringFunc(q, func(s string) string {
 		switch {
 		case strings.HasPrefix(s, "{"):
@@ -368,7 +371,7 @@ func (d *dashImport) config(def map[string]json.RawMessage, typ string, n *note)
 	case "distribution":
 		n.skip("distribution tiles are not supported yet (no histogram of values across groups)")
 	case "check_status":
-		n.skip("service checks are not stored: no check's status to show")
+		return d.checkStatus(def, n)
 	case "manage_status", "alert_graph", "alert_value", "monitor_summary":
 		n.skip("monitors are imported one by one (POST /api/v2/alerts/import); the Alerts page lists them")
 	case "slo", "slo_list", "servicemap", "trace_service", "topology_map", "geomap", "sunburst", "treemap", "scatterplot", "funnel", "run_workflow", "powerpack", "split_group":
@@ -377,6 +380,39 @@ func (d *dashImport) config(def map[string]json.RawMessage, typ string, n *note)
 		n.skip("unknown widget type %q", typ)
 	}
 	return nil
+}
+
+var checkName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]*$`)
+
+// checkStatus shows a service check as the receiver stores it — a gauge
+// named after the check, 0 OK, 1 warning, 2 critical, 3 unknown — as its
+// worst value: one number for the cluster, a table when per group.
+func (d *dashImport) checkStatus(def map[string]json.RawMessage, n *note) map[string]any {
+	check := str(def, "check")
+	if !checkName.MatchString(check) {
+		n.skip("check %q is not a check name", check)
+		return nil
+	}
+	var tags, by []string
+	_ = json.Unmarshal(def["tags"], &tags)
+	_ = json.Unmarshal(def["group_by"], &by)
+	var filter []string
+	for _, t := range tags {
+		if t = strings.TrimSpace(t); t != "" && t != "*" {
+			filter = append(filter, t)
+		}
+	}
+	display := "number"
+	if str(def, "grouping") == "check" {
+		display = "table"
+		if len(by) == 0 {
+			by = []string{"host"}
+		}
+	} else {
+		by = nil
+	}
+	n.approx("a check's status is its gauge (0 OK, 1 warning, 2 critical, 3 unknown): the worst over the range, as a %s", display)
+	return d.seriesConfig(display, []request{{Q: checkQuery(check, filter, by)}}, n)
 }
 
 func (d *dashImport) search(q, source string, n *note) map[string]any {

@@ -75,12 +75,23 @@ func TestImportDashboardWidgets(t *testing.T) {
 			"per_second in q", `{"type":"timeseries","requests":[{"q":"per_second(sum:hits{*} by {host}) - avg:req{*}"}]}`, Approximated,
 			`{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:hits{*} by {host}.as_rate() - avg:req{*}"}]}`, "per_second(…) is the query's .as_rate()",
 		},
-		{"check_status", `{"type":"check_status","check":"http.can_connect"}`, Skipped, "", "service checks"},
+		{
+			"check_status", `{"type":"check_status","check":"http.can_connect","grouping":"cluster","tags":["*"]}`, Approximated,
+			`{"displayType":"number","sourceId":"metrics","select":[{"query":"max:http.can_connect{*}.rollup(max)"}]}`, "0 OK, 1 warning, 2 critical",
+		},
+		{
+			"check_status by group", `{"type":"check_status","check":"apache.can_connect","grouping":"check","group_by":["port"],"tags":["$env","role:web"]}`, Approximated,
+			`{"displayType":"table","sourceId":"metrics","select":[{"query":"max:apache.can_connect{env:prod,role:web} by {port}.rollup(max)"}]}`, "as a table",
+		},
+		{
+			"variable in a boolean filter", `{"type":"timeseries","requests":[{"q":"sum:a.b{(status:400 OR s) AND $all} by {status}"}]}`, Approximated,
+			`{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:a.b{(status:400 OR s)} by {status}"}]}`, "template variables",
+		},
 		{"bad query", `{"type":"timeseries","requests":[{"q":"median:x{*}"}]}`, Skipped, "", "space aggregator"},
 		{"unknown", `{"type":"blinkenlights"}`, Skipped, "", "unknown widget type"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body := `{"title":"t","layout_type":"ordered","template_variables":[{"name":"env","prefix":"env","default":"prod"}],
+			body := `{"title":"t","layout_type":"ordered","template_variables":[{"name":"env","prefix":"env","default":"prod"},{"name":"all","prefix":"cluster","default":"*"}],
 				"widgets":[{"id":7,"definition":` + tc.widget + `,"layout":{"x":6,"y":1,"width":6,"height":2}}]}`
 			d, items, err := ImportDashboard([]byte(body), DefaultSources)
 			require.NoError(t, err)
@@ -143,7 +154,13 @@ func TestImportMonitor(t *testing.T) {
 		},
 		{name: "not equal", body: `{"type":"query alert","name":"h","query":"max(last_5m):avg:mongodb.replset.health{*} by {member} != 1"}`, err: "comparator != has no counterpart"},
 		{name: "monotonic_diff", body: `{"type":"query alert","name":"q","query":"avg(last_5m):monotonic_diff( avg:q.time{*} ) / monotonic_diff( avg:q.total{*} ) > 3"}`, err: "monotonic_diff monitors have no counterpart"},
-		{name: "service check", body: `{"type":"service check","name":"up","query":"\"http.can_connect\".over(\"*\").by(\"host\").last(2).count_by_status()"}`, err: "service check monitors have no counterpart"},
+		{
+			name: "service check", body: `{"type":"service check","name":"up","query":"\"http.can_connect\".over(\"env:prod\").by(\"host\",\"url\").last(4).count_by_status()","options":{"thresholds":{"critical":3,"warning":2}}}`,
+			want: `{"name":"up","message":"","threshold":1,"thresholdType":"above","interval":"1m","source":"tile","tileId":"monitor"}`,
+			tile: "max:http.can_connect{env:prod} by {host,url}.rollup(max)", note: "critical 3 counts failed checks in a row",
+		},
+		{name: "service check, not a check", body: `{"type":"service check","name":"up","query":"http.can_connect.last(2)"}`, err: "is not \"check\""},
+		{name: "event alert", body: `{"type":"event-v2 alert","name":"e","query":"events(\"x\").rollup(\"count\").last(\"5m\") > 1"}`, err: "event-v2 alert monitors have no counterpart yet"},
 		{name: "anomaly", body: `{"type":"query alert","name":"a","query":"avg(last_1h):anomalies(avg:x{*}, 'basic', 2) >= 1"}`, err: "anomalies monitors"},
 		{name: "log avg", body: `{"type":"log alert","name":"a","query":"logs(\"*\").index(\"*\").rollup(\"avg\", \"@duration\").last(\"5m\") > 1"}`, err: "avg rollup"},
 		{name: "not a monitor", body: `{"name":"x"}`, err: "not a Datadog monitor"},

@@ -160,8 +160,21 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 			Name: "[monitor] " + name, Source: src.Logs, Where: search, WhereLanguage: "datadog",
 			Tags: []string{"datadog", "monitor"},
 		}
+	case "service check":
+		expr, window, err := serviceCheckQuery(query, &qn)
+		if err != nil {
+			return Monitor{}, nil, err
+		}
+		// Above 1: the worst status in the window is critical or unknown.
+		op, thr = ">", "1"
+		out.Alert.Interval = interval(window, &qn)
+		out.Alert.Source, out.Alert.TileID = "tile", MonitorTileID
+		out.Dashboard = &Dashboard{Name: "[monitor] " + name, Tags: []string{"datadog", "monitor"}, Tiles: []Tile{{
+			ID: MonitorTileID, Name: name, X: 0, Y: 0, W: 24, H: 6,
+			Config: map[string]any{"displayType": "line", "sourceId": src.Metrics, "select": []Select{{Query: expr}}},
+		}}}
 	default:
-		return Monitor{}, nil, invalidf("%s monitors have no counterpart yet (metric alert, query alert and log alert are imported)", typ)
+		return Monitor{}, nil, invalidf("%s monitors have no counterpart yet (metric alert, query alert, service check and log alert are imported)", typ)
 	}
 	items = append(items, qn.item("query", typ, query))
 
@@ -170,7 +183,10 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 	if err != nil {
 		return Monitor{}, nil, invalidf("threshold %q is not a number", thr)
 	}
-	if c := opts.Thresholds["critical"]; c != nil && *c != t {
+	switch c := opts.Thresholds["critical"]; {
+	case c != nil && typ == "service check":
+		tn.approx("critical %v counts failed checks in a row: the alert fires once the worst status in the window is critical or unknown", *c)
+	case c != nil && *c != t:
 		tn.approx("options.thresholds.critical %v differs from the query's %v: the query's is used", *c, t)
 	}
 	out.Alert.Threshold = t
@@ -305,4 +321,62 @@ func Message(msg string, n *note) string {
 		return "{{" + strconv.Quote(tag) + "}}"
 	})
 	return out
+}
+
+// serviceCheck is "check".over("tag:value",…).by("tag",…).last(N).count_by_status().
+var serviceCheck = regexp.MustCompile(`(?s)^\s*"([A-Za-z][A-Za-z0-9_.]*)"((?:\.\w+\([^)]*\))*)\s*$`)
+
+// serviceCheckQuery is a service check monitor's query as the check's
+// gauge (the receiver stores a check run as a gauge named after the
+// check: 0 OK, 1 warning, 2 critical, 3 unknown), the worst per group,
+// and the window its last N runs span.
+func serviceCheckQuery(query string, n *note) (expr, window string, err error) {
+	sub := serviceCheck.FindStringSubmatch(query)
+	if sub == nil {
+		return "", "", invalidf(`query %q is not "check".over(…).by(…).last(N).count_by_status()`, query)
+	}
+	var filter, by []string
+	runs := 1
+	for _, c := range callRe.FindAllStringSubmatch(sub[2], -1) {
+		args := unquoteArgs(c[2])
+		switch c[1] {
+		case "over":
+			for _, a := range args {
+				if a != "*" {
+					filter = append(filter, a)
+				}
+			}
+		case "by":
+			for _, a := range args {
+				if a != "*" {
+					by = append(by, a)
+				}
+			}
+		case "last":
+			if len(args) > 0 {
+				if k, err := strconv.Atoi(args[0]); err == nil && k > 0 {
+					runs = k
+				}
+			}
+		case "count_by_status":
+		default:
+			n.approx(".%s(…) is ignored", c[1])
+		}
+	}
+	n.approx("a service check is its gauge (0 OK, 1 warning, 2 critical, 3 unknown): the alert watches the worst status of each group")
+	n.approx("last(%d) is %d runs at the Agent's 15 s check interval", runs, runs)
+	return checkQuery(sub[1], filter, by), fmt.Sprintf("last_%ds", runs*15), nil
+}
+
+// checkQuery is the worst status of a check, per group when by is set.
+func checkQuery(check string, filter, by []string) string {
+	f := strings.Join(filter, ",")
+	if f == "" {
+		f = "*"
+	}
+	q := fmt.Sprintf("max:%s{%s}", check, f)
+	if len(by) > 0 {
+		q += " by {" + strings.Join(by, ",") + "}"
+	}
+	return q + ".rollup(max)"
 }
