@@ -415,10 +415,14 @@ func (d *dashImport) checkStatus(def map[string]json.RawMessage, n *note) map[st
 	return d.seriesConfig(display, []request{{Q: checkQuery(check, filter, by)}}, n)
 }
 
+// varsNote is a widget's note when a template variable's default was
+// written into its queries.
+const varsNote = "template variables replaced by their defaults"
+
 func (d *dashImport) search(q, source string, n *note) map[string]any {
 	if s, used := d.substitute(q); used {
 		q = s
-		n.approx("template variables replaced by their defaults")
+		n.approx(varsNote)
 	}
 	return map[string]any{"displayType": "search", "sourceId": source, "select": "", "where": strings.TrimSpace(q), "whereLanguage": "datadog"}
 }
@@ -493,8 +497,8 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 	metric := func(q, alias string) {
 		if s, used := d.substitute(q); used {
 			q = s
-			if !slices.Contains(n.notes, "template variables replaced by their defaults") {
-				n.approx("template variables replaced by their defaults")
+			if !slices.Contains(n.notes, varsNote) {
+				n.approx(varsNote)
 			}
 		}
 		q = rewriteFunctions(q, n)
@@ -596,7 +600,7 @@ func (d *dashImport) formula(f, alias string, byName map[string]dsQuery, n *note
 		s := Select{Where: q.Search.Query, WhereLanguage: "datadog", Alias: alias}
 		if w, used := d.substitute(s.Where); used {
 			s.Where = w
-			n.approx("template variables replaced by their defaults")
+			n.approx(varsNote)
 		}
 		switch agg := q.Compute.Aggregation; agg {
 		case "count":
