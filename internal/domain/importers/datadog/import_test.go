@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"text/template"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -131,7 +132,7 @@ func TestImportMonitor(t *testing.T) {
 	}{
 		{
 			name: "metric", body: `{"type":"metric alert","name":"cpu","query":"avg(last_5m):avg:system.cpu.user{*} by {host} > 90","message":"{{#is_alert}}CPU at {{value}} on {{host.name}}{{/is_alert}}","options":{"thresholds":{"critical":90}}}`,
-			want: `{"name":"cpu","message":"{{if eq .state \"ALERT\"}}CPU at {{.value}} on {{\"{{host.name}}\"}}{{end}}","threshold":90,"thresholdType":"above","interval":"5m","source":"tile","tileId":"monitor"}`,
+			want: `{"name":"cpu","message":"{{if eq .state \"ALERT\"}}CPU at {{.value}} on {{if gt (len .group) 0}}{{index .group 0}}{{end}}{{end}}","threshold":90,"thresholdType":"above","interval":"5m","source":"tile","tileId":"monitor"}`,
 			note: "host.name",
 		},
 		{
@@ -185,9 +186,21 @@ func TestImportMonitor(t *testing.T) {
 	}
 }
 
+// A variable of a group the alert groups by is that group's value in the
+// notification; others are kept as written.
+func TestMessageGroupVariables(t *testing.T) {
+	var n note
+	got := Message("on {{host.name}} at {{ url.name }} in {{env.name}}, {{[@http.status_code].name}}", []string{"host", "url", "http.status_code"}, &n)
+	assert.Equal(t, `on {{if gt (len .group) 0}}{{index .group 0}}{{end}} at {{if gt (len .group) 1}}{{index .group 1}}{{end}} in {{"{{env.name}}"}}, {{if gt (len .group) 2}}{{index .group 2}}{{end}}`, got)
+	_, err := template.New("m").Parse(got)
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(n.notes, "; "), "{{host.name}} is the group's value")
+	assert.Contains(t, strings.Join(n.notes, "; "), "{{env.name}} has no counterpart")
+}
+
 func TestMessageTemplates(t *testing.T) {
 	var n note
-	got := Message("{{#is_alert}}high {{value}} > {{threshold}}{{/is_alert}}{{#is_warning}}warn{{/is_warning}}{{^is_alert}}fine{{/is_alert}}", &n)
+	got := Message("{{#is_alert}}high {{value}} > {{threshold}}{{/is_alert}}{{#is_warning}}warn{{/is_warning}}{{^is_alert}}fine{{/is_alert}}", nil, &n)
 	assert.Equal(t, `{{if eq .state "ALERT"}}high {{.value}} > {{.threshold}}{{end}}{{if false}}warn{{end}}{{if not (eq .state "ALERT")}}fine{{end}}`, got)
 	assert.Equal(t, Approximated, n.outcome)
 }

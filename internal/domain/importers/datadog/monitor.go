@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,6 +87,9 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 	var qn note
 	out := Monitor{Alert: Alert{Name: name}}
 	var op, thr string
+	// groups are what the alert groups by, in order: a notification's
+	// .group holds their values.
+	var groups []string
 	switch typ {
 	case "metric alert", "query alert":
 		sub := metricMonitor.FindStringSubmatch(query)
@@ -101,6 +105,7 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 			return Monitor{}, nil, invalidf("%s monitors have no counterpart: alerts compare the window's value, not its change", timeAgg)
 		}
 		expr = withGroups(rewriteFunctions(expr, &qn), strings.TrimSpace(sub[6]), &qn)
+		groups = queryGroups(expr)
 		if _, err := charts.ParseDatadogMetric(expr); err != nil {
 			return Monitor{}, nil, invalidf("query %q: %v", expr, err)
 		}
@@ -156,6 +161,7 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 			groupBy = groupBy[:5]
 		}
 		out.Alert.GroupBy = strings.Join(groupBy, ", ")
+		groups = groupBy
 		out.SavedSearch = &SavedSearch{
 			Name: "[monitor] " + name, Source: src.Logs, Where: search, WhereLanguage: "datadog",
 			Tags: []string{"datadog", "monitor"},
@@ -165,6 +171,7 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 		if err != nil {
 			return Monitor{}, nil, err
 		}
+		groups = queryGroups(expr)
 		// Above 1: the worst status in the window is critical or unknown.
 		op, thr = ">", "1"
 		out.Alert.Interval = interval(window, &qn)
@@ -213,7 +220,7 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 	items = append(items, it)
 
 	var mn note
-	out.Alert.Message = Message(str(m, "message"), &mn)
+	out.Alert.Message = Message(str(m, "message"), groups, &mn)
 	items = append(items, mn.item("message", "", ""))
 	return out, items, nil
 }
@@ -276,13 +283,30 @@ var (
 	}
 )
 
+// queryGroups are the tags a metric query groups by: its first by {…}.
+func queryGroups(expr string) []string {
+	m := byClause.FindStringSubmatch(expr)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range strings.Split(m[1], ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+var byClause = regexp.MustCompile(`\bby\s*\{([^{}]*)\}`)
+
 // Message turns a monitor's message into an alert message template:
 // {{#is_alert}}…{{/is_alert}} and {{#is_recovery}} become conditions on
 // the state, {{value}} and {{threshold}} the notification's fields; a
 // variable with no counterpart ({{host.name}}) is kept as written text.
 // States otelhouse has no counterpart for (warning, no data) drop their
 // blocks' condition to "never", noted.
-func Message(msg string, n *note) string {
+func Message(msg string, groups []string, n *note) string {
 	kept := map[string]bool{}
 	out := mustacheTag.ReplaceAllStringFunc(msg, func(tag string) string {
 		sub := mustacheTag.FindStringSubmatch(tag)
@@ -313,6 +337,17 @@ func Message(msg string, n *note) string {
 		}
 		if v, ok := messageVars[name]; ok {
 			return v
+		}
+		// {{host.name}}, {{[@http.status_code].name}}: a group's value.
+		if tag, ok := strings.CutSuffix(name, ".name"); ok {
+			tag = strings.TrimPrefix(strings.Trim(tag, "[]"), "@")
+			if i := slices.Index(groups, tag); i >= 0 {
+				if !kept[name] {
+					n.approx("{{%s}} is the group's value of the series the alert reports (one notification for all groups)", name)
+					kept[name] = true
+				}
+				return fmt.Sprintf("{{if gt (len .group) %d}}{{index .group %d}}{{end}}", i, i)
+			}
 		}
 		if !kept[name] {
 			n.approx("{{%s}} has no counterpart: kept as text", name)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"text/template"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -113,6 +114,8 @@ func TestImportIntegrationSample(t *testing.T) {
 				continue
 			}
 			checkReasons(t, name, items)
+			_, err = template.New(name).Parse(m.Alert.Message)
+			assert.NoError(t, err, "%s: the message is not a template", name)
 			if m.Dashboard != nil {
 				validDashboard(t, name, *m.Dashboard)
 			}
