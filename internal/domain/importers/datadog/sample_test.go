@@ -115,7 +115,7 @@ func TestImportIntegrationSample(t *testing.T) {
 			}
 			checkReasons(t, name, items)
 			_, err = template.New(name).Parse(m.Alert.Message)
-			assert.NoError(t, err, "%s: the message is not a template", name)
+			require.NoError(t, err, "%s: the message is not a template", name)
 			if m.Dashboard != nil {
 				validDashboard(t, name, *m.Dashboard)
 			}
