@@ -67,6 +67,9 @@ type dashIn struct {
 	Widgets           []widget        `json:"widgets"`
 	TemplateVariables []templateVar   `json:"template_variables"`
 	Description       json.RawMessage `json:"description"`
+	// Older screenboards (still shipped by some integrations) name
+	// themselves board_title and place their widgets freely.
+	BoardTitle string `json:"board_title"`
 }
 
 // dashImport is the state of one dashboard's translation.
@@ -96,12 +99,12 @@ func ImportDashboard(body []byte, src Sources) (Dashboard, []Item, error) {
 	if in.Widgets == nil {
 		return Dashboard{}, nil, invalidf("not a Datadog dashboard: it has no widgets")
 	}
-	name := strings.TrimSpace(in.Title)
+	name := strings.TrimSpace(cmpOr(in.Title, in.BoardTitle))
 	if name == "" {
 		name = "Imported Datadog dashboard"
 	}
 	d := &dashImport{
-		src: src, vars: in.TemplateVariables, free: in.LayoutType == "free",
+		src: src, vars: in.TemplateVariables, free: in.LayoutType == "free" || (in.LayoutType == "" && in.BoardTitle != ""),
 		out: Dashboard{Name: name, Tags: []string{"datadog"}, Tiles: []Tile{}},
 	}
 	if len(in.TemplateVariables) > 0 {

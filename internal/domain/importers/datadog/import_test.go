@@ -335,3 +335,26 @@ func TestImportSavedViewPages(t *testing.T) {
 		})
 	}
 }
+
+// An older screenboard (board_title, flat widgets with tile_def) reads as
+// a free layout of the same widgets.
+func TestImportLegacyScreenboard(t *testing.T) {
+	body := `{"board_title":"Old","widgets":[
+		{"type":"note","html":"Queries","content":"stale","x":0,"y":0,"width":48,"height":4},
+		{"type":"timeseries","title_text":"CPU","tile_def":{"requests":[{"q":"avg:cpu{*}, avg:mem{*}","type":"area"}],"viz":"timeseries"},"x":48,"y":0,"width":48,"height":12},
+		{"type":"hostmap","title_text":"hosts","tile_def":{"requests":[{"q":"avg:cpu{*} by {host}","type":"fill"}]},"x":0,"y":12,"width":96,"height":12},
+		{"type":"check_status","title_text":"up","check":"druid.service.health","grouping":"cluster","tags":["*"],"x":0,"y":24,"width":24,"height":6}
+	]}`
+	d, items, err := ImportDashboard([]byte(body), DefaultSources)
+	require.NoError(t, err)
+	assert.Equal(t, "Old", d.Name)
+	require.Len(t, d.Tiles, 4)
+	assert.Equal(t, map[string]any{"displayType": "markdown", "markdown": "Queries"}, d.Tiles[0].Config)
+	assert.Equal(t, Tile{ID: d.Tiles[1].ID, Name: "CPU", X: 12, Y: 0, W: 12, H: 3, Config: d.Tiles[1].Config}, d.Tiles[1])
+	assert.JSONEq(t, `{"displayType":"line","sourceId":"metrics","select":[{"query":"avg:cpu{*}"},{"query":"avg:mem{*}"}]}`, jsonOf(t, d.Tiles[1].Config))
+	assert.Equal(t, "table", d.Tiles[2].Config["displayType"])
+	assert.Equal(t, "max:druid.service.health{*}.rollup(max)", d.Tiles[3].Config["select"].([]Select)[0].Query)
+	for _, it := range items {
+		assert.NotEqual(t, Skipped, it.Outcome, "%s %v", it.Path, it.Notes)
+	}
+}
