@@ -506,7 +506,7 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 		}
 		q = rewriteFunctions(q, n)
 		if _, err := charts.ParseDatadogMetric(q); err != nil {
-			n.skip("series %q: %v", q, err)
+			n.skip("series %q: %v", q, functionError(q, err))
 			return
 		}
 		if use(d.src.Metrics) {

@@ -40,8 +40,9 @@ func TestImportDashboardWidgets(t *testing.T) {
 		},
 		{
 			"diff", `{"type":"timeseries","requests":[{"queries":[{"name":"q","data_source":"metrics","query":"sum:x{*}"}],"formulas":[{"formula":"diff(q)"}]}]}`,
-			Skipped, "", "series",
+			Skipped, "", "diff() has no counterpart",
 		},
+		{"rate in q", `{"type":"timeseries","requests":[{"q":"rate(avg:x{*}),rate(avg:y{*})"}]}`, Skipped, "", "rate() has no counterpart"},
 		{
 			"logs count", `{"type":"toplist","requests":[{"queries":[{"name":"q","data_source":"logs","search":{"query":"status:error"},"compute":{"aggregation":"count"},"group_by":[{"facet":"service"}]}],"formulas":[{"formula":"q"}]}]}`,
 			Imported, `{"displayType":"bar","sourceId":"logs","groupBy":"service","select":[{"aggFn":"count","where":"status:error","whereLanguage":"datadog"}]}`, "",

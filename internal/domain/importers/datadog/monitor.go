@@ -107,7 +107,7 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 		expr = withGroups(rewriteFunctions(expr, &qn), strings.TrimSpace(sub[6]), &qn)
 		groups = queryGroups(expr)
 		if _, err := charts.ParseDatadogMetric(expr); err != nil {
-			return Monitor{}, nil, invalidf("query %q: %v", expr, err)
+			return Monitor{}, nil, invalidf("query %q: %v", expr, functionError(expr, err))
 		}
 		out.Alert.Interval = interval(window, &qn)
 		if timeAgg != "avg" {
