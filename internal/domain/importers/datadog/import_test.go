@@ -162,7 +162,11 @@ func TestImportMonitor(t *testing.T) {
 			tile: "max:http.can_connect{env:prod} by {host,url}.rollup(max)", note: "critical 3 counts failed checks in a row",
 		},
 		{name: "service check, not a check", body: `{"type":"service check","name":"up","query":"http.can_connect.last(2)"}`, err: "is not \"check\""},
-		{name: "event alert", body: `{"type":"event-v2 alert","name":"e","query":"events(\"x\").rollup(\"count\").last(\"5m\") > 1"}`, err: "event-v2 alert monitors have no counterpart yet"},
+		{
+			name: "event alert", body: `{"type":"event-v2 alert","name":"e","query":"events(\"source:bedrock error:true\").rollup(\"count\").last(\"15m\") > 3"}`,
+			want: `{"name":"e","message":"","threshold":3,"thresholdType":"above","interval":"15m","source":"saved_search"}`, note: "events are logs here",
+		},
+		{name: "composite", body: `{"type":"composite","name":"c","query":"123 && 456"}`, err: "composite monitors have no counterpart yet"},
 		{name: "anomaly", body: `{"type":"query alert","name":"a","query":"avg(last_1h):anomalies(avg:x{*}, 'basic', 2) >= 1"}`, err: "anomalies monitors"},
 		{name: "log avg", body: `{"type":"log alert","name":"a","query":"logs(\"*\").index(\"*\").rollup(\"avg\", \"@duration\").last(\"5m\") > 1"}`, err: "avg rollup"},
 		{name: "not a monitor", body: `{"name":"x"}`, err: "not a Datadog monitor"},

@@ -59,7 +59,8 @@ var (
 	// (some name the groups after the threshold: "> 0.9 by {host}")
 	metricMonitor = regexp.MustCompile(`(?s)^\s*(avg|sum|min|max|change|pct_change)\((last_\w+)(?:,\s*last_\w+)?\)\s*:\s*(.+?)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)(?:\s+by\s*\{([^{}]*)\})?\s*$`)
 	// logs("query").index("*").rollup("count").by("@x").last("5m") > 100
-	logMonitor = regexp.MustCompile(`(?s)^\s*logs\(\s*("(?:[^"\\]|\\.)*")\s*\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)\s*$`)
+	// (an event monitor's events("…") reads the same way)
+	logMonitor = regexp.MustCompile(`(?s)^\s*(?:logs|events)\(\s*("(?:[^"\\]|\\.)*")\s*\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)\s*$`)
 	callRe     = regexp.MustCompile(`\.(\w+)\(([^)]*)\)`)
 )
 
@@ -118,10 +119,13 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 			ID: MonitorTileID, Name: name, X: 0, Y: 0, W: 24, H: 6,
 			Config: map[string]any{"displayType": "line", "sourceId": src.Metrics, "select": []Select{{Query: expr}}},
 		}}}
-	case "log alert":
+	case "log alert", "event-v2 alert":
 		sub := logMonitor.FindStringSubmatch(query)
 		if sub == nil {
 			return Monitor{}, nil, invalidf(`query %q is not logs("search").….last("window") comparator threshold`, query)
+		}
+		if typ == "event-v2 alert" {
+			qn.approx("events are logs here (the receiver stores Datadog events as logs): the alert counts the matching logs")
 		}
 		var search string
 		if err := json.Unmarshal([]byte(strings.TrimSpace(sub[1])), &search); err != nil {
@@ -181,7 +185,7 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 			Config: map[string]any{"displayType": "line", "sourceId": src.Metrics, "select": []Select{{Query: expr}}},
 		}}}
 	default:
-		return Monitor{}, nil, invalidf("%s monitors have no counterpart yet (metric alert, query alert, service check and log alert are imported)", typ)
+		return Monitor{}, nil, invalidf("%s monitors have no counterpart yet (metric alert, query alert, service check, log alert and event-v2 alert are imported)", typ)
 	}
 	items = append(items, qn.item("query", typ, query))
 
