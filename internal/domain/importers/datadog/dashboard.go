@@ -167,8 +167,8 @@ func (d *dashImport) substitute(q string) (string, bool) {
 	}
 	// Tidy the filters a removed variable left: {,a} {a,} {} and doubled
 	// commas, and a boolean filter's dangling AND or OR ({a AND }).
-	q = regexp.MustCompile(`\s+(?:AND|OR)\s*\}`).ReplaceAllString(q, "}")
-	q = regexp.MustCompile(`\{\s*(?:AND|OR)\s+`).ReplaceAllString(q, "{")
+	q = danglingAfter.ReplaceAllString(q, "}")
+	q = danglingBefore.ReplaceAllString(q, "{")
 	q = regexp.MustCompile(`\{\s*,|,\s*\}|,\s*,`).ReplaceAllStringFunc(q, func(s string) string {
 		switch {
 		case strings.HasPrefix(s, "{"):
@@ -181,6 +181,12 @@ func (d *dashImport) substitute(q string) (string, bool) {
 	q = regexp.MustCompile(`\{\s*\}`).ReplaceAllString(q, "{*}")
 	return strings.Join(strings.Fields(q), " "), true
 }
+
+// A boolean operator left without an operand by a removed variable.
+var (
+	danglingAfter  = regexp.MustCompile(`\s+(?:AND|OR)\s*\}`)
+	danglingBefore = regexp.MustCompile(`\{\s*(?:AND|OR)\s+`)
+)
 
 func (d *dashImport) widgets(ws []widget, path string, depth int, scale float64) {
 	for i, w := range ws {
