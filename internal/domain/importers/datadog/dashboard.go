@@ -80,6 +80,9 @@ type dashIn struct {
 	Widgets           []widget        `json:"widgets"`
 	TemplateVariables []templateVar   `json:"template_variables"`
 	Description       json.RawMessage `json:"description"`
+	// Older screenboards (still shipped by some integrations) name
+	// themselves board_title and place their widgets freely.
+	BoardTitle string `json:"board_title"`
 }
 
 // dashImport is the state of one dashboard's translation.
@@ -109,12 +112,12 @@ func ImportDashboard(body []byte, src Sources) (Dashboard, []Item, error) {
 	if in.Widgets == nil {
 		return Dashboard{}, nil, invalidf("not a Datadog dashboard: it has no widgets")
 	}
-	name := strings.TrimSpace(in.Title)
+	name := strings.TrimSpace(cmpOr(in.Title, in.BoardTitle))
 	if name == "" {
 		name = "Imported Datadog dashboard"
 	}
 	d := &dashImport{
-		src: src, vars: in.TemplateVariables, free: in.LayoutType == "free",
+		src: src, vars: in.TemplateVariables, free: in.LayoutType == "free" || (in.LayoutType == "" && in.BoardTitle != ""),
 		out: Dashboard{Name: name, Tags: []string{"datadog"}, Tiles: []Tile{}},
 	}
 	d.templateFilters(in.TemplateVariables)
@@ -205,7 +208,10 @@ func (d *dashImport) substitute(q string) (string, bool) {
 	if !used {
 		return q, false
 	}
-	// Tidy the filters a removed variable left: {,a} {a,} {} and doubled commas.
+	// Tidy the filters a removed variable left: {,a} {a,} {} and doubled
+	// commas, and a boolean filter's dangling AND or OR ({a AND }).
+	q = danglingAfter.ReplaceAllString(q, "}")
+	q = danglingBefore.ReplaceAllString(q, "{")
 	q = regexp.MustCompile(`\{\s*,|,\s*\}|,\s*,`).ReplaceAllStringFunc(q, func(s string) string {
 		switch {
 		case strings.HasPrefix(s, "{"):
@@ -218,6 +224,12 @@ func (d *dashImport) substitute(q string) (string, bool) {
 	q = regexp.MustCompile(`\{\s*\}`).ReplaceAllString(q, "{*}")
 	return strings.Join(strings.Fields(q), " "), approx
 }
+
+// A boolean operator left without an operand by a removed variable.
+var (
+	danglingAfter  = regexp.MustCompile(`\s+(?:AND|OR)\s*\}`)
+	danglingBefore = regexp.MustCompile(`\{\s*(?:AND|OR)\s+`)
+)
 
 func (d *dashImport) widgets(ws []widget, path string, depth int, scale float64) {
 	for i, w := range ws {
@@ -411,7 +423,7 @@ func (d *dashImport) config(def map[string]json.RawMessage, typ string, n *note)
 	case "distribution":
 		n.skip("distribution tiles are not supported yet (no histogram of values across groups)")
 	case "check_status":
-		n.skip("service checks are not stored: no check's status to show")
+		return d.checkStatus(def, n)
 	case "manage_status", "alert_graph", "alert_value", "monitor_summary":
 		n.skip("monitors are imported one by one (POST /api/v2/alerts/import); the Alerts page lists them")
 	case "slo", "slo_list", "servicemap", "trace_service", "topology_map", "geomap", "sunburst", "treemap", "scatterplot", "funnel", "run_workflow", "powerpack", "split_group":
@@ -422,10 +434,47 @@ func (d *dashImport) config(def map[string]json.RawMessage, typ string, n *note)
 	return nil
 }
 
+var checkName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]*$`)
+
+// checkStatus shows a service check as the receiver stores it — a gauge
+// named after the check, 0 OK, 1 warning, 2 critical, 3 unknown — as its
+// worst value: one number for the cluster, a table when per group.
+func (d *dashImport) checkStatus(def map[string]json.RawMessage, n *note) map[string]any {
+	check := str(def, "check")
+	if !checkName.MatchString(check) {
+		n.skip("check %q is not a check name", check)
+		return nil
+	}
+	var tags, by []string
+	_ = json.Unmarshal(def["tags"], &tags)
+	_ = json.Unmarshal(def["group_by"], &by)
+	var filter []string
+	for _, t := range tags {
+		if t = strings.TrimSpace(t); t != "" && t != "*" {
+			filter = append(filter, t)
+		}
+	}
+	display := "number"
+	if str(def, "grouping") == "check" {
+		display = "table"
+		if len(by) == 0 {
+			by = []string{"host"}
+		}
+	} else {
+		by = nil
+	}
+	n.approx("a check's status is its gauge (0 OK, 1 warning, 2 critical, 3 unknown): the worst over the range, as a %s", display)
+	return d.seriesConfig(display, []request{{Q: checkQuery(check, filter, by)}}, n)
+}
+
+// varsNote is a widget's note when a template variable's default was
+// written into its queries.
+const varsNote = "template variables replaced by their defaults"
+
 func (d *dashImport) search(q, source string, n *note) map[string]any {
 	q, approx := d.substitute(q)
 	if approx {
-		n.approx("template variables replaced by their defaults")
+		n.approx(varsNote)
 	}
 	return map[string]any{"displayType": "search", "sourceId": source, "select": "", "where": strings.TrimSpace(q), "whereLanguage": "datadog"}
 }
@@ -500,13 +549,13 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 	metric := func(q, alias string) {
 		q, approx := d.substitute(q)
 		if approx {
-			if !slices.Contains(n.notes, "template variables replaced by their defaults") {
-				n.approx("template variables replaced by their defaults")
+			if !slices.Contains(n.notes, varsNote) {
+				n.approx(varsNote)
 			}
 		}
 		q = rewriteFunctions(q, n)
 		if _, err := charts.ParseDatadogMetric(q); err != nil {
-			n.skip("series %q: %v", q, err)
+			n.skip("series %q: %v", q, functionError(q, err))
 			return
 		}
 		if use(d.src.Metrics) {
@@ -603,7 +652,7 @@ func (d *dashImport) formula(f, alias string, byName map[string]dsQuery, n *note
 		s := Select{Where: q.Search.Query, WhereLanguage: "datadog", Alias: alias}
 		var approx bool
 		if s.Where, approx = d.substitute(s.Where); approx {
-			n.approx("template variables replaced by their defaults")
+			n.approx(varsNote)
 		}
 		switch agg := q.Compute.Aggregation; agg {
 		case "count":

@@ -168,3 +168,18 @@ func withGroups(expr, by string, n *note) string {
 	at := strings.IndexByte(expr, '}') + fn
 	return fmt.Sprintf("%s by {%s}%s", expr[:at], by, expr[at:])
 }
+
+// outerFunction finds a function call that is not one of a query's own
+// (.as_rate()) nor top(): Datadog's diff(), rate(), cumsum() and the
+// like, which the metric parser only reports as a malformed query.
+var outerFunction = regexp.MustCompile(`(?:^|[^.\w])([a-z_][a-z0-9_]*)\s*\(`)
+
+// functionError names the function a query failed on, when it has one.
+func functionError(q string, err error) error {
+	for _, m := range outerFunction.FindAllStringSubmatch(q, -1) {
+		if m[1] != "top" {
+			return fmt.Errorf("%s() has no counterpart in otelhouse's metric queries", m[1])
+		}
+	}
+	return err
+}

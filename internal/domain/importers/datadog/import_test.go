@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"text/template"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,8 +40,9 @@ func TestImportDashboardWidgets(t *testing.T) {
 		},
 		{
 			"diff", `{"type":"timeseries","requests":[{"queries":[{"name":"q","data_source":"metrics","query":"sum:x{*}"}],"formulas":[{"formula":"diff(q)"}]}]}`,
-			Skipped, "", "series",
+			Skipped, "", "diff() has no counterpart",
 		},
+		{"rate in q", `{"type":"timeseries","requests":[{"q":"rate(avg:x{*}),rate(avg:y{*})"}]}`, Skipped, "", "rate() has no counterpart"},
 		{
 			"logs count", `{"type":"toplist","requests":[{"queries":[{"name":"q","data_source":"logs","search":{"query":"status:error"},"compute":{"aggregation":"count"},"group_by":[{"facet":"service"}]}],"formulas":[{"formula":"q"}]}]}`,
 			Imported, `{"displayType":"bar","sourceId":"logs","groupBy":"service","select":[{"aggFn":"count","where":"status:error","whereLanguage":"datadog"}]}`, "",
@@ -75,12 +77,24 @@ func TestImportDashboardWidgets(t *testing.T) {
 			"per_second in q", `{"type":"timeseries","requests":[{"q":"per_second(sum:hits{*} by {host}) - avg:req{*}"}]}`, Approximated,
 			`{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:hits{*} by {host}.as_rate() - avg:req{*}"}]}`, "per_second(…) is the query's .as_rate()",
 		},
-		{"check_status", `{"type":"check_status","check":"http.can_connect"}`, Skipped, "", "service checks"},
+		{
+			"check_status", `{"type":"check_status","check":"http.can_connect","grouping":"cluster","tags":["*"]}`, Approximated,
+			`{"displayType":"number","sourceId":"metrics","select":[{"query":"max:http.can_connect{*}.rollup(max)"}]}`, "0 OK, 1 warning, 2 critical",
+		},
+		{
+			"check_status by group", `{"type":"check_status","check":"apache.can_connect","grouping":"check","group_by":["port"],"tags":["$env","role:web"]}`, Approximated,
+			`{"displayType":"table","sourceId":"metrics","select":[{"query":"max:apache.can_connect{env:prod,role:web} by {port}.rollup(max)"}]}`, "as a table",
+		},
+		{
+			// $all is a tag at *: exact, its dashboard filter narrows it.
+			"variable in a boolean filter", `{"type":"timeseries","requests":[{"q":"sum:a.b{(status:400 OR s) AND $all} by {status}"}]}`, Imported,
+			`{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:a.b{(status:400 OR s)} by {status}"}]}`, "",
+		},
 		{"bad query", `{"type":"timeseries","requests":[{"q":"median:x{*}"}]}`, Skipped, "", "space aggregator"},
 		{"unknown", `{"type":"blinkenlights"}`, Skipped, "", "unknown widget type"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body := `{"title":"t","layout_type":"ordered","template_variables":[{"name":"env","prefix":"env","default":"prod"}],
+			body := `{"title":"t","layout_type":"ordered","template_variables":[{"name":"env","prefix":"env","default":"prod"},{"name":"all","prefix":"cluster","default":"*"}],
 				"widgets":[{"id":7,"definition":` + tc.widget + `,"layout":{"x":6,"y":1,"width":6,"height":2}}]}`
 			d, items, err := ImportDashboard([]byte(body), DefaultSources)
 			require.NoError(t, err)
@@ -154,7 +168,7 @@ func TestImportMonitor(t *testing.T) {
 	}{
 		{
 			name: "metric", body: `{"type":"metric alert","name":"cpu","query":"avg(last_5m):avg:system.cpu.user{*} by {host} > 90","message":"{{#is_alert}}CPU at {{value}} on {{host.name}}{{/is_alert}}","options":{"thresholds":{"critical":90}}}`,
-			want: `{"name":"cpu","message":"{{if eq .state \"ALERT\"}}CPU at {{.value}} on {{\"{{host.name}}\"}}{{end}}","threshold":90,"thresholdType":"above","interval":"5m","source":"tile","tileId":"monitor"}`,
+			want: `{"name":"cpu","message":"{{if eq .state \"ALERT\"}}CPU at {{.value}} on {{if gt (len .group) 0}}{{index .group 0}}{{end}}{{end}}","threshold":90,"thresholdType":"above","interval":"5m","source":"tile","tileId":"monitor"}`,
 			note: "host.name",
 		},
 		{
@@ -177,7 +191,17 @@ func TestImportMonitor(t *testing.T) {
 		},
 		{name: "not equal", body: `{"type":"query alert","name":"h","query":"max(last_5m):avg:mongodb.replset.health{*} by {member} != 1"}`, err: "comparator != has no counterpart"},
 		{name: "monotonic_diff", body: `{"type":"query alert","name":"q","query":"avg(last_5m):monotonic_diff( avg:q.time{*} ) / monotonic_diff( avg:q.total{*} ) > 3"}`, err: "monotonic_diff monitors have no counterpart"},
-		{name: "service check", body: `{"type":"service check","name":"up","query":"\"http.can_connect\".over(\"*\").by(\"host\").last(2).count_by_status()"}`, err: "service check monitors have no counterpart"},
+		{
+			name: "service check", body: `{"type":"service check","name":"up","query":"\"http.can_connect\".over(\"env:prod\").by(\"host\",\"url\").last(4).count_by_status()","options":{"thresholds":{"critical":3,"warning":2}}}`,
+			want: `{"name":"up","message":"","threshold":1,"thresholdType":"above","interval":"1m","source":"tile","tileId":"monitor"}`,
+			tile: "max:http.can_connect{env:prod} by {host,url}.rollup(max)", note: "critical 3 counts failed checks in a row",
+		},
+		{name: "service check, not a check", body: `{"type":"service check","name":"up","query":"http.can_connect.last(2)"}`, err: "is not \"check\""},
+		{
+			name: "event alert", body: `{"type":"event-v2 alert","name":"e","query":"events(\"source:bedrock error:true\").rollup(\"count\").last(\"15m\") > 3"}`,
+			want: `{"name":"e","message":"","threshold":3,"thresholdType":"above","interval":"15m","source":"saved_search"}`, note: "events are logs here",
+		},
+		{name: "composite", body: `{"type":"composite","name":"c","query":"123 && 456"}`, err: "composite monitors have no counterpart yet"},
 		{name: "anomaly", body: `{"type":"query alert","name":"a","query":"avg(last_1h):anomalies(avg:x{*}, 'basic', 2) >= 1"}`, err: "anomalies monitors"},
 		{name: "log avg", body: `{"type":"log alert","name":"a","query":"logs(\"*\").index(\"*\").rollup(\"avg\", \"@duration\").last(\"5m\") > 1"}`, err: "avg rollup"},
 		{name: "not a monitor", body: `{"name":"x"}`, err: "not a Datadog monitor"},
@@ -202,9 +226,21 @@ func TestImportMonitor(t *testing.T) {
 	}
 }
 
+// A variable of a group the alert groups by is that group's value in the
+// notification; others are kept as written.
+func TestMessageGroupVariables(t *testing.T) {
+	var n note
+	got := Message("on {{host.name}} at {{ url.name }} in {{env.name}}, {{[@http.status_code].name}}", []string{"host", "url", "http.status_code"}, &n)
+	assert.Equal(t, `on {{if gt (len .group) 0}}{{index .group 0}}{{end}} at {{if gt (len .group) 1}}{{index .group 1}}{{end}} in {{"{{env.name}}"}}, {{if gt (len .group) 2}}{{index .group 2}}{{end}}`, got)
+	_, err := template.New("m").Parse(got)
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(n.notes, "; "), "{{host.name}} is the group's value")
+	assert.Contains(t, strings.Join(n.notes, "; "), "{{env.name}} has no counterpart")
+}
+
 func TestMessageTemplates(t *testing.T) {
 	var n note
-	got := Message("{{#is_alert}}high {{value}} > {{threshold}}{{/is_alert}}{{#is_warning}}warn{{/is_warning}}{{^is_alert}}fine{{/is_alert}}", &n)
+	got := Message("{{#is_alert}}high {{value}} > {{threshold}}{{/is_alert}}{{#is_warning}}warn{{/is_warning}}{{^is_alert}}fine{{/is_alert}}", nil, &n)
 	assert.Equal(t, `{{if eq .state "ALERT"}}high {{.value}} > {{.threshold}}{{end}}{{if false}}warn{{end}}{{if not (eq .state "ALERT")}}fine{{end}}`, got)
 	assert.Equal(t, Approximated, n.outcome)
 }
@@ -337,5 +373,28 @@ func TestImportSavedViewPages(t *testing.T) {
 				assert.Contains(t, items[0].Notes[0], tc.note)
 			}
 		})
+	}
+}
+
+// An older screenboard (board_title, flat widgets with tile_def) reads as
+// a free layout of the same widgets.
+func TestImportLegacyScreenboard(t *testing.T) {
+	body := `{"board_title":"Old","widgets":[
+		{"type":"note","html":"Queries","content":"stale","x":0,"y":0,"width":48,"height":4},
+		{"type":"timeseries","title_text":"CPU","tile_def":{"requests":[{"q":"avg:cpu{*}, avg:mem{*}","type":"area"}],"viz":"timeseries"},"x":48,"y":0,"width":48,"height":12},
+		{"type":"hostmap","title_text":"hosts","tile_def":{"requests":[{"q":"avg:cpu{*} by {host}","type":"fill"}]},"x":0,"y":12,"width":96,"height":12},
+		{"type":"check_status","title_text":"up","check":"druid.service.health","grouping":"cluster","tags":["*"],"x":0,"y":24,"width":24,"height":6}
+	]}`
+	d, items, err := ImportDashboard([]byte(body), DefaultSources)
+	require.NoError(t, err)
+	assert.Equal(t, "Old", d.Name)
+	require.Len(t, d.Tiles, 4)
+	assert.Equal(t, map[string]any{"displayType": "markdown", "markdown": "Queries"}, d.Tiles[0].Config)
+	assert.Equal(t, Tile{ID: d.Tiles[1].ID, Name: "CPU", X: 12, Y: 0, W: 12, H: 3, Config: d.Tiles[1].Config}, d.Tiles[1])
+	assert.JSONEq(t, `{"displayType":"line","sourceId":"metrics","select":[{"query":"avg:cpu{*}"},{"query":"avg:mem{*}"}]}`, jsonOf(t, d.Tiles[1].Config))
+	assert.Equal(t, "table", d.Tiles[2].Config["displayType"])
+	assert.Equal(t, "max:druid.service.health{*}.rollup(max)", d.Tiles[3].Config["select"].([]Select)[0].Query)
+	for _, it := range items {
+		assert.NotEqual(t, Skipped, it.Outcome, "%s %v", it.Path, it.Notes)
 	}
 }

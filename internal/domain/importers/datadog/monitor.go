@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,7 +59,8 @@ var (
 	// (some name the groups after the threshold: "> 0.9 by {host}")
 	metricMonitor = regexp.MustCompile(`(?s)^\s*(avg|sum|min|max|change|pct_change)\((last_\w+)(?:,\s*last_\w+)?\)\s*:\s*(.+?)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)(?:\s+by\s*\{([^{}]*)\})?\s*$`)
 	// logs("query").index("*").rollup("count").by("@x").last("5m") > 100
-	logMonitor = regexp.MustCompile(`(?s)^\s*logs\(\s*("(?:[^"\\]|\\.)*")\s*\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)\s*$`)
+	// (an event monitor's events("…") reads the same way)
+	logMonitor = regexp.MustCompile(`(?s)^\s*(?:logs|events)\(\s*("(?:[^"\\]|\\.)*")\s*\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)\s*$`)
 	callRe     = regexp.MustCompile(`\.(\w+)\(([^)]*)\)`)
 )
 
@@ -86,6 +88,9 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 	var qn note
 	out := Monitor{Alert: Alert{Name: name}}
 	var op, thr string
+	// groups are what the alert groups by, in order: a notification's
+	// .group holds their values.
+	var groups []string
 	switch typ {
 	case "metric alert", "query alert":
 		sub := metricMonitor.FindStringSubmatch(query)
@@ -101,8 +106,9 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 			return Monitor{}, nil, invalidf("%s monitors have no counterpart: alerts compare the window's value, not its change", timeAgg)
 		}
 		expr = withGroups(rewriteFunctions(expr, &qn), strings.TrimSpace(sub[6]), &qn)
+		groups = queryGroups(expr)
 		if _, err := charts.ParseDatadogMetric(expr); err != nil {
-			return Monitor{}, nil, invalidf("query %q: %v", expr, err)
+			return Monitor{}, nil, invalidf("query %q: %v", expr, functionError(expr, err))
 		}
 		out.Alert.Interval = interval(window, &qn)
 		if timeAgg != "avg" {
@@ -113,10 +119,13 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 			ID: MonitorTileID, Name: name, X: 0, Y: 0, W: 24, H: 6,
 			Config: map[string]any{"displayType": "line", "sourceId": src.Metrics, "select": []Select{{Query: expr}}},
 		}}}
-	case "log alert":
+	case "log alert", "event-v2 alert":
 		sub := logMonitor.FindStringSubmatch(query)
 		if sub == nil {
 			return Monitor{}, nil, invalidf(`query %q is not logs("search").….last("window") comparator threshold`, query)
+		}
+		if typ == "event-v2 alert" {
+			qn.approx("events are logs here (the receiver stores Datadog events as logs): the alert counts the matching logs")
 		}
 		var search string
 		if err := json.Unmarshal([]byte(strings.TrimSpace(sub[1])), &search); err != nil {
@@ -156,12 +165,27 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 			groupBy = groupBy[:5]
 		}
 		out.Alert.GroupBy = strings.Join(groupBy, ", ")
+		groups = groupBy
 		out.SavedSearch = &SavedSearch{
 			Name: "[monitor] " + name, Source: src.Logs, Where: search, WhereLanguage: "datadog",
 			Tags: []string{"datadog", "monitor"},
 		}
+	case "service check":
+		expr, window, err := serviceCheckQuery(query, &qn)
+		if err != nil {
+			return Monitor{}, nil, err
+		}
+		groups = queryGroups(expr)
+		// Above 1: the worst status in the window is critical or unknown.
+		op, thr = ">", "1"
+		out.Alert.Interval = interval(window, &qn)
+		out.Alert.Source, out.Alert.TileID = "tile", MonitorTileID
+		out.Dashboard = &Dashboard{Name: "[monitor] " + name, Tags: []string{"datadog", "monitor"}, Tiles: []Tile{{
+			ID: MonitorTileID, Name: name, X: 0, Y: 0, W: 24, H: 6,
+			Config: map[string]any{"displayType": "line", "sourceId": src.Metrics, "select": []Select{{Query: expr}}},
+		}}}
 	default:
-		return Monitor{}, nil, invalidf("%s monitors have no counterpart yet (metric alert, query alert and log alert are imported)", typ)
+		return Monitor{}, nil, invalidf("%s monitors have no counterpart yet (metric alert, query alert, service check, log alert and event-v2 alert are imported)", typ)
 	}
 	items = append(items, qn.item("query", typ, query))
 
@@ -170,7 +194,10 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 	if err != nil {
 		return Monitor{}, nil, invalidf("threshold %q is not a number", thr)
 	}
-	if c := opts.Thresholds["critical"]; c != nil && *c != t {
+	switch c := opts.Thresholds["critical"]; {
+	case c != nil && typ == "service check":
+		tn.approx("critical %v counts failed checks in a row: the alert fires once the worst status in the window is critical or unknown", *c)
+	case c != nil && *c != t:
 		tn.approx("options.thresholds.critical %v differs from the query's %v: the query's is used", *c, t)
 	}
 	out.Alert.Threshold = t
@@ -197,7 +224,7 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 	items = append(items, it)
 
 	var mn note
-	out.Alert.Message = Message(str(m, "message"), &mn)
+	out.Alert.Message = Message(str(m, "message"), groups, &mn)
 	items = append(items, mn.item("message", "", ""))
 	return out, items, nil
 }
@@ -260,13 +287,30 @@ var (
 	}
 )
 
+// queryGroups are the tags a metric query groups by: its first by {…}.
+func queryGroups(expr string) []string {
+	m := byClause.FindStringSubmatch(expr)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, t := range strings.Split(m[1], ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+var byClause = regexp.MustCompile(`\bby\s*\{([^{}]*)\}`)
+
 // Message turns a monitor's message into an alert message template:
 // {{#is_alert}}…{{/is_alert}} and {{#is_recovery}} become conditions on
 // the state, {{value}} and {{threshold}} the notification's fields; a
 // variable with no counterpart ({{host.name}}) is kept as written text.
 // States otelhouse has no counterpart for (warning, no data) drop their
 // blocks' condition to "never", noted.
-func Message(msg string, n *note) string {
+func Message(msg string, groups []string, n *note) string {
 	kept := map[string]bool{}
 	out := mustacheTag.ReplaceAllStringFunc(msg, func(tag string) string {
 		sub := mustacheTag.FindStringSubmatch(tag)
@@ -298,6 +342,17 @@ func Message(msg string, n *note) string {
 		if v, ok := messageVars[name]; ok {
 			return v
 		}
+		// {{host.name}}, {{[@http.status_code].name}}: a group's value.
+		if tag, ok := strings.CutSuffix(name, ".name"); ok {
+			tag = strings.TrimPrefix(strings.Trim(tag, "[]"), "@")
+			if i := slices.Index(groups, tag); i >= 0 {
+				if !kept[name] {
+					n.approx("{{%s}} is the group's value of the series the alert reports (one notification for all groups)", name)
+					kept[name] = true
+				}
+				return fmt.Sprintf("{{if gt (len .group) %d}}{{index .group %d}}{{end}}", i, i)
+			}
+		}
 		if !kept[name] {
 			n.approx("{{%s}} has no counterpart: kept as text", name)
 			kept[name] = true
@@ -305,4 +360,62 @@ func Message(msg string, n *note) string {
 		return "{{" + strconv.Quote(tag) + "}}"
 	})
 	return out
+}
+
+// serviceCheck is "check".over("tag:value",…).by("tag",…).last(N).count_by_status().
+var serviceCheck = regexp.MustCompile(`(?s)^\s*"([A-Za-z][A-Za-z0-9_.]*)"((?:\.\w+\([^)]*\))*)\s*$`)
+
+// serviceCheckQuery is a service check monitor's query as the check's
+// gauge (the receiver stores a check run as a gauge named after the
+// check: 0 OK, 1 warning, 2 critical, 3 unknown), the worst per group,
+// and the window its last N runs span.
+func serviceCheckQuery(query string, n *note) (expr, window string, err error) {
+	sub := serviceCheck.FindStringSubmatch(query)
+	if sub == nil {
+		return "", "", invalidf(`query %q is not "check".over(…).by(…).last(N).count_by_status()`, query)
+	}
+	var filter, by []string
+	runs := 1
+	for _, c := range callRe.FindAllStringSubmatch(sub[2], -1) {
+		args := unquoteArgs(c[2])
+		switch c[1] {
+		case "over":
+			for _, a := range args {
+				if a != "*" {
+					filter = append(filter, a)
+				}
+			}
+		case "by":
+			for _, a := range args {
+				if a != "*" {
+					by = append(by, a)
+				}
+			}
+		case "last":
+			if len(args) > 0 {
+				if k, err := strconv.Atoi(args[0]); err == nil && k > 0 {
+					runs = k
+				}
+			}
+		case "count_by_status":
+		default:
+			n.approx(".%s(…) is ignored", c[1])
+		}
+	}
+	n.approx("a service check is its gauge (0 OK, 1 warning, 2 critical, 3 unknown): the alert watches the worst status of each group")
+	n.approx("last(%d) is %d runs at the Agent's 15 s check interval", runs, runs)
+	return checkQuery(sub[1], filter, by), fmt.Sprintf("last_%ds", runs*15), nil
+}
+
+// checkQuery is the worst status of a check, per group when by is set.
+func checkQuery(check string, filter, by []string) string {
+	f := strings.Join(filter, ",")
+	if f == "" {
+		f = "*"
+	}
+	q := fmt.Sprintf("max:%s{%s}", check, f)
+	if len(by) > 0 {
+		q += " by {" + strings.Join(by, ",") + "}"
+	}
+	return q + ".rollup(max)"
 }
