@@ -42,7 +42,7 @@ func TestImportDatadogAssets(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	a := item(r)
 	assert.Equal(t, 90.0, a["threshold"])
-	assert.Equal(t, "above", a["thresholdType"])
+	assert.Equal(t, "above_exclusive", a["thresholdType"], "Datadog's > is strictly above")
 	assert.Equal(t, "monitor", a["tileId"])
 	assert.Equal(t, r.body["dashboard"].(map[string]any)["id"], a["dashboardId"])
 

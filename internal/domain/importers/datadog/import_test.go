@@ -168,38 +168,41 @@ func TestImportMonitor(t *testing.T) {
 	}{
 		{
 			name: "metric", body: `{"type":"metric alert","name":"cpu","query":"avg(last_5m):avg:system.cpu.user{*} by {host} > 90","message":"{{#is_alert}}CPU at {{value}} on {{host.name}}{{/is_alert}}","options":{"thresholds":{"critical":90}}}`,
-			want: `{"name":"cpu","message":"{{if eq .state \"ALERT\"}}CPU at {{.value}} on {{if gt (len .group) 0}}{{index .group 0}}{{end}}{{end}}","threshold":90,"thresholdType":"above","interval":"5m","source":"tile","tileId":"monitor"}`,
+			want: `{"name":"cpu","message":"{{if eq .state \"ALERT\"}}CPU at {{.value}} on {{if gt (len .group) 0}}{{index .group 0}}{{end}}{{end}}","threshold":90,"thresholdType":"above_exclusive","interval":"5m","source":"tile","tileId":"monitor"}`,
 			note: "host.name",
 		},
 		{
 			name: "below, 10m window", body: `{"type":"query alert","name":"low","query":"min(last_10m):sum:x{env:prod} <= 1"}`,
-			want: `{"name":"low","message":"","threshold":1,"thresholdType":"below","interval":"15m","source":"tile","tileId":"monitor"}`, note: "nearest longer",
+			want: `{"name":"low","message":"","threshold":1,"thresholdType":"below_or_equal","interval":"15m","source":"tile","tileId":"monitor"}`, note: "nearest longer",
 		},
 		{
 			name: "log", body: `{"type":"log alert","name":"errors","query":"logs(\"service:web status:error\").index(\"*\").rollup(\"count\").by(\"@http.status_code,host\").last(\"15m\") > 100"}`,
-			want: `{"name":"errors","message":"","threshold":100,"thresholdType":"above","interval":"15m","source":"saved_search","groupBy":"http.status_code, host"}`,
+			want: `{"name":"errors","message":"","threshold":100,"thresholdType":"above_exclusive","interval":"15m","source":"saved_search","groupBy":"http.status_code, host"}`,
 		},
 		{
 			name: "groups after the threshold", body: `{"type":"query alert","name":"pool","query":"avg(last_15m):avg:postgresql.percent_usage_connections{*} > 0.9 by {host}"}`,
-			want: `{"name":"pool","message":"","threshold":0.9,"thresholdType":"above","interval":"15m","source":"tile","tileId":"monitor"}`,
+			want: `{"name":"pool","message":"","threshold":0.9,"thresholdType":"above_exclusive","interval":"15m","source":"tile","tileId":"monitor"}`,
 			tile: "avg:postgresql.percent_usage_connections{*} by {host}",
 		},
 		{
 			name: "default_zero", body: `{"type":"query alert","name":"down","query":"avg(last_5m):default_zero(avg:postgresql.connections{*} by {db}) + 1 <= 1"}`,
-			want: `{"name":"down","message":"","threshold":1,"thresholdType":"below","interval":"5m","source":"tile","tileId":"monitor"}`,
+			want: `{"name":"down","message":"","threshold":1,"thresholdType":"below_or_equal","interval":"5m","source":"tile","tileId":"monitor"}`,
 			tile: "avg:postgresql.connections{*} by {db}.fill(zero) + 1", note: "fill(zero)",
 		},
-		{name: "not equal", body: `{"type":"query alert","name":"h","query":"max(last_5m):avg:mongodb.replset.health{*} by {member} != 1"}`, err: "comparator != has no counterpart"},
+		{
+			name: "not equal", body: `{"type":"query alert","name":"h","query":"max(last_5m):avg:mongodb.replset.health{*} by {member} != 1"}`,
+			want: `{"name":"h","message":"","threshold":1,"thresholdType":"not_equal","interval":"5m","source":"tile","tileId":"monitor"}`,
+		},
 		{name: "monotonic_diff", body: `{"type":"query alert","name":"q","query":"avg(last_5m):monotonic_diff( avg:q.time{*} ) / monotonic_diff( avg:q.total{*} ) > 3"}`, err: "monotonic_diff monitors have no counterpart"},
 		{
 			name: "service check", body: `{"type":"service check","name":"up","query":"\"http.can_connect\".over(\"env:prod\").by(\"host\",\"url\").last(4).count_by_status()","options":{"thresholds":{"critical":3,"warning":2}}}`,
-			want: `{"name":"up","message":"","threshold":1,"thresholdType":"above","interval":"1m","source":"tile","tileId":"monitor"}`,
+			want: `{"name":"up","message":"","threshold":1,"thresholdType":"above_exclusive","interval":"1m","source":"tile","tileId":"monitor"}`,
 			tile: "max:http.can_connect{env:prod} by {host,url}.rollup(max)", note: "critical 3 counts failed checks in a row",
 		},
 		{name: "service check, not a check", body: `{"type":"service check","name":"up","query":"http.can_connect.last(2)"}`, err: "is not \"check\""},
 		{
 			name: "event alert", body: `{"type":"event-v2 alert","name":"e","query":"events(\"source:bedrock error:true\").rollup(\"count\").last(\"15m\") > 3"}`,
-			want: `{"name":"e","message":"","threshold":3,"thresholdType":"above","interval":"15m","source":"saved_search"}`, note: "events are logs here",
+			want: `{"name":"e","message":"","threshold":3,"thresholdType":"above_exclusive","interval":"15m","source":"saved_search"}`, note: "events are logs here",
 		},
 		{name: "composite", body: `{"type":"composite","name":"c","query":"123 && 456"}`, err: "composite monitors have no counterpart yet"},
 		{name: "anomaly", body: `{"type":"query alert","name":"a","query":"avg(last_1h):anomalies(avg:x{*}, 'basic', 2) >= 1"}`, err: "anomalies monitors"},
@@ -279,7 +282,7 @@ func TestImportIntegrationAssets(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "100 * avg:redis.mem.used{*} / avg:redis.mem.maxmemory{*}", m.Dashboard.Tiles[0].Config["select"].([]Select)[0].Query)
 	assert.Equal(t, Alert{
-		Name: "[Redis] High memory consumption", Message: m.Alert.Message, Threshold: 90, ThresholdType: "above",
+		Name: "[Redis] High memory consumption", Message: m.Alert.Message, Threshold: 90, ThresholdType: "above_exclusive",
 		Interval: "5m", Source: "tile", TileID: MonitorTileID,
 	}, m.Alert)
 	assert.Contains(t, m.Alert.Message, `{{if eq .state "ALERT"}}`)

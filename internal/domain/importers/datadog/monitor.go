@@ -201,16 +201,23 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 		tn.approx("options.thresholds.critical %v differs from the query's %v: the query's is used", *c, t)
 	}
 	out.Alert.Threshold = t
+	// HyperDX's comparators, which an alert keeps: each of Datadog's has
+	// its own.
 	switch op {
-	case ">", ">=":
+	case ">":
+		out.Alert.ThresholdType = "above_exclusive"
+	case ">=":
 		out.Alert.ThresholdType = "above"
-	case "<", "<=":
+	case "<":
 		out.Alert.ThresholdType = "below"
+	case "<=":
+		out.Alert.ThresholdType = "below_or_equal"
+	case "==":
+		out.Alert.ThresholdType = "equal"
+	case "!=":
+		out.Alert.ThresholdType = "not_equal"
 	default:
-		return Monitor{}, nil, invalidf("comparator %s has no counterpart: alerts fire above or below a threshold", op)
-	}
-	if op == ">=" || op == "<=" {
-		tn.approx("%s %v fires strictly %s %v here", op, t, out.Alert.ThresholdType, t)
+		return Monitor{}, nil, invalidf("comparator %s has no counterpart", op)
 	}
 	for _, k := range []string{"warning", "critical_recovery", "warning_recovery", "ok", "unknown"} {
 		if v := opts.Thresholds[k]; v != nil {
