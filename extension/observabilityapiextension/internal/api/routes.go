@@ -23,6 +23,7 @@ func (s *Server) routes() {
 		{"sources", kindSource, true, false},
 		{"webhooks", kindWebhook, false, true},
 		{"saved-searches", kindSaved, false, true},
+		{"connections", kindConn, false, true},
 	} {
 		forms := []struct {
 			f      form

@@ -67,8 +67,9 @@ func (s *Server) searchHandler(r *http.Request) result {
 	}
 	// Keyset paging reads newest first only; an ascending order would
 	// need another cursor.
-	if o := strings.Fields(req.OrderBy); len(o) > 0 && !(o[0] == src.TimestampColumn && (len(o) == 1 || len(o) == 2 && strings.EqualFold(o[1], "DESC"))) {
-		return fail(http.StatusBadRequest, "invalid search: orderBy may only be "+strconv.Quote(src.TimestampColumn+" DESC")+" (newest first, paged with nextCursor)")
+	ts := src.TimestampValueExpression
+	if o := strings.Fields(req.OrderBy); len(o) > 0 && !(o[0] == ts && (len(o) == 1 || len(o) == 2 && strings.EqualFold(o[1], "DESC"))) {
+		return fail(http.StatusBadRequest, "invalid search: orderBy may only be "+strconv.Quote(ts+" DESC")+" (newest first, paged with nextCursor)")
 	}
 	page, err := search.Search(r.Context(), s.opts.DB, scope, search.Request{
 		Start: start, End: end, Where: req.Where,
@@ -77,7 +78,7 @@ func (s *Server) searchHandler(r *http.Request) result {
 	if err != nil {
 		return s.queryFailed(r, "search", err)
 	}
-	rows := search.Project(page.Rows, req.Select, search.Maps{Attributes: src.AttributesMap, Resource: src.ResourceMap})
+	rows := search.Project(page.Rows, req.Select, search.Maps{Attributes: src.Chart().AttributesMap, Resource: src.Chart().ResourceMap})
 	extra := map[string]any{}
 	if page.NextCursor != "" {
 		extra["nextCursor"] = page.NextCursor
