@@ -61,13 +61,35 @@ func (s *Source) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the source, with a logSourceId read as null kept.
+// MarshalJSON writes the source as HyperDX's model does: a logSourceId
+// read as null kept, and the lists of its kind present when empty.
 func (s Source) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(plain(s))
-	if err != nil || !s.logSourceNull || s.LogSourceID != nil {
+	if err != nil {
 		return b, err
 	}
-	return append(b[:len(b)-1], []byte(`,"logSourceId":null}`)...), nil
+	var extra []string
+	if s.logSourceNull && s.LogSourceID == nil {
+		extra = append(extra, `"logSourceId":null`)
+	}
+	if len(s.QuerySettings) == 0 {
+		extra = append(extra, `"querySettings":[]`)
+	}
+	if s.Kind == "log" || s.Kind == "trace" {
+		for name, n := range map[string]int{
+			"highlightedTraceAttributeExpressions": len(s.HighlightedTraceAttributeExpressions),
+			"highlightedRowAttributeExpressions":   len(s.HighlightedRowAttributeExpressions),
+			"materializedViews":                    len(s.MaterializedViews),
+		} {
+			if n == 0 {
+				extra = append(extra, `"`+name+`":[]`)
+			}
+		}
+	}
+	if len(extra) == 0 {
+		return b, nil
+	}
+	return append(append(b[:len(b)-1], ","+strings.Join(extra, ",")...), '}'), nil
 }
 
 // fromLegacy fills the source from an earlier document's columns, with
@@ -108,23 +130,12 @@ func selectList(cols ...string) string {
 }
 
 // Public is the source as the API answers it: granularities in HyperDX's
-// external short form (5m), the fields of other kinds left out, and the
-// lists HyperDX's model defaults to empty present.
+// external short form (5m), the fields of other kinds left out.
 func (s Source) Public() Source {
 	s.Trim()
-	if s.QuerySettings == nil {
-		s.QuerySettings = []QuerySetting{}
-	}
-	if s.Kind == "log" || s.Kind == "trace" {
-		s.HighlightedTraceAttributeExpressions = orEmpty(s.HighlightedTraceAttributeExpressions)
-		s.HighlightedRowAttributeExpressions = orEmpty(s.HighlightedRowAttributeExpressions)
-	}
 	s.MaterializedViews = append([]MaterializedView(nil), s.MaterializedViews...)
 	for i := range s.MaterializedViews {
 		s.MaterializedViews[i].MinGranularity = GranularityExternal(s.MaterializedViews[i].MinGranularity)
-	}
-	if s.Kind == "log" || s.Kind == "trace" {
-		s.MaterializedViews = orEmpty(s.MaterializedViews)
 	}
 	if m := s.MetadataMaterializedViews; m != nil {
 		c := *m
@@ -143,13 +154,6 @@ func (s *Source) Stored() {
 	if m := s.MetadataMaterializedViews; m != nil {
 		m.Granularity = GranularityInternal(m.Granularity)
 	}
-}
-
-func orEmpty[T any](v []T) []T {
-	if v == nil {
-		return []T{}
-	}
-	return v
 }
 
 var (

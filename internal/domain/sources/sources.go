@@ -35,7 +35,7 @@ type Source struct {
 	Connection               string         `json:"connection"`
 	From                     From           `json:"from"`
 	Disabled                 bool           `json:"disabled"`
-	QuerySettings            []QuerySetting `json:"querySettings"`
+	QuerySettings            []QuerySetting `json:"querySettings,omitempty"`
 	TimestampValueExpression string         `json:"timestampValueExpression"`
 
 	DefaultTableSelectExpression      string `json:"defaultTableSelectExpression,omitempty"`

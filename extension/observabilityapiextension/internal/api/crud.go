@@ -215,7 +215,11 @@ func (s *Server) list(kind string) endpoint {
 		return result{stream: func(w http.ResponseWriter, _ form) {
 			meta := map[string]any{"total": total, "limit": limit, "offset": offset}
 			extra := meta
-			if f == selfHosted {
+			switch {
+			case f == selfHosted && kind == kindConn:
+				// HyperDX lists connections whole, without a page.
+				extra = nil
+			case f == selfHosted:
 				// HyperDX's list envelope: the page beside the data under
 				// meta, and the total also as a header.
 				extra = map[string]any{"meta": meta}
