@@ -54,7 +54,7 @@ func (s *Server) traceHandler(r *http.Request) result {
 	case err != nil:
 		return s.queryFailed(r, "trace", err)
 	}
-	return ok(http.StatusOK, map[string]any{"source": src, "spans": t.Spans, "logs": t.Logs, "truncated": t.Truncated}, nil)
+	return ok(http.StatusOK, map[string]any{"source": src.Public(), "spans": t.Spans, "logs": t.Logs, "truncated": t.Truncated}, nil)
 }
 
 // traceListHandler is POST /api/v2/search/traces: the traces with a span
