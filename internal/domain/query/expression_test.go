@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,10 +38,11 @@ func TestCheckExpression(t *testing.T) {
 	} {
 		err := CheckExpression(ctx, db, tc.text, tc.column, tc.list)
 		if tc.ok {
-			assert.NoError(t, err, tc.text)
+			require.NoError(t, err, tc.text)
 			continue
 		}
 		require.Error(t, err, tc.text)
-		assert.True(t, errors.As(err, &Error{}), "%s: the caller's mistake, not the server's: %v", tc.text, err)
+		var mistake Error
+		assert.ErrorAs(t, err, &mistake, "%s: the caller's mistake, not the server's", tc.text)
 	}
 }

@@ -205,12 +205,19 @@ func (s Source) Chart() query.Source {
 	return q
 }
 
-// Columns a trace view and a log's trace link read, with the exporter's
-// names where the source sets none.
-func (s Source) TraceIDColumn() string      { return Column(s.TraceIDExpression, "TraceId") }
-func (s Source) SpanIDColumn() string       { return Column(s.SpanIDExpression, "SpanId") }
+// TraceIDColumn is the column a log's trace link and the trace view read
+// a trace id from; like the columns below, the exporter's where the
+// source sets none.
+func (s Source) TraceIDColumn() string { return Column(s.TraceIDExpression, "TraceId") }
+
+// SpanIDColumn is a span's id.
+func (s Source) SpanIDColumn() string { return Column(s.SpanIDExpression, "SpanId") }
+
+// ParentSpanIDColumn is the parent span the waterfall nests by.
 func (s Source) ParentSpanIDColumn() string { return Column(s.ParentSpanIDExpression, "ParentSpanId") }
-func (s Source) StatusCodeColumn() string   { return Column(s.StatusCodeExpression, "StatusCode") }
+
+// StatusCodeColumn is a span's status, errors read from it.
+func (s Source) StatusCodeColumn() string { return Column(s.StatusCodeExpression, "StatusCode") }
 
 // SpanNameColumn is a trace source's span name (the body of a span).
 func (s Source) SpanNameColumn() string { return Column(s.SpanNameExpression, "SpanName") }

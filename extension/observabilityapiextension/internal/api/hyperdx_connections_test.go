@@ -27,6 +27,7 @@ func TestHyperDXConnections(t *testing.T) {
 		}
 	}
 	noPassword := func(t *testing.T, got map[string]any) {
+		t.Helper()
 		assert.False(t, hasKey(got, "password"))
 		assert.False(t, hasKey(got, "sealedPassword"))
 	}
@@ -93,7 +94,7 @@ func TestHyperDXConnections(t *testing.T) {
 		}},
 		{"should create a connection without a password", func(c *contractFixture) {
 			got := c.expect(200, "POST", base, mock("password", nil)).data()
-			assert.Equal(t, "", c.stored(kindConn, got["id"].(string))["password"])
+			assert.Empty(t, c.stored(kindConn, got["id"].(string))["password"])
 		}},
 		{"should create a connection with optional fields", func(c *contractFixture) {
 			got := c.expect(200, "POST", base, mock("hyperdxSettingPrefix", "hyperdx_")).data()

@@ -233,22 +233,22 @@ func TestHyperDXSources(t *testing.T) {
 		}},
 
 		// External API v2 Sources Mapping
-		{"maps supported long-form granularity $input to $expected", func(c *contractFixture) {
+		{"maps supported long-form granularity $input to $expected", func(*contractFixture) {
 			for in, want := range map[string]string{"1 second": "1s", "1 minute": "1m", "1 hour": "1h", "1 day": "1d"} {
 				assert.Equal(t, want, sources.GranularityExternal(in), in)
 			}
 		}},
-		{"passes through unsupported or already-short granularity $input", func(c *contractFixture) {
+		{"passes through unsupported or already-short granularity $input", func(*contractFixture) {
 			for _, in := range []string{"invalid", "1m", "2 minutes"} {
 				assert.Equal(t, in, sources.GranularityExternal(in))
 			}
 		}},
-		{"maps supported short-form granularity $input to $expected", func(c *contractFixture) {
+		{"maps supported short-form granularity $input to $expected", func(*contractFixture) {
 			for in, want := range map[string]string{"15s": "15 second", "5m": "5 minute", "2h": "2 hour", "1d": "1 day"} {
 				assert.Equal(t, want, sources.GranularityInternal(in), in)
 			}
 		}},
-		{"passes through unsupported or already-long granularity $input", func(c *contractFixture) {
+		{"passes through unsupported or already-long granularity $input", func(*contractFixture) {
 			for _, in := range []string{"invalid", "1 minute", "5min"} {
 				assert.Equal(t, in, sources.GranularityInternal(in))
 			}
