@@ -671,6 +671,27 @@ func (e SourceKind) Valid() bool {
 	}
 }
 
+// Defines values for SourceUseTextIndexForImplicitColumn.
+const (
+	SourceUseTextIndexForImplicitColumnAuto     SourceUseTextIndexForImplicitColumn = "auto"
+	SourceUseTextIndexForImplicitColumnDisabled SourceUseTextIndexForImplicitColumn = "disabled"
+	SourceUseTextIndexForImplicitColumnEnabled  SourceUseTextIndexForImplicitColumn = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the SourceUseTextIndexForImplicitColumn enum.
+func (e SourceUseTextIndexForImplicitColumn) Valid() bool {
+	switch e {
+	case SourceUseTextIndexForImplicitColumnAuto:
+		return true
+	case SourceUseTextIndexForImplicitColumnDisabled:
+		return true
+	case SourceUseTextIndexForImplicitColumnEnabled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SourceInputKind.
 const (
 	SourceInputKindLog     SourceInputKind = "log"
@@ -692,6 +713,27 @@ func (e SourceInputKind) Valid() bool {
 	case SourceInputKindSession:
 		return true
 	case SourceInputKindTrace:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SourceInputUseTextIndexForImplicitColumn.
+const (
+	SourceInputUseTextIndexForImplicitColumnAuto     SourceInputUseTextIndexForImplicitColumn = "auto"
+	SourceInputUseTextIndexForImplicitColumnDisabled SourceInputUseTextIndexForImplicitColumn = "disabled"
+	SourceInputUseTextIndexForImplicitColumnEnabled  SourceInputUseTextIndexForImplicitColumn = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the SourceInputUseTextIndexForImplicitColumn enum.
+func (e SourceInputUseTextIndexForImplicitColumn) Valid() bool {
+	switch e {
+	case SourceInputUseTextIndexForImplicitColumnAuto:
+		return true
+	case SourceInputUseTextIndexForImplicitColumnDisabled:
+		return true
+	case SourceInputUseTextIndexForImplicitColumnEnabled:
 		return true
 	default:
 		return false
@@ -1749,12 +1791,16 @@ type Source struct {
 	TimestampValueExpression string `json:"timestampValueExpression"`
 
 	// TraceIdExpression log and trace: a column name (default TraceId)
-	TraceIdExpression *string `json:"traceIdExpression,omitempty"`
-	TraceSourceId     *string `json:"traceSourceId,omitempty"`
+	TraceIdExpression             *string                              `json:"traceIdExpression,omitempty"`
+	TraceSourceId                 *string                              `json:"traceSourceId,omitempty"`
+	UseTextIndexForImplicitColumn *SourceUseTextIndexForImplicitColumn `json:"useTextIndexForImplicitColumn,omitempty"`
 }
 
 // SourceKind log, trace and metric sources are queried; session and promql sources are kept for HyperDX's clients (queries of them answer 400)
 type SourceKind string
+
+// SourceUseTextIndexForImplicitColumn defines model for Source.UseTextIndexForImplicitColumn.
+type SourceUseTextIndexForImplicitColumn string
 
 // SourceInput HyperDX's source (its SourceSchema); the fields of other kinds are dropped. Expressions are checked on ClickHouse's parse of them.
 type SourceInput struct {
@@ -1851,12 +1897,16 @@ type SourceInput struct {
 	TimestampValueExpression string `json:"timestampValueExpression"`
 
 	// TraceIdExpression log and trace: a column name (default TraceId)
-	TraceIdExpression *string `json:"traceIdExpression,omitempty"`
-	TraceSourceId     *string `json:"traceSourceId,omitempty"`
+	TraceIdExpression             *string                                   `json:"traceIdExpression,omitempty"`
+	TraceSourceId                 *string                                   `json:"traceSourceId,omitempty"`
+	UseTextIndexForImplicitColumn *SourceInputUseTextIndexForImplicitColumn `json:"useTextIndexForImplicitColumn,omitempty"`
 }
 
 // SourceInputKind log, trace and metric sources are queried; session and promql sources are kept for HyperDX's clients (queries of them answer 400)
 type SourceInputKind string
+
+// SourceInputUseTextIndexForImplicitColumn defines model for SourceInput.UseTextIndexForImplicitColumn.
+type SourceInputUseTextIndexForImplicitColumn string
 
 // Tile defines model for Tile.
 type Tile struct {

@@ -47,6 +47,9 @@ type Source struct {
 	ResourceAttributesExpression      string `json:"resourceAttributesExpression,omitempty"`
 	ImplicitColumnExpression          string `json:"implicitColumnExpression,omitempty"`
 	OrderByExpression                 string `json:"orderByExpression,omitempty"`
+	// UseTextIndexForImplicitColumn (auto, enabled, disabled) is how
+	// HyperDX searches the implicit column; kept for its clients.
+	UseTextIndexForImplicitColumn string `json:"useTextIndexForImplicitColumn,omitempty"`
 
 	TraceIDExpression         string `json:"traceIdExpression,omitempty"`
 	SpanIDExpression          string `json:"spanIdExpression,omitempty"`
@@ -306,6 +309,9 @@ func (s *Source) Validate(db string) error {
 	if s.Kind != "metric" {
 		required("from.tableName", s.From.TableName)
 	}
+	if u := s.UseTextIndexForImplicitColumn; u != "" && u != "auto" && u != "enabled" && u != "disabled" {
+		add("useTextIndexForImplicitColumn must be one of auto, enabled, disabled, got %q", u)
+	}
 	if len(s.QuerySettings) > 10 {
 		add("querySettings: at most 10")
 	}
@@ -378,6 +384,7 @@ func (s *Source) Trim() {
 	if !keep("log", "trace") {
 		s.DefaultTableSelectExpression, s.DisplayedTimestampValueExpression = "", ""
 		s.ImplicitColumnExpression, s.OrderByExpression, s.EventAttributesExpression = "", "", ""
+		s.UseTextIndexForImplicitColumn = ""
 		s.TraceIDExpression, s.SpanIDExpression = "", ""
 		s.HighlightedTraceAttributeExpressions, s.HighlightedRowAttributeExpressions = nil, nil
 		s.MaterializedViews, s.MetadataMaterializedViews = nil, nil

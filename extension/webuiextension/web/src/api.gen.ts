@@ -1401,6 +1401,8 @@ export interface components {
             resourceAttributesExpression?: string;
             implicitColumnExpression?: string;
             orderByExpression?: string;
+            /** @enum {string} */
+            useTextIndexForImplicitColumn?: "auto" | "enabled" | "disabled";
             /** @description log and trace: a column name (default TraceId) */
             traceIdExpression?: string;
             /** @description log and trace: a column name (default SpanId) */
@@ -1481,6 +1483,8 @@ export interface components {
             resourceAttributesExpression?: string;
             implicitColumnExpression?: string;
             orderByExpression?: string;
+            /** @enum {string} */
+            useTextIndexForImplicitColumn?: "auto" | "enabled" | "disabled";
             /** @description log and trace: a column name (default TraceId) */
             traceIdExpression?: string;
             /** @description log and trace: a column name (default SpanId) */
