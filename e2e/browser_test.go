@@ -412,7 +412,8 @@ func TestBrowserTeamsAreIsolated(t *testing.T) {
 	var got struct{ Data []map[string]any }
 	require.NoError(t, json.Unmarshal([]byte(sources), &got))
 	require.Len(t, got.Data, 1)
-	assert.Equal(t, "otel_b", got.Data[0]["database"])
+	// Stored in the earlier shape, answered in HyperDX's.
+	assert.Equal(t, map[string]any{"databaseName": "otel_b", "tableName": "otel_logs"}, got.Data[0]["from"])
 	keys := eval[string](b, "team b's keys", `fetch('/api/v2/keys').then(r => r.text())`)
 	assert.NotContains(t, keys, "ohi_", "team a's ingestion key is not shown to team b")
 }

@@ -721,9 +721,11 @@ func (e SelectItemWhereLanguage) Valid() bool {
 
 // Defines values for SourceKind.
 const (
-	SourceKindLog    SourceKind = "log"
-	SourceKindMetric SourceKind = "metric"
-	SourceKindTrace  SourceKind = "trace"
+	SourceKindLog     SourceKind = "log"
+	SourceKindMetric  SourceKind = "metric"
+	SourceKindPromql  SourceKind = "promql"
+	SourceKindSession SourceKind = "session"
+	SourceKindTrace   SourceKind = "trace"
 )
 
 // Valid indicates whether the value is a known member of the SourceKind enum.
@@ -733,6 +735,10 @@ func (e SourceKind) Valid() bool {
 		return true
 	case SourceKindMetric:
 		return true
+	case SourceKindPromql:
+		return true
+	case SourceKindSession:
+		return true
 	case SourceKindTrace:
 		return true
 	default:
@@ -740,21 +746,21 @@ func (e SourceKind) Valid() bool {
 	}
 }
 
-// Defines values for SourceMetricType.
+// Defines values for SourceUseTextIndexForImplicitColumn.
 const (
-	SourceMetricTypeGauge     SourceMetricType = "gauge"
-	SourceMetricTypeHistogram SourceMetricType = "histogram"
-	SourceMetricTypeSum       SourceMetricType = "sum"
+	SourceUseTextIndexForImplicitColumnAuto     SourceUseTextIndexForImplicitColumn = "auto"
+	SourceUseTextIndexForImplicitColumnDisabled SourceUseTextIndexForImplicitColumn = "disabled"
+	SourceUseTextIndexForImplicitColumnEnabled  SourceUseTextIndexForImplicitColumn = "enabled"
 )
 
-// Valid indicates whether the value is a known member of the SourceMetricType enum.
-func (e SourceMetricType) Valid() bool {
+// Valid indicates whether the value is a known member of the SourceUseTextIndexForImplicitColumn enum.
+func (e SourceUseTextIndexForImplicitColumn) Valid() bool {
 	switch e {
-	case SourceMetricTypeGauge:
+	case SourceUseTextIndexForImplicitColumnAuto:
 		return true
-	case SourceMetricTypeHistogram:
+	case SourceUseTextIndexForImplicitColumnDisabled:
 		return true
-	case SourceMetricTypeSum:
+	case SourceUseTextIndexForImplicitColumnEnabled:
 		return true
 	default:
 		return false
@@ -763,9 +769,11 @@ func (e SourceMetricType) Valid() bool {
 
 // Defines values for SourceInputKind.
 const (
-	SourceInputKindLog    SourceInputKind = "log"
-	SourceInputKindMetric SourceInputKind = "metric"
-	SourceInputKindTrace  SourceInputKind = "trace"
+	SourceInputKindLog     SourceInputKind = "log"
+	SourceInputKindMetric  SourceInputKind = "metric"
+	SourceInputKindPromql  SourceInputKind = "promql"
+	SourceInputKindSession SourceInputKind = "session"
+	SourceInputKindTrace   SourceInputKind = "trace"
 )
 
 // Valid indicates whether the value is a known member of the SourceInputKind enum.
@@ -775,6 +783,10 @@ func (e SourceInputKind) Valid() bool {
 		return true
 	case SourceInputKindMetric:
 		return true
+	case SourceInputKindPromql:
+		return true
+	case SourceInputKindSession:
+		return true
 	case SourceInputKindTrace:
 		return true
 	default:
@@ -782,21 +794,21 @@ func (e SourceInputKind) Valid() bool {
 	}
 }
 
-// Defines values for SourceInputMetricType.
+// Defines values for SourceInputUseTextIndexForImplicitColumn.
 const (
-	SourceInputMetricTypeGauge     SourceInputMetricType = "gauge"
-	SourceInputMetricTypeHistogram SourceInputMetricType = "histogram"
-	SourceInputMetricTypeSum       SourceInputMetricType = "sum"
+	SourceInputUseTextIndexForImplicitColumnAuto     SourceInputUseTextIndexForImplicitColumn = "auto"
+	SourceInputUseTextIndexForImplicitColumnDisabled SourceInputUseTextIndexForImplicitColumn = "disabled"
+	SourceInputUseTextIndexForImplicitColumnEnabled  SourceInputUseTextIndexForImplicitColumn = "enabled"
 )
 
-// Valid indicates whether the value is a known member of the SourceInputMetricType enum.
-func (e SourceInputMetricType) Valid() bool {
+// Valid indicates whether the value is a known member of the SourceInputUseTextIndexForImplicitColumn enum.
+func (e SourceInputUseTextIndexForImplicitColumn) Valid() bool {
 	switch e {
-	case SourceInputMetricTypeGauge:
+	case SourceInputUseTextIndexForImplicitColumnAuto:
 		return true
-	case SourceInputMetricTypeHistogram:
+	case SourceInputUseTextIndexForImplicitColumnDisabled:
 		return true
-	case SourceInputMetricTypeSum:
+	case SourceInputUseTextIndexForImplicitColumnEnabled:
 		return true
 	default:
 		return false
@@ -1507,8 +1519,35 @@ type ChartSeries_Data_Item struct {
 	Group                             *[]string `json:"group,omitempty"`
 
 	// TsBucket bucket start, epoch milliseconds
-	TsBucket             *int                    `json:"ts_bucket,omitempty"`
-	AdditionalProperties map[string]*interface{} `json:"-"`
+	TsBucket             *int                   `json:"ts_bucket,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// Connection defines model for Connection.
+type Connection struct {
+	CreatedAt            time.Time `json:"createdAt"`
+	Host                 string    `json:"host"`
+	HyperdxSettingPrefix *string   `json:"hyperdxSettingPrefix,omitempty"`
+	Id                   string    `json:"id"`
+	IsPrometheusEndpoint *bool     `json:"isPrometheusEndpoint,omitempty"`
+	Name                 string    `json:"name"`
+	UpdatedAt            time.Time `json:"updatedAt"`
+	Username             string    `json:"username"`
+}
+
+// ConnectionInput defines model for ConnectionInput.
+type ConnectionInput struct {
+	// Host the server's HTTP(S) URL
+	Host string `json:"host"`
+
+	// HyperdxSettingPrefix on an update, omitted keeps it; empty or null clears it
+	HyperdxSettingPrefix *string `json:"hyperdxSettingPrefix,omitempty"`
+	IsPrometheusEndpoint *bool   `json:"isPrometheusEndpoint,omitempty"`
+	Name                 string  `json:"name"`
+
+	// Password write-only: sealed at rest, never returned; on an update, omitted keeps the stored one
+	Password *string `json:"password,omitempty"`
+	Username string  `json:"username"`
 }
 
 // Dashboard defines model for Dashboard.
@@ -1646,6 +1685,15 @@ type FirstTileConfigDisplayType string
 // FirstTileConfigWhereLanguage defines model for FirstTileConfig.WhereLanguage.
 type FirstTileConfigWhereLanguage string
 
+// HighlightedExpressions defines model for HighlightedExpressions.
+type HighlightedExpressions = []struct {
+	Alias            *string `json:"alias,omitempty"`
+	LuceneExpression *string `json:"luceneExpression,omitempty"`
+
+	// SqlExpression a column, or a map or JSON access on one
+	SqlExpression string `json:"sqlExpression"`
+}
+
 // Invitation defines model for Invitation.
 type Invitation struct {
 	CreatedAt time.Time `json:"createdAt"`
@@ -1680,6 +1728,23 @@ type ManagedEnvelope struct {
 	RequestId string      `json:"requestId"`
 	Result    interface{} `json:"result"`
 	Status    int         `json:"status"`
+}
+
+// MaterializedView defines model for MaterializedView.
+type MaterializedView struct {
+	AggregatedColumns []struct {
+		AggFn        string  `json:"aggFn"`
+		MvColumn     string  `json:"mvColumn"`
+		SourceColumn *string `json:"sourceColumn,omitempty"`
+	} `json:"aggregatedColumns"`
+	DatabaseName     string  `json:"databaseName"`
+	DimensionColumns string  `json:"dimensionColumns"`
+	MinDate          *string `json:"minDate,omitempty"`
+
+	// MinGranularity 15s, 5m, 2h, 1d (answered so; stored as 5 minute)
+	MinGranularity  string `json:"minGranularity"`
+	TableName       string `json:"tableName"`
+	TimestampColumn string `json:"timestampColumn"`
 }
 
 // MetricInfo defines model for MetricInfo.
@@ -1816,66 +1881,213 @@ type Silenced struct {
 
 // Source defines model for Source.
 type Source struct {
-	AttributesMap      *string           `json:"attributesMap,omitempty"`
-	BodyColumn         *string           `json:"bodyColumn,omitempty"`
-	Database           string            `json:"database"`
-	DurationColumn     *string           `json:"durationColumn,omitempty"`
-	Id                 string            `json:"id"`
-	Kind               SourceKind        `json:"kind"`
-	MetricType         *SourceMetricType `json:"metricType,omitempty"`
-	Name               string            `json:"name"`
-	ParentSpanIdColumn *string           `json:"parentSpanIdColumn,omitempty"`
-	ResourceMap        *string           `json:"resourceMap,omitempty"`
-	ServiceColumn      *string           `json:"serviceColumn,omitempty"`
-	SeverityColumn     *string           `json:"severityColumn,omitempty"`
-	SpanIdColumn       *string           `json:"spanIdColumn,omitempty"`
-	StatusCodeColumn   *string           `json:"statusCodeColumn,omitempty"`
-	Table              string            `json:"table"`
-	TimestampColumn    string            `json:"timestampColumn"`
-	TraceIdColumn      *string           `json:"traceIdColumn,omitempty"`
+	// BodyExpression log: a column name
+	BodyExpression *string `json:"bodyExpression,omitempty"`
+
+	// Connection a connection id of the team (GET /api/v2/connections); this API queries only through the team's default connection, the collector's own ClickHouse
+	Connection string `json:"connection"`
+
+	// DefaultTableSelectExpression log and trace: columns, or map or JSON accesses on them, separated by commas, or *
+	DefaultTableSelectExpression      *string `json:"defaultTableSelectExpression,omitempty"`
+	Disabled                          *bool   `json:"disabled,omitempty"`
+	DisplayedTimestampValueExpression *string `json:"displayedTimestampValueExpression,omitempty"`
+
+	// DurationExpression trace: a column name
+	DurationExpression *string `json:"durationExpression,omitempty"`
+
+	// DurationPrecision trace: digits of a second the duration counts (9: nanoseconds, the exporter's; default 3)
+	DurationPrecision *int `json:"durationPrecision,omitempty"`
+
+	// EventAttributesExpression log and trace: a map column name
+	EventAttributesExpression *string `json:"eventAttributesExpression,omitempty"`
+	From                      struct {
+		// DatabaseName default: the team's first database
+		DatabaseName *string `json:"databaseName,omitempty"`
+
+		// TableName empty for metric sources (they name metricTables)
+		TableName string `json:"tableName"`
+	} `json:"from"`
+	HighlightedRowAttributeExpressions   *HighlightedExpressions `json:"highlightedRowAttributeExpressions,omitempty"`
+	HighlightedTraceAttributeExpressions *HighlightedExpressions `json:"highlightedTraceAttributeExpressions,omitempty"`
+	Id                                   string                  `json:"id"`
+	ImplicitColumnExpression             *string                 `json:"implicitColumnExpression,omitempty"`
+
+	// Kind log, trace and metric sources are queried; session and promql sources are kept for HyperDX's clients (queries of them answer 400)
+	Kind                      SourceKind          `json:"kind"`
+	LogSourceId               *string             `json:"logSourceId,omitempty"`
+	MaterializedViews         *[]MaterializedView `json:"materializedViews,omitempty"`
+	MetadataMaterializedViews *struct {
+		// Granularity 15s, 5m, 2h, 1d (answered so; stored as 15 minute)
+		Granularity    string `json:"granularity"`
+		KeyRollupTable string `json:"keyRollupTable"`
+		KvRollupTable  string `json:"kvRollupTable"`
+	} `json:"metadataMaterializedViews,omitempty"`
+	MetricSourceId *string `json:"metricSourceId,omitempty"`
+
+	// MetricTables metric: a table per metric type; at least one
+	MetricTables *struct {
+		ExponentialHistogram *string `json:"exponential histogram,omitempty"`
+		Gauge                *string `json:"gauge,omitempty"`
+		Histogram            *string `json:"histogram,omitempty"`
+		Sum                  *string `json:"sum,omitempty"`
+		Summary              *string `json:"summary,omitempty"`
+	} `json:"metricTables,omitempty"`
+	Name              string  `json:"name"`
+	OrderByExpression *string `json:"orderByExpression,omitempty"`
+
+	// ParentSpanIdExpression trace: a column name
+	ParentSpanIdExpression *string `json:"parentSpanIdExpression,omitempty"`
+	QuerySettings          *[]struct {
+		Setting string `json:"setting"`
+		Value   string `json:"value"`
+	} `json:"querySettings,omitempty"`
+
+	// ResourceAttributesExpression a map column name
+	ResourceAttributesExpression *string `json:"resourceAttributesExpression,omitempty"`
+	SampleRateExpression         *string `json:"sampleRateExpression,omitempty"`
+	Section                      *string `json:"section,omitempty"`
+
+	// ServiceNameExpression a column name
+	ServiceNameExpression *string `json:"serviceNameExpression,omitempty"`
+	SessionSourceId       *string `json:"sessionSourceId,omitempty"`
+
+	// SeverityTextExpression log: a column name
+	SeverityTextExpression    *string `json:"severityTextExpression,omitempty"`
+	SpanEventsValueExpression *string `json:"spanEventsValueExpression,omitempty"`
+
+	// SpanIdExpression log and trace: a column name (default SpanId)
+	SpanIdExpression *string `json:"spanIdExpression,omitempty"`
+
+	// SpanKindExpression trace
+	SpanKindExpression *string `json:"spanKindExpression,omitempty"`
+
+	// SpanNameExpression trace: a column name
+	SpanNameExpression *string `json:"spanNameExpression,omitempty"`
+
+	// StatusCodeExpression trace: a column name (default StatusCode)
+	StatusCodeExpression    *string `json:"statusCodeExpression,omitempty"`
+	StatusMessageExpression *string `json:"statusMessageExpression,omitempty"`
+
+	// TimestampValueExpression a column name (the time column)
+	TimestampValueExpression string `json:"timestampValueExpression"`
+
+	// TraceIdExpression log and trace: a column name (default TraceId)
+	TraceIdExpression             *string                              `json:"traceIdExpression,omitempty"`
+	TraceSourceId                 *string                              `json:"traceSourceId,omitempty"`
+	UseTextIndexForImplicitColumn *SourceUseTextIndexForImplicitColumn `json:"useTextIndexForImplicitColumn,omitempty"`
 }
 
-// SourceKind defines model for Source.Kind.
+// SourceKind log, trace and metric sources are queried; session and promql sources are kept for HyperDX's clients (queries of them answer 400)
 type SourceKind string
 
-// SourceMetricType defines model for Source.MetricType.
-type SourceMetricType string
+// SourceUseTextIndexForImplicitColumn defines model for Source.UseTextIndexForImplicitColumn.
+type SourceUseTextIndexForImplicitColumn string
 
-// SourceInput defines model for SourceInput.
+// SourceInput HyperDX's source (its SourceSchema); the fields of other kinds are dropped. Expressions are checked on ClickHouse's parse of them.
 type SourceInput struct {
-	AttributesMap  *string         `json:"attributesMap,omitempty"`
-	BodyColumn     *string         `json:"bodyColumn,omitempty"`
-	Database       *string         `json:"database,omitempty"`
-	DurationColumn *string         `json:"durationColumn,omitempty"`
-	Kind           SourceInputKind `json:"kind"`
+	// BodyExpression log: a column name
+	BodyExpression *string `json:"bodyExpression,omitempty"`
 
-	// MetricType metric sources only: gauge (default), sum (cumulative series chart as increases), histogram (quantiles from buckets)
-	MetricType *SourceInputMetricType `json:"metricType,omitempty"`
-	Name       string                 `json:"name"`
+	// Connection a connection id of the team (GET /api/v2/connections); this API queries only through the team's default connection, the collector's own ClickHouse
+	Connection string `json:"connection"`
 
-	// ParentSpanIdColumn trace sources: the parent span id column the waterfall nests by (default ParentSpanId)
-	ParentSpanIdColumn *string `json:"parentSpanIdColumn,omitempty"`
-	ResourceMap        *string `json:"resourceMap,omitempty"`
-	ServiceColumn      *string `json:"serviceColumn,omitempty"`
-	SeverityColumn     *string `json:"severityColumn,omitempty"`
+	// DefaultTableSelectExpression log and trace: columns, or map or JSON accesses on them, separated by commas, or *
+	DefaultTableSelectExpression      *string `json:"defaultTableSelectExpression,omitempty"`
+	Disabled                          *bool   `json:"disabled,omitempty"`
+	DisplayedTimestampValueExpression *string `json:"displayedTimestampValueExpression,omitempty"`
 
-	// SpanIdColumn log and trace sources: the span id column (default SpanId)
-	SpanIdColumn *string `json:"spanIdColumn,omitempty"`
+	// DurationExpression trace: a column name
+	DurationExpression *string `json:"durationExpression,omitempty"`
 
-	// StatusCodeColumn trace sources: the status column errors are read from (default StatusCode)
-	StatusCodeColumn *string `json:"statusCodeColumn,omitempty"`
-	Table            string  `json:"table"`
-	TimestampColumn  string  `json:"timestampColumn"`
+	// DurationPrecision trace: digits of a second the duration counts (9: nanoseconds, the exporter's; default 3)
+	DurationPrecision *int `json:"durationPrecision,omitempty"`
 
-	// TraceIdColumn log and trace sources: the trace id column (default TraceId); a log's trace opens from it
-	TraceIdColumn *string `json:"traceIdColumn,omitempty"`
+	// EventAttributesExpression log and trace: a map column name
+	EventAttributesExpression *string `json:"eventAttributesExpression,omitempty"`
+	From                      struct {
+		// DatabaseName default: the team's first database
+		DatabaseName *string `json:"databaseName,omitempty"`
+
+		// TableName empty for metric sources (they name metricTables)
+		TableName string `json:"tableName"`
+	} `json:"from"`
+	HighlightedRowAttributeExpressions   *HighlightedExpressions `json:"highlightedRowAttributeExpressions,omitempty"`
+	HighlightedTraceAttributeExpressions *HighlightedExpressions `json:"highlightedTraceAttributeExpressions,omitempty"`
+
+	// Id ignored: the path's or a new one
+	Id                       *string `json:"id,omitempty"`
+	ImplicitColumnExpression *string `json:"implicitColumnExpression,omitempty"`
+
+	// Kind log, trace and metric sources are queried; session and promql sources are kept for HyperDX's clients (queries of them answer 400)
+	Kind                      SourceInputKind     `json:"kind"`
+	LogSourceId               *string             `json:"logSourceId,omitempty"`
+	MaterializedViews         *[]MaterializedView `json:"materializedViews,omitempty"`
+	MetadataMaterializedViews *struct {
+		// Granularity 15s, 5m, 2h, 1d (answered so; stored as 15 minute)
+		Granularity    string `json:"granularity"`
+		KeyRollupTable string `json:"keyRollupTable"`
+		KvRollupTable  string `json:"kvRollupTable"`
+	} `json:"metadataMaterializedViews,omitempty"`
+	MetricSourceId *string `json:"metricSourceId,omitempty"`
+
+	// MetricTables metric: a table per metric type; at least one
+	MetricTables *struct {
+		ExponentialHistogram *string `json:"exponential histogram,omitempty"`
+		Gauge                *string `json:"gauge,omitempty"`
+		Histogram            *string `json:"histogram,omitempty"`
+		Sum                  *string `json:"sum,omitempty"`
+		Summary              *string `json:"summary,omitempty"`
+	} `json:"metricTables,omitempty"`
+	Name              string  `json:"name"`
+	OrderByExpression *string `json:"orderByExpression,omitempty"`
+
+	// ParentSpanIdExpression trace: a column name
+	ParentSpanIdExpression *string `json:"parentSpanIdExpression,omitempty"`
+	QuerySettings          *[]struct {
+		Setting string `json:"setting"`
+		Value   string `json:"value"`
+	} `json:"querySettings,omitempty"`
+
+	// ResourceAttributesExpression a map column name
+	ResourceAttributesExpression *string `json:"resourceAttributesExpression,omitempty"`
+	SampleRateExpression         *string `json:"sampleRateExpression,omitempty"`
+	Section                      *string `json:"section,omitempty"`
+
+	// ServiceNameExpression a column name
+	ServiceNameExpression *string `json:"serviceNameExpression,omitempty"`
+	SessionSourceId       *string `json:"sessionSourceId,omitempty"`
+
+	// SeverityTextExpression log: a column name
+	SeverityTextExpression    *string `json:"severityTextExpression,omitempty"`
+	SpanEventsValueExpression *string `json:"spanEventsValueExpression,omitempty"`
+
+	// SpanIdExpression log and trace: a column name (default SpanId)
+	SpanIdExpression *string `json:"spanIdExpression,omitempty"`
+
+	// SpanKindExpression trace
+	SpanKindExpression *string `json:"spanKindExpression,omitempty"`
+
+	// SpanNameExpression trace: a column name
+	SpanNameExpression *string `json:"spanNameExpression,omitempty"`
+
+	// StatusCodeExpression trace: a column name (default StatusCode)
+	StatusCodeExpression    *string `json:"statusCodeExpression,omitempty"`
+	StatusMessageExpression *string `json:"statusMessageExpression,omitempty"`
+
+	// TimestampValueExpression a column name (the time column)
+	TimestampValueExpression string `json:"timestampValueExpression"`
+
+	// TraceIdExpression log and trace: a column name (default TraceId)
+	TraceIdExpression             *string                                   `json:"traceIdExpression,omitempty"`
+	TraceSourceId                 *string                                   `json:"traceSourceId,omitempty"`
+	UseTextIndexForImplicitColumn *SourceInputUseTextIndexForImplicitColumn `json:"useTextIndexForImplicitColumn,omitempty"`
 }
 
-// SourceInputKind defines model for SourceInput.Kind.
+// SourceInputKind log, trace and metric sources are queried; session and promql sources are kept for HyperDX's clients (queries of them answer 400)
 type SourceInputKind string
 
-// SourceInputMetricType metric sources only: gauge (default), sum (cumulative series chart as increases), histogram (quantiles from buckets)
-type SourceInputMetricType string
+// SourceInputUseTextIndexForImplicitColumn defines model for SourceInput.UseTextIndexForImplicitColumn.
+type SourceInputUseTextIndexForImplicitColumn string
 
 // Tile defines model for Tile.
 type Tile struct {
@@ -2117,6 +2329,16 @@ type AlertResponse struct {
 	Data Alert `json:"data"`
 }
 
+// ConnectionList defines model for ConnectionList.
+type ConnectionList struct {
+	Data []Connection `json:"data"`
+}
+
+// ConnectionResponse defines model for ConnectionResponse.
+type ConnectionResponse struct {
+	Data Connection `json:"data"`
+}
+
 // DashboardList defines model for DashboardList.
 type DashboardList struct {
 	Data []Dashboard `json:"data"`
@@ -2287,13 +2509,16 @@ type WebhookResponse struct {
 // AlertBody HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy. channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept)
 type AlertBody = AlertInput
 
+// ConnectionBody defines model for ConnectionBody.
+type ConnectionBody = ConnectionInput
+
 // DashboardBody HyperDX's dashboard body; id, createdAt, updatedAt and empty filters are accepted so a dashboard read can be written back
 type DashboardBody = DashboardInput
 
 // SavedSearchBody HyperDX's external saved search; an update replaces every field (omitted ones reset)
 type SavedSearchBody = SavedSearchInput
 
-// SourceBody defines model for SourceBody.
+// SourceBody HyperDX's source (its SourceSchema); the fields of other kinds are dropped. Expressions are checked on ClickHouse's parse of them.
 type SourceBody = SourceInput
 
 // WebhookBody defines model for WebhookBody.
@@ -2732,6 +2957,12 @@ type MuteAlertJSONRequestBody MuteAlertJSONBody
 
 // QueryChartSeriesJSONRequestBody defines body for QueryChartSeries for application/json ContentType.
 type QueryChartSeriesJSONRequestBody = ChartQuery
+
+// CreateConnectionJSONRequestBody defines body for CreateConnection for application/json ContentType.
+type CreateConnectionJSONRequestBody = ConnectionInput
+
+// UpdateConnectionJSONRequestBody defines body for UpdateConnection for application/json ContentType.
+type UpdateConnectionJSONRequestBody = ConnectionInput
 
 // CreateDashboardJSONRequestBody defines body for CreateDashboard for application/json ContentType.
 type CreateDashboardJSONRequestBody = DashboardInput
@@ -3716,6 +3947,49 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v2/charts/series (the `QueryChartSeries` operationId).
 	QueryChartSeries(ctx context.Context, body QueryChartSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListConnections List the team's connections
+	//
+	// Corresponds with GET /api/v2/connections (the `ListConnections` operationId).
+	ListConnections(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateConnectionWithBody Create a connection
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/connections (the `CreateConnection` operationId).
+	CreateConnectionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateConnection Create a connection
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/connections (the `CreateConnection` operationId).
+	CreateConnection(ctx context.Context, body CreateConnectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteConnection Delete a connection
+	//
+	// Corresponds with DELETE /api/v2/connections/{id} (the `DeleteConnection` operationId).
+	DeleteConnection(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetConnection Get a connection
+	//
+	// Corresponds with GET /api/v2/connections/{id} (the `GetConnection` operationId).
+	GetConnection(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateConnectionWithBody Update a connection
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v2/connections/{id} (the `UpdateConnection` operationId).
+	UpdateConnectionWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateConnection Update a connection
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/v2/connections/{id} (the `UpdateConnection` operationId).
+	UpdateConnection(ctx context.Context, id Id, body UpdateConnectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListDashboards List the team's dashboards
 	//
 	// Corresponds with GET /api/v2/dashboards (the `ListDashboards` operationId).
@@ -4660,6 +4934,119 @@ func (c *Client) QueryChartSeriesWithBody(ctx context.Context, contentType strin
 // Corresponds with POST /api/v2/charts/series (the `QueryChartSeries` operationId).
 func (c *Client) QueryChartSeries(ctx context.Context, body QueryChartSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewQueryChartSeriesRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListConnections List the team's connections
+//
+// Corresponds with GET /api/v2/connections (the `ListConnections` operationId).
+func (c *Client) ListConnections(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListConnectionsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateConnectionWithBody Create a connection
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/connections (the `CreateConnection` operationId).
+func (c *Client) CreateConnectionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateConnectionRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateConnection Create a connection
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/connections (the `CreateConnection` operationId).
+func (c *Client) CreateConnection(ctx context.Context, body CreateConnectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateConnectionRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteConnection Delete a connection
+//
+// Corresponds with DELETE /api/v2/connections/{id} (the `DeleteConnection` operationId).
+func (c *Client) DeleteConnection(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteConnectionRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetConnection Get a connection
+//
+// Corresponds with GET /api/v2/connections/{id} (the `GetConnection` operationId).
+func (c *Client) GetConnection(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetConnectionRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateConnectionWithBody Update a connection
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v2/connections/{id} (the `UpdateConnection` operationId).
+func (c *Client) UpdateConnectionWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateConnectionRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateConnection Update a connection
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/v2/connections/{id} (the `UpdateConnection` operationId).
+func (c *Client) UpdateConnection(ctx context.Context, id Id, body UpdateConnectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateConnectionRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6915,6 +7302,188 @@ func NewQueryChartSeriesRequestWithBody(server string, contentType string, body 
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListConnectionsRequest constructs an http.Request for the ListConnections method
+func NewListConnectionsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/connections")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateConnectionRequest calls the generic CreateConnection builder with application/json body
+func NewCreateConnectionRequest(server string, body CreateConnectionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateConnectionRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateConnectionRequestWithBody constructs an http.Request for the CreateConnection method, with any body, and a specified content type
+func NewCreateConnectionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/connections")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteConnectionRequest constructs an http.Request for the DeleteConnection method
+func NewDeleteConnectionRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/connections/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetConnectionRequest constructs an http.Request for the GetConnection method
+func NewGetConnectionRequest(server string, id Id) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/connections/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateConnectionRequest calls the generic UpdateConnection builder with application/json body
+func NewUpdateConnectionRequest(server string, id Id, body UpdateConnectionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateConnectionRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateConnectionRequestWithBody constructs an http.Request for the UpdateConnection method, with any body, and a specified content type
+func NewUpdateConnectionRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/connections/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -11161,6 +11730,55 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v2/charts/series (the `QueryChartSeries` operationId).
 	QueryChartSeriesWithResponse(ctx context.Context, body QueryChartSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryChartSeriesResponse, error)
 
+	// ListConnectionsWithResponse List the team's connections
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/connections (the `ListConnections` operationId).
+	ListConnectionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListConnectionsResponse, error)
+
+	// CreateConnectionWithBodyWithResponse Create a connection
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/connections (the `CreateConnection` operationId).
+	CreateConnectionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateConnectionResponse, error)
+
+	// CreateConnectionWithResponse Create a connection
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/connections (the `CreateConnection` operationId).
+	CreateConnectionWithResponse(ctx context.Context, body CreateConnectionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateConnectionResponse, error)
+
+	// DeleteConnectionWithResponse Delete a connection
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v2/connections/{id} (the `DeleteConnection` operationId).
+	DeleteConnectionWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*DeleteConnectionResponse, error)
+
+	// GetConnectionWithResponse Get a connection
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v2/connections/{id} (the `GetConnection` operationId).
+	GetConnectionWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetConnectionResponse, error)
+
+	// UpdateConnectionWithBodyWithResponse Update a connection
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v2/connections/{id} (the `UpdateConnection` operationId).
+	UpdateConnectionWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateConnectionResponse, error)
+
+	// UpdateConnectionWithResponse Update a connection
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v2/connections/{id} (the `UpdateConnection` operationId).
+	UpdateConnectionWithResponse(ctx context.Context, id Id, body UpdateConnectionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateConnectionResponse, error)
+
 	// ListDashboardsWithResponse List the team's dashboards
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -12632,6 +13250,281 @@ func (r QueryChartSeriesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r QueryChartSeriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListConnectionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConnectionList
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListConnectionsResponse) GetJSON200() *ConnectionList {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ListConnectionsResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListConnectionsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListConnectionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListConnectionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListConnectionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListConnectionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateConnectionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConnectionResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateConnectionResponse) GetJSON200() *ConnectionResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r CreateConnectionResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateConnectionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateConnectionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateConnectionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateConnectionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateConnectionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteConnectionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DeletedResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteConnectionResponse) GetJSON200() *DeletedResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r DeleteConnectionResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteConnectionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteConnectionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteConnectionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteConnectionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteConnectionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetConnectionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConnectionResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetConnectionResponse) GetJSON200() *ConnectionResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r GetConnectionResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetConnectionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetConnectionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetConnectionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetConnectionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetConnectionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type UpdateConnectionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ConnectionResponse
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateConnectionResponse) GetJSON200() *ConnectionResponse {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r UpdateConnectionResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateConnectionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateConnectionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateConnectionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateConnectionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateConnectionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17332,6 +18225,97 @@ func (c *ClientWithResponses) QueryChartSeriesWithResponse(ctx context.Context, 
 	return ParseQueryChartSeriesResponse(rsp)
 }
 
+// ListConnectionsWithResponse List the team's connections
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/connections (the `ListConnections` operationId).
+func (c *ClientWithResponses) ListConnectionsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListConnectionsResponse, error) {
+	rsp, err := c.ListConnections(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListConnectionsResponse(rsp)
+}
+
+// CreateConnectionWithBodyWithResponse Create a connection
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/connections (the `CreateConnection` operationId).
+func (c *ClientWithResponses) CreateConnectionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateConnectionResponse, error) {
+	rsp, err := c.CreateConnectionWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateConnectionResponse(rsp)
+}
+
+// CreateConnectionWithResponse Create a connection
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/connections (the `CreateConnection` operationId).
+func (c *ClientWithResponses) CreateConnectionWithResponse(ctx context.Context, body CreateConnectionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateConnectionResponse, error) {
+	rsp, err := c.CreateConnection(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateConnectionResponse(rsp)
+}
+
+// DeleteConnectionWithResponse Delete a connection
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v2/connections/{id} (the `DeleteConnection` operationId).
+func (c *ClientWithResponses) DeleteConnectionWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*DeleteConnectionResponse, error) {
+	rsp, err := c.DeleteConnection(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteConnectionResponse(rsp)
+}
+
+// GetConnectionWithResponse Get a connection
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v2/connections/{id} (the `GetConnection` operationId).
+func (c *ClientWithResponses) GetConnectionWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetConnectionResponse, error) {
+	rsp, err := c.GetConnection(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetConnectionResponse(rsp)
+}
+
+// UpdateConnectionWithBodyWithResponse Update a connection
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v2/connections/{id} (the `UpdateConnection` operationId).
+func (c *ClientWithResponses) UpdateConnectionWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateConnectionResponse, error) {
+	rsp, err := c.UpdateConnectionWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateConnectionResponse(rsp)
+}
+
+// UpdateConnectionWithResponse Update a connection
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v2/connections/{id} (the `UpdateConnection` operationId).
+func (c *ClientWithResponses) UpdateConnectionWithResponse(ctx context.Context, id Id, body UpdateConnectionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateConnectionResponse, error) {
+	rsp, err := c.UpdateConnection(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateConnectionResponse(rsp)
+}
+
 // ListDashboardsWithResponse List the team's dashboards
 //
 // Returns a wrapper object for the known response body format(s).
@@ -19192,6 +20176,206 @@ func ParseQueryChartSeriesResponse(rsp *http.Response) (*QueryChartSeriesRespons
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest ChartSeries
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListConnectionsResponse parses an HTTP response from a ListConnectionsWithResponse call
+func ParseListConnectionsResponse(rsp *http.Response) (*ListConnectionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListConnectionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConnectionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateConnectionResponse parses an HTTP response from a CreateConnectionWithResponse call
+func ParseCreateConnectionResponse(rsp *http.Response) (*CreateConnectionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateConnectionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConnectionResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteConnectionResponse parses an HTTP response from a DeleteConnectionWithResponse call
+func ParseDeleteConnectionResponse(rsp *http.Response) (*DeleteConnectionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteConnectionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DeletedResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetConnectionResponse parses an HTTP response from a GetConnectionWithResponse call
+func ParseGetConnectionResponse(rsp *http.Response) (*GetConnectionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetConnectionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConnectionResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateConnectionResponse parses an HTTP response from a UpdateConnectionWithResponse call
+func ParseUpdateConnectionResponse(rsp *http.Response) (*UpdateConnectionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateConnectionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ConnectionResponse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -73,6 +73,12 @@ func (e *apiExtension) bootstrap(ctx context.Context, st *store.Store, srv *api.
 	} else if n > 0 {
 		e.set.Logger.Info("sealed the headers of webhooks stored in clear", zap.Int("webhooks", n))
 	}
+	// Teams bootstrapped before connections get their default one.
+	if n, err := srv.AddDefaultConnections(ctx); err != nil {
+		return "", err
+	} else if n > 0 {
+		e.set.Logger.Info("added the default connection of teams that had none", zap.Int("teams", n))
+	}
 	return firstKeys, nil
 }
 

@@ -188,7 +188,7 @@ func (c *Config) Validate() error {
 	if c.Alerts.HistoryRetention < 0 || c.Alerts.HistoryRetention%time.Second != 0 {
 		errs = append(errs, errors.New("alerts.history_retention must be whole seconds, not negative"))
 	}
-	if l := c.TeamLimits; l.Dashboards < 1 || l.Alerts < 1 || l.Sources < 1 || l.Webhooks < 1 || l.SavedSearches < 1 {
+	if l := c.TeamLimits; l.Dashboards < 1 || l.Alerts < 1 || l.Sources < 1 || l.Webhooks < 1 || l.SavedSearches < 1 || l.Connections < 1 {
 		errs = append(errs, errors.New("team_limits values must be positive"))
 	}
 	if c.RateLimit.RequestsPerSecond < 0 || c.RateLimit.Burst < 0 {

@@ -193,6 +193,7 @@ func (e *apiExtension) compose(st *store.Store, tenancy *sources.Tenancy, sealer
 		AllowPrivateWebhooks: e.cfg.Alerts.AllowPrivateWebhooks,
 		TeamLimits:           e.cfg.TeamLimits,
 		DB:                   e.db, QueryTimeout: e.cfg.QueryTimeout,
+		ClickHouseHost: e.cfg.ClickHouse.Endpoint, ClickHouseUser: e.cfg.ClickHouse.Username,
 	})
 	return parts{
 		api:       srv,

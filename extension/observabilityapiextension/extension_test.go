@@ -229,6 +229,6 @@ func TestConfig(t *testing.T) {
 func TestTeamLimitsConfig(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	require.NoError(t, cfg.Unmarshal(confmap.NewFromStringMap(map[string]any{"team_limits": map[string]any{"alerts": 50}})))
-	assert.Equal(t, api.TeamLimits{Dashboards: 1000, Alerts: 50, Sources: 100, Webhooks: 100, SavedSearches: 1000}, cfg.TeamLimits,
+	assert.Equal(t, api.TeamLimits{Dashboards: 1000, Alerts: 50, Sources: 100, Webhooks: 100, SavedSearches: 1000, Connections: 100}, cfg.TeamLimits,
 		"one limit set, the others keep their defaults")
 }

@@ -60,7 +60,7 @@ func realStateIn(t testing.TB, database string) *apistate.State {
 	st, err := store.Open(context.Background(), db, database)
 	require.NoError(t, err)
 	require.NoError(t, st.CreateTeam(context.Background(), "default", "Default"))
-	for _, src := range sources.Defaults("otel") {
+	for _, src := range sources.Defaults("otel", "default") {
 		doc, _ := json.Marshal(src)
 		require.NoError(t, st.Put(context.Background(), "default", sources.Kind, src.ID, doc, time.Now(), time.Now()))
 	}

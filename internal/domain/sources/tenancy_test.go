@@ -118,7 +118,7 @@ func TestCatalogRefusesAStoredSourceOfAnotherTeamsDatabase(t *testing.T) {
 	require.NoError(t, ten.Assign(ctx, "b", []string{"b_logs"}))
 	cat := &Catalog{Store: st, Tenancy: ten}
 	put := func(team, id, db string) {
-		src := Defaults(db)[0]
+		src := Defaults(db, team)[0]
 		src.ID = id
 		doc, _ := json.Marshal(src)
 		require.NoError(t, st.Put(ctx, team, Kind, id, doc, time.Now(), time.Now()))

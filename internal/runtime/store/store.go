@@ -34,6 +34,8 @@ const (
 	KindWebhook   = "webhook"
 	// KindSavedSearch: saved searches.
 	KindSavedSearch = "saved_search"
+	// KindConnection: the ClickHouse servers a team's sources read.
+	KindConnection = "connection"
 )
 
 // ErrNotFound says there is no such resource in the caller's team.

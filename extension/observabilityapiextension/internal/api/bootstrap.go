@@ -6,12 +6,19 @@ import (
 	"time"
 
 	"github.com/otelhouse/otelhouse/internal/domain/importers/datadog"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
 )
 
-// Bootstrap makes the team's default sources (the exporter's tables).
+// Bootstrap makes the team's default connection (the collector's own
+// ClickHouse) and its default sources (the exporter's tables).
 func (s *Server) Bootstrap(ctx context.Context, team string) error {
-	now := time.Now()
-	for _, src := range defaultSources(s.opts.Database) {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	conn := s.defaultConnection(team, now)
+	b, _ := json.Marshal(conn)
+	if err := s.opts.Store.Put(ctx, team, kindConn, conn.ID, b, now, now); err != nil {
+		return err
+	}
+	for _, src := range sources.Defaults(s.opts.Database, team) {
 		b, _ := json.Marshal(src)
 		if err := s.opts.Store.Put(ctx, team, kindSource, src.ID, b, now, now); err != nil {
 			return err

@@ -186,8 +186,10 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 			row["ts_bucket"], row["group"] = pt.Bucket, pt.Group
 		}
 		for i, v := range vals {
-			if v == nil && !req.Fill {
-				continue // HyperDX's row has only the series with a value
+			if v == nil {
+				// HyperDX's row has only the series with a value; with
+				// fill the bucket's row is there, its empty series absent.
+				continue
 			}
 			if req.SeriesReturnType == "column" {
 				row["series_"+strconv.Itoa(i)] = value(i, v)

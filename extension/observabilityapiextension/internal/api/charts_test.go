@@ -105,11 +105,11 @@ func TestSourcesReadOnlyOpenDatabases(t *testing.T) {
 		"table": "otel_logs", "timestampColumn": "Timestamp",
 	})
 	require.Equal(t, http.StatusOK, r.status, r.body)
-	assert.Equal(t, "otel", item(r)["database"], "no database is the telemetry database")
+	assert.Equal(t, "otel", databaseOf(item(r)), "no database is the telemetry database")
 
 	// One stored before the rule (or before the operator narrowed
 	// source_databases) is refused when it is used.
-	doc, _ := json.Marshal(Source{ID: "old", Name: "old", Kind: "log", Database: state, Table: "api_resources", TimestampColumn: "updated_at"})
+	doc, _ := json.Marshal(map[string]any{"id": "old", "name": "old", "kind": "log", "database": state, "table": "api_resources", "timestampColumn": "updated_at"})
 	now := time.Now()
 	require.NoError(t, fx.server.opts.Store.Put(context.Background(), "a", kindSource, "old", doc, now, now))
 	q := call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{

@@ -21,6 +21,8 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
+	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
 // MaxBody bounds a request body: a dashboard or a chart query. An alert,
@@ -67,8 +69,23 @@ func sizeText(n int64) string {
 // nil with no error leaves a document out of a list; a document that is
 // not JSON is an error, never a null.
 func public(team, kind string, doc []byte) (any, error) {
-	if kind == kindSaved {
+	switch kind {
+	case kindSaved:
 		return publicSavedSearch(team, doc)
+	case kindConn:
+		return publicConnection(doc)
+	case kindSource:
+		src, err := sources.Decode(team, doc)
+		if err != nil {
+			return nil, fmt.Errorf("stored source: %w", err)
+		}
+		// One its kind's schema no longer accepts is left out, as
+		// HyperDX leaves out what fails its SourceSchema.
+		pub := src.Public()
+		if pub.Validate(pub.From.DatabaseName) != nil {
+			return nil, nil
+		}
+		return pub, nil
 	}
 	if kind == kindAlert {
 		return publicAlert(team, doc)
@@ -135,7 +152,7 @@ func (s *Server) update(kind string) endpoint {
 		id := r.PathValue("id")
 		old, err := s.opts.Store.Get(r.Context(), teamOf(r.Context()), kind, id)
 		if err != nil {
-			return failed(kind, err)
+			return failed(kind, badID(kind, id, err))
 		}
 		body, err := readJSON(r, maxBodyOf(kind))
 		if err != nil {
@@ -172,7 +189,7 @@ func (s *Server) get(kind string) endpoint {
 	return func(r *http.Request) result {
 		res, err := s.opts.Store.Get(r.Context(), teamOf(r.Context()), kind, r.PathValue("id"))
 		if err != nil {
-			return failed(kind, err)
+			return failed(kind, badID(kind, r.PathValue("id"), err))
 		}
 		pub, err := public(teamOf(r.Context()), kind, res.Doc)
 		if err != nil {
@@ -198,7 +215,11 @@ func (s *Server) list(kind string) endpoint {
 		return result{stream: func(w http.ResponseWriter, _ form) {
 			meta := map[string]any{"total": total, "limit": limit, "offset": offset}
 			extra := meta
-			if f == selfHosted {
+			switch {
+			case f == selfHosted && kind == kindConn:
+				// HyperDX lists connections whole, without a page.
+				extra = nil
+			case f == selfHosted:
 				// HyperDX's list envelope: the page beside the data under
 				// meta, and the total also as a header.
 				extra = map[string]any{"meta": meta}
@@ -261,7 +282,18 @@ func (s *Server) remove(kind string) endpoint {
 	return func(r *http.Request) result {
 		ctx, team, id := r.Context(), teamOf(r.Context()), r.PathValue("id")
 		if _, err := s.opts.Store.Get(ctx, team, kind, id); err != nil {
-			return failed(kind, err)
+			return failed(kind, badID(kind, id, err))
+		}
+		if kind == kindConn {
+			// A source reads through it: deleting it would leave the
+			// source naming nothing.
+			names, err := s.connectionInUse(ctx, team, id)
+			if err != nil {
+				return failed(kind, err)
+			}
+			if len(names) > 0 {
+				return fail(http.StatusConflict, fmt.Sprintf("the connection is used by source(s) %s; delete them or point them at another connection first", strings.Join(names, ", ")))
+			}
 		}
 		if err := alerting.Unbind(ctx, s.opts.Store, team, kind, id); err != nil {
 			if inUse := (*alerting.InUseError)(nil); errors.As(err, &inUse) {
@@ -274,4 +306,14 @@ func (s *Server) remove(kind string) endpoint {
 		}
 		return ok(http.StatusOK, map[string]any{"id": id, "deleted": true}, nil)
 	}
+}
+
+// badID answers HyperDX's 400 for a source or connection id that is none
+// this API could have made; one it finds is found whatever its form (the
+// default sources' ids are words).
+func badID(kind, id string, err error) error {
+	if (kind == kindSource || kind == kindConn) && errors.Is(err, store.ErrNotFound) && !objectID(id) {
+		return &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf("invalid %s id %q", kind, id)}
+	}
+	return err
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
 )
 
 // total is a list answer's total in either form (HyperDX's meta.total or
@@ -100,9 +102,9 @@ func TestEveryValidationError(t *testing.T) {
 		body any
 		want []string
 	}{
-		{"sources", map[string]any{"kind": "blob"}, []string{"name is required", "kind must be one of log, trace, metric", "table and timestampColumn are required"}},
-		{"sources", map[string]any{"name": "m", "kind": "metric", "table": "t", "timestampColumn": "ts", "metricType": "summary"}, []string{"metricType must be one of gauge, sum, histogram"}},
-		{"sources", map[string]any{"name": "l", "kind": "log", "table": "t", "timestampColumn": "ts", "metricType": "sum"}, []string{"metricType is only for metric sources"}},
+		{"sources", map[string]any{"kind": "blob"}, []string{"name is required", "connection is required", "kind must be one of log, trace, session, metric, promql", "from.tableName is required", "timestampValueExpression is required"}},
+		{"sources", map[string]any{"name": "m", "kind": "metric", "connection": sources.DefaultConnectionID("a"), "timestampValueExpression": "ts", "metricTables": map[string]any{"exp": "t"}}, []string{`metricTables: "exp" is not one of gauge, sum, histogram`, "resourceAttributesExpression is required"}},
+		{"sources", map[string]any{"name": "l", "kind": "log", "connection": sources.DefaultConnectionID("a"), "from": map[string]any{"tableName": "t"}, "timestampValueExpression": "ts", "defaultTableSelectExpression": "ts, lower(msg)", "bodyExpression": "M['k']"}, []string{"defaultTableSelectExpression: a column, or a map or JSON access on one", "bodyExpression: a column name is expected"}},
 		{"webhooks", map[string]any{"url": "ftp://x", "service": "fax"}, []string{"name is required", "url must be an absolute http(s) URL", "service must be one of"}},
 		{
 			"webhooks",

@@ -132,8 +132,8 @@ func (s *Server) facetsHandler(r *http.Request) result {
 
 // facetColumns are the columns a source's facets start with.
 func facetColumns(src sources.Source) []string {
-	return search.FacetColumns(src.Kind, src.ServiceColumn, src.SeverityColumn, sources.Column(src.StatusCodeColumn, "StatusCode"),
-		sources.Column(src.BodyColumn, "SpanName"))
+	c := src.Chart()
+	return search.FacetColumns(src.Kind, c.ServiceColumn, c.SeverityColumn, src.StatusCodeColumn(), sources.Column(c.BodyColumn, "SpanName"))
 }
 
 // fieldsHandler is GET /api/v2/search/fields?sourceId=…&prefix=…: the field

@@ -35,8 +35,8 @@ func TestHyperDXCharts(t *testing.T) {
 			c.openTelemetry()
 			logs := c.putSource("", hxLogSource("Logs"))
 			metrics := c.putSource("", sources.Source{
-				Name: "Metrics", Kind: "metric", Database: hxDatabase, Table: "otel_metrics_gauge", TimestampColumn: "TimeUnix", MetricType: "gauge",
-				ServiceColumn: "ServiceName", AttributesMap: "Attributes", ResourceMap: "ResourceAttributes",
+				Name: "Metrics", Kind: "metric", From: sources.From{DatabaseName: hxDatabase}, TimestampValueExpression: "TimeUnix",
+				MetricTables: map[string]string{"gauge": "otel_metrics_gauge"}, ServiceNameExpression: "ServiceName", ResourceAttributesExpression: "ResourceAttributes",
 			})
 			now := end.Add(-10 * time.Second)
 			later := now.Add(time.Second)

@@ -68,8 +68,9 @@ func (c *contractFixture) putSource(team string, src sources.Source) string {
 // hxLogSource is HyperDX's log source over DEFAULT_LOGS_TABLE.
 func hxLogSource(name string) sources.Source {
 	return sources.Source{
-		Name: name, Kind: "log", Database: hxDatabase, Table: "otel_logs", TimestampColumn: "Timestamp",
-		BodyColumn: "Body", ServiceColumn: "ServiceName", SeverityColumn: "SeverityText", AttributesMap: "LogAttributes", ResourceMap: "ResourceAttributes",
+		Name: name, Kind: "log", From: sources.From{DatabaseName: hxDatabase, TableName: "otel_logs"}, TimestampValueExpression: "Timestamp",
+		BodyExpression: "Body", ServiceNameExpression: "ServiceName", SeverityTextExpression: "SeverityText",
+		EventAttributesExpression: "LogAttributes", ResourceAttributesExpression: "ResourceAttributes",
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
 	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
@@ -43,6 +44,7 @@ var decoders = map[string]decoder{
 	kindSource:    decodeSource,
 	kindSaved:     decodeSavedSearch,
 	kindWebhook:   decodeWebhook,
+	kindConn:      decodeConnection,
 }
 
 func (s *Server) decodeValidate(ctx context.Context, kind string, body []byte, st stamp) (document, error) {
@@ -226,9 +228,9 @@ func publicAlert(team string, doc []byte) (any, error) {
 }
 
 func decodeSource(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first
-	var src Source
-	if err := decodeStrict(body, &src); err != nil {
-		return document{}, validationError{err}
+	src, err := sources.DecodeBody(body)
+	if err != nil {
+		return document{}, validationError{fmt.Errorf("invalid JSON body: %w", err)}
 	}
 	// A source that names no database reads the team's first one (the
 	// install's team: the telemetry database).
@@ -240,13 +242,35 @@ func decodeSource(s *Server, ctx context.Context, body []byte, st stamp) (docume
 	if err := src.Validate(append(dbs, "")[0]); err != nil {
 		return document{}, validationError{err}
 	}
-	// The tenancy rule, as every query of the source checks it again.
-	if err := s.opts.Tenancy.Check(ctx, team, src.Database); errors.Is(err, sources.ErrUnreadable) {
-		return document{}, validationError{err}
-	} else if err != nil {
+	if err := s.checkConnection(ctx, team, src.Connection); err != nil {
 		return document{}, err
 	}
+	// Each expression on the engine's parse: what HyperDX's clients and
+	// this API write into queries.
+	var bad []string
+	for _, e := range src.Expressions() {
+		err := query.CheckExpression(ctx, s.opts.DB, e.Text, e.Column, e.List)
+		if qe := (query.Error{}); errors.As(err, &qe) {
+			bad = append(bad, fmt.Sprintf("%s: %v", e.Field, err))
+		} else if err != nil {
+			return document{}, err
+		}
+	}
+	if len(bad) > 0 {
+		return document{}, validationError{errors.New(strings.Join(bad, "; "))}
+	}
+	// The tenancy rule, as every query of the source checks it again. A
+	// promql source's table is never read (HyperDX's clients send a
+	// placeholder).
+	if src.Kind != "promql" {
+		if err := s.opts.Tenancy.Check(ctx, team, src.From.DatabaseName); errors.Is(err, sources.ErrUnreadable) {
+			return document{}, validationError{err}
+		} else if err != nil {
+			return document{}, err
+		}
+	}
 	src.ID = st.id
+	src.Stored()
 	return document{st.id, &src}, nil
 }
 

@@ -31,6 +31,7 @@ const (
 	kindSource    = store.KindSource
 	kindWebhook   = store.KindWebhook
 	kindSaved     = store.KindSavedSearch
+	kindConn      = store.KindConnection
 )
 
 // SavedSearch is a named search (shared with the web UI).
@@ -380,8 +381,6 @@ var deliveryHeaders = []string{
 
 // SystemDatabase reports whether db is one of the server's own databases.
 func SystemDatabase(db string) bool { return sources.SystemDatabase(db) }
-
-func defaultSources(database string) []Source { return sources.Defaults(database) }
 
 type validationError struct{ error }
 

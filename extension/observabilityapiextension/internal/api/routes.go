@@ -34,6 +34,7 @@ func (s *Server) routes() {
 		{"sources", kindSource, [3]int{readWrite, listOnly, listOnly}},
 		{"webhooks", kindWebhook, [3]int{readWrite, absent, readWrite}},
 		{"saved-searches", kindSaved, [3]int{readWrite, absent, readWrite}},
+		{"connections", kindConn, [3]int{readWrite, absent, absent}},
 	} {
 		for _, f := range []form{selfHosted, managed, clickstack} {
 			if r.serve[f] == absent {

@@ -162,8 +162,9 @@ func (s *Server) searchHandler(r *http.Request) result {
 	}
 	// Keyset paging reads newest first only; an ascending order would
 	// need another cursor.
-	if o := strings.Fields(req.OrderBy); len(o) > 0 && !(o[0] == src.TimestampColumn && (len(o) == 1 || len(o) == 2 && strings.EqualFold(o[1], "DESC"))) {
-		return fail(http.StatusBadRequest, "invalid search: orderBy may only be "+strconv.Quote(src.TimestampColumn+" DESC")+" (newest first, paged with nextCursor)")
+	ts := src.TimestampValueExpression
+	if o := strings.Fields(req.OrderBy); len(o) > 0 && !(o[0] == ts && (len(o) == 1 || len(o) == 2 && strings.EqualFold(o[1], "DESC"))) {
+		return fail(http.StatusBadRequest, "invalid search: orderBy may only be "+strconv.Quote(ts+" DESC")+" (newest first, paged with nextCursor)")
 	}
 	// "start" is HyperDX's first page of a cursor walk.
 	cursor := req.Cursor
@@ -181,7 +182,7 @@ func (s *Server) searchHandler(r *http.Request) result {
 	if err != nil {
 		return s.queryFailed(r, "search", err)
 	}
-	rows := search.Project(page.Rows, names, search.Maps{Attributes: src.AttributesMap, Resource: src.ResourceMap})
+	rows := search.Project(page.Rows, names, search.Maps{Attributes: src.Chart().AttributesMap, Resource: src.Chart().ResourceMap})
 	// rows counts this answer's rows (HyperDX's), not every match.
 	extra := map[string]any{"rows": len(rows)}
 	if page.NextCursor != "" {

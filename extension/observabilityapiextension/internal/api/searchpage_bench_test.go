@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -158,10 +159,9 @@ func BenchmarkSearchPage(b *testing.B) {
 	end, bigTrace := seedBench(b)
 	fx := setupWith(b, func(o *Options) { o.Tenancy.OwnerDatabases = []string{searchBenchDB} })
 	ctx := context.Background()
-	for _, src := range sources.Defaults(searchBenchDB) {
-		doc := fmt.Sprintf(`{"id":%q,"name":%q,"kind":%q,"database":%q,"table":%q,"timestampColumn":%q,"bodyColumn":%q,"serviceColumn":%q,"severityColumn":%q,"durationColumn":%q,"attributesMap":%q,"resourceMap":%q,"traceIdColumn":"TraceId"}`,
-			src.ID, src.Name, src.Kind, src.Database, src.Table, src.TimestampColumn, src.BodyColumn, src.ServiceColumn, src.SeverityColumn, src.DurationColumn, src.AttributesMap, src.ResourceMap)
-		require.NoError(b, fx.server.opts.Store.Put(ctx, "a", sources.Kind, src.ID, []byte(doc), end, end))
+	for _, src := range sources.Defaults(searchBenchDB, "a") {
+		doc, _ := json.Marshal(src)
+		require.NoError(b, fx.server.opts.Store.Put(ctx, "a", sources.Kind, src.ID, doc, end, end))
 	}
 	do := func(method, path, body string) (int, string) {
 		req, err := http.NewRequest(method, fx.url+path, strings.NewReader(body))
@@ -202,7 +202,7 @@ func BenchmarkSearchPage(b *testing.B) {
 	})
 
 	b.Run("engine", func(b *testing.B) {
-		src := sources.Defaults(searchBenchDB)[0].Chart()
+		src := sources.Defaults(searchBenchDB, "a")[0].Chart()
 		scope, err := query.OpenScope(ctx, db, src)
 		require.NoError(b, err)
 		rowsSQL, rowsP, err := search.Build(ctx, db, scope, search.Request{Start: start, End: end, Where: where, Limit: 100})

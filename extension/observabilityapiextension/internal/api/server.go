@@ -30,12 +30,16 @@ type ManagedKey struct{ ID, Secret, TeamID string }
 
 // Options configure the API.
 type Options struct {
-	Store          *store.Store
-	Database       string // where the telemetry tables are (default sources)
-	OrganizationID string // managed form: the path must name these
-	ServiceID      string
-	ManagedKeys    []ManagedKey
-	RateLimit      RateLimit
+	Store    *store.Store
+	Database string // where the telemetry tables are (default sources)
+	// ClickHouseHost and ClickHouseUser are the collector's own
+	// ClickHouse as a team's default connection shows it (no password:
+	// the collector's is in its configuration).
+	ClickHouseHost, ClickHouseUser string
+	OrganizationID                 string // managed form: the path must name these
+	ServiceID                      string
+	ManagedKeys                    []ManagedKey
+	RateLimit                      RateLimit
 	// Tenancy decides which databases each team's sources read (chart
 	// and search queries run with the API's credentials); nil reads none.
 	Tenancy *sources.Tenancy

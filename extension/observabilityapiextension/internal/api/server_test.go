@@ -57,6 +57,7 @@ func setupWith(t testing.TB, with func(*Options)) fixture {
 	require.NoError(t, err)
 	fx := fixture{keyA: keys.New("ohp_"), keyB: keys.New("ohp_"), mgdID: "key-id", mgdSK: "key-secret", state: state}
 	for team, k := range map[string]string{"a": fx.keyA, "b": fx.keyB} {
+		keyTeams.Store(bearer(k), team)
 		require.NoError(t, st.CreateTeam(ctx, team, team))
 		require.NoError(t, st.PutKey(ctx, store.Key{Hash: keys.Hash(k), TeamID: team, Kind: keys.Personal, KeyID: team}))
 	}
@@ -103,6 +104,11 @@ type resp struct {
 func call(t testing.TB, method, url, auth string, body any, headers ...string) resp {
 	t.Helper()
 	var r io.Reader
+	if m, ok := body.(map[string]any); ok && hasKey(m, "timestampColumn") && (method == http.MethodPost || method == http.MethodPut) &&
+		strings.Contains(url, "/api/v2/sources") {
+		team, _ := keyTeams.Load(auth)
+		body = sourceBody(t, fmt.Sprint(team), m)
+	}
 	switch b := body.(type) {
 	case nil:
 	case string:
@@ -406,4 +412,25 @@ func TestEveryRouteIsDocumented(t *testing.T) {
 			assert.NotNil(t, item.GetOperation(method), "%s %s is not in openapi.yaml", method, path)
 		}
 	}
+}
+
+// keyTeams is each fixture's personal keys (as Authorization) by team.
+var keyTeams sync.Map
+
+// sourceBody is a source the tests wrote before sources took HyperDX's
+// shape (database, table, *Column), as today's body: read as a stored
+// document of that shape is (sources.Decode), through the team's default
+// connection.
+func sourceBody(t testing.TB, team string, m map[string]any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	src, err := sources.Decode(team, b)
+	require.NoError(t, err)
+	b, err = json.Marshal(src)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(b, &out))
+	delete(out, "id")
+	return out
 }

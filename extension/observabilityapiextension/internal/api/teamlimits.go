@@ -12,11 +12,13 @@ type TeamLimits struct {
 	Webhooks   int `mapstructure:"webhooks"`
 	// SavedSearches: HyperDX's saved searches.
 	SavedSearches int `mapstructure:"saved_searches"`
+	// Connections: the ClickHouse servers a team's sources may name.
+	Connections int `mapstructure:"connections"`
 }
 
 // DefaultTeamLimits are generous for people and scripts alike: a
 // thousand dashboards of the largest size are 1 GiB of state.
-var DefaultTeamLimits = TeamLimits{Dashboards: 1000, Alerts: 1000, Sources: 100, Webhooks: 100, SavedSearches: 1000}
+var DefaultTeamLimits = TeamLimits{Dashboards: 1000, Alerts: 1000, Sources: 100, Webhooks: 100, SavedSearches: 1000, Connections: 100}
 
 // Of is the limit of a kind of resource.
 func (l TeamLimits) Of(kind string) int {
@@ -30,6 +32,8 @@ func (l TeamLimits) Of(kind string) int {
 		n, d = l.Sources, DefaultTeamLimits.Sources
 	case kindSaved:
 		n, d = l.SavedSearches, DefaultTeamLimits.SavedSearches
+	case kindConn:
+		n, d = l.Connections, DefaultTeamLimits.Connections
 	default:
 		n, d = l.Webhooks, DefaultTeamLimits.Webhooks
 	}

@@ -37,13 +37,13 @@ func (s *Server) traceHandler(r *http.Request) result {
 	if res != nil {
 		return *res
 	}
-	req := search.TraceRequest{TraceID: r.PathValue("id"), TraceColumn: sources.Column(src.TraceIDColumn, "TraceId")}
+	req := search.TraceRequest{TraceID: r.PathValue("id"), TraceColumn: src.TraceIDColumn()}
 	// Without a log source (or its table, not created yet): the trace
 	// alone, unless the caller named one.
 	logs, lsc, res := s.scopeOfKind(r, q.Get("logSourceId"), "logs", "log")
 	switch {
 	case res == nil:
-		req.Logs, req.LogTraceColumn = lsc, sources.Column(logs.TraceIDColumn, "TraceId")
+		req.Logs, req.LogTraceColumn = lsc, logs.TraceIDColumn()
 	case q.Get("logSourceId") != "":
 		return *res
 	}
@@ -54,7 +54,7 @@ func (s *Server) traceHandler(r *http.Request) result {
 	case err != nil:
 		return s.queryFailed(r, "trace", err)
 	}
-	return ok(http.StatusOK, map[string]any{"source": src, "spans": t.Spans, "logs": t.Logs, "truncated": t.Truncated}, nil)
+	return ok(http.StatusOK, map[string]any{"source": src.Public(), "spans": t.Spans, "logs": t.Logs, "truncated": t.Truncated}, nil)
 }
 
 // traceListHandler is POST /api/v2/search/traces: the traces with a span
@@ -90,9 +90,9 @@ func (s *Server) traceListHandler(r *http.Request) result {
 		return *res
 	}
 	page, err := search.TraceList(r.Context(), s.opts.DB, sc, search.TraceColumns{
-		Trace:  sources.Column(src.TraceIDColumn, "TraceId"),
-		Parent: sources.Column(src.ParentSpanIDColumn, "ParentSpanId"), Name: sources.Column(src.BodyColumn, "SpanName"),
-		Service: sources.Column(src.ServiceColumn, "ServiceName"), Duration: src.DurationColumn, Status: sources.Column(src.StatusCodeColumn, "StatusCode"),
+		Trace:  src.TraceIDColumn(),
+		Parent: src.ParentSpanIDColumn(), Name: src.SpanNameColumn(),
+		Service: sources.Column(src.ServiceNameExpression, "ServiceName"), Duration: src.DurationExpression, Status: src.StatusCodeColumn(),
 	},
 		search.Request{Start: start, End: end, Where: req.Where, WhereLanguage: req.WhereLanguage, Limit: req.MaxResults, Cursor: req.Cursor}, s.queryTimeout())
 	if err != nil {
@@ -120,11 +120,10 @@ func (s *Server) servicesHandler(r *http.Request) result {
 	if res != nil {
 		return *res
 	}
-	// SpanKind is the exporter's column; a source has no setting for it.
 	rows, err := search.Services(r.Context(), s.opts.DB, sc, search.ServiceColumns{
-		Service: src.ServiceColumn, Duration: src.DurationColumn,
-		Status: sources.Column(src.StatusCodeColumn, "StatusCode"), Name: sources.Column(src.BodyColumn, "SpanName"), Kind: "SpanKind",
-		Parent: sources.Column(src.ParentSpanIDColumn, "ParentSpanId"),
+		Service: src.ServiceNameExpression, Duration: src.DurationExpression,
+		Status: src.StatusCodeColumn(), Name: src.SpanNameColumn(), Kind: sources.Column(src.SpanKindExpression, "SpanKind"),
+		Parent: src.ParentSpanIDColumn(),
 	}, start, end, s.queryTimeout())
 	if err != nil {
 		return s.queryFailed(r, "services", err)

@@ -37,7 +37,7 @@ func TestSecondTeamCannotCreateASourceOverAnotherTeamsDatabase(t *testing.T) {
 	}
 	r := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyB), sourceOver(""))
 	assert.Equal(t, http.StatusBadRequest, r.status, "b has no database to default to")
-	assert.Contains(t, r.body["message"], "database is required")
+	assert.Contains(t, r.body["message"], "from.databaseName is required")
 	r = call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyB), sourceOver(fx.state))
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	assert.Contains(t, r.body["message"], "the API's state")
@@ -45,14 +45,14 @@ func TestSecondTeamCannotCreateASourceOverAnotherTeamsDatabase(t *testing.T) {
 	// The install's team keeps its flows.
 	r = call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), sourceOver(""))
 	require.Equal(t, http.StatusOK, r.status, r.body)
-	assert.Equal(t, "otel", item(r)["database"])
+	assert.Equal(t, "otel", databaseOf(item(r)))
 
 	// Assigned a database, b creates sources there (by default too), but
 	// cannot move one onto a's database; a cannot use b's.
 	require.NoError(t, fx.server.opts.Tenancy.Assign(ctx, "b", []string{"api_tenancy_b"}))
 	r = call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyB), sourceOver(""))
 	require.Equal(t, http.StatusOK, r.status, r.body)
-	assert.Equal(t, "api_tenancy_b", item(r)["database"])
+	assert.Equal(t, "api_tenancy_b", databaseOf(item(r)))
 	id := item(r)["id"].(string)
 	r = call(t, http.MethodPut, fx.url+"/api/v2/sources/"+id, bearer(fx.keyB), sourceOver("otel"))
 	assert.Equal(t, http.StatusBadRequest, r.status)
@@ -72,9 +72,10 @@ func TestAStoredSourceOfAnotherTeamsDatabaseIsRefusedByEveryQuery(t *testing.T) 
 	alertTable(t, "tenancy", m0)(0, "error", "api", 3)
 	now := time.Now()
 	for id, db := range map[string]string{"theirs": "api_alerts", "state": fx.state} {
-		doc, _ := json.Marshal(Source{ID: id, Name: id, Kind: "log", Database: db, Table: "tenancy", TimestampColumn: "ts", SeverityColumn: "level"})
+		// Stored in the earlier shape, read as today's.
+		doc, _ := json.Marshal(map[string]any{"id": id, "name": id, "kind": "log", "database": db, "table": "tenancy", "timestampColumn": "ts", "severityColumn": "level"})
 		require.NoError(t, fx.server.opts.Store.Put(ctx, "b", kindSource, id, doc, now, now))
-		doc, _ = json.Marshal(Source{ID: id + "-spans", Name: id, Kind: "trace", Database: db, Table: "tenancy", TimestampColumn: "ts"})
+		doc, _ = json.Marshal(map[string]any{"id": id + "-spans", "name": id, "kind": "trace", "database": db, "table": "tenancy", "timestampColumn": "ts"})
 		require.NoError(t, fx.server.opts.Store.Put(ctx, "b", kindSource, id+"-spans", doc, now, now))
 	}
 	window := map[string]any{"startTime": m0.UnixMilli(), "endTime": m0.Add(5 * time.Minute).UnixMilli()}
@@ -145,4 +146,10 @@ func TestAStoredSourceOfAnotherTeamsDatabaseIsRefusedByEveryQuery(t *testing.T) 
 	})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	assert.Len(t, r.body["data"], 3)
+}
+
+// databaseOf is the database a source answered reads.
+func databaseOf(src map[string]any) any {
+	from, _ := src["from"].(map[string]any)
+	return from["databaseName"]
 }

@@ -604,6 +604,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the team's connections */
+        get: operations["listConnections"];
+        put?: never;
+        /** Create a connection */
+        post: operations["createConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** Get a connection */
+        get: operations["getConnection"];
+        /** Update a connection */
+        put: operations["updateConnection"];
+        post?: never;
+        /** Delete a connection */
+        delete: operations["deleteConnection"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/webhooks": {
         parameters: {
             query?: never;
@@ -1639,53 +1678,214 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        /** @description HyperDX's source (its SourceSchema); the fields of other kinds are dropped. Expressions are checked on ClickHouse's parse of them. */
         SourceInput: {
+            /** @description ignored: the path's or a new one */
+            id?: string;
             name: string;
-            /** @enum {string} */
-            kind: "log" | "trace" | "metric";
-            database?: string;
-            table: string;
-            timestampColumn: string;
-            bodyColumn?: string;
-            serviceColumn?: string;
-            severityColumn?: string;
-            durationColumn?: string;
-            attributesMap?: string;
-            resourceMap?: string;
+            section?: string;
             /**
-             * @description metric sources only: gauge (default), sum (cumulative series chart as increases), histogram (quantiles from buckets)
+             * @description log, trace and metric sources are queried; session and promql sources are kept for HyperDX's clients (queries of them answer 400)
              * @enum {string}
              */
-            metricType?: "gauge" | "sum" | "histogram";
-            /** @description log and trace sources: the trace id column (default TraceId); a log's trace opens from it */
-            traceIdColumn?: string;
-            /** @description log and trace sources: the span id column (default SpanId) */
-            spanIdColumn?: string;
-            /** @description trace sources: the parent span id column the waterfall nests by (default ParentSpanId) */
-            parentSpanIdColumn?: string;
-            /** @description trace sources: the status column errors are read from (default StatusCode) */
-            statusCodeColumn?: string;
+            kind: "log" | "trace" | "session" | "metric" | "promql";
+            /** @description a connection id of the team (GET /api/v2/connections); this API queries only through the team's default connection, the collector's own ClickHouse */
+            connection: string;
+            from: {
+                /** @description default: the team's first database */
+                databaseName?: string;
+                /** @description empty for metric sources (they name metricTables) */
+                tableName: string;
+            };
+            disabled?: boolean;
+            querySettings?: {
+                setting: string;
+                value: string;
+            }[];
+            /** @description a column name (the time column) */
+            timestampValueExpression: string;
+            /** @description log and trace: columns, or map or JSON accesses on them, separated by commas, or * */
+            defaultTableSelectExpression?: string;
+            displayedTimestampValueExpression?: string;
+            /** @description a column name */
+            serviceNameExpression?: string;
+            /** @description log: a column name */
+            severityTextExpression?: string;
+            /** @description log: a column name */
+            bodyExpression?: string;
+            /** @description log and trace: a map column name */
+            eventAttributesExpression?: string;
+            /** @description a map column name */
+            resourceAttributesExpression?: string;
+            implicitColumnExpression?: string;
+            orderByExpression?: string;
+            /** @enum {string} */
+            useTextIndexForImplicitColumn?: "auto" | "enabled" | "disabled";
+            /** @description log and trace: a column name (default TraceId) */
+            traceIdExpression?: string;
+            /** @description log and trace: a column name (default SpanId) */
+            spanIdExpression?: string;
+            /** @description trace: a column name */
+            parentSpanIdExpression?: string;
+            /** @description trace: a column name */
+            spanNameExpression?: string;
+            /** @description trace */
+            spanKindExpression?: string;
+            /** @description trace: a column name */
+            durationExpression?: string;
+            /** @description trace: a column name (default StatusCode) */
+            statusCodeExpression?: string;
+            statusMessageExpression?: string;
+            sampleRateExpression?: string;
+            spanEventsValueExpression?: string;
+            traceSourceId?: string;
+            metricSourceId?: string;
+            sessionSourceId?: string;
+            logSourceId?: string | null;
+            /** @description trace: digits of a second the duration counts (9: nanoseconds, the exporter's; default 3) */
+            durationPrecision?: number;
+            /** @description metric: a table per metric type; at least one */
+            metricTables?: {
+                gauge?: string;
+                sum?: string;
+                histogram?: string;
+                summary?: string;
+                "exponential histogram"?: string;
+            };
+            highlightedTraceAttributeExpressions?: components["schemas"]["HighlightedExpressions"];
+            highlightedRowAttributeExpressions?: components["schemas"]["HighlightedExpressions"];
+            materializedViews?: components["schemas"]["MaterializedView"][];
+            metadataMaterializedViews?: {
+                keyRollupTable: string;
+                kvRollupTable: string;
+                /** @description 15s, 5m, 2h, 1d (answered so; stored as 15 minute) */
+                granularity: string;
+            };
         };
         Source: {
             id: string;
             name: string;
+            section?: string;
+            /**
+             * @description log, trace and metric sources are queried; session and promql sources are kept for HyperDX's clients (queries of them answer 400)
+             * @enum {string}
+             */
+            kind: "log" | "trace" | "session" | "metric" | "promql";
+            /** @description a connection id of the team (GET /api/v2/connections); this API queries only through the team's default connection, the collector's own ClickHouse */
+            connection: string;
+            from: {
+                /** @description default: the team's first database */
+                databaseName?: string;
+                /** @description empty for metric sources (they name metricTables) */
+                tableName: string;
+            };
+            disabled?: boolean;
+            querySettings?: {
+                setting: string;
+                value: string;
+            }[];
+            /** @description a column name (the time column) */
+            timestampValueExpression: string;
+            /** @description log and trace: columns, or map or JSON accesses on them, separated by commas, or * */
+            defaultTableSelectExpression?: string;
+            displayedTimestampValueExpression?: string;
+            /** @description a column name */
+            serviceNameExpression?: string;
+            /** @description log: a column name */
+            severityTextExpression?: string;
+            /** @description log: a column name */
+            bodyExpression?: string;
+            /** @description log and trace: a map column name */
+            eventAttributesExpression?: string;
+            /** @description a map column name */
+            resourceAttributesExpression?: string;
+            implicitColumnExpression?: string;
+            orderByExpression?: string;
             /** @enum {string} */
-            kind: "log" | "trace" | "metric";
-            database: string;
-            table: string;
+            useTextIndexForImplicitColumn?: "auto" | "enabled" | "disabled";
+            /** @description log and trace: a column name (default TraceId) */
+            traceIdExpression?: string;
+            /** @description log and trace: a column name (default SpanId) */
+            spanIdExpression?: string;
+            /** @description trace: a column name */
+            parentSpanIdExpression?: string;
+            /** @description trace: a column name */
+            spanNameExpression?: string;
+            /** @description trace */
+            spanKindExpression?: string;
+            /** @description trace: a column name */
+            durationExpression?: string;
+            /** @description trace: a column name (default StatusCode) */
+            statusCodeExpression?: string;
+            statusMessageExpression?: string;
+            sampleRateExpression?: string;
+            spanEventsValueExpression?: string;
+            traceSourceId?: string;
+            metricSourceId?: string;
+            sessionSourceId?: string;
+            logSourceId?: string | null;
+            /** @description trace: digits of a second the duration counts (9: nanoseconds, the exporter's; default 3) */
+            durationPrecision?: number;
+            /** @description metric: a table per metric type; at least one */
+            metricTables?: {
+                gauge?: string;
+                sum?: string;
+                histogram?: string;
+                summary?: string;
+                "exponential histogram"?: string;
+            };
+            highlightedTraceAttributeExpressions?: components["schemas"]["HighlightedExpressions"];
+            highlightedRowAttributeExpressions?: components["schemas"]["HighlightedExpressions"];
+            materializedViews?: components["schemas"]["MaterializedView"][];
+            metadataMaterializedViews?: {
+                keyRollupTable: string;
+                kvRollupTable: string;
+                /** @description 15s, 5m, 2h, 1d (answered so; stored as 15 minute) */
+                granularity: string;
+            };
+        };
+        HighlightedExpressions: {
+            /** @description a column, or a map or JSON access on one */
+            sqlExpression: string;
+            luceneExpression?: string;
+            alias?: string;
+        }[];
+        MaterializedView: {
+            databaseName: string;
+            tableName: string;
+            dimensionColumns: string;
+            /** @description 15s, 5m, 2h, 1d (answered so; stored as 5 minute) */
+            minGranularity: string;
+            minDate?: string | null;
             timestampColumn: string;
-            bodyColumn?: string;
-            serviceColumn?: string;
-            severityColumn?: string;
-            durationColumn?: string;
-            attributesMap?: string;
-            resourceMap?: string;
-            /** @enum {string} */
-            metricType?: "gauge" | "sum" | "histogram";
-            traceIdColumn?: string;
-            spanIdColumn?: string;
-            parentSpanIdColumn?: string;
-            statusCodeColumn?: string;
+            aggregatedColumns: {
+                sourceColumn?: string;
+                aggFn: string;
+                mvColumn: string;
+            }[];
+        };
+        ConnectionInput: {
+            name: string;
+            /** @description the server's HTTP(S) URL */
+            host: string;
+            username: string;
+            /** @description write-only: sealed at rest, never returned; on an update, omitted keeps the stored one */
+            password?: string;
+            /** @description on an update, omitted keeps it; empty or null clears it */
+            hyperdxSettingPrefix?: string | null;
+            isPrometheusEndpoint?: boolean;
+        };
+        Connection: {
+            id: string;
+            name: string;
+            host: string;
+            username: string;
+            hyperdxSettingPrefix?: string;
+            isPrometheusEndpoint?: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         WebhookInput: {
             name: string;
@@ -1910,6 +2110,17 @@ export interface components {
                 };
             };
         };
+        /** @description Connections, all of them (HyperDX lists them without a page) */
+        ConnectionList: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    data: components["schemas"]["Connection"][];
+                };
+            };
+        };
         /** @description Sources */
         ManagedSourceList: {
             headers: {
@@ -1976,6 +2187,17 @@ export interface components {
                 };
             };
         };
+        /** @description A connection (its password never) */
+        ConnectionResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    data: components["schemas"]["Connection"];
+                };
+            };
+        };
         /** @description A source */
         SourceResponse: {
             headers: {
@@ -2035,6 +2257,11 @@ export interface components {
         SourceBody: {
             content: {
                 "application/json": components["schemas"]["SourceInput"];
+            };
+        };
+        ConnectionBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionInput"];
             };
         };
         WebhookBody: {
@@ -3051,6 +3278,82 @@ export interface operations {
         };
     };
     deleteSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DeletedResponse"];
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ConnectionList"];
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    createConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ConnectionBody"];
+        responses: {
+            200: components["responses"]["ConnectionResponse"];
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    getConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ConnectionResponse"];
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    updateConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["ConnectionBody"];
+        responses: {
+            200: components["responses"]["ConnectionResponse"];
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    deleteConnection: {
         parameters: {
             query?: never;
             header?: never;

@@ -19,7 +19,27 @@ export type Whole<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'del
 export type Answer<P extends keyof paths, M extends 'get' | 'post' | 'put' | 'delete'> =
   Whole<P, M> extends { data: infer D } ? D : never;
 
-export type Source = Schemas['Source'];
+// ApiSource is a source as the API answers it: HyperDX's model, SQL
+// expressions over its table. Source is what the pages read: the columns
+// those expressions name, as the API itself reads them (the server's
+// sources.Source.Chart).
+export type ApiSource = Schemas['Source'];
+export type Source = {
+  id: string;
+  name: string;
+  kind: ApiSource['kind'];
+  timestampColumn: string;
+  bodyColumn?: string;
+  serviceColumn?: string;
+  severityColumn?: string;
+  durationColumn?: string;
+  attributesMap?: string;
+  resourceMap?: string;
+  traceIdColumn?: string;
+  spanIdColumn?: string;
+  parentSpanIdColumn?: string;
+  statusCodeColumn?: string;
+};
 export type Key = Schemas['Key'];
 export type Invitation = Schemas['Invitation'];
 export type Member = Answer<'/api/v2/team/members', 'get'>[number];
@@ -77,6 +97,34 @@ export async function callWhole<T>(method: string, path: string, body?: unknown,
 }
 
 export const get = <T>(path: string, signal?: AbortSignal) => call<T>('GET', path, undefined, signal);
+
+// columnsOf reads a source's expressions as the columns the pages show.
+export function columnsOf(s: ApiSource): Source {
+  const trace = s.kind === 'trace';
+  return {
+    id: s.id,
+    name: s.name,
+    kind: s.kind,
+    timestampColumn: s.timestampValueExpression,
+    bodyColumn: trace ? s.spanNameExpression : s.bodyExpression,
+    serviceColumn: s.serviceNameExpression,
+    severityColumn: s.kind === 'log' ? s.severityTextExpression : undefined,
+    durationColumn: trace ? s.durationExpression : undefined,
+    attributesMap: s.kind === 'metric' ? 'Attributes' : s.eventAttributesExpression,
+    resourceMap: s.resourceAttributesExpression,
+    traceIdColumn: s.traceIdExpression,
+    spanIdColumn: s.spanIdExpression,
+    parentSpanIdColumn: s.parentSpanIdExpression,
+    statusCodeColumn: s.statusCodeExpression,
+  };
+}
+
+// getSources answers the team's sources the pages can query: session and
+// promql sources are kept for HyperDX's clients, not read here.
+export async function getSources(): Promise<Source[]> {
+  const all = await get<ApiSource[]>('/api/v2/sources');
+  return all.filter((s) => s.kind === 'log' || s.kind === 'trace' || s.kind === 'metric').map(columnsOf);
+}
 export const post = <T>(path: string, body: unknown, signal?: AbortSignal) => call<T>('POST', path, body, signal);
 export const put = <T>(path: string, body: unknown) => call<T>('PUT', path, body);
 export const del = <T>(path: string) => call<T>('DELETE', path);

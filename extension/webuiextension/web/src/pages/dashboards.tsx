@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { callWhole, del, get, messageOf, post, put, Schemas, Source, Whole } from '../api';
+import { callWhole, del, get, getSources, messageOf, post, put, Schemas, Source, Whole } from '../api';
 import { label, linesOf } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { TimePicker } from '../components/timepicker';
@@ -163,7 +163,7 @@ export function DashboardPage({ id }: { id: string }) {
     return out;
   }, [search]);
   useEffect(() => { get<Dashboard>(`/api/v2/dashboards/${encodeURIComponent(id)}`).then(setD).catch((e) => setError(e.message)); }, [id]);
-  useEffect(() => { get<Source[]>('/api/v2/sources').then(setSources).catch((e) => setError(`Sources could not be read: ${e.message}`)); }, []);
+  useEffect(() => { getSources().then(setSources).catch((e) => setError(`Sources could not be read: ${e.message}`)); }, []);
   // A tile's alerts go with it (the API drops alerts whose tile is gone):
   // the removal's confirmation says so.
   const [tileAlerts, setTileAlerts] = useState<{ dashboardId?: string; tileId?: string }[]>([]);

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { ApiError, countHistogram, del, Fields, get, Histogram as HistData, messageOf, post, Row, SavedSearch, SearchQuery, searchRows, Source, Whole } from '../api';
+import { ApiError, countHistogram, del, Fields, get, getSources, Histogram as HistData, messageOf, post, Row, SavedSearch, SearchQuery, searchRows, Source, Whole } from '../api';
 import { Histogram } from '../components/histogram';
 import { TimePicker } from '../components/timepicker';
 import { EventPanel } from '../components/eventpanel';
@@ -40,7 +40,7 @@ export function SearchPage({ kind }: { kind: 'log' | 'trace' }) {
   const [error, setError] = useState('');
 
   useEffect(() => {
-    get<Source[]>('/api/v2/sources').then(setSources).catch((e) => setError(e.message));
+    getSources().then(setSources).catch((e) => setError(e.message));
   }, []);
 
   const ofKind = (sources ?? []).filter((s) => s.kind === kind);

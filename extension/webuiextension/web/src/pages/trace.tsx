@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { Answer, get, Row, Source } from '../api';
+import { Answer, columnsOf, get, getSources, Row, Source } from '../api';
 import { AttrTable, EventPanel } from '../components/eventpanel';
 import { severityClass, show } from '../fields';
 import { fmtDuration, fmtTs, useZone } from '../time';
@@ -46,7 +46,7 @@ export function TracePage({ traceId }: { traceId: string }) {
     const source = new URL(location.href).searchParams.get('source');
     get<TraceData>(`/api/v2/traces/${encodeURIComponent(traceId)}${source ? '?sourceId=' + encodeURIComponent(source) : ''}`).then(setData).catch((e) => setError(e.message));
     // Without a log source the trace is shown alone; its logs' links need one.
-    get<Source[]>('/api/v2/sources').then((s) => setLogSrc(s.find((x) => x.id === 'logs') ?? s.find((x) => x.kind === 'log') ?? null))
+    getSources().then((s) => setLogSrc(s.find((x) => x.id === 'logs') ?? s.find((x) => x.kind === 'log') ?? null))
       .catch((e) => setError(e.message));
   }, [traceId]);
 
@@ -58,7 +58,7 @@ export function TracePage({ traceId }: { traceId: string }) {
   }, []);
   if (error) return <div class="page"><h1>Trace {traceId}</h1><p class="error" role="alert">{error}</p></div>;
   if (!data || !view) return <div class="page muted">Loading trace…</div>;
-  const src = data.source;
+  const src = columnsOf(data.source);
   const svcCol = src.serviceColumn || 'ServiceName';
   const nameCol = src.bodyColumn || 'SpanName';
   const statusCol = src.statusCodeColumn || 'StatusCode';
@@ -194,7 +194,7 @@ function FlameGraph({ view, total, sel, onOpen, svcCol, nameCol, statusCol }: {
 }
 
 function layout(d: TraceData) {
-  const src = d.source;
+  const src = columnsOf(d.source);
   const spanCol = src.spanIdColumn || 'SpanId';
   const parentCol = src.parentSpanIdColumn || 'ParentSpanId';
   const svcCol = src.serviceColumn || 'ServiceName';
