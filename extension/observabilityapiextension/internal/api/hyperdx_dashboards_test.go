@@ -355,12 +355,16 @@ func TestHyperDXDashboards(t *testing.T) {
 			filter := func(fid, name, expr string) map[string]any {
 				return map[string]any{"id": fid, "type": "QUERY_EXPRESSION", "name": name, "expression": expr, "sourceId": trace}
 			}
-			first := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Initial", "tiles": []any{timeSeries(trace)}, "tags": []any{},
-				"filters": []any{filter(newID(), "Environment", "environment")}}).data()
+			first := c.expect(200, "PUT", base+"/"+id, map[string]any{
+				"name": "Initial", "tiles": []any{timeSeries(trace)}, "tags": []any{},
+				"filters": []any{filter(newID(), "Environment", "environment")},
+			}).data()
 			existing := first["filters"].([]any)[0].(map[string]any)["id"].(string)
 			unknown := newID()
-			d := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Updated", "tiles": []any{timeSeries(trace)}, "tags": []any{},
-				"filters": []any{filter(existing, "Environment", "environment"), filter(unknown, "Service", "service_name")}}).data()
+			d := c.expect(200, "PUT", base+"/"+id, map[string]any{
+				"name": "Updated", "tiles": []any{timeSeries(trace)}, "tags": []any{},
+				"filters": []any{filter(existing, "Environment", "environment"), filter(unknown, "Service", "service_name")},
+			}).data()
 			got := d["filters"].([]any)
 			assert.Equal(t, existing, got[0].(map[string]any)["id"])
 			assert.NotEqual(t, unknown, got[1].(map[string]any)["id"])
@@ -540,7 +544,7 @@ func TestHyperDXDashboardsNewFormat(t *testing.T) {
 			// the item's where.
 			stored := c.stored(kindDashboard, d["id"].(string))
 			sel := stored["tiles"].([]any)[0].(map[string]any)["config"].(map[string]any)["select"].([]any)[0].(map[string]any)
-			assert.Equal(t, "", sel["where"])
+			assert.Empty(t, sel["where"])
 		}},
 		{"persists fitYAxisToData on line tiles only and reads it back on GET", func(c *contractFixture) {
 			trace, _ := sources(c)
