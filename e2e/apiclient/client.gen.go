@@ -1847,7 +1847,9 @@ type TileConfig struct {
 	AsRatio *TileConfigAsRatio `json:"asRatio,omitempty"`
 
 	// BackgroundChart a number tile's background sparkline, HyperDX's ({type, color}); kept as given
-	BackgroundChart         *map[string]interface{}   `json:"backgroundChart,omitempty"`
+	BackgroundChart *map[string]interface{} `json:"backgroundChart,omitempty"`
+
+	// Color a palette token - chart-blue, chart-orange, chart-red, chart-cyan, chart-green, chart-pink, chart-purple, chart-light-blue, chart-brown, chart-gray, chart-success, chart-warning, chart-error (or chart-1 … chart-10); colorRules' and backgroundChart's colors too
 	Color                   *string                   `json:"color,omitempty"`
 	ColorRules              *[]map[string]interface{} `json:"colorRules,omitempty"`
 	CompareToPreviousPeriod *bool                     `json:"compareToPreviousPeriod,omitempty"`

@@ -1162,6 +1162,7 @@ export interface components {
             fitYAxisToData?: boolean;
             seriesLimit?: number;
             groupByColumnsOnLeft?: boolean;
+            /** @description a palette token - chart-blue, chart-orange, chart-red, chart-cyan, chart-green, chart-pink, chart-purple, chart-light-blue, chart-brown, chart-gray, chart-success, chart-warning, chart-error (or chart-1 … chart-10); colorRules' and backgroundChart's colors too */
             color?: string;
             colorRules?: Record<string, never>[];
             limit?: number;
