@@ -375,7 +375,8 @@ func TestHyperDXDashboards(t *testing.T) {
 }
 
 // Replays the same file's "new format" describe (tiles given as config),
-// as far as its "persists fitYAxisToData" case; the cases after it are
+// as far as its "should create a dashboard with filters" case; the cases
+// after it (from "should round-trip the filter variable settings") are
 // not replayed yet.
 func TestHyperDXDashboardsNewFormat(t *testing.T) {
 	const base = "/api/v2/dashboards"
@@ -402,6 +403,15 @@ func TestHyperDXDashboardsNewFormat(t *testing.T) {
 		return c.put("", kindDashboard, with(map[string]any{"name": "Test Dashboard", "tiles": []any{}}, kv...))
 	}
 	count := map[string]any{"aggFn": "count", "where": "", "valueExpression": "", "whereLanguage": "lucene"}
+	onClickTo := func(typ, id string) map[string]any {
+		return map[string]any{"type": typ, "target": map[string]any{"mode": "id", "id": id}, "whereLanguage": "sql"}
+	}
+	onClickTable := func(name, src string, onClick map[string]any) map[string]any {
+		return map[string]any{"name": name, "x": 0, "y": 0, "w": 6, "h": 3, "config": map[string]any{
+			"displayType": "table", "sourceId": src, "select": []any{map[string]any{"aggFn": "count"}}, "onClick": onClick,
+		}}
+	}
+	onClickDashboard := func(name string, tiles ...any) map[string]any { return map[string]any{"name": name, "tiles": tiles} }
 	noID := func(tile any) map[string]any { return with(tile.(map[string]any), "id", nil) }
 	cases := []hxCase{
 		{"should return responses in the expected format", func(c *contractFixture) {
@@ -559,6 +569,87 @@ func TestHyperDXDashboardsNewFormat(t *testing.T) {
 			assert.Equal(t, true, cfg(0)["fitYAxisToData"])
 			assert.False(t, hasKey(cfg(1), "fitYAxisToData"))
 			assert.False(t, hasKey(cfg(2), "fitYAxisToData"))
+		}},
+
+		{"should return 400 when source IDs do not exist", func(c *contractFixture) {
+			sources(c)
+			missing := newID()
+			r := c.expect(400, "POST", base, mockDashboard(missing))
+			assert.Equal(t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
+		}},
+		{"should return 400 when a table tile onClick references a non-existent source", func(c *contractFixture) {
+			trace, _ := sources(c)
+			missing := newID()
+			r := c.expect(400, "POST", base, onClickDashboard("Dashboard with invalid onClick source", onClickTable("Table Chart", trace, onClickTo("search", missing))))
+			assert.Equal(t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
+		}},
+		{"should return 400 when a table tile onClick search target references a metric source", func(c *contractFixture) {
+			trace, metric := sources(c)
+			r := c.expect(400, "POST", base, onClickDashboard("Dashboard with metric onClick source", onClickTable("Table Chart", trace, onClickTo("search", metric))))
+			assert.Equal(t, map[string]any{"message": "The following onClick search source IDs are not log or trace sources: " + metric}, r.body)
+		}},
+		{"should return 400 when a table tile onClick references a non-existent dashboard", func(c *contractFixture) {
+			trace, _ := sources(c)
+			missing := newID()
+			r := c.expect(400, "POST", base, onClickDashboard("Dashboard with invalid onClick dashboard", onClickTable("Table Chart", trace, onClickTo("dashboard", missing))))
+			assert.Equal(t, map[string]any{"message": "Could not find the following onClick dashboard IDs: " + missing}, r.body)
+		}},
+		{"should return 400 when an onClick dashboard belongs to another team", func(c *contractFixture) {
+			trace, _ := sources(c)
+			other := c.put("other-"+c.team, kindDashboard, map[string]any{"name": "Other Team Dashboard", "tiles": []any{}})
+			r := c.expect(400, "POST", base, onClickDashboard("Dashboard referencing cross-team dashboard", onClickTable("Table Chart", trace, onClickTo("dashboard", other))))
+			assert.Equal(t, map[string]any{"message": "Could not find the following onClick dashboard IDs: " + other}, r.body)
+		}},
+		{"should accept a table tile onClick with valid id references", func(c *contractFixture) {
+			trace, _ := sources(c)
+			target := testDashboard(c, "name", "OnClick Target Dashboard")
+			d := c.expect(200, "POST", base, onClickDashboard("Dashboard with valid onClick references",
+				onClickTable("Search Link Table", trace, onClickTo("search", trace)),
+				with(onClickTable("Dashboard Link Table", trace, onClickTo("dashboard", target)), "x", 6),
+			)).data()
+			tiles := d["tiles"].([]any)
+			assert.Equal(t, onClickTo("search", trace), tiles[0].(map[string]any)["config"].(map[string]any)["onClick"])
+			assert.Equal(t, onClickTo("dashboard", target), tiles[1].(map[string]any)["config"].(map[string]any)["onClick"])
+		}},
+		{"should accept and round-trip a table tile external onClick link", func(c *contractFixture) {
+			trace, _ := sources(c)
+			link := map[string]any{"type": "external", "urlTemplate": "https://grafana.example.com/d/abc?var-service={{ServiceName}}"}
+			d := c.expect(200, "POST", base, onClickDashboard("Dashboard with external onClick", onClickTable("External Link Table", trace, link))).data()
+			assert.Equal(t, link, d["tiles"].([]any)[0].(map[string]any)["config"].(map[string]any)["onClick"])
+		}},
+		{"should return 400 when a table tile onClick target.id is not a valid ObjectId", func(c *contractFixture) {
+			trace, _ := sources(c)
+			// Ids here are not ObjectIds: the id names no dashboard of the
+			// team, which is the 400.
+			r := c.expect(400, "POST", base, onClickDashboard("Dashboard with invalid onClick id", onClickTable("Table Chart", trace, onClickTo("dashboard", "not-a-valid-object-id"))))
+			assert.Regexp(t, `(?i)Invalid|validation|id`, r.message())
+		}},
+		{"should create a dashboard with filters", func(c *contractFixture) {
+			trace, metric := sources(c)
+			filters := []any{
+				map[string]any{"type": "QUERY_EXPRESSION", "name": "Environment", "expression": "environment", "sourceId": trace},
+				map[string]any{"type": "QUERY_EXPRESSION", "name": "Service Filter", "expression": "service_name", "sourceId": trace, "appliesToSourceIds": []any{trace}},
+				map[string]any{
+					"type": "QUERY_EXPRESSION", "name": "Region (Filtered)", "expression": "region", "sourceId": trace,
+					"where": "environment = 'production'", "whereLanguage": "sql", "appliesToSourceIds": []any{trace, metric},
+				},
+			}
+			d := c.expect(200, "POST", base, map[string]any{"name": "Dashboard with Filters", "tiles": []any{externalTile(trace)}, "tags": []any{"external-api", "test"}, "filters": filters}).data()
+			got := d["filters"].([]any)
+			require.Len(t, got, 3)
+			for i, f := range got {
+				m := f.(map[string]any)
+				assert.NotEmpty(t, m["id"])
+				assert.Equal(t, "QUERY_EXPRESSION", m["type"])
+				assert.Equal(t, trace, m["sourceId"])
+				assert.Equal(t, filters[i].(map[string]any)["name"], m["name"])
+			}
+			assert.False(t, hasKey(got[0].(map[string]any), "appliesToSourceIds"))
+			assert.Equal(t, []any{trace}, got[1].(map[string]any)["appliesToSourceIds"])
+			assert.Equal(t, "environment = 'production'", got[2].(map[string]any)["where"])
+			assert.Equal(t, "sql", got[2].(map[string]any)["whereLanguage"])
+			assert.Equal(t, []any{trace, metric}, got[2].(map[string]any)["appliesToSourceIds"])
+			assert.Equal(t, got, c.expect(200, "GET", base+"/"+d["id"].(string), nil).data()["filters"])
 		}},
 	}
 	replay(t, "dashboards.int.test.ts", cases)
