@@ -1483,13 +1483,22 @@ type DashboardFilter struct {
 	Expression string `json:"expression"`
 
 	// Id made by the API; given back on an update to keep it
-	Id               *string                       `json:"id,omitempty"`
-	Name             string                        `json:"name"`
-	SourceId         string                        `json:"sourceId"`
-	SourceMetricType *string                       `json:"sourceMetricType,omitempty"`
-	Type             DashboardFilterType           `json:"type"`
-	Where            *string                       `json:"where,omitempty"`
-	WhereLanguage    *DashboardFilterWhereLanguage `json:"whereLanguage,omitempty"`
+	Id *string `json:"id,omitempty"`
+
+	// IsBroadcastEnabled whether the chosen value narrows the tiles (absent - true); kept absent when not given
+	IsBroadcastEnabled *bool `json:"isBroadcastEnabled,omitempty"`
+
+	// IsVariableEnabled whether the filter is a variable the tiles' queries name
+	IsVariableEnabled *bool               `json:"isVariableEnabled,omitempty"`
+	Name              string              `json:"name"`
+	SourceId          string              `json:"sourceId"`
+	SourceMetricType  *string             `json:"sourceMetricType,omitempty"`
+	Type              DashboardFilterType `json:"type"`
+
+	// VariableName the variable's name (absent - derived from name)
+	VariableName  *string                       `json:"variableName,omitempty"`
+	Where         *string                       `json:"where,omitempty"`
+	WhereLanguage *DashboardFilterWhereLanguage `json:"whereLanguage,omitempty"`
 }
 
 // DashboardFilterType defines model for DashboardFilter.Type.

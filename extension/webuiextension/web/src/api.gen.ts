@@ -1251,6 +1251,12 @@ export interface components {
             whereLanguage?: "lucene" | "sql";
             /** @description the sources whose tiles the filter narrows; absent, every tile */
             appliesToSourceIds?: string[];
+            /** @description whether the chosen value narrows the tiles (absent - true); kept absent when not given */
+            isBroadcastEnabled?: boolean;
+            /** @description whether the filter is a variable the tiles' queries name */
+            isVariableEnabled?: boolean;
+            /** @description the variable's name (absent - derived from name) */
+            variableName?: string;
         };
         DashboardFilterValue: {
             /** @enum {string} */
