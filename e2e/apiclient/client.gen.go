@@ -1588,13 +1588,22 @@ type DashboardFilter struct {
 	Expression string `json:"expression"`
 
 	// Id made by the API; given back on an update to keep it
-	Id               *string                       `json:"id,omitempty"`
-	Name             string                        `json:"name"`
-	SourceId         string                        `json:"sourceId"`
-	SourceMetricType *string                       `json:"sourceMetricType,omitempty"`
-	Type             DashboardFilterType           `json:"type"`
-	Where            *string                       `json:"where,omitempty"`
-	WhereLanguage    *DashboardFilterWhereLanguage `json:"whereLanguage,omitempty"`
+	Id *string `json:"id,omitempty"`
+
+	// IsBroadcastEnabled whether the chosen value narrows the tiles (absent - true); kept absent when not given
+	IsBroadcastEnabled *bool `json:"isBroadcastEnabled,omitempty"`
+
+	// IsVariableEnabled whether the filter is a variable the tiles' queries name
+	IsVariableEnabled *bool               `json:"isVariableEnabled,omitempty"`
+	Name              string              `json:"name"`
+	SourceId          string              `json:"sourceId"`
+	SourceMetricType  *string             `json:"sourceMetricType,omitempty"`
+	Type              DashboardFilterType `json:"type"`
+
+	// VariableName the variable's name (absent - derived from name)
+	VariableName  *string                       `json:"variableName,omitempty"`
+	Where         *string                       `json:"where,omitempty"`
+	WhereLanguage *DashboardFilterWhereLanguage `json:"whereLanguage,omitempty"`
 }
 
 // DashboardFilterType defines model for DashboardFilter.Type.
@@ -2125,7 +2134,9 @@ type TileConfig struct {
 	AsRatio *TileConfigAsRatio `json:"asRatio,omitempty"`
 
 	// BackgroundChart a number tile's background sparkline, HyperDX's ({type, color}); kept as given
-	BackgroundChart         *map[string]interface{}   `json:"backgroundChart,omitempty"`
+	BackgroundChart *map[string]interface{} `json:"backgroundChart,omitempty"`
+
+	// Color a palette token - chart-blue, chart-orange, chart-red, chart-cyan, chart-green, chart-pink, chart-purple, chart-light-blue, chart-brown, chart-gray, chart-success, chart-warning, chart-error (or chart-1 … chart-10); colorRules' and backgroundChart's colors too
 	Color                   *string                   `json:"color,omitempty"`
 	ColorRules              *[]map[string]interface{} `json:"colorRules,omitempty"`
 	CompareToPreviousPeriod *bool                     `json:"compareToPreviousPeriod,omitempty"`

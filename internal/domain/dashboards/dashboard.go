@@ -73,6 +73,13 @@ type Filter struct {
 	Where              string   `json:"where,omitempty"`
 	WhereLanguage      string   `json:"whereLanguage,omitempty"`
 	AppliesToSourceIDs []string `json:"appliesToSourceIds,omitempty"`
+	// IsBroadcastEnabled (absent: true) filters the tiles with the
+	// chosen value; IsVariableEnabled makes it a variable, named
+	// VariableName (absent: derived from Name), as HyperDX's. Absent
+	// stays absent, so the defaults keep applying.
+	IsBroadcastEnabled *bool  `json:"isBroadcastEnabled,omitempty"`
+	IsVariableEnabled  *bool  `json:"isVariableEnabled,omitempty"`
+	VariableName       string `json:"variableName,omitempty"`
 }
 
 // FilterValue is a filter condition a dashboard opens with.

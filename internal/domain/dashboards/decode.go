@@ -328,6 +328,12 @@ func fromSeries(raws []json.RawMessage) (Config, error) {
 		if s.SourceID != first.SourceID {
 			return Config{}, fmt.Errorf("series[%d] reads source %q, series[0] %q: a tile's series share one source", i, s.SourceID, first.SourceID)
 		}
+		// One chart has one groupBy, the first series': a later series
+		// that names another would be drawn grouped as the first, not as
+		// it says (one that names none takes the first's).
+		if len(s.GroupBy) > 0 && !slices.Equal(s.GroupBy, first.GroupBy) {
+			return Config{}, fmt.Errorf("series[%d] is grouped by %q, series[0] by %q: a tile's series share one groupBy", i, s.GroupBy, first.GroupBy)
+		}
 		c.Select = append(c.Select, Select{
 			AggFn: s.AggFn, ValueExpression: s.Field, Alias: s.Alias, Level: s.Level,
 			Where: s.Where, WhereLanguage: s.WhereLanguage, NumberFormat: s.NumberFormat,

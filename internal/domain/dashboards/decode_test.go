@@ -2,6 +2,7 @@ package dashboards
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -135,4 +136,18 @@ func TestRoundTrip(t *testing.T) {
 	// it says does not.
 	again.Given = d.Given
 	assert.Equal(t, d, again)
+}
+
+// TestSeriesShareOneGroupBy: a tile's older series are one chart, so they
+// are grouped alike or refused.
+func TestSeriesShareOneGroupBy(t *testing.T) {
+	body := `{"name":"d","tiles":[{"name":"c","x":0,"y":0,"w":6,"h":3,"series":[
+	  {"type":"time","sourceId":"logs","aggFn":"count","groupBy":["ServiceName"]},
+	  {"type":"time","sourceId":"logs","aggFn":"count","groupBy":["SeverityText"]}]}]}`
+	_, err := Decode([]byte(body))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a tile's series share one groupBy")
+	same := strings.ReplaceAll(body, `"SeverityText"`, `"ServiceName"`)
+	_, err = Decode([]byte(same))
+	require.NoError(t, err)
 }

@@ -192,6 +192,7 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 		}
 		p.OneOf(field, *v, query.WhereLanguages)
 	}
+	checkColors(c, p, at)
 	switch {
 	case c.ConfigType != "":
 		if c.ConfigType != "sql" {
@@ -349,4 +350,54 @@ func (d *Dashboard) OnClickTargets() (dashboardIDs, sourceIDs []string) {
 		}
 	}
 	return dashboardIDs, sourceIDs
+}
+
+// ColorTokens are the colours a tile names (HyperDX's palette tokens): ten
+// hues and three meanings, resolved by the theme; the numbered tokens of
+// HyperDX's first colour picker (chart-1 … chart-10) are still taken.
+var ColorTokens = []string{
+	"chart-blue", "chart-orange", "chart-red", "chart-cyan", "chart-green",
+	"chart-pink", "chart-purple", "chart-light-blue", "chart-brown", "chart-gray",
+	"chart-success", "chart-warning", "chart-error",
+}
+
+func isColorToken(v string) bool {
+	if slices.Contains(ColorTokens, v) {
+		return true
+	}
+	n, ok := strings.CutPrefix(v, "chart-")
+	return ok && slices.Contains([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}, n)
+}
+
+// checkColors refuses a colour that is no palette token: the tile's
+// color, its colorRules' and its backgroundChart's, as HyperDX does.
+func checkColors(c *Config, p *problems.List, at string) {
+	check := func(field string, raw json.RawMessage) {
+		var v string
+		if json.Unmarshal(raw, &v) != nil || !isColorToken(v) {
+			p.Add("%s.%s must be a palette token (%s), got %s", at, field, strings.Join(ColorTokens, ", "), raw)
+		}
+	}
+	if raw, ok := c.Display["color"]; ok && string(raw) != "null" {
+		check("color", raw)
+	}
+	if raw, ok := c.Display["colorRules"]; ok {
+		var rules []map[string]json.RawMessage
+		if json.Unmarshal(raw, &rules) != nil {
+			p.Add("%s.colorRules must be a list of rules", at)
+		}
+		for i, r := range rules {
+			if col, ok := r["color"]; ok {
+				check(fmt.Sprintf("colorRules[%d].color", i), col)
+			}
+		}
+	}
+	if raw, ok := c.Display["backgroundChart"]; ok && string(raw) != "null" {
+		var bg map[string]json.RawMessage
+		if json.Unmarshal(raw, &bg) != nil {
+			p.Add("%s.backgroundChart must be an object", at)
+		} else if col, ok := bg["color"]; ok {
+			check("backgroundChart.color", col)
+		}
+	}
 }

@@ -144,3 +144,32 @@ func TestFieldsTakeAStringOrAList(t *testing.T) {
 	assert.Equal(t, Fields{"x", "y"}, f)
 	assert.Error(t, json.Unmarshal([]byte(`3`), &f))
 }
+
+// TestColorsAreTokens: a tile's colours are palette tokens.
+func TestColorsAreTokens(t *testing.T) {
+	tile := func(extra string) string {
+		return `{"name":"d","tiles":[{"name":"n","x":0,"y":0,"w":6,"h":3,"config":{"displayType":"number","sourceId":"logs","select":[{"aggFn":"count"}]` + extra + `}}]}`
+	}
+	exists := func(string) (bool, error) { return true, nil }
+	for _, c := range []struct {
+		extra string
+		bad   string
+	}{
+		{`,"color":"chart-green"`, ""},
+		{`,"color":"chart-3"`, ""},
+		{`,"color":"#ff0000"`, "config.color must be a palette token"},
+		{`,"colorRules":[{"operator":"gt","value":1,"color":"chart-warning"},{"operator":"lt","value":0,"color":"red"}]`, "colorRules[1].color must be a palette token"},
+		{`,"backgroundChart":{"type":"area","color":"chart-blue"}`, ""},
+		{`,"backgroundChart":{"type":"area","color":"blue"}`, "backgroundChart.color must be a palette token"},
+	} {
+		d, err := Decode([]byte(tile(c.extra)))
+		require.NoError(t, err, c.extra)
+		err = d.Validate(func() string { return "x" }, exists)
+		if c.bad == "" {
+			assert.NoError(t, err, c.extra)
+		} else {
+			require.Error(t, err, c.extra)
+			assert.Contains(t, err.Error(), c.bad)
+		}
+	}
+}

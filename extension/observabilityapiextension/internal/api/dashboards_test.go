@@ -42,7 +42,7 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 	first := tiles[0].(map[string]any)
 	assert.NotEmpty(t, first["id"])
 	assert.Equal(t, map[string]any{
-		"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName",
+		"displayType": "line", "sourceId": "logs", "groupBy": "ServiceName", "asRatio": false, "fillNulls": true,
 		"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "SeverityText:ERROR", "whereLanguage": "lucene", "alias": "errors"}},
 	}, first["config"])
 	assert.Equal(t, map[string]any{"output": "duration"}, tiles[1].(map[string]any)["config"].(map[string]any)["numberFormat"], "presentation options are kept")

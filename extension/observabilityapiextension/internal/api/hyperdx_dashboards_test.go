@@ -355,12 +355,16 @@ func TestHyperDXDashboards(t *testing.T) {
 			filter := func(fid, name, expr string) map[string]any {
 				return map[string]any{"id": fid, "type": "QUERY_EXPRESSION", "name": name, "expression": expr, "sourceId": trace}
 			}
-			first := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Initial", "tiles": []any{timeSeries(trace)}, "tags": []any{},
-				"filters": []any{filter(newID(), "Environment", "environment")}}).data()
+			first := c.expect(200, "PUT", base+"/"+id, map[string]any{
+				"name": "Initial", "tiles": []any{timeSeries(trace)}, "tags": []any{},
+				"filters": []any{filter(newID(), "Environment", "environment")},
+			}).data()
 			existing := first["filters"].([]any)[0].(map[string]any)["id"].(string)
 			unknown := newID()
-			d := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Updated", "tiles": []any{timeSeries(trace)}, "tags": []any{},
-				"filters": []any{filter(existing, "Environment", "environment"), filter(unknown, "Service", "service_name")}}).data()
+			d := c.expect(200, "PUT", base+"/"+id, map[string]any{
+				"name": "Updated", "tiles": []any{timeSeries(trace)}, "tags": []any{},
+				"filters": []any{filter(existing, "Environment", "environment"), filter(unknown, "Service", "service_name")},
+			}).data()
 			got := d["filters"].([]any)
 			assert.Equal(t, existing, got[0].(map[string]any)["id"])
 			assert.NotEqual(t, unknown, got[1].(map[string]any)["id"])
@@ -371,8 +375,9 @@ func TestHyperDXDashboards(t *testing.T) {
 }
 
 // Replays the same file's "new format" describe (tiles given as config),
-// as far as its "persists fitYAxisToData" case; the cases after it are
-// not replayed yet.
+// as far as its PUT "should clear the filter variable settings when an
+// update omits them" case; the cases after it (from "omits the ignored
+// fields on read so a stored filter round-trips") are not replayed yet.
 func TestHyperDXDashboardsNewFormat(t *testing.T) {
 	const base = "/api/v2/dashboards"
 	sources := func(c *contractFixture) (trace, metric string) {
@@ -397,7 +402,22 @@ func TestHyperDXDashboardsNewFormat(t *testing.T) {
 	testDashboard := func(c *contractFixture, kv ...any) string {
 		return c.put("", kindDashboard, with(map[string]any{"name": "Test Dashboard", "tiles": []any{}}, kv...))
 	}
+	mockDashboardWithIDs := func(src string, kv ...any) map[string]any {
+		return with(map[string]any{
+			"name": "Test External Dashboard with IDs", "tiles": []any{with(externalTile(src), "id", newID()), with(externalTile(src), "id", newID())},
+			"tags": []any{"external-api", "test"}, "filters": []any{},
+		}, kv...)
+	}
 	count := map[string]any{"aggFn": "count", "where": "", "valueExpression": "", "whereLanguage": "lucene"}
+	onClickTo := func(typ, id string) map[string]any {
+		return map[string]any{"type": typ, "target": map[string]any{"mode": "id", "id": id}, "whereLanguage": "sql"}
+	}
+	onClickTable := func(name, src string, onClick map[string]any) map[string]any {
+		return map[string]any{"name": name, "x": 0, "y": 0, "w": 6, "h": 3, "config": map[string]any{
+			"displayType": "table", "sourceId": src, "select": []any{map[string]any{"aggFn": "count"}}, "onClick": onClick,
+		}}
+	}
+	onClickDashboard := func(name string, tiles ...any) map[string]any { return map[string]any{"name": name, "tiles": tiles} }
 	noID := func(tile any) map[string]any { return with(tile.(map[string]any), "id", nil) }
 	cases := []hxCase{
 		{"should return responses in the expected format", func(c *contractFixture) {
@@ -540,7 +560,7 @@ func TestHyperDXDashboardsNewFormat(t *testing.T) {
 			// the item's where.
 			stored := c.stored(kindDashboard, d["id"].(string))
 			sel := stored["tiles"].([]any)[0].(map[string]any)["config"].(map[string]any)["select"].([]any)[0].(map[string]any)
-			assert.Equal(t, "", sel["where"])
+			assert.Empty(t, sel["where"])
 		}},
 		{"persists fitYAxisToData on line tiles only and reads it back on GET", func(c *contractFixture) {
 			trace, _ := sources(c)
@@ -555,6 +575,200 @@ func TestHyperDXDashboardsNewFormat(t *testing.T) {
 			assert.Equal(t, true, cfg(0)["fitYAxisToData"])
 			assert.False(t, hasKey(cfg(1), "fitYAxisToData"))
 			assert.False(t, hasKey(cfg(2), "fitYAxisToData"))
+		}},
+
+		{"should return 400 when source IDs do not exist", func(c *contractFixture) {
+			sources(c)
+			missing := newID()
+			r := c.expect(400, "POST", base, mockDashboard(missing))
+			assert.Equal(t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
+		}},
+		{"should return 400 when a table tile onClick references a non-existent source", func(c *contractFixture) {
+			trace, _ := sources(c)
+			missing := newID()
+			r := c.expect(400, "POST", base, onClickDashboard("Dashboard with invalid onClick source", onClickTable("Table Chart", trace, onClickTo("search", missing))))
+			assert.Equal(t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
+		}},
+		{"should return 400 when a table tile onClick search target references a metric source", func(c *contractFixture) {
+			trace, metric := sources(c)
+			r := c.expect(400, "POST", base, onClickDashboard("Dashboard with metric onClick source", onClickTable("Table Chart", trace, onClickTo("search", metric))))
+			assert.Equal(t, map[string]any{"message": "The following onClick search source IDs are not log or trace sources: " + metric}, r.body)
+		}},
+		{"should return 400 when a table tile onClick references a non-existent dashboard", func(c *contractFixture) {
+			trace, _ := sources(c)
+			missing := newID()
+			r := c.expect(400, "POST", base, onClickDashboard("Dashboard with invalid onClick dashboard", onClickTable("Table Chart", trace, onClickTo("dashboard", missing))))
+			assert.Equal(t, map[string]any{"message": "Could not find the following onClick dashboard IDs: " + missing}, r.body)
+		}},
+		{"should return 400 when an onClick dashboard belongs to another team", func(c *contractFixture) {
+			trace, _ := sources(c)
+			other := c.put("other-"+c.team, kindDashboard, map[string]any{"name": "Other Team Dashboard", "tiles": []any{}})
+			r := c.expect(400, "POST", base, onClickDashboard("Dashboard referencing cross-team dashboard", onClickTable("Table Chart", trace, onClickTo("dashboard", other))))
+			assert.Equal(t, map[string]any{"message": "Could not find the following onClick dashboard IDs: " + other}, r.body)
+		}},
+		{"should accept a table tile onClick with valid id references", func(c *contractFixture) {
+			trace, _ := sources(c)
+			target := testDashboard(c, "name", "OnClick Target Dashboard")
+			d := c.expect(200, "POST", base, onClickDashboard("Dashboard with valid onClick references",
+				onClickTable("Search Link Table", trace, onClickTo("search", trace)),
+				with(onClickTable("Dashboard Link Table", trace, onClickTo("dashboard", target)), "x", 6),
+			)).data()
+			tiles := d["tiles"].([]any)
+			assert.Equal(t, onClickTo("search", trace), tiles[0].(map[string]any)["config"].(map[string]any)["onClick"])
+			assert.Equal(t, onClickTo("dashboard", target), tiles[1].(map[string]any)["config"].(map[string]any)["onClick"])
+		}},
+		{"should accept and round-trip a table tile external onClick link", func(c *contractFixture) {
+			trace, _ := sources(c)
+			link := map[string]any{"type": "external", "urlTemplate": "https://grafana.example.com/d/abc?var-service={{ServiceName}}"}
+			d := c.expect(200, "POST", base, onClickDashboard("Dashboard with external onClick", onClickTable("External Link Table", trace, link))).data()
+			assert.Equal(t, link, d["tiles"].([]any)[0].(map[string]any)["config"].(map[string]any)["onClick"])
+		}},
+		{"should return 400 when a table tile onClick target.id is not a valid ObjectId", func(c *contractFixture) {
+			trace, _ := sources(c)
+			// Ids here are not ObjectIds: the id names no dashboard of the
+			// team, which is the 400.
+			r := c.expect(400, "POST", base, onClickDashboard("Dashboard with invalid onClick id", onClickTable("Table Chart", trace, onClickTo("dashboard", "not-a-valid-object-id"))))
+			assert.Regexp(t, `(?i)Invalid|validation|id`, r.message())
+		}},
+		{"should create a dashboard with filters", func(c *contractFixture) {
+			trace, metric := sources(c)
+			filters := []any{
+				map[string]any{"type": "QUERY_EXPRESSION", "name": "Environment", "expression": "environment", "sourceId": trace},
+				map[string]any{"type": "QUERY_EXPRESSION", "name": "Service Filter", "expression": "service_name", "sourceId": trace, "appliesToSourceIds": []any{trace}},
+				map[string]any{
+					"type": "QUERY_EXPRESSION", "name": "Region (Filtered)", "expression": "region", "sourceId": trace,
+					"where": "environment = 'production'", "whereLanguage": "sql", "appliesToSourceIds": []any{trace, metric},
+				},
+			}
+			d := c.expect(200, "POST", base, map[string]any{"name": "Dashboard with Filters", "tiles": []any{externalTile(trace)}, "tags": []any{"external-api", "test"}, "filters": filters}).data()
+			got := d["filters"].([]any)
+			require.Len(t, got, 3)
+			for i, f := range got {
+				m := f.(map[string]any)
+				assert.NotEmpty(t, m["id"])
+				assert.Equal(t, "QUERY_EXPRESSION", m["type"])
+				assert.Equal(t, trace, m["sourceId"])
+				assert.Equal(t, filters[i].(map[string]any)["name"], m["name"])
+			}
+			assert.False(t, hasKey(got[0].(map[string]any), "appliesToSourceIds"))
+			assert.Equal(t, []any{trace}, got[1].(map[string]any)["appliesToSourceIds"])
+			assert.Equal(t, "environment = 'production'", got[2].(map[string]any)["where"])
+			assert.Equal(t, "sql", got[2].(map[string]any)["whereLanguage"])
+			assert.Equal(t, []any{trace, metric}, got[2].(map[string]any)["appliesToSourceIds"])
+			assert.Equal(t, got, c.expect(200, "GET", base+"/"+d["id"].(string), nil).data()["filters"])
+		}},
+
+		{"should round-trip the filter variable settings", func(c *contractFixture) {
+			trace, _ := sources(c)
+			filter := func(name, expr string, kv ...any) map[string]any {
+				return with(map[string]any{"type": "QUERY_EXPRESSION", "name": name, "expression": expr, "sourceId": trace}, kv...)
+			}
+			body := mockDashboardWithIDs(trace, "filters", []any{
+				filter("Environment", "environment", "isBroadcastEnabled", true, "isVariableEnabled", false),
+				filter("Service Name", "ServiceName", "isBroadcastEnabled", false, "isVariableEnabled", true, "variableName", "service"),
+				filter("Region Name", "region", "isVariableEnabled", true),
+			})
+			d := c.expect(200, "POST", base, body).data()
+			got := d["filters"].([]any)
+			want := []map[string]any{
+				{"name": "Environment", "isBroadcastEnabled": true, "isVariableEnabled": false},
+				{"name": "Service Name", "isBroadcastEnabled": false, "isVariableEnabled": true, "variableName": "service"},
+				{"name": "Region Name", "isVariableEnabled": true},
+			}
+			require.Len(t, got, 3)
+			for i, w := range want {
+				for k, v := range w {
+					assert.Equal(t, v, got[i].(map[string]any)[k], "%d %s", i, k)
+				}
+			}
+			assert.False(t, hasKey(got[2].(map[string]any), "isBroadcastEnabled"))
+			assert.False(t, hasKey(got[2].(map[string]any), "variableName"))
+			assert.Equal(t, got, c.expect(200, "GET", base+"/"+d["id"].(string), nil).data()["filters"])
+			stored := c.stored(kindDashboard, d["id"].(string))["filters"].([]any)
+			assert.False(t, hasKey(stored[2].(map[string]any), "isBroadcastEnabled"))
+			assert.Equal(t, "service", stored[1].(map[string]any)["variableName"])
+		}},
+		{"should return 400 when filter source ID does not exist", func(c *contractFixture) {
+			trace, _ := sources(c)
+			missing := newID()
+			r := c.expect(400, "POST", base, map[string]any{
+				"name": "Dashboard with Bad Filter Source", "tiles": []any{externalTile(trace)}, "tags": []any{"external-api", "test"},
+				"filters": []any{map[string]any{"type": "QUERY_EXPRESSION", "name": "Bad Source Filter", "expression": "environment", "sourceId": missing}},
+			})
+			assert.Equal(t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
+		}},
+		{"should return 400 when create filter includes id", func(c *contractFixture) {
+			trace, _ := sources(c)
+			c.expect(400, "POST", base, map[string]any{
+				"name": "Dashboard with Invalid Filter ID", "tiles": []any{externalTile(trace)}, "tags": []any{"external-api", "test"},
+				"filters": []any{map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Filter with ID", "expression": "environment", "sourceId": trace}},
+			})
+		}},
+		// PUT /:id
+		{"should update an existing dashboard", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			d := c.expect(200, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "name", "Updated Dashboard Name")).data()
+			assert.Equal(t, id, d["id"])
+			assert.Equal(t, "Updated Dashboard Name", d["name"])
+			for _, tl := range d["tiles"].([]any) {
+				assert.Equal(t, "Test Chart", tl.(map[string]any)["name"])
+			}
+			assert.IsType(t, []any{}, d["filters"])
+			stored := c.stored(kindDashboard, id)
+			assert.Equal(t, "Updated Dashboard Name", stored["name"])
+			assert.Len(t, stored["tiles"], 2)
+		}},
+		{"should return 400 when savedQueryLanguage is null and savedQuery is provided on update", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			body := mockDashboardWithIDs(trace, "savedQuery", "service.name = 'api'")
+			body["savedQueryLanguage"] = nil
+			assert.Contains(t, c.expect(400, "PUT", base+"/"+id, body).message(), "savedQueryLanguage cannot be null when savedQuery is provided")
+		}},
+		{"persists seriesLimit on line and stacked_bar tiles through update and get", func(c *contractFixture) {
+			trace, _ := sources(c)
+			id := testDashboard(c)
+			sel := []any{map[string]any{"aggFn": "count", "alias": "Count", "where": "", "whereLanguage": "sql"}}
+			d := c.expect(200, "PUT", base+"/"+id, map[string]any{"name": "Dashboard with series limits", "tiles": []any{
+				map[string]any{"id": newID(), "name": "Line with series limit", "x": 0, "y": 0, "w": 6, "h": 3, "config": builder("line", trace, "select", sel, "groupBy", "ServiceName", "seriesLimit", 15)},
+				map[string]any{"id": newID(), "name": "Stacked bar with series limit", "x": 6, "y": 0, "w": 6, "h": 3, "config": builder("stacked_bar", trace, "select", sel, "groupBy", "ServiceName", "seriesLimit", 3)},
+			}}).data()
+			for _, m := range []map[string]any{d, c.expect(200, "GET", base+"/"+id, nil).data()} {
+				tiles := m["tiles"].([]any)
+				assert.Equal(t, 15.0, tiles[0].(map[string]any)["config"].(map[string]any)["seriesLimit"])
+				assert.Equal(t, 3.0, tiles[1].(map[string]any)["config"].(map[string]any)["seriesLimit"])
+			}
+		}},
+		{"should round-trip the filter variable settings", func(c *contractFixture) {
+			trace, _ := sources(c)
+			fid := newID()
+			stored := map[string]any{"id": fid, "type": "QUERY_EXPRESSION", "name": "Service Name", "expression": "ServiceName", "sourceId": trace}
+			id := testDashboard(c, "filters", []any{stored})
+			d := c.expect(200, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "filters", []any{
+				with(stored, "isBroadcastEnabled", false, "isVariableEnabled", true, "variableName", "Service_Name"),
+			})).data()
+			for _, f := range []map[string]any{d["filters"].([]any)[0].(map[string]any), c.stored(kindDashboard, id)["filters"].([]any)[0].(map[string]any)} {
+				assert.Equal(t, fid, f["id"])
+				assert.Equal(t, false, f["isBroadcastEnabled"])
+				assert.Equal(t, true, f["isVariableEnabled"])
+				assert.Equal(t, "Service_Name", f["variableName"])
+			}
+		}},
+		{"should clear the filter variable settings when an update omits them", func(c *contractFixture) {
+			trace, _ := sources(c)
+			fid := newID()
+			plain := map[string]any{"id": fid, "type": "QUERY_EXPRESSION", "name": "Service Name", "expression": "ServiceName", "sourceId": trace}
+			id := testDashboard(c, "filters", []any{with(plain, "isBroadcastEnabled", false, "isVariableEnabled", true, "variableName", "service")})
+			d := c.expect(200, "PUT", base+"/"+id, mockDashboardWithIDs(trace, "filters", []any{plain})).data()
+			f := d["filters"].([]any)[0].(map[string]any)
+			assert.Equal(t, fid, f["id"])
+			for _, k := range []string{"isBroadcastEnabled", "isVariableEnabled", "variableName"} {
+				assert.False(t, hasKey(f, k), k)
+			}
+			sf := c.stored(kindDashboard, id)["filters"].([]any)[0].(map[string]any)
+			assert.False(t, hasKey(sf, "isVariableEnabled"))
+			assert.False(t, hasKey(sf, "variableName"))
 		}},
 	}
 	replay(t, "dashboards.int.test.ts", cases)

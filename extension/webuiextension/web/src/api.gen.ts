@@ -1420,6 +1420,7 @@ export interface components {
             fitYAxisToData?: boolean;
             seriesLimit?: number;
             groupByColumnsOnLeft?: boolean;
+            /** @description a palette token - chart-blue, chart-orange, chart-red, chart-cyan, chart-green, chart-pink, chart-purple, chart-light-blue, chart-brown, chart-gray, chart-success, chart-warning, chart-error (or chart-1 … chart-10); colorRules' and backgroundChart's colors too */
             color?: string;
             colorRules?: Record<string, never>[];
             limit?: number;
@@ -1508,6 +1509,12 @@ export interface components {
             whereLanguage?: "lucene" | "sql";
             /** @description the sources whose tiles the filter narrows; absent, the tiles of sourceId */
             appliesToSourceIds?: string[];
+            /** @description whether the chosen value narrows the tiles (absent - true); kept absent when not given */
+            isBroadcastEnabled?: boolean;
+            /** @description whether the filter is a variable the tiles' queries name */
+            isVariableEnabled?: boolean;
+            /** @description the variable's name (absent - derived from name) */
+            variableName?: string;
         };
         DashboardFilterValue: {
             /** @enum {string} */
