@@ -58,10 +58,14 @@ func TestLucene(t *testing.T) {
 		{"Attr.user:*", "notEmpty(toString(LogAttributes[{p0:String}]))", nil},
 		// A phrase, or a term of several words: each word whole, and the
 		// text as written.
-		{`"two words"`, "(hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)",
-			map[string]string{"p0": "two", "p1": "words", "p2": "two words"}},
-		{"user-42", "(hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)",
-			map[string]string{"p0": "user", "p1": "42", "p2": "user-42"}},
+		{
+			`"two words"`, "(hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)",
+			map[string]string{"p0": "two", "p1": "words", "p2": "two words"},
+		},
+		{
+			"user-42", "(hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)",
+			map[string]string{"p0": "user", "p1": "42", "p2": "user-42"},
+		},
 		{"@@", "positionCaseInsensitiveUTF8(Body, {p0:String}) > 0", map[string]string{"p0": "@@"}},
 		// A bare wildcard term matches the whole body as a pattern.
 		{"time*", "Body ILIKE {p0:String}", map[string]string{"p0": "time%"}},

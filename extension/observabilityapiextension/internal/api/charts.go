@@ -189,11 +189,12 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 			if v == nil && !req.Fill {
 				continue // HyperDX's row has only the series with a value
 			}
-			if req.SeriesReturnType == "column" {
+			switch req.SeriesReturnType {
+			case "column":
 				row["series_"+strconv.Itoa(i)] = value(i, v)
-			} else if req.SeriesReturnType == "ratio" {
+			case "ratio":
 				row["series_"+strconv.Itoa(i)+".data"] = v // a quotient, never a count
-			} else {
+			default:
 				row["series_"+strconv.Itoa(i)+".data"] = value(i, v)
 			}
 		}
