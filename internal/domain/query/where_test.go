@@ -72,6 +72,13 @@ func TestLucene(t *testing.T) {
 		{"*timeout*", "Body ILIKE {p0:String}", map[string]string{"p0": "%timeout%"}},
 		{"*bar", "Body ILIKE {p0:String}", map[string]string{"p0": "%bar"}},
 		{"b?r", "Body ILIKE {p0:String}", map[string]string{"p0": "b_r"}},
+		// HyperDX's field:( … ) group: its terms are the field's values;
+		// a leading or trailing * anchors, a quoted phrase is held.
+		{"level:(err warn)", "(toString(SeverityText) ILIKE {p0:String} AND toString(SeverityText) ILIKE {p1:String})", map[string]string{"p0": "%err%", "p1": "%warn%"}},
+		{"level:(err*)", "toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "err%"}},
+		{"level:(*or)", "toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "%or"}},
+		{`-level:("out of")`, "NOT toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "%out of%"}},
+		{"level:(a OR Attr.k:(b)) c", "((toString(SeverityText) ILIKE {p0:String} OR toString(LogAttributes[{p1:String}]) ILIKE {p2:String}) AND hasTokenCaseInsensitive(Body, {p3:String}))", nil},
 	}
 	for _, tc := range cases {
 		var p Params
@@ -85,7 +92,7 @@ func TestLucene(t *testing.T) {
 }
 
 func TestLuceneRejects(t *testing.T) {
-	for _, q := range []string{"(level:error", "level:error)", "unknown:1", "duration:[1 20]", "NOT", "AND"} {
+	for _, q := range []string{"(level:error", "level:error)", "unknown:1", "duration:[1 20]", "NOT", "AND", "level:(a", "level:()"} {
 		var p Params
 		_, err := Lucene(q, testFields{}, &p)
 		assert.Error(t, err, q)
