@@ -716,9 +716,9 @@ func TestBrowserSearchFacetsAndAutocomplete(t *testing.T) {
 		b.see("its values at "+w, `[data-testid=suggestions] li[data-value=payments]`)
 		b.screenshot("autocomplete-values-" + w)
 		b.click("picking payments at "+w, `[data-testid=suggestions] li[data-value=payments]`)
-		b.run("the value is written", poll(`document.querySelector('input[name=where]').value.trim() === 'ServiceName:payments'`),
+		b.run("the value is written", poll(`document.querySelector('input[name=where]').value.trim() === 'ServiceName:"payments"'`),
 			chromedp.KeyEvent(kb.Enter))
-		b.run("searched at "+w, poll(`(() => { const t = document.querySelector('[data-testid=results]'); return !!t && (t.dataset.rowsFor || '').trim() === 'ServiceName:payments'; })()`))
+		b.run("searched at "+w, poll(`(() => { const t = document.querySelector('[data-testid=results]'); return !!t && (t.dataset.rowsFor || '').trim() === 'ServiceName:"payments"'; })()`))
 		assert.Equal(t, 3, eval[int](b, "rows", `document.querySelectorAll('[data-testid=results] tbody tr').length`))
 	}
 

@@ -23,8 +23,7 @@ const hyperdxParserCommit = "7581ded2016369cb66ee188a105dad8f0e943d17"
 // oracle; the table has the columns their mocked metadata gives (Body,
 // ServiceName, foo, SeverityNumber, LogAttributes).
 //
-// Left out: field:(a b) groups (this subset has no grouped field
-// values), foo:[1 TO 5] on a String (their BETWEEN compares a String with
+// Left out: foo:[1 TO 5] on a String (their BETWEEN compares a String with
 // numbers), the JSON-column and materialized-column cases (no such
 // columns here), map values compared with >, >=, <, <= (theirs compares
 // text, '10' < '9'; here a number compares as a number), and the skip
@@ -99,6 +98,23 @@ func TestLuceneSelectsAsHyperDX(t *testing.T) {
 		{`NOT red AND NOT blue`, "(NOT (hasToken(lower(Body), lower('red'))) AND NOT (hasToken(lower(Body), lower('blue'))))"},
 		{`NOT red OR NOT blue`, "(NOT (hasToken(lower(Body), lower('red'))) OR NOT (hasToken(lower(Body), lower('blue'))))"},
 		{`NOT red NOT blue`, "(NOT (hasToken(lower(Body), lower('red'))) AND NOT (hasToken(lower(Body), lower('blue'))))"},
+		// field:( … ) groups.
+		{`ServiceName:("foo bar baz")`, "(((ServiceName ILIKE '%foo bar baz%')))"},
+		{`ServiceName:(abc def)`, "(((ServiceName ILIKE '%abc%') AND (ServiceName ILIKE '%def%')))"},
+		{`foo:(bar)`, "(((foo ILIKE '%bar%')))"},
+		{`foo:(bar) baz`, "(((foo ILIKE '%bar%')) AND (hasToken(lower(Body), lower('baz'))))"},
+		{`LogAttributes.error.message:("Failed to fetch")`, "(((`LogAttributes`['error.message'] ILIKE '%Failed to fetch%' AND indexHint(mapContains(`LogAttributes`, 'error.message')))))"},
+		{`foo:(bar baz)`, "(((foo ILIKE '%bar%') AND (foo ILIKE '%baz%')))"},
+		{`NOT foo:(bar baz)`, "(NOT ((foo ILIKE '%bar%') AND (foo ILIKE '%baz%')))"},
+		{`-foo:(bar baz)`, "(NOT ((foo ILIKE '%bar%') AND (foo ILIKE '%baz%')))"},
+		{`-foo:(bar)`, "(NOT ((foo ILIKE '%bar%')))"},
+		{`-foo:(-bar)`, "(NOT ((foo NOT ILIKE '%bar%')))"},
+		{`foo:(*bar)`, "(((lower(foo) LIKE lower('%bar'))))"},
+		{`foo:(bar*)`, "(((lower(foo) LIKE lower('bar%'))))"},
+		{`foo:(*bar*)`, "(((lower(foo) LIKE lower('%bar%'))))"},
+		{`foo:(bar:(baz) qux)`, "((((bar ILIKE '%baz%')) AND (foo ILIKE '%qux%')))"},
+		{`LogAttributes.error.message:("A B")`, "(((`LogAttributes`['error.message'] ILIKE '%A B%' AND indexHint(mapContains(`LogAttributes`, 'error.message')))))"},
+		{`-LogAttributes.error.message:("A B")`, "(NOT ((`LogAttributes`['error.message'] ILIKE '%A B%')))"},
 	} {
 		var p Params
 		cond, err := Lucene(tc.lucene, fs, &p)

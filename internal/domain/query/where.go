@@ -150,6 +150,7 @@ type tok struct {
 	text     string
 	quoted   bool // the value was a "quoted phrase"
 	dashes   int  // leading '-'s outside a quote (-field:"x", -"x")
+	grouped  bool // a value of a field:( … ) group
 	open     int  // position of a quote never closed, or -1
 	fieldEnd int  // length of the field name before ':', -1 for a bare term
 	pos      int
@@ -237,6 +238,9 @@ type parser struct {
 	depth int // NOT, - and ( around the term being read
 	f     Fields
 	p     *Params
+	// group is the field of the field:( … ) group being read: its bare
+	// terms are that field's values.
+	group string
 }
 
 func (ps *parser) peek() string {
@@ -327,6 +331,23 @@ func (ps *parser) unary() (string, error) {
 		ps.i++
 		return e, nil
 	}
+	if !t.quoted && t.fieldEnd > 0 && t.fieldEnd == len(t.text)-1 && ps.i+1 < len(ps.toks) &&
+		!ps.toks[ps.i+1].quoted && ps.toks[ps.i+1].fieldEnd < 0 && ps.toks[ps.i+1].text == "(" {
+		// field:( … ): HyperDX's group, its terms values of the field.
+		ps.i += 2
+		outer := ps.group
+		ps.group = t.text[:t.fieldEnd]
+		e, err := ps.or()
+		ps.group = outer
+		if err != nil {
+			return "", err
+		}
+		if ps.peek() != ")" {
+			return "", fmt.Errorf("missing ) for ( at position %d", ps.toks[ps.i-1].pos)
+		}
+		ps.i++
+		return e, nil
+	}
 	if !t.quoted && t.fieldEnd < 0 && (t.text == "AND" || t.text == "OR" || t.text == ")") {
 		return "", fmt.Errorf("unexpected %s at position %d", t.text, t.pos)
 	}
@@ -339,6 +360,8 @@ func (ps *parser) term(t tok) (string, error) {
 	field, value, hasField := "", t.text, t.fieldEnd > 0
 	if hasField {
 		field, value = t.text[:t.fieldEnd], t.text[t.fieldEnd+1:]
+	} else if ps.group != "" {
+		field, hasField, t.grouped = ps.group, true, true
 	}
 	// Input that would otherwise search for something nobody meant (and
 	// silently find nothing) is refused with the way to write it.
@@ -408,10 +431,21 @@ func (ps *parser) match(t tok, field, value, expr string, numeric, text bool) (s
 			return "toFloat64(" + expr + ") = " + ps.p.Add(value, "Float64"), nil
 		}
 	}
-	if !t.quoted {
+	if !t.quoted || t.grouped {
 		// Unquoted: the value holds it, in any case; * and ? are
 		// wildcards within it, leading and trailing ones add nothing.
-		like := ps.p.Add("%"+likePattern(strings.Trim(value, "*"))+"%", "String")
+		// In a field:( … ) group (HyperDX's) they anchor: (*bar) ends
+		// with bar, (bar*) starts with it; a quoted phrase is held.
+		pattern := "%" + likePattern(strings.Trim(value, "*")) + "%"
+		switch lead, trail := strings.HasPrefix(value, "*"), strings.HasSuffix(value, "*"); {
+		case t.quoted:
+			pattern = "%" + likeLiteral(value) + "%"
+		case t.grouped && lead && !trail:
+			pattern = "%" + likePattern(strings.TrimLeft(value, "*"))
+		case t.grouped && trail && !lead:
+			pattern = likePattern(strings.TrimRight(value, "*")) + "%"
+		}
+		like := ps.p.Add(pattern, "String")
 		m := expr
 		if !text {
 			m = "toString(" + expr + ")"
@@ -436,6 +470,11 @@ func (ps *parser) match(t tok, field, value, expr string, numeric, text bool) (s
 // one character, LIKE's own % and _ (and its escape) taken literally.
 func likePattern(v string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`, "*", "%", "?", "_").Replace(v)
+}
+
+// likeLiteral is v as a LIKE pattern matching v itself.
+func likeLiteral(v string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(v)
 }
 
 // presenceHint is, for a lookup in a map (`Map`[{pN:String}], the form

@@ -58,16 +58,27 @@ func TestLucene(t *testing.T) {
 		{"Attr.user:*", "notEmpty(toString(LogAttributes[{p0:String}]))", nil},
 		// A phrase, or a term of several words: each word whole, and the
 		// text as written.
-		{`"two words"`, "(hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)",
-			map[string]string{"p0": "two", "p1": "words", "p2": "two words"}},
-		{"user-42", "(hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)",
-			map[string]string{"p0": "user", "p1": "42", "p2": "user-42"}},
+		{
+			`"two words"`, "(hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)",
+			map[string]string{"p0": "two", "p1": "words", "p2": "two words"},
+		},
+		{
+			"user-42", "(hasTokenCaseInsensitive(Body, {p0:String}) AND hasTokenCaseInsensitive(Body, {p1:String}) AND positionCaseInsensitiveUTF8(Body, {p2:String}) > 0)",
+			map[string]string{"p0": "user", "p1": "42", "p2": "user-42"},
+		},
 		{"@@", "positionCaseInsensitiveUTF8(Body, {p0:String}) > 0", map[string]string{"p0": "@@"}},
 		// A bare wildcard term matches the whole body as a pattern.
 		{"time*", "Body ILIKE {p0:String}", map[string]string{"p0": "time%"}},
 		{"*timeout*", "Body ILIKE {p0:String}", map[string]string{"p0": "%timeout%"}},
 		{"*bar", "Body ILIKE {p0:String}", map[string]string{"p0": "%bar"}},
 		{"b?r", "Body ILIKE {p0:String}", map[string]string{"p0": "b_r"}},
+		// HyperDX's field:( … ) group: its terms are the field's values;
+		// a leading or trailing * anchors, a quoted phrase is held.
+		{"level:(err warn)", "(toString(SeverityText) ILIKE {p0:String} AND toString(SeverityText) ILIKE {p1:String})", map[string]string{"p0": "%err%", "p1": "%warn%"}},
+		{"level:(err*)", "toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "err%"}},
+		{"level:(*or)", "toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "%or"}},
+		{`-level:("out of")`, "NOT toString(SeverityText) ILIKE {p0:String}", map[string]string{"p0": "%out of%"}},
+		{"level:(a OR Attr.k:(b)) c", "((toString(SeverityText) ILIKE {p0:String} OR toString(LogAttributes[{p1:String}]) ILIKE {p2:String}) AND hasTokenCaseInsensitive(Body, {p3:String}))", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.q, func(t *testing.T) {
@@ -83,7 +94,7 @@ func TestLucene(t *testing.T) {
 }
 
 func TestLuceneRejects(t *testing.T) {
-	for _, q := range []string{"(level:error", "level:error)", "unknown:1", "duration:[1 20]", "NOT", "AND"} {
+	for _, q := range []string{"(level:error", "level:error)", "unknown:1", "duration:[1 20]", "NOT", "AND", "level:(a", "level:()"} {
 		var p Params
 		_, err := Lucene(q, testFields{}, &p)
 		assert.Error(t, err, q)

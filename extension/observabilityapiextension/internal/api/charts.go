@@ -191,11 +191,12 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 				// fill the bucket's row is there, its empty series absent.
 				continue
 			}
-			if req.SeriesReturnType == "column" {
+			switch req.SeriesReturnType {
+			case "column":
 				row["series_"+strconv.Itoa(i)] = value(i, v)
-			} else if req.SeriesReturnType == "ratio" {
+			case "ratio":
 				row["series_"+strconv.Itoa(i)+".data"] = v // a quotient, never a count
-			} else {
+			default:
 				row["series_"+strconv.Itoa(i)+".data"] = value(i, v)
 			}
 		}

@@ -63,8 +63,10 @@ func TestHyperDXCharts(t *testing.T) {
 	// of the source by default; a metric series gets a gauge of Value of
 	// test.metric.gauge unless it says otherwise.
 	payload := func(source string, kv ...any) map[string]any {
-		p := with(map[string]any{"startTime": start.UnixMilli(), "endTime": end.UnixMilli(),
-			"series": []any{map[string]any{"sourceId": source, "dataSource": "events", "aggFn": "count", "where": "", "groupBy": []any{}}}}, kv...)
+		p := with(map[string]any{
+			"startTime": start.UnixMilli(), "endTime": end.UnixMilli(),
+			"series": []any{map[string]any{"sourceId": source, "dataSource": "events", "aggFn": "count", "where": "", "groupBy": []any{}}},
+		}, kv...)
 		for i := 0; i+1 < len(kv); i += 2 {
 			if kv[i] != "series" {
 				continue
@@ -121,16 +123,20 @@ func TestHyperDXCharts(t *testing.T) {
 			assert.Equal(t, http.StatusUnauthorized, w.c.doAuth("POST", base, nil, "").status)
 		})},
 		{"should return 404 if sourceId is invalid or not found", chartCase(func(w world) {
-			w.c.expect(404, "POST", base, map[string]any{"startTime": start.UnixMilli(), "endTime": end.UnixMilli(),
-				"series": []any{map[string]any{"sourceId": newID(), "aggFn": "count", "where": "", "groupBy": []any{}}}})
+			w.c.expect(404, "POST", base, map[string]any{
+				"startTime": start.UnixMilli(), "endTime": end.UnixMilli(),
+				"series": []any{map[string]any{"sourceId": newID(), "aggFn": "count", "where": "", "groupBy": []any{}}},
+			})
 		})},
 		{"should return 400 if series array is missing or empty", chartCase(func(w world) {
 			w.c.expect(400, "POST", base, map[string]any{"startTime": start.UnixMilli(), "endTime": end.UnixMilli(), "series": []any{}})
 			w.c.expect(400, "POST", base, map[string]any{"startTime": start.UnixMilli(), "endTime": end.UnixMilli()})
 		})},
 		{"should return 400 if invalid time range is provided", chartCase(func(w world) {
-			w.c.expect(400, "POST", base, map[string]any{"startTime": 142415152, "endTime": 5215152,
-				"series": []any{map[string]any{"sourceId": w.logs, "aggFn": "count", "where": "SeverityText:info", "groupBy": []any{"ServiceName"}}}})
+			w.c.expect(400, "POST", base, map[string]any{
+				"startTime": 142415152, "endTime": 5215152,
+				"series": []any{map[string]any{"sourceId": w.logs, "aggFn": "count", "where": "SeverityText:info", "groupBy": []any{"ServiceName"}}},
+			})
 		})},
 		{"should return 400 if series array exceeds max length (5)", chartCase(func(w world) {
 			six := make([]any, 6)
@@ -156,19 +162,22 @@ func TestHyperDXCharts(t *testing.T) {
 		})},
 		{"should handle lucene where clause (default)", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, payload(w.logs, "series", []any{
-				map[string]any{"aggFn": "count", "where": `SeverityText:info AND ServiceName:"test-service-2"`, "groupBy": []any{}}}))
+				map[string]any{"aggFn": "count", "where": `SeverityText:info AND ServiceName:"test-service-2"`, "groupBy": []any{}},
+			}))
 			require.Len(t, r.list(), 1, string(r.raw))
 			assert.Equal(t, 1.0, count(row(r, 0)["series_0.data"]))
 		})},
 		{"should handle sql where clause", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, payload(w.logs, "series", []any{
-				map[string]any{"aggFn": "count", "where": "SeverityText = 'info' AND Body LIKE '%message 2%'", "whereLanguage": "sql", "groupBy": []any{}}}))
+				map[string]any{"aggFn": "count", "where": "SeverityText = 'info' AND Body LIKE '%message 2%'", "whereLanguage": "sql", "groupBy": []any{}},
+			}))
 			require.Len(t, r.list(), 1, string(r.raw))
 			assert.Equal(t, 1.0, count(row(r, 0)["series_0.data"]))
 		})},
 		{"should return data grouped by a single field", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, payload(w.logs, "series", []any{
-				map[string]any{"aggFn": "count", "where": "SeverityText:info", "groupBy": []any{"ServiceName"}}}))
+				map[string]any{"aggFn": "count", "where": "SeverityText:info", "groupBy": []any{"ServiceName"}},
+			}))
 			require.Len(t, r.list(), 2, string(r.raw))
 			assert.Subset(t, r.list(), []any{
 				map[string]any{"group": []any{"test-service"}, "series_0.data": "1", "ts_bucket": row(r, 0)["ts_bucket"]},
@@ -177,7 +186,8 @@ func TestHyperDXCharts(t *testing.T) {
 		})},
 		{"should return data grouped by multiple fields", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, payload(w.logs, "series", []any{
-				map[string]any{"aggFn": "count", "where": "SeverityText:info", "groupBy": []any{"ServiceName", "SeverityText"}}}))
+				map[string]any{"aggFn": "count", "where": "SeverityText:info", "groupBy": []any{"ServiceName", "SeverityText"}},
+			}))
 			require.Len(t, r.list(), 2, string(r.raw))
 			assert.Subset(t, r.list(), []any{
 				map[string]any{"group": []any{"test-service", "info"}, "series_0.data": "1", "ts_bucket": row(r, 0)["ts_bucket"]},
@@ -199,7 +209,8 @@ func TestHyperDXCharts(t *testing.T) {
 		})},
 		{"should apply granularity", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, payload(w.logs, "granularity", "1s", "series", []any{
-				map[string]any{"aggFn": "count", "where": "SeverityText:info", "groupBy": []any{"ServiceName"}}}))
+				map[string]any{"aggFn": "count", "where": "SeverityText:info", "groupBy": []any{"ServiceName"}},
+			}))
 			require.Len(t, r.list(), 2, string(r.raw))
 			for i := range r.list() {
 				assert.Contains(t, row(r, i), "ts_bucket")
@@ -208,7 +219,8 @@ func TestHyperDXCharts(t *testing.T) {
 		})},
 		{"should return data in column format", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, payload(w.logs, "seriesReturnType", "column", "series", []any{
-				map[string]any{"aggFn": "count", "where": "SeverityText:info", "groupBy": []any{}}}))
+				map[string]any{"aggFn": "count", "where": "SeverityText:info", "groupBy": []any{}},
+			}))
 			require.Len(t, r.list(), 1, string(r.raw))
 			assert.IsType(t, "", row(r, 0)["__hdx_time_bucket"])
 			assert.Equal(t, "2", row(r, 0)["series_0"])
@@ -233,24 +245,28 @@ func TestHyperDXCharts(t *testing.T) {
 		})},
 		{"should return count for metric series stored as logs", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, payload(w.logs, "series", []any{
-				map[string]any{"dataSource": "events", "aggFn": "count", "where": `ServiceName:"metric-test-service" AND SeverityText:metric`, "groupBy": []any{}}}))
+				map[string]any{"dataSource": "events", "aggFn": "count", "where": `ServiceName:"metric-test-service" AND SeverityText:metric`, "groupBy": []any{}},
+			}))
 			require.Len(t, r.list(), 1, string(r.raw))
 			assert.Equal(t, 2.0, count(row(r, 0)["series_0.data"]))
 		})},
 		// Metric sources
 		{"should return data for a single metric series using metric source", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, payload(w.metrics, "series", []any{
-				metricSeries("aggFn", "avg", "metricName", "test.metric.gauge", "metricDataType", "Gauge", "field", "Value")}))
+				metricSeries("aggFn", "avg", "metricName", "test.metric.gauge", "metricDataType", "Gauge", "field", "Value"),
+			}))
 			assert.Equal(t, 25.0, count(oneRow(r, 0)["series_0.data"]))
 		})},
 		{"should return data for a single sum metric series using metric source", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, payload(w.metrics, "series", []any{
-				metricSeries("aggFn", "sum", "metricName", "test.metric.sum", "metricDataType", "Sum", "field", "Value")}))
+				metricSeries("aggFn", "sum", "metricName", "test.metric.sum", "metricDataType", "Sum", "field", "Value"),
+			}))
 			numeric(oneRow(r, 0)["series_0.data"])
 		})},
 		{"should return data for a single histogram metric series using metric source", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, payload(w.metrics, "series", []any{
-				metricSeries("aggFn", "quantile", "level", 0.95, "metricName", "test.metric.histogram", "metricDataType", "Histogram", "field", "Value")}))
+				metricSeries("aggFn", "quantile", "level", 0.95, "metricName", "test.metric.histogram", "metricDataType", "Histogram", "field", "Value"),
+			}))
 			numeric(oneRow(r, 0)["series_0.data"])
 		})},
 		{"should return data for multiple series with different metric types", chartCase(func(w world) {
@@ -266,24 +282,28 @@ func TestHyperDXCharts(t *testing.T) {
 		})},
 		{"should use field as metricName when metricName is not provided", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, map[string]any{"startTime": start.UnixMilli(), "endTime": end.UnixMilli(), "series": []any{
-				map[string]any{"sourceId": w.metrics, "dataSource": "metrics", "aggFn": "avg", "metricDataType": "Gauge", "field": "test.metric.gauge", "where": "", "groupBy": []any{}}}})
+				map[string]any{"sourceId": w.metrics, "dataSource": "metrics", "aggFn": "avg", "metricDataType": "Gauge", "field": "test.metric.gauge", "where": "", "groupBy": []any{}},
+			}})
 			assert.Equal(t, 25.0, count(oneRow(r, 0)["series_0.data"]))
 		})},
 		{"should use field as metricName for sum metrics when metricName is not provided", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, map[string]any{"startTime": start.UnixMilli(), "endTime": end.UnixMilli(), "series": []any{
-				map[string]any{"sourceId": w.metrics, "dataSource": "metrics", "aggFn": "sum", "metricDataType": "Sum", "field": "test.metric.sum", "where": "", "groupBy": []any{}}}})
+				map[string]any{"sourceId": w.metrics, "dataSource": "metrics", "aggFn": "sum", "metricDataType": "Sum", "field": "test.metric.sum", "where": "", "groupBy": []any{}},
+			}})
 			require.Len(t, r.list(), 1, string(r.raw))
 			numeric(row(r, 0)["series_0.data"])
 		})},
 		{"should use field as metricName for histogram metrics when metricName is not provided", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, map[string]any{"startTime": start.UnixMilli(), "endTime": end.UnixMilli(), "series": []any{
-				map[string]any{"sourceId": w.metrics, "dataSource": "metrics", "aggFn": "quantile", "level": 0.95, "metricDataType": "Histogram", "field": "test.metric.histogram", "where": "", "groupBy": []any{}}}})
+				map[string]any{"sourceId": w.metrics, "dataSource": "metrics", "aggFn": "quantile", "level": 0.95, "metricDataType": "Histogram", "field": "test.metric.histogram", "where": "", "groupBy": []any{}},
+			}})
 			require.Len(t, r.list(), 1, string(r.raw))
 			numeric(row(r, 0)["series_0.data"])
 		})},
 		{"should use metricName over field when both are provided", chartCase(func(w world) {
 			r := w.c.expect(200, "POST", base, map[string]any{"startTime": start.UnixMilli(), "endTime": end.UnixMilli(), "series": []any{
-				map[string]any{"sourceId": w.metrics, "dataSource": "metrics", "aggFn": "avg", "metricDataType": "Gauge", "metricName": "test.metric.gauge", "field": "Value", "where": "", "groupBy": []any{}}}})
+				map[string]any{"sourceId": w.metrics, "dataSource": "metrics", "aggFn": "avg", "metricDataType": "Gauge", "metricName": "test.metric.gauge", "field": "Value", "where": "", "groupBy": []any{}},
+			}})
 			assert.Equal(t, 25.0, count(oneRow(r, 0)["series_0.data"]))
 		})},
 		{"should process series from different sources", chartCase(func(w world) {

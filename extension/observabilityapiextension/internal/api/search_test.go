@@ -39,8 +39,23 @@ func TestSearchEndpoint(t *testing.T) {
 	r := call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), q)
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	assert.Equal(t, []any{map[string]any{"msg": "boom again", "attrs.k": "3", "k": "3"}}, r.body["data"], "newest first, the fields asked for")
+	assert.EqualValues(t, 1, r.body["rows"], "rows: how many this answer holds")
 	cursor, _ := r.body["nextCursor"].(string)
 	require.NotEmpty(t, cursor)
+	// "start" is HyperDX's first page of a cursor walk: the same page.
+	q["cursor"] = "start"
+	first := call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), q)
+	require.Equal(t, http.StatusOK, first.status, first.body)
+	assert.Equal(t, r.body["data"], first.body["data"])
+	assert.Equal(t, cursor, first.body["nextCursor"])
+	// offset pages HyperDX's way, without a cursor to follow.
+	delete(q, "cursor")
+	q["offset"] = 1
+	off := call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), q)
+	require.Equal(t, http.StatusOK, off.status, off.body)
+	assert.Equal(t, "boom", off.body["data"].([]any)[0].(map[string]any)["msg"])
+	assert.Nil(t, off.body["nextCursor"])
+	delete(q, "offset")
 	q["cursor"] = cursor
 	r = call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), q)
 	require.Equal(t, http.StatusOK, r.status, r.body)

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { linesOf } from './tiles';
+import { linesOf, mergeSeries } from './tiles';
 
 const count = { aggFn: 'count', where: '', whereLanguage: 'lucene' } as const;
 
@@ -36,5 +36,16 @@ describe('linesOf', () => {
     expect(lines[0].map((l) => l.group)).toEqual([['count', 'web'], ['count', 'api']]);
     expect(lines[1].map((l) => l.group)).toEqual([['slowest', 'web'], ['slowest', 'api']]);
     expect(lines[1][0].points).toEqual([[0, null]]);
+  });
+});
+
+describe('mergeSeries', () => {
+  test('the answers of a tile of more than five items join by bucket and group', () => {
+    const a = [{ ts_bucket: 0, group: ['web'], 'series_0.data': '1', 'series_4.data': 2 }];
+    const b = [{ ts_bucket: 0, group: ['web'], 'series_0.data': 3 }, { ts_bucket: 60000, group: [], 'series_1.data': null }];
+    expect(mergeSeries([a, b], 5)).toEqual([
+      { ts_bucket: 0, group: ['web'], 'series_0.data': '1', 'series_4.data': 2, 'series_5.data': 3 },
+      { ts_bucket: 60000, group: [], 'series_6.data': null },
+    ]);
   });
 });

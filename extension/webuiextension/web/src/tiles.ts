@@ -55,3 +55,24 @@ export function linesOf(items: SelectItem[], rows: SeriesRow[], groupBy: string[
   for (const { line, at } of byKey.values()) line.points = [...at.entries()].sort((a, b) => a[0] - b[0]);
   return perItem;
 }
+
+// mergeSeries joins the rows of several answers by bucket and group, the
+// k-th answer's series_N.data becoming series_(k*per+N).data.
+export function mergeSeries(answers: SeriesRow[][], per: number): SeriesRow[] {
+  const byKey = new Map<string, SeriesRow>();
+  answers.forEach((rows, k) => {
+    for (const row of rows) {
+      const key = row.ts_bucket + '\u0000' + (row.group ?? []).join('\u0000');
+      let out = byKey.get(key);
+      if (!out) {
+        out = { ts_bucket: row.ts_bucket, group: row.group ?? [] };
+        byKey.set(key, out);
+      }
+      for (const [name, v] of Object.entries(row)) {
+        const m = /^series_(\d+)\.data$/.exec(name);
+        if (m) out[`series_${k * per + Number(m[1])}.data`] = v;
+      }
+    }
+  });
+  return [...byKey.values()];
+}

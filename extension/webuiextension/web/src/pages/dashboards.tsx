@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { callWhole, del, get, getSources, messageOf, post, put, Schemas, Source, Whole } from '../api';
-import { label, linesOf } from '../tiles';
+import { label, linesOf, mergeSeries } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { TimePicker } from '../components/timepicker';
 import { Markdown } from '../markdown';
@@ -338,22 +338,30 @@ function splitGroupBy(s?: string): string[] {
 
 export interface Series { stepMs: number; lines: Line[]; perItem: Line[][] }
 
+// seriesPerRequest is how many series the API takes in one request
+// (HyperDX's bound); a tile may have more select items.
+const seriesPerRequest = 5;
+
 // runTile asks /api/v2/charts/series for a chart tile's select items over
-// the range, one series per item, and turns its rows (one per bucket and
-// group) into a line per item and group.
+// the range, one series per item (five to a request, their rows merged by
+// bucket and group), and turns its rows (one per bucket and group) into a
+// line per item and group.
 export async function runTile(c: TileConfig, from: number, to: number, signal?: AbortSignal): Promise<Series> {
   const items = c.select as SelectItem[];
   const groupBy = splitGroupBy(c.groupBy);
-  const r = await callWhole<{ data: Parameters<typeof linesOf>[1]; granularity: string }>('POST', '/api/v2/charts/series', {
+  const chunks: SelectItem[][] = [];
+  for (let i = 0; i < items.length; i += seriesPerRequest) chunks.push(items.slice(i, i + seriesPerRequest));
+  const answers = await Promise.all(chunks.map((chunk) => callWhole<{ data: Parameters<typeof linesOf>[1]; granularity: string }>('POST', '/api/v2/charts/series', {
     // fill: every bucket of the range, so a count's line falls to 0.
     startTime: from, endTime: to, granularity: c.granularity || 'auto', fill: true,
     // A Datadog query carries its own grouping (by {…}): the API takes it
     // in place of aggFn, field, where and groupBy.
-    series: items.map((s) => s.query ? { sourceId: c.sourceId, query: s.query }
+    series: chunk.map((s) => s.query ? { sourceId: c.sourceId, query: s.query }
       : { sourceId: c.sourceId, aggFn: s.aggFn, field: s.valueExpression ?? '', level: s.level ?? 0, where: s.where ?? '', whereLanguage: s.whereLanguage || 'lucene', groupBy }),
-  }, signal);
-  const perItem = linesOf(items, r.data ?? [], groupBy);
-  return { stepMs: goDuration(r.granularity ?? ''), lines: perItem.flat(), perItem };
+  }, signal)));
+  const rows = answers.length === 1 ? answers[0].data ?? [] : mergeSeries(answers.map((a) => a.data ?? []), seriesPerRequest);
+  const perItem = linesOf(items, rows, groupBy);
+  return { stepMs: goDuration(answers[0]?.granularity ?? ''), lines: perItem.flat(), perItem };
 }
 
 // TileView draws one tile, its title always on top; tables and pies
