@@ -3029,6 +3029,9 @@ type ClickstackUpdateAlertJSONRequestBody = AlertInput
 // ClickstackCreateDashboardJSONRequestBody defines body for ClickstackCreateDashboard for application/json ContentType.
 type ClickstackCreateDashboardJSONRequestBody = DashboardInput
 
+// ClickstackValidateDashboardJSONRequestBody defines body for ClickstackValidateDashboard for application/json ContentType.
+type ClickstackValidateDashboardJSONRequestBody = DashboardInput
+
 // ClickstackUpdateDashboardJSONRequestBody defines body for ClickstackUpdateDashboard for application/json ContentType.
 type ClickstackUpdateDashboardJSONRequestBody = DashboardInput
 
@@ -4477,6 +4480,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
 	ClickstackCreateDashboard(ctx context.Context, org Org, svc Svc, body ClickstackCreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackValidateDashboardWithBody Check a dashboard without storing it (ClickStack form)
+	//
+	// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards/validate (the `ClickstackValidateDashboard` operationId).
+	ClickstackValidateDashboardWithBody(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClickstackValidateDashboard Check a dashboard without storing it (ClickStack form)
+	//
+	// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards/validate (the `ClickstackValidateDashboard` operationId).
+	ClickstackValidateDashboard(ctx context.Context, org Org, svc Svc, body ClickstackValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ClickstackDeleteDashboard Delete a dashboard (ClickStack form)
 	//
@@ -6225,6 +6246,44 @@ func (c *Client) ClickstackCreateDashboardWithBody(ctx context.Context, org Org,
 // Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
 func (c *Client) ClickstackCreateDashboard(ctx context.Context, org Org, svc Svc, body ClickstackCreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewClickstackCreateDashboardRequest(c.Server, org, svc, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackValidateDashboardWithBody Check a dashboard without storing it (ClickStack form)
+//
+// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards/validate (the `ClickstackValidateDashboard` operationId).
+func (c *Client) ClickstackValidateDashboardWithBody(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackValidateDashboardRequestWithBody(c.Server, org, svc, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClickstackValidateDashboard Check a dashboard without storing it (ClickStack form)
+//
+// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards/validate (the `ClickstackValidateDashboard` operationId).
+func (c *Client) ClickstackValidateDashboard(ctx context.Context, org Org, svc Svc, body ClickstackValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClickstackValidateDashboardRequest(c.Server, org, svc, body)
 	if err != nil {
 		return nil, err
 	}
@@ -10094,6 +10153,60 @@ func NewClickstackCreateDashboardRequestWithBody(server string, org Org, svc Svc
 	return req, nil
 }
 
+// NewClickstackValidateDashboardRequest calls the generic ClickstackValidateDashboard builder with application/json body
+func NewClickstackValidateDashboardRequest(server string, org Org, svc Svc, body ClickstackValidateDashboardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClickstackValidateDashboardRequestWithBody(server, org, svc, "application/json", bodyReader)
+}
+
+// NewClickstackValidateDashboardRequestWithBody constructs an http.Request for the ClickstackValidateDashboard method, with any body, and a specified content type
+func NewClickstackValidateDashboardRequestWithBody(server string, org Org, svc Svc, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "org", org, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "svc", svc, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/organizations/%s/services/%s/clickstack/dashboards/validate", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewClickstackDeleteDashboardRequest constructs an http.Request for the ClickstackDeleteDashboard method
 func NewClickstackDeleteDashboardRequest(server string, org Org, svc Svc, id Id) (*http.Request, error) {
 	var err error
@@ -12332,6 +12445,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards (the `ClickstackCreateDashboard` operationId).
 	ClickstackCreateDashboardWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackCreateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackCreateDashboardResponse, error)
+
+	// ClickstackValidateDashboardWithBodyWithResponse Check a dashboard without storing it (ClickStack form)
+	//
+	// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards/validate (the `ClickstackValidateDashboard` operationId).
+	ClickstackValidateDashboardWithBodyWithResponse(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackValidateDashboardResponse, error)
+
+	// ClickstackValidateDashboardWithResponse Check a dashboard without storing it (ClickStack form)
+	//
+	// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards/validate (the `ClickstackValidateDashboard` operationId).
+	ClickstackValidateDashboardWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackValidateDashboardResponse, error)
 
 	// ClickstackDeleteDashboardWithResponse Delete a dashboard (ClickStack form)
 	//
@@ -16643,6 +16774,61 @@ func (r ClickstackCreateDashboardResponse) ContentType() string {
 	return ""
 }
 
+type ClickstackValidateDashboardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManagedDashboard
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *ManagedError
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ManagedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClickstackValidateDashboardResponse) GetJSON200() *ManagedDashboard {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r ClickstackValidateDashboardResponse) GetJSON4XX() *ManagedError {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClickstackValidateDashboardResponse) GetJSONDefault() *ManagedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClickstackValidateDashboardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClickstackValidateDashboardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClickstackValidateDashboardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClickstackValidateDashboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ClickstackDeleteDashboardResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19282,6 +19468,36 @@ func (c *ClientWithResponses) ClickstackCreateDashboardWithResponse(ctx context.
 		return nil, err
 	}
 	return ParseClickstackCreateDashboardResponse(rsp)
+}
+
+// ClickstackValidateDashboardWithBodyWithResponse Check a dashboard without storing it (ClickStack form)
+//
+// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards/validate (the `ClickstackValidateDashboard` operationId).
+func (c *ClientWithResponses) ClickstackValidateDashboardWithBodyWithResponse(ctx context.Context, org Org, svc Svc, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClickstackValidateDashboardResponse, error) {
+	rsp, err := c.ClickstackValidateDashboardWithBody(ctx, org, svc, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackValidateDashboardResponse(rsp)
+}
+
+// ClickstackValidateDashboardWithResponse Check a dashboard without storing it (ClickStack form)
+//
+// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/organizations/{org}/services/{svc}/clickstack/dashboards/validate (the `ClickstackValidateDashboard` operationId).
+func (c *ClientWithResponses) ClickstackValidateDashboardWithResponse(ctx context.Context, org Org, svc Svc, body ClickstackValidateDashboardJSONRequestBody, reqEditors ...RequestEditorFn) (*ClickstackValidateDashboardResponse, error) {
+	rsp, err := c.ClickstackValidateDashboard(ctx, org, svc, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClickstackValidateDashboardResponse(rsp)
 }
 
 // ClickstackDeleteDashboardWithResponse Delete a dashboard (ClickStack form)
@@ -22568,6 +22784,46 @@ func ParseClickstackCreateDashboardResponse(rsp *http.Response) (*ClickstackCrea
 	}
 
 	response := &ClickstackCreateDashboardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManagedDashboard
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ManagedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClickstackValidateDashboardResponse parses an HTTP response from a ClickstackValidateDashboardWithResponse call
+func ParseClickstackValidateDashboardResponse(rsp *http.Response) (*ClickstackValidateDashboardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClickstackValidateDashboardResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}

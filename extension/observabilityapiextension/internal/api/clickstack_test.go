@@ -28,6 +28,19 @@ func TestClickStackForm(t *testing.T) {
 		assert.Equal(t, http.StatusOK, self.status, "the same team's dashboard in the self-hosted form")
 	})
 
+	t.Run("validate checks without storing", func(t *testing.T) {
+		r := call(t, http.MethodPost, cs+"/dashboards/validate", key, dashboard("only checked"))
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		assert.Equal(t, float64(200), r.body["status"])
+		assert.Equal(t, "only checked", item(r)["name"])
+		bad := call(t, http.MethodPost, cs+"/dashboards/validate", key, map[string]any{"name": ""})
+		assert.Equal(t, http.StatusBadRequest, bad.status, bad.body)
+		list := call(t, http.MethodGet, cs+"/dashboards", key, nil)
+		for _, d := range list.body["result"].([]any) {
+			assert.NotEqual(t, "only checked", d.(map[string]any)["name"], "validate stores nothing")
+		}
+	})
+
 	t.Run("lists page by limit and offset up to 1000", func(t *testing.T) {
 		call(t, http.MethodPost, cs+"/dashboards", key, dashboard("second"))
 		r := call(t, http.MethodGet, cs+"/dashboards", key, nil)

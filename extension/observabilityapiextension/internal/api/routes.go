@@ -90,6 +90,8 @@ func (s *Server) routes() {
 		method, path, _ := strings.Cut(rt.pattern, " ")
 		s.route(selfHosted, method+" "+self+path, rt.ep)
 	}
+	// ClickHouse Cloud serves validate beside its dashboards.
+	s.route(clickstack, "POST "+prefix[clickstack]+"/dashboards/validate", s.validateDashboard)
 	s.mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 }
 

@@ -945,6 +945,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/{org}/services/{svc}/clickstack/dashboards/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a dashboard without storing it (ClickStack form)
+         * @description As POST /api/v2/dashboards/validate, in the ClickStack envelope
+         */
+        post: operations["clickstackValidateDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations/{org}/services/{svc}/clickstack/dashboards": {
         parameters: {
             query?: never;
@@ -3964,6 +3987,23 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ManagedSourceList"];
+            default: components["responses"]["ManagedError"];
+            "4XX": components["responses"]["ManagedError"];
+        };
+    };
+    clickstackValidateDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org: components["parameters"]["org"];
+                svc: components["parameters"]["svc"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["DashboardBody"];
+        responses: {
+            200: components["responses"]["ManagedDashboard"];
             default: components["responses"]["ManagedError"];
             "4XX": components["responses"]["ManagedError"];
         };
