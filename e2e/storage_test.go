@@ -160,7 +160,7 @@ func TestAPIFromTheShippedConfig(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-	assert.Contains(t, string(body), `"table":"otel_logs"`)
+	assert.Contains(t, string(body), `"from":{"databaseName":"otel","tableName":"otel_logs"}`)
 	assert.NotContains(t, c.out.String(), key, "keys are never logged")
 }
 
