@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -36,23 +37,32 @@ var (
 	given   = map[int]bool{}
 )
 
-// freePort returns a loopback port that no other call in this process
-// returned: the kernel may hand one free port to two listeners opened and
-// closed in turn, and two components of one collector then collide.
+// freePort returns a free loopback port that no other call in this
+// process returned. It is drawn below the kernel's ephemeral range
+// (ip_local_port_range, 32768 and up by default): a port the kernel
+// handed out for listening could, between this call and the collector's
+// bind, become the source port of some outgoing connection (a browser's,
+// the engine client's), and the collector then failed to start with
+// "address already in use".
 func freePort(t *testing.T) int {
 	t.Helper()
 	portsMu.Lock()
 	defer portsMu.Unlock()
-	for {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		port := l.Addr().(*net.TCPAddr).Port
-		require.NoError(t, l.Close())
-		if !given[port] {
-			given[port] = true
-			return port
+	for range 1000 {
+		port := 20000 + rand.IntN(12000)
+		if given[port] {
+			continue
 		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // in use
+		}
+		require.NoError(t, l.Close())
+		given[port] = true
+		return port
 	}
+	t.Fatal("no free port below the ephemeral range")
+	return 0
 }
 
 // syncBuffer collects a process's output while it runs.
