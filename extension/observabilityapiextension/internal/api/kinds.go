@@ -100,32 +100,30 @@ func keepFromOld(d *dashboards.Dashboard, oldDoc []byte) error {
 	if err != nil {
 		return fmt.Errorf("stored dashboard: %w", err)
 	}
-	tiles := map[string]bool{}
-	for _, t := range old.Tiles {
-		tiles[t.ID] = true
-	}
-	for i := range d.Tiles {
-		if !tiles[d.Tiles[i].ID] {
-			d.Tiles[i].ID = ""
-		}
-	}
+	forgetNewIDs(old.Tiles, d.Tiles, func(t *dashboards.Tile) *string { return &t.ID })
 	if !d.Given.Filters {
 		d.Filters = old.Filters
 	} else {
-		filters := map[string]bool{}
-		for _, f := range old.Filters {
-			filters[f.ID] = true
-		}
-		for i := range d.Filters {
-			if !filters[d.Filters[i].ID] {
-				d.Filters[i].ID = ""
-			}
-		}
+		forgetNewIDs(old.Filters, d.Filters, func(f *dashboards.Filter) *string { return &f.ID })
 	}
 	if !d.Given.Containers {
 		d.Containers = old.Containers
 	}
 	return nil
+}
+
+// forgetNewIDs clears the ids in cur that old does not have, so that
+// validation makes them anew.
+func forgetNewIDs[T any](old, cur []T, id func(*T) *string) {
+	known := make(map[string]bool, len(old))
+	for i := range old {
+		known[*id(&old[i])] = true
+	}
+	for i := range cur {
+		if p := id(&cur[i]); !known[*p] {
+			*p = ""
+		}
+	}
 }
 
 // checkOnClick checks what the tiles' onClick name by id, as HyperDX

@@ -3673,7 +3673,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A Datadog monitor's JSON (metric alert, query alert, log alert), or an integration's asset with it under definition */
+        /** @description A Datadog monitor's JSON (metric alert, query alert, log alert, service check, event alert), or an integration's asset with it under definition */
         requestBody: {
             content: {
                 "application/json": Record<string, never>;
