@@ -2362,9 +2362,7 @@ type DashboardResponse struct {
 }
 
 // DeletedResponse defines model for DeletedResponse.
-type DeletedResponse struct {
-	Data Deleted `json:"data"`
-}
+type DeletedResponse = map[string]interface{}
 
 // Error defines model for Error.
 type Error struct {

@@ -304,6 +304,10 @@ func (s *Server) remove(kind string) endpoint {
 		if err := s.opts.Store.Delete(ctx, team, kind, id); err != nil {
 			return failed(kind, err)
 		}
+		if formOf(ctx) == selfHosted {
+			// HyperDX answers a delete with an empty object, no envelope.
+			return result{data: map[string]any{}, raw: true}
+		}
 		return ok(http.StatusOK, map[string]any{"id": id, "deleted": true}, nil)
 	}
 }

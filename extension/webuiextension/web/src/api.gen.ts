@@ -2184,15 +2184,13 @@ export interface components {
                 };
             };
         };
-        /** @description Deleted */
+        /** @description Deleted; an empty object, as HyperDX answers */
         DeletedResponse: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    data: components["schemas"]["Deleted"];
-                };
+                "application/json": Record<string, never>;
             };
         };
         /** @description A dashboard */
