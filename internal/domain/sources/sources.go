@@ -446,6 +446,20 @@ func (e *Elsewhere) Error() string {
 // Is makes it an ErrUnreadable, which every query path maps to 400.
 func (e *Elsewhere) Is(target error) bool { return target == ErrUnreadable }
 
+// Orphaned is a source whose connection has been deleted from under it
+// (HyperDX answers 404 for it): a not-found, with a message that says
+// which.
+type Orphaned struct {
+	ID, Connection string
+}
+
+func (e *Orphaned) Error() string {
+	return fmt.Sprintf("source %s reads connection %s, which no longer exists", e.ID, e.Connection)
+}
+
+// Is makes it a store.ErrNotFound.
+func (e *Orphaned) Is(target error) bool { return target == store.ErrNotFound }
+
 // Readable says whether this API can query src, a source of team.
 func Readable(team string, src Source) error {
 	if src.Kind != "log" && src.Kind != "trace" && src.Kind != "metric" {
@@ -521,6 +535,12 @@ func (c *Catalog) Get(ctx context.Context, team, id string) (Source, error) {
 		c.mu.Unlock()
 	}
 	if err := Readable(team, src); err != nil {
+		var elsewhere *Elsewhere
+		if errors.As(err, &elsewhere) && elsewhere.Connection != "" {
+			if _, cerr := c.Store.Get(ctx, team, store.KindConnection, elsewhere.Connection); errors.Is(cerr, store.ErrNotFound) {
+				return Source{}, &Orphaned{ID: id, Connection: elsewhere.Connection}
+			}
+		}
 		return Source{}, err
 	}
 	if err := c.Tenancy.Check(ctx, team, src.From.DatabaseName); err != nil {

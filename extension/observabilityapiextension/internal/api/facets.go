@@ -71,7 +71,11 @@ func (s *Server) searchScope(r *http.Request, id string) (sources.Source, *query
 // the message of a source the team may not read.
 func (s *Server) teamSource(r *http.Request, id, what string) (sources.Source, *result) {
 	src, err := s.sources.Get(r.Context(), teamOf(r.Context()), id)
+	var orphaned *sources.Orphaned
 	switch {
+	case errors.As(err, &orphaned):
+		res := fail(http.StatusNotFound, orphaned.Error())
+		return src, &res
 	case errors.Is(err, store.ErrNotFound):
 		res := fail(http.StatusNotFound, "source "+strconv.Quote(id)+" not found")
 		return src, &res

@@ -95,9 +95,6 @@ var skipped = map[string]map[string]string{
 		"should handle lucene query errors gracefully": "it expects a where that does not parse to answer 500 {error}; here that is the caller's mistake, answered 400 {message} naming what is wrong ((invalid query: missing ) for ( at position 0), which TestChartSeriesEndpoint holds",
 		"should handle sql query errors gracefully":    "it expects 500 {error} for a SQL where that does not parse; here it is a 400 {message} with the engine's parse error, the caller's mistake rather than the server's",
 	},
-	"search.int.test.ts": {
-		"returns 404 when the connection for a source no longer exists": "a source here reads the engine the collector runs, through no connection document that could be deleted from under it",
-	},
 }
 
 // TestHyperDXContractSkipsSayWhy: the replay names the commit it follows,

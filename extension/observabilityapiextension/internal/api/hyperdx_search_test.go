@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -87,6 +88,18 @@ func TestHyperDXSearch(t *testing.T) {
 		{"returns 404 when sourceId does not exist", searchCase(func(w world) {
 			r := search(w, window(w, "sourceId", "000000000000000000000000"))
 			assert.Equal(t, 404, r.status)
+			assert.Contains(t, r.body, "message")
+		})},
+		{"returns 404 when the connection for a source no longer exists", searchCase(func(w world) {
+			conn := w.c.put("", kindConn, map[string]any{"name": "Dead Connection", "host": "http://localhost:8123", "username": "default", "password": ""})
+			orphan := hxLogSource("Orphan")
+			orphan.Connection = conn
+			id := w.c.putSource("", orphan)
+			// Connection.deleteOne: straight from the store, past the
+			// API's refusal to delete a connection a source reads.
+			require.NoError(t, w.c.fx.server.opts.Store.Delete(context.Background(), w.c.team, kindConn, conn))
+			r := search(w, window(w, "sourceId", id))
+			assert.Equal(t, 404, r.status, string(r.raw))
 			assert.Contains(t, r.body, "message")
 		})},
 		// Basic fetch + response shape
