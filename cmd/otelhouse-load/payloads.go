@@ -7,10 +7,9 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
-	"compress/zlib"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -20,6 +19,8 @@ import (
 
 	"github.com/DataDog/agent-payload/v5/gogen"
 	pb "github.com/DataDog/datadog-agent/pkg/proto/pbgo/trace"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"github.com/tinylib/msgp/msgp"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -323,7 +324,7 @@ func (g *gen) agentTraces(tracers, perTracer int) payload {
 	if err != nil {
 		panic(err)
 	}
-	return payload{Path: "/api/v0.2/traces", Items: items, Body: gzipped(raw), RawSize: len(raw), Header: http.Header{
+	return payload{Path: "/api/v0.2/traces", Items: items, Body: encoded(raw, "gzip"), RawSize: len(raw), Header: http.Header{
 		"Content-Type": {"application/x-protobuf"}, "Content-Encoding": {"gzip"}, "Dd-Api-Key": {apiKey},
 		"X-Datadog-Reported-Languages": {"go"},
 	}}
@@ -374,13 +375,7 @@ func (g *gen) seriesV2(series, points int, encoding string) payload {
 		panic(err)
 	}
 	h := http.Header{"Content-Type": {"application/x-protobuf"}, "Dd-Api-Key": {apiKey}, "Dd-Agent-Version": {"7.70.0"}}
-	var body []byte
-	switch encoding {
-	case "zstd":
-		body = zstdEncoder.EncodeAll(raw, nil)
-	default:
-		body = deflated(raw)
-	}
+	body := encoded(raw, encoding)
 	h.Set("Content-Encoding", encoding)
 	return payload{Path: "/api/v2/series", Header: h, Items: series * points, Body: body, RawSize: len(raw)}
 }
@@ -410,7 +405,7 @@ func (g *gen) seriesV1(series, points int) payload {
 		}
 	}
 	raw, _ := json.Marshal(map[string]any{"series": all})
-	return payload{Path: "/api/v1/series", Items: series * points, Body: gzipped(raw), RawSize: len(raw), Header: http.Header{
+	return payload{Path: "/api/v1/series", Items: series * points, Body: encoded(raw, "gzip"), RawSize: len(raw), Header: http.Header{
 		"Content-Type": {"application/json"}, "Content-Encoding": {"gzip"}, "Dd-Api-Key": {apiKey},
 	}}
 }
@@ -452,10 +447,7 @@ func (g *gen) logs(n int, encoding string) payload {
 		recs[i] = g.logRecord()
 	}
 	raw, _ := json.Marshal(recs)
-	body := gzipped(raw)
-	if encoding == "zstd" {
-		body = zstdEncoder.EncodeAll(raw, nil)
-	}
+	body := encoded(raw, encoding)
 	return payload{Path: "/api/v2/logs", Items: n, Body: body, RawSize: len(raw), Header: http.Header{
 		"Content-Type": {"application/json"}, "Content-Encoding": {encoding}, "Dd-Api-Key": {apiKey}, "Dd-Evp-Origin": {"agent-json"},
 	}}
@@ -539,17 +531,19 @@ func spanID(v uint64) pcommon.SpanID {
 
 var zstdEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
 
-func gzipped(b []byte) []byte {
+// encoded compresses b as a Content-Encoding names it (gzip, deflate or
+// zstd), the way the Agent does.
+func encoded(b []byte, encoding string) []byte {
+	if encoding == "zstd" {
+		return zstdEncoder.EncodeAll(b, nil)
+	}
 	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	_, _ = w.Write(b)
-	_ = w.Close()
-	return buf.Bytes()
-}
-
-func deflated(b []byte) []byte {
-	var buf bytes.Buffer
-	w := zlib.NewWriter(&buf)
+	var w io.WriteCloser
+	if encoding == "deflate" {
+		w = zlib.NewWriter(&buf)
+	} else {
+		w = gzip.NewWriter(&buf)
+	}
 	_, _ = w.Write(b)
 	_ = w.Close()
 	return buf.Bytes()
