@@ -553,6 +553,8 @@ func (ps *ddParser) target(key string) (ddTarget, error) {
 		tg.duration = attr == "duration"
 		if tg.duration && ps.isTrace() {
 			if a, num, ok := ps.col(ps.f.s.Duration); ok {
+				// Datadog's @duration is nanoseconds.
+				a.expr = ps.f.s.Nanoseconds(a.expr)
 				tg.alts, tg.numeric = []ddAlt{a}, num
 				return tg, nil
 			}

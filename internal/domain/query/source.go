@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,9 @@ type Source struct {
 	Database, Table, TimestampColumn                    string
 	BodyColumn, ServiceColumn, SeverityColumn, Duration string
 	AttributesMap, ResourceMap                          string
+	// DurationScale is how many nanoseconds one unit of Duration is
+	// (HyperDX's durationPrecision: 1 at 9 digits, 1000000 at 3); 0 is 1.
+	DurationScale int64
 	// MetricType tells how a metric table's values combine: gauge (as
 	// is), sum (cumulative series become increases, counter resets
 	// included) or histogram (quantiles from the bucket counts).
@@ -25,6 +29,15 @@ type Source struct {
 	// table: queries read it through cluster(), one replica of every
 	// shard, rather than the one server they reach.
 	Cluster string
+}
+
+// Nanoseconds is a duration expression of the source's Duration unit in
+// nanoseconds, the unit every duration is answered and compared in.
+func (s Source) Nanoseconds(expr string) string {
+	if s.DurationScale <= 1 || expr == "" {
+		return expr
+	}
+	return "(" + expr + " * " + strconv.FormatInt(s.DurationScale, 10) + ")"
 }
 
 // TableRef is how a query names a table of the source's database: itself

@@ -242,3 +242,49 @@ func TestServicesCountEntrySpans(t *testing.T) {
 	require.Len(t, svcs, 1)
 	assert.EqualValues(t, 10, svcs[0]["requests"])
 }
+
+// TestDurationsInTheSourcesUnit: a source whose Duration counts
+// milliseconds (HyperDX's durationPrecision 3) answers its latencies and
+// its traces' lengths in nanoseconds, as every other source does.
+func TestDurationsInTheSourcesUnit(t *testing.T) {
+	db := chtest.DB(t)
+	ctx := context.Background()
+	chtest.FreshDatabase(t, "duration_ms")
+	_, err := db.ExecContext(ctx, "CREATE DATABASE duration_ms")
+	require.NoError(t, err)
+	_, err = db.ExecContext(ctx, `CREATE TABLE duration_ms.spans (
+		Timestamp DateTime64(9), TraceId String, SpanId String, ParentSpanId String, SpanName LowCardinality(String),
+		ServiceName LowCardinality(String), DurationMs UInt64, StatusCode LowCardinality(String))
+		ENGINE = MergeTree ORDER BY (ServiceName, Timestamp)`)
+	require.NoError(t, err)
+	ts := t0.Add(time.Second).UnixNano()
+	_, err = db.ExecContext(ctx, fmt.Sprintf(`INSERT INTO duration_ms.spans VALUES
+		(%d, 't1', 'a', '', 'GET /', 'web', 250, 'Unset'), (%d, 't1', 'b', 'a', 'query', 'web', 40, 'Unset')`, ts, ts))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		scale int64
+		p50   float64 // nanoseconds
+	}{
+		{"nanoseconds", 0, 250},
+		{"milliseconds", int64(time.Millisecond), 250e6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := query.OpenScope(ctx, db, query.Source{
+				Database: "duration_ms", Table: "spans", TimestampColumn: "Timestamp",
+				BodyColumn: "SpanName", ServiceColumn: "ServiceName", Duration: "DurationMs", DurationScale: tc.scale,
+			})
+			require.NoError(t, err)
+			svcs, err := Services(ctx, db, sc, ServiceColumns{Service: "ServiceName", Duration: "DurationMs", Status: "StatusCode", Parent: "ParentSpanId"}, t0, t0.Add(time.Hour), time.Minute)
+			require.NoError(t, err)
+			require.Len(t, svcs, 1)
+			assert.EqualValues(t, tc.p50, svcs[0]["p50"])
+			page, err := TraceList(ctx, db, sc, TraceColumns{Trace: "TraceId", Parent: "ParentSpanId", Name: "SpanName", Service: "ServiceName", Duration: "DurationMs", Status: "StatusCode"},
+				Request{Start: t0, End: t0.Add(time.Hour)}, time.Minute)
+			require.NoError(t, err)
+			require.Len(t, page.Traces, 1)
+			// Both spans start together: the trace lasts its longest.
+			assert.EqualValues(t, max(tc.scale, 1)*250, page.Traces[0].Duration)
+		})
+	}
+}

@@ -30,6 +30,7 @@ func Services(ctx context.Context, db *sql.DB, scope *query.Scope, cols ServiceC
 		return nil, query.Mistake(errNoColumn("status", cols.Status))
 	}
 	dur, _ := scope.Column(cols.Duration)
+	dur = scope.Source().Nanoseconds(dur)
 	name, hasName := scope.Column(cols.Name)
 	var p query.Params
 	data := map[string]any{

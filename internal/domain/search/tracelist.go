@@ -108,6 +108,9 @@ func TraceList(ctx context.Context, db *sql.DB, scope *query.Scope, cols TraceCo
 		if err != nil {
 			return TracePage{}, err
 		}
+		if c.key == "Duration" {
+			v = scope.Source().Nanoseconds(v)
+		}
 		if v != "" {
 			data[c.key] = v
 		}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -201,6 +202,9 @@ func (s Source) Chart() query.Source {
 		q.BodyColumn, q.SeverityColumn = s.BodyExpression, s.SeverityTextExpression
 	case "trace":
 		q.BodyColumn, q.Duration = s.SpanNameExpression, s.DurationExpression
+		if p := s.DurationPrecision; p != nil && *p >= 0 && *p < 9 {
+			q.DurationScale = int64(math.Pow10(9 - *p))
+		}
 	case "metric":
 		q.Table, q.MetricType = s.metricTable()
 		q.AttributesMap = "Attributes" // the exporter's metric tables'

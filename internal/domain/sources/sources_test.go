@@ -87,6 +87,15 @@ func TestLegacyDocumentsLoad(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, trace.Validate("otel"))
 	assert.Equal(t, "SpanName", trace.Chart().BodyColumn)
+	assert.Zero(t, trace.Chart().DurationScale, "the exporter's Duration: nanoseconds")
+}
+
+// durationPrecision says how many digits of a second Duration counts.
+func TestDurationPrecisionScalesToNanoseconds(t *testing.T) {
+	for p, want := range map[int]int64{9: 0, 6: 1000, 3: 1000000, 0: 1000000000} {
+		src := Source{Kind: "trace", DurationExpression: "Duration", DurationPrecision: &p}
+		assert.Equal(t, want, src.Chart().DurationScale, "precision %d", p)
+	}
 }
 
 func TestOtherConnectionsAndKindsAreNotQueried(t *testing.T) {

@@ -33,6 +33,9 @@ export type Source = {
   serviceColumn?: string;
   severityColumn?: string;
   durationColumn?: string;
+  // durationScale: nanoseconds per unit of durationColumn (HyperDX's
+  // durationPrecision: 1 at 9 digits, 1e6 at 3).
+  durationScale: number;
   attributesMap?: string;
   resourceMap?: string;
   traceIdColumn?: string;
@@ -110,6 +113,7 @@ export function columnsOf(s: ApiSource): Source {
     serviceColumn: s.serviceNameExpression,
     severityColumn: s.kind === 'log' ? s.severityTextExpression : undefined,
     durationColumn: trace ? s.durationExpression : undefined,
+    durationScale: trace && s.durationPrecision != null ? 10 ** (9 - s.durationPrecision) : 1,
     attributesMap: s.kind === 'metric' ? 'Attributes' : s.eventAttributesExpression,
     resourceMap: s.resourceAttributesExpression,
     traceIdColumn: s.traceIdExpression,

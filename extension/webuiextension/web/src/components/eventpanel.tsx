@@ -36,7 +36,7 @@ export function EventPanel({ row, src, onClose, onFilter }: { row: Row; src: Sou
         <dt>Timestamp</dt><dd>{fmtTs(row[src.timestampColumn])} <span class="muted small" data-testid="panel-zone"><ZoneSwitch /></span> <span class="muted small" title="as stored, in UTC">({row[src.timestampColumn]})</span></dd>
         {src.serviceColumn && <><dt>Service</dt><dd>{show(row[src.serviceColumn])}<Add on={onFilter} expr={filterFor('service', row[src.serviceColumn])} value={row[src.serviceColumn]} /></dd></>}
         {src.severityColumn && <><dt>Severity</dt><dd>{show(row[src.severityColumn])}<Add on={onFilter} expr={filterFor('level', row[src.severityColumn])} value={row[src.severityColumn]} /></dd></>}
-        {src.durationColumn && row[src.durationColumn] !== undefined && <><dt>Duration</dt><dd>{fmtDuration(Number(row[src.durationColumn]))}</dd></>}
+        {src.durationColumn && row[src.durationColumn] !== undefined && <><dt>Duration</dt><dd>{fmtDuration(Number(row[src.durationColumn]) * src.durationScale)}</dd></>}
         <dt>Trace ID</dt>
         <dd>
           {traceId ? (

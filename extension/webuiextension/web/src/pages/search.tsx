@@ -287,7 +287,7 @@ function Cell({ row, col, src }: { row: Row; col: string; src: Source }) {
   const v = valueOf(row, col, src);
   if (col === src.timestampColumn) return <span class="ts">{fmtTs(v)}</span>;
   if (col === src.severityColumn) return <span class={severityClass(v)}>{show(v)}</span>;
-  if (col === src.durationColumn && v !== undefined) return <span>{fmtDuration(Number(v))}</span>;
+  if (col === src.durationColumn && v !== undefined) return <span>{fmtDuration(Number(v) * src.durationScale)}</span>;
   if (col === (src.statusCodeColumn || 'StatusCode') && String(v).toLowerCase().includes('error')) return <span class="sev err">{show(v)}</span>;
   return <span>{show(v)}</span>;
 }

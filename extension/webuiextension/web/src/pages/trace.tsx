@@ -215,7 +215,7 @@ function layout(d: TraceData) {
   const walk = (s: Row, depth: number): number => {
     if (seen.has(s)) return 0;
     seen.add(s);
-    const n: Node = { span: s, id: String(s[spanCol] ?? nodes.length), depth, start: BigInt(s.__ts_ns), dur: BigInt(Math.max(0, Number(s[durCol] ?? 0))), descendants: 0, critical: false };
+    const n: Node = { span: s, id: String(s[spanCol] ?? nodes.length), depth, start: BigInt(s.__ts_ns), dur: BigInt(Math.max(0, Math.round(Number(s[durCol] ?? 0) * src.durationScale))), descendants: 0, critical: false };
     nodes.push(n);
     byId.set(n.id, n);
     for (const c of children.get(s[spanCol]) ?? []) n.descendants += 1 + walk(c, depth + 1);
@@ -275,7 +275,7 @@ function SpanPanel({ span, src, logs, logSrc, onClose, onLog }: { span: Row; src
       <dl class="kv">
         <dt>Service</dt><dd>{span[src.serviceColumn || 'ServiceName']}</dd>
         <dt>Start</dt><dd>{span[src.timestampColumn]}</dd>
-        <dt>Duration</dt><dd>{fmtDuration(Number(span[src.durationColumn || 'Duration'] ?? 0))}</dd>
+        <dt>Duration</dt><dd>{fmtDuration(Number(span[src.durationColumn || 'Duration'] ?? 0) * src.durationScale)}</dd>
         <dt>Status</dt><dd>{show(span[src.statusCodeColumn || 'StatusCode'])} {show(span.StatusMessage)}</dd>
         <dt>Kind</dt><dd>{show(span.SpanKind)}</dd>
         <dt>Span ID</dt><dd>{show(span[src.spanIdColumn || 'SpanId'])}</dd>
