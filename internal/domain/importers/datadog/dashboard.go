@@ -427,8 +427,10 @@ func (d *dashImport) config(def map[string]json.RawMessage, typ string, n *note)
 		return d.chart(def, "bar", n)
 	case "check_status":
 		return d.checkStatus(def, n)
-	case "manage_status", "alert_graph", "alert_value", "monitor_summary":
-		n.skip("monitors are imported one by one (POST /api/v2/alerts/import); the Alerts page lists them")
+	case "manage_status", "monitor_summary":
+		return d.manageStatus(def, n)
+	case "alert_graph", "alert_value":
+		n.skip("a monitor's own graph or value: monitors are imported one by one (POST /api/v2/alerts/import), each alert charting its tile")
 	case "slo", "slo_list", "servicemap", "trace_service", "topology_map", "geomap", "sunburst", "treemap", "scatterplot", "funnel", "run_workflow", "powerpack", "split_group":
 		n.skip("%s widgets have no counterpart yet", typ)
 	default:

@@ -113,6 +113,13 @@ func TestImportDashboardWidgets(t *testing.T) {
 			"variable in a boolean filter", `{"type":"timeseries","requests":[{"q":"sum:a.b{(status:400 OR s) AND $all} by {status}"}]}`, Imported,
 			`{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:a.b{(status:400 OR s)} by {status}"}]}`, "",
 		},
+		{
+			"manage_status", `{"type":"manage_status","query":"redis memory status:(alert OR \"no data\") tag:(service:checkout env:prod) priority:p1","summary_type":"monitors"}`,
+			Approximated, `{"displayType":"alerts","where":"redis memory","alertStates":["ALERT","NO_DATA"]}`, "alerts have no tag, priority",
+		},
+		{"manage_status, all", `{"type":"manage_status","query":"*"}`, Approximated, `{"displayType":"alerts"}`, "a monitor summary is an alert list"},
+		{"monitor_summary", `{"type":"monitor_summary","query":"title:\"High memory\" status:warn"}`, Approximated, `{"displayType":"alerts","where":"High memory","alertStates":["ALERT"]}`, "alert list"},
+		{"alert_graph", `{"type":"alert_graph","alert_id":"123","viz_type":"timeseries"}`, Skipped, "", "monitors are imported one by one"},
 		{"bad query", `{"type":"timeseries","requests":[{"q":"median:x{*}"}]}`, Skipped, "", "space aggregator"},
 		{"unknown", `{"type":"blinkenlights"}`, Skipped, "", "unknown widget type"},
 	} {
