@@ -435,12 +435,14 @@ function TileData({ c, items, data, unit, height, onZoom }: { c: TileConfig; ite
       return fmtValue(summary(items[i].aggFn ?? '', l), unit);
     };
     const groupCols = splitGroupBy(c.groupBy);
+    // Without a groupBy a row is named by its groups' labels: a Datadog
+    // query's by {…} groups it itself.
     return (
       <div class="tile-scroll">
         <table class="plain small" data-testid="tile-table">
           <thead><tr>{groupCols.length ? groupCols.map((g) => <th>{g}</th>) : <th />}{items.map((s) => <th class="num">{label(s)}</th>)}</tr></thead>
           <tbody>{[...groups.values()].map((g) => (
-            <tr>{groupCols.length ? g.map((x) => <td>{x || '(empty)'}</td>) : <td>value</td>}{items.map((_, i) => <td class="num">{cell(i, g)}</td>)}</tr>
+            <tr>{groupCols.length ? g.map((x) => <td>{x || '(empty)'}</td>) : <td>{g.join(', ') || 'value'}</td>}{items.map((_, i) => <td class="num">{cell(i, g)}</td>)}</tr>
           ))}</tbody>
         </table>
       </div>
