@@ -90,8 +90,10 @@ func TestDatadogTimeshiftOnTheEngine(t *testing.T) {
 		// The change from a minute before, absolute and relative.
 		{cpu + " - timeshift(" + cpu + ", -60)", seeded, map[string][]any{"": {nil, 2.0, nil}}},
 		{"(" + cpu + " - timeshift(" + cpu + ", -60)) / timeshift(" + cpu + ", -60) * 100", seeded, map[string][]any{"": {nil, rel, nil}}},
-		{"sum:system.cpu.user{host:web-1} by {host} - timeshift(sum:system.cpu.user{host:web-1} by {host}, -60)", seeded,
-			map[string][]any{"web-1": {nil, 35.0, nil}}},
+		{
+			"sum:system.cpu.user{host:web-1} by {host} - timeshift(sum:system.cpu.user{host:web-1} by {host}, -60)", seeded,
+			map[string][]any{"web-1": {nil, 35.0, nil}},
+		},
 		// A count (in the sum table) shifts as well.
 		{"hour_before(sum:requests.count{*}.as_count())", seeded.Add(time.Hour), map[string][]any{"": {12.0, 3.0, nil}}},
 		// Before the data: nothing.
