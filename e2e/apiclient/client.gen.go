@@ -815,6 +815,27 @@ func (e SourceInputUseTextIndexForImplicitColumn) Valid() bool {
 	}
 }
 
+// Defines values for TileConfigAlertStates.
+const (
+	TileConfigAlertStatesALERT  TileConfigAlertStates = "ALERT"
+	TileConfigAlertStatesNODATA TileConfigAlertStates = "NO_DATA"
+	TileConfigAlertStatesOK     TileConfigAlertStates = "OK"
+)
+
+// Valid indicates whether the value is a known member of the TileConfigAlertStates enum.
+func (e TileConfigAlertStates) Valid() bool {
+	switch e {
+	case TileConfigAlertStatesALERT:
+		return true
+	case TileConfigAlertStatesNODATA:
+		return true
+	case TileConfigAlertStatesOK:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TileConfigAsRatio.
 const (
 	False TileConfigAsRatio = false
@@ -847,6 +868,7 @@ func (e TileConfigConfigType) Valid() bool {
 
 // Defines values for TileConfigDisplayType.
 const (
+	TileConfigDisplayTypeAlerts     TileConfigDisplayType = "alerts"
 	TileConfigDisplayTypeBar        TileConfigDisplayType = "bar"
 	TileConfigDisplayTypeLine       TileConfigDisplayType = "line"
 	TileConfigDisplayTypeMarkdown   TileConfigDisplayType = "markdown"
@@ -860,6 +882,8 @@ const (
 // Valid indicates whether the value is a known member of the TileConfigDisplayType enum.
 func (e TileConfigDisplayType) Valid() bool {
 	switch e {
+	case TileConfigDisplayTypeAlerts:
+		return true
 	case TileConfigDisplayTypeBar:
 		return true
 	case TileConfigDisplayTypeLine:
@@ -2128,7 +2152,9 @@ type Tile struct {
 // is stored but not run. Presentation options (numberFormat, fillNulls, seriesLimit, ...) are kept
 // as given.
 type TileConfig struct {
-	AlignDateRangeToGranularity *bool `json:"alignDateRangeToGranularity,omitempty"`
+	// AlertStates an alerts tile lists only the alerts in these states (absent - all)
+	AlertStates                 *[]TileConfigAlertStates `json:"alertStates,omitempty"`
+	AlignDateRangeToGranularity *bool                    `json:"alignDateRangeToGranularity,omitempty"`
 
 	// AsRatio a ratio of the first two series is not run yet; false is kept
 	AsRatio *TileConfigAsRatio `json:"asRatio,omitempty"`
@@ -2142,9 +2168,11 @@ type TileConfig struct {
 	CompareToPreviousPeriod *bool                     `json:"compareToPreviousPeriod,omitempty"`
 	ConfigType              *TileConfigConfigType     `json:"configType,omitempty"`
 	ConnectionId            *string                   `json:"connectionId,omitempty"`
-	DisplayType             TileConfigDisplayType     `json:"displayType"`
-	FillNulls               *bool                     `json:"fillNulls,omitempty"`
-	FitYAxisToData          *bool                     `json:"fitYAxisToData,omitempty"`
+
+	// DisplayType alerts is otelhouse's addition (HyperDX has no such tile): it lists the team's alerts with their state and takes only where (every word of it in the alert's name, any case) and alertStates
+	DisplayType    TileConfigDisplayType `json:"displayType"`
+	FillNulls      *bool                 `json:"fillNulls,omitempty"`
+	FitYAxisToData *bool                 `json:"fitYAxisToData,omitempty"`
 
 	// Granularity the bucket the tile is drawn at
 	Granularity          *TileConfigGranularity  `json:"granularity,omitempty"`
@@ -2168,13 +2196,16 @@ type TileConfig struct {
 	WhereLanguage *TileConfigWhereLanguage `json:"whereLanguage,omitempty"`
 }
 
+// TileConfigAlertStates defines model for TileConfig.AlertStates.
+type TileConfigAlertStates string
+
 // TileConfigAsRatio a ratio of the first two series is not run yet; false is kept
 type TileConfigAsRatio bool
 
 // TileConfigConfigType defines model for TileConfig.ConfigType.
 type TileConfigConfigType string
 
-// TileConfigDisplayType defines model for TileConfig.DisplayType.
+// TileConfigDisplayType alerts is otelhouse's addition (HyperDX has no such tile): it lists the team's alerts with their state and takes only where (every word of it in the alert's name, any case) and alertStates
 type TileConfigDisplayType string
 
 // TileConfigGranularity the bucket the tile is drawn at

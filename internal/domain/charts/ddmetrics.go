@@ -37,8 +37,8 @@ import (
 // ddExpr is a parsed formula: a metric query, a number, an operation on
 // two formulas or top() of one.
 type ddExpr struct {
-	op          byte // 0 metric, 'n' number, '+', '-', '*', '/', 't' top
-	num         float64
+	op          byte    // 0 metric, 'n' number, '+', '-', '*', '/', 't' top, 's' timeshift
+	num         float64 // a number, or a timeshift's seconds (ddtimeshift.go)
 	left, right *ddExpr
 	q           *ddMetricQuery
 	// top(…, N, by, dir)
@@ -207,6 +207,9 @@ func (mp *mparser) factor() (*ddExpr, error) {
 	w := mp.word()
 	if w == "top" && mp.peek() == '(' {
 		return mp.top()
+	}
+	if isTimeshift(w) && mp.peek() == '(' {
+		return mp.timeshift(w)
 	}
 	mp.i = start
 	return mp.metric()
@@ -607,6 +610,8 @@ func (ev *ddEval) eval(e *ddExpr) (*ddSeries, error) {
 			return nil, err
 		}
 		return topOf(in, e.topN, e.topBy, e.topDesc), nil
+	case 's':
+		return ev.shifted(e)
 	}
 	l, err := ev.eval(e.left)
 	if err != nil {

@@ -206,6 +206,8 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		put("sourceId", c.SourceID)
 	case c.DisplayType == Markdown:
 		m["markdown"] = c.Markdown
+	case c.DisplayType == AlertList:
+		put("where", c.Where)
 	case c.DisplayType == Search:
 		m["sourceId"] = c.SourceID
 		m["select"] = c.SearchSelect

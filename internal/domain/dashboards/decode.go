@@ -166,6 +166,9 @@ var refused = map[string]string{
 // fromConfig reads HyperDX's config form: builder charts, search,
 // markdown, or configType "sql".
 func fromConfig(m map[string]json.RawMessage) (Config, error) {
+	if string(m["displayType"]) == `"`+AlertList+`"` {
+		return fromAlertList(m)
+	}
 	var c Config
 	str := func(k string, dst *string) error {
 		raw, ok := m[k]

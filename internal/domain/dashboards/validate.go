@@ -214,6 +214,9 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 	case c.DisplayType == Search:
 		language(at+".whereLanguage", &c.WhereLanguage)
 		return source(true)
+	case c.DisplayType == AlertList:
+		c.validateAlertList(p, at)
+		return nil
 	case c.IsChart():
 	default:
 		p.OneOf(at+".displayType", c.DisplayType, displayTypes)

@@ -1412,8 +1412,11 @@ export interface components {
         TileConfig: {
             /** @enum {string} */
             configType?: "sql";
-            /** @enum {string} */
-            displayType: "line" | "stacked_bar" | "table" | "number" | "pie" | "bar" | "search" | "markdown";
+            /**
+             * @description alerts is otelhouse's addition (HyperDX has no such tile): it lists the team's alerts with their state and takes only where (every word of it in the alert's name, any case) and alertStates
+             * @enum {string}
+             */
+            displayType: "line" | "stacked_bar" | "table" | "alerts" | "number" | "pie" | "bar" | "search" | "markdown";
             /** @description id of a source of the team */
             sourceId?: string;
             select?: components["schemas"]["SelectItem"][] | string;
@@ -1421,6 +1424,8 @@ export interface components {
             where?: string;
             /** @enum {string} */
             whereLanguage?: "lucene" | "sql" | "datadog";
+            /** @description an alerts tile lists only the alerts in these states (absent - all) */
+            alertStates?: ("OK" | "ALERT" | "NO_DATA")[];
             markdown?: string;
             connectionId?: string;
             sqlTemplate?: string;

@@ -376,8 +376,7 @@ func (d *dashImport) config(def map[string]json.RawMessage, typ string, n *note)
 	case "query_table":
 		return d.chart(def, "table", n)
 	case "change":
-		n.approx("a change widget is the number now, without its delta to the earlier period")
-		return d.chart(def, "number", n)
+		return d.change(def, n)
 	case "hostmap":
 		n.approx("a host map is a table of its fill value by host")
 		var r struct {
@@ -421,11 +420,17 @@ func (d *dashImport) config(def map[string]json.RawMessage, typ string, n *note)
 		n.approx("a heatmap is drawn as lines, one per group (no heatmap tile)")
 		return d.chart(def, "line", n)
 	case "distribution":
-		n.skip("distribution tiles are not supported yet (no histogram of values across groups)")
+		// The nearest tile: the value of each group as a bar, where
+		// Datadog draws how many groups (or points) fall in each range
+		// of values.
+		n.approx("a distribution is a bar of each group's value (no histogram of values across groups)")
+		return d.chart(def, "bar", n)
 	case "check_status":
 		return d.checkStatus(def, n)
-	case "manage_status", "alert_graph", "alert_value", "monitor_summary":
-		n.skip("monitors are imported one by one (POST /api/v2/alerts/import); the Alerts page lists them")
+	case "manage_status", "monitor_summary":
+		return d.manageStatus(def, n)
+	case "alert_graph", "alert_value":
+		n.skip("a monitor's own graph or value: monitors are imported one by one (POST /api/v2/alerts/import), each alert charting its tile")
 	case "slo", "slo_list", "servicemap", "trace_service", "topology_map", "geomap", "sunburst", "treemap", "scatterplot", "funnel", "run_workflow", "powerpack", "split_group":
 		n.skip("%s widgets have no counterpart yet", typ)
 	default:

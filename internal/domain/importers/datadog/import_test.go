@@ -63,12 +63,35 @@ func TestImportDashboardWidgets(t *testing.T) {
 			"hostmap", `{"type":"hostmap","requests":{"fill":{"q":"avg:system.cpu.user{*} by {host}"}}}`, Approximated,
 			`{"displayType":"table","sourceId":"metrics","select":[{"query":"avg:system.cpu.user{*} by {host}"}]}`, "host map",
 		},
-		{"change", `{"type":"change","requests":[{"q":"sum:x{*}"}]}`, Approximated, `{"displayType":"number","sourceId":"metrics","select":[{"query":"sum:x{*}"}]}`, "delta"},
+		{
+			"change", `{"type":"change","requests":[{"q":"sum:x{*}","compare_to":"hour_before","change_type":"absolute","increase_good":true}]}`, Approximated,
+			`{"displayType":"table","sourceId":"metrics","select":[{"query":"sum:x{*}","alias":"now"},{"query":"(sum:x{*}) - hour_before(sum:x{*})","alias":"change from the hour before"}]}`,
+			"a change widget is a table of the value now and its change",
+		},
+		{
+			"change relative", `{"type":"change","requests":[{"queries":[{"name":"a","data_source":"metrics","query":"sum:x{$env} by {host}"}],"formulas":[{"formula":"a","alias":"hits"}],"compare_to":"week_before","change_type":"relative"}]}`,
+			Approximated,
+			`{"displayType":"table","sourceId":"metrics","select":[{"query":"sum:x{env:prod} by {host}","alias":"hits now"},` +
+				`{"query":"((sum:x{env:prod} by {host}) - week_before(sum:x{env:prod} by {host})) / week_before(sum:x{env:prod} by {host}) * 100","alias":"hits: % change from the week before"}]}`,
+			"template variables",
+		},
+		{
+			"change of logs", `{"type":"change","requests":[{"queries":[{"name":"q","data_source":"logs","search":{"query":"status:error"},"compute":{"aggregation":"count"}}],"formulas":[{"formula":"q"}],"compare_to":"day_before"}]}`,
+			Approximated, `{"displayType":"table","sourceId":"logs","select":[{"aggFn":"count","where":"status:error","whereLanguage":"datadog"}]}`, "its value now only",
+		},
+		{
+			"change, unknown period", `{"type":"change","requests":[{"q":"avg:x{*}","compare_to":"year_before"}]}`, Approximated,
+			`{"displayType":"table","sourceId":"metrics","select":[{"query":"avg:x{*}","alias":"now"},{"query":"(avg:x{*}) - day_before(avg:x{*})","alias":"change from the day before"}]}`,
+			"not a period known here",
+		},
 		{
 			"heatmap", `{"type":"heatmap","requests":[{"q":"sum:zk.connections{*} by {host}"}]}`, Approximated,
 			`{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:zk.connections{*} by {host}"}]}`, "drawn as lines",
 		},
-		{"distribution", `{"type":"distribution","requests":[{"q":"avg:x{*} by {host}"}]}`, Skipped, "", "not supported"},
+		{
+			"distribution", `{"type":"distribution","requests":[{"q":"avg:x{*} by {host}"}]}`, Approximated,
+			`{"displayType":"bar","sourceId":"metrics","select":[{"query":"avg:x{*} by {host}"}]}`, "a bar of each group's value",
+		},
 		{
 			"series in one q", `{"type":"timeseries","requests":[{"q":"system.cpu.idle{$env}, sum:system.mem.total{*}-sum:system.mem.usable{*}"}]}`, Approximated,
 			`{"displayType":"line","sourceId":"metrics","select":[{"query":"system.cpu.idle{env:prod}"},{"query":"sum:system.mem.total{*}-sum:system.mem.usable{*}"}]}`, "template variables",
@@ -90,6 +113,13 @@ func TestImportDashboardWidgets(t *testing.T) {
 			"variable in a boolean filter", `{"type":"timeseries","requests":[{"q":"sum:a.b{(status:400 OR s) AND $all} by {status}"}]}`, Imported,
 			`{"displayType":"line","sourceId":"metrics","select":[{"query":"sum:a.b{(status:400 OR s)} by {status}"}]}`, "",
 		},
+		{
+			"manage_status", `{"type":"manage_status","query":"redis memory status:(alert OR \"no data\") tag:(service:checkout env:prod) priority:p1","summary_type":"monitors"}`,
+			Approximated, `{"displayType":"alerts","where":"redis memory","alertStates":["ALERT","NO_DATA"]}`, "alerts have no tag, priority",
+		},
+		{"manage_status, all", `{"type":"manage_status","query":"*"}`, Approximated, `{"displayType":"alerts"}`, "a monitor summary is an alert list"},
+		{"monitor_summary", `{"type":"monitor_summary","query":"title:\"High memory\" status:warn"}`, Approximated, `{"displayType":"alerts","where":"High memory","alertStates":["ALERT"]}`, "alert list"},
+		{"alert_graph", `{"type":"alert_graph","alert_id":"123","viz_type":"timeseries"}`, Skipped, "", "monitors are imported one by one"},
 		{"bad query", `{"type":"timeseries","requests":[{"q":"median:x{*}"}]}`, Skipped, "", "space aggregator"},
 		{"unknown", `{"type":"blinkenlights"}`, Skipped, "", "unknown widget type"},
 	} {

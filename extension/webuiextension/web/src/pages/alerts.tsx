@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Answer, del, Evaluation, get, messageOf, post, put, Schemas, Webhook, Whole } from '../api';
 import { DatadogImportButton, DatadogImportReport } from '../components/datadogimport';
 import { onLink } from '../router';
@@ -168,7 +168,8 @@ function WebhookForm({ initial, onDone, onCancel }: { initial: Partial<Webhook>;
 export function AlertsPage() {
   const [list, setList] = useState<Alert[] | null>(null);
   const [hooks, setHooks] = useState<Webhook[]>([]);
-  const [open, setOpen] = useState('');
+  // ?alert=<id> (an alert-list tile's link) opens that alert's row.
+  const [open, setOpen] = useState(() => new URL(location.href).searchParams.get('alert') ?? '');
   const [history, setHistory] = useState<Evaluation[] | null>(null);
   const [error, setError] = useState('');
   const [saved, setSaved] = useState<Record<string, string>>({});
@@ -202,6 +203,13 @@ export function AlertsPage() {
     get<Webhook[]>('/api/v2/webhooks').then(setHooks).catch((e) => setError(e.message));
   };
   useEffect(load, []);
+  // The row a link opened is brought into view once the list is there.
+  const linked = useRef(open);
+  useEffect(() => {
+    if (!list || !linked.current) return;
+    document.querySelector(`tr[data-alert-id="${CSS.escape(linked.current)}"]`)?.scrollIntoView({ block: 'center' });
+    linked.current = '';
+  }, [list]);
   // States change as the scheduler evaluates: the list follows them.
   useEffect(() => {
     const t = window.setInterval(() => { if (!document.hidden) load(); }, 10_000);
@@ -230,7 +238,7 @@ export function AlertsPage() {
           <tbody>
             {list.map((a) => (
               <>
-                <tr data-alert={a.name} onClick={() => setOpen(open === a.id ? '' : a.id)}>
+                <tr data-alert={a.name} data-alert-id={a.id} class={open === a.id ? 'open' : undefined} onClick={() => setOpen(open === a.id ? '' : a.id)}>
                   <td data-testid="alert-state"><span class={a.state === 'ALERT' ? 'sev err' : 'sev info'}>{a.state || 'PENDING'}</span>
                     {muted(a) && <span class="muted small" data-testid="alert-muted" title={`muted by ${a.silenced!.by}`}> muted until {fmtShort(Date.parse(a.silenced!.until))}</span>}</td>
                   <td class="wrap">{a.name}</td>

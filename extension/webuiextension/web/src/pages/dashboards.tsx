@@ -5,6 +5,8 @@ import { label, linesOf, mergeSeries } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { TimePicker } from '../components/timepicker';
 import { Markdown } from '../markdown';
+import { AlertListFields, AlertListTile } from '../components/alertlist';
+import { alertListConfig } from '../alertlist';
 import { navigate, onLink, useLocation } from '../router';
 import { goDuration, resolveRange } from '../time';
 import { fmtValue, numberFormat, Unit, unitOf, units } from '../units';
@@ -29,7 +31,7 @@ export type SelectItem = Schemas['SelectItem'];
 // The aggregations /api/v2 takes (dashboards.AggFns).
 const aggFns = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max', 'quantile', 'last_value'];
 const languages = ['lucene', 'sql', 'datadog'];
-const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie'], ['search', 'Search'], ['markdown', 'Markdown']];
+const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie'], ['search', 'Search'], ['markdown', 'Markdown'], ['alerts', 'Alert list']];
 const granularities = ['auto', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '2h', '6h', '12h', '1d'];
 
 // A dashboard written back: what the API answers, without what it sets.
@@ -387,6 +389,8 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
   let content: ComponentChildren;
   if (c.configType) {
     content = <><p class="muted small">A raw-SQL tile: kept as written, not run here (it would run with the API's own credentials).</p><pre class="small">{c.sqlTemplate}</pre></>;
+  } else if (c.displayType === 'alerts') {
+    content = <AlertListTile c={c} from={from} to={to} />;
   } else if (c.displayType === 'markdown') {
     content = <Markdown source={c.markdown ?? ''} />;
   } else if (c.displayType === 'search') {
@@ -431,12 +435,14 @@ function TileData({ c, items, data, unit, height, onZoom }: { c: TileConfig; ite
       return fmtValue(summary(items[i].aggFn ?? '', l), unit);
     };
     const groupCols = splitGroupBy(c.groupBy);
+    // Without a groupBy a row is named by its groups' labels: a Datadog
+    // query's by {…} groups it itself.
     return (
       <div class="tile-scroll">
         <table class="plain small" data-testid="tile-table">
           <thead><tr>{groupCols.length ? groupCols.map((g) => <th>{g}</th>) : <th />}{items.map((s) => <th class="num">{label(s)}</th>)}</tr></thead>
           <tbody>{[...groups.values()].map((g) => (
-            <tr>{groupCols.length ? g.map((x) => <td>{x || '(empty)'}</td>) : <td>value</td>}{items.map((_, i) => <td class="num">{cell(i, g)}</td>)}</tr>
+            <tr>{groupCols.length ? g.map((x) => <td>{x || '(empty)'}</td>) : <td>{g.join(', ') || 'value'}</td>}{items.map((_, i) => <td class="num">{cell(i, g)}</td>)}</tr>
           ))}</tbody>
         </table>
       </div>
@@ -494,12 +500,15 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
               <label>Display<select name="display" value={c.displayType} onChange={(e) => {
                 const v = e.currentTarget.value;
                 if (v === 'markdown') setC({ displayType: v, markdown: c.markdown ?? '' });
+                else if (v === 'alerts') setC({ displayType: v });
                 // A search tile lists events: its select is the columns.
                 else if (v === 'search') setC({ displayType: v, select: '', where: item.where ?? '', whereLanguage: item.whereLanguage || 'lucene', sourceId: c.sourceId || sources[0]?.id });
                 else setC({ displayType: v as TileConfig['displayType'], select: Array.isArray(c.select) && c.select.length ? c.select : [item], sourceId: c.sourceId || sources[0]?.id });
               }}>{displays.map(([v, l]) => <option value={v}>{l}</option>)}</select></label>
               {markdown ? (
                 <label class="wide">Markdown<textarea name="markdown" rows={10} value={c.markdown ?? ''} onInput={(e) => setC({ markdown: e.currentTarget.value })} /></label>
+              ) : c.displayType === 'alerts' ? (
+                <AlertListFields c={c} setC={setC} />
               ) : search ? (
                 <>
                   <label>Source<select name="source" value={c.sourceId} onChange={(e) => setC({ sourceId: e.currentTarget.value })}>
@@ -580,6 +589,7 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
 function tileOut(t: Tile): Tile {
   const c = t.config;
   if (c.displayType === 'markdown') return { ...t, config: { displayType: 'markdown', markdown: c.markdown ?? '' } };
+  if (c.displayType === 'alerts') return { ...t, config: alertListConfig(c) };
   if (c.displayType === 'search') {
     return { ...t, config: { displayType: 'search', sourceId: c.sourceId, select: typeof c.select === 'string' ? c.select : '', where: c.where ?? '', whereLanguage: c.whereLanguage || 'lucene' } };
   }
