@@ -284,7 +284,7 @@ func TestDurationsInTheSourcesUnit(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, page.Traces, 1)
 			// Both spans start together: the trace lasts its longest.
-			assert.EqualValues(t, max(tc.scale, 1)*250, page.Traces[0].Duration)
+			assert.Equal(t, max(tc.scale, 1)*250, page.Traces[0].Duration)
 		})
 	}
 }
