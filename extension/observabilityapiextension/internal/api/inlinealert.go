@@ -144,7 +144,7 @@ func validateInlineAlert(ctx context.Context, a *Alert, lookup lookups, p *probl
 	}
 	checkDisplay(display, p)
 	if ext.ConfigType == "sql" {
-		return validateRawSQLChart(ctx, a, ext, fields, lookup, p)
+		return validateRawSQLChart(ctx, ext, fields, lookup, p)
 	}
 	return validateBuilderChart(ctx, a, ext, display, lookup, p)
 }
@@ -307,7 +307,7 @@ func checkFormulas(ext externalChart, p *problems.List) {
 // where) and then refuses it: raw SQL charts are stored here, not run,
 // so the scheduler could never evaluate the alert (as for an alert on a
 // raw SQL tile).
-func validateRawSQLChart(ctx context.Context, a *Alert, ext externalChart, fields map[string]json.RawMessage, lookup lookups, p *problems.List) error {
+func validateRawSQLChart(ctx context.Context, ext externalChart, fields map[string]json.RawMessage, lookup lookups, p *problems.List) error {
 	_, where := fields["where"]
 	_, whereLanguage := fields["whereLanguage"]
 	if where || whereLanguage {
@@ -393,6 +393,14 @@ func externalChartConfig(raw json.RawMessage) (*externalChart, bool) {
 	return ext, true
 }
 
+// selectItemKeys are the stored select item fields the external dialect
+// says, or that do not change what a line, stacked_bar or number chart
+// measures (a heatmap's or a table cell's).
+var selectItemKeys = []string{
+	"aggFn", "aggCondition", "aggConditionLanguage", "valueExpression", "alias", "level", "metricType", "metricName",
+	"numberFormat", "isDelta", "color", "colorRules", "countExpression", "heatmapScaleType",
+}
+
 // representable applies HyperDX's checks of a stored builder config
 // against what the external schema can hold.
 func representable(raw json.RawMessage, c alerting.ChartConfig) bool {
@@ -421,15 +429,13 @@ func representable(raw json.RawMessage, c alerting.ChartConfig) bool {
 	if c.DisplayType == "number" && len(c.Select) > 1 && len(c.Formulas) == 0 {
 		return false
 	}
-	known := []string{"aggFn", "aggCondition", "aggConditionLanguage", "valueExpression", "alias", "level", "metricType", "metricName",
-		"numberFormat", "isDelta", "color", "colorRules", "countExpression", "heatmapScaleType"}
 	for _, it := range m["select"].([]any) {
 		item, ok := it.(map[string]any)
 		if !ok {
 			return false
 		}
 		for k, v := range item {
-			if !slices.Contains(known, k) && !alerting.EmptyJSON(v) {
+			if !slices.Contains(selectItemKeys, k) && !alerting.EmptyJSON(v) {
 				return false
 			}
 		}
