@@ -206,8 +206,14 @@ func validateBuilderChart(ctx context.Context, a *Alert, ext externalChart, disp
 	if ext.DisplayType != "number" {
 		internal.GroupBy = ext.GroupBy
 		checkText("chartConfig.groupBy", ext.GroupBy, p)
-		if len(dashboards.SplitGroupBy(ext.GroupBy)) > 5 {
+		fields := dashboards.SplitGroupBy(ext.GroupBy)
+		if len(fields) > 5 {
 			p.Add("chartConfig.groupBy takes at most 5 fields")
+		}
+		for _, f := range fields {
+			if err := query.CheckField(f); err != nil {
+				p.Add("chartConfig.groupBy: %v", err)
+			}
 		}
 		internal.SeriesReturnType = "column"
 		if ext.AsRatio != nil && *ext.AsRatio {

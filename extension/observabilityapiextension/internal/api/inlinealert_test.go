@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,4 +107,56 @@ func TestInlineAlertNotEvaluated(t *testing.T) {
 		assert.Equal(t, "QUERY_ERROR", errs[0].(map[string]any)["type"])
 		c.expect(200, "DELETE", "/api/v2/alerts/"+id, nil)
 	}
+}
+
+// TestInlineAlertBadInputIs400: a chartConfig a caller got wrong is a 400
+// that names the mistake, whatever its shape; what the dialect does not
+// have is dropped.
+func TestInlineAlertBadInputIs400(t *testing.T) {
+	fx := setupWith(t, func(*Options) {})
+	c := newContractCase(t, fx)
+	src := c.put("", kindSource, map[string]any{
+		"kind": "log", "from": map[string]any{"databaseName": "default", "tableName": "otel_logs"},
+		"timestampValueExpression": "Timestamp", "name": "Logs",
+	})
+	wh := c.put("", kindWebhook, map[string]any{"name": "W", "service": "slack", "url": "https://hooks.slack.com/test"})
+	count := map[string]any{"aggFn": "count"}
+	deep := strings.Repeat("(", 500) + "A" + strings.Repeat(")", 500)
+	for _, tc := range []struct {
+		chart any
+		says  string
+	}{
+		{"x", "chartConfig must be an object"},
+		{map[string]any{"sourceId": src, "select": []any{count}}, "chartConfig.displayType must be one of"},
+		{with(inlineConfig(src), "select", "x"), "chartConfig"},
+		{with(inlineConfig(src), "select", []any{1}), "chartConfig"},
+		{with(inlineConfig(src), "select", []any{}), "chartConfig.select takes 1 to 20 items"},
+		{with(inlineConfig(src), "formulas", "A"), "chartConfig"},
+		{with(inlineConfig(src), "formulas", []any{map[string]any{"expression": 5}}), "chartConfig"},
+		{with(inlineConfig(src), "formulas", []any{map[string]any{"expression": deep}}), "nests deeper"},
+		{with(inlineConfig(src), "asRatio", "yes"), "chartConfig"},
+		{with(inlineConfig(src), "seriesLimit", -1), "chartConfig.seriesLimit"},
+		{with(inlineConfig(src), "fillNulls", "x"), "chartConfig.fillNulls must be a boolean"},
+		{with(inlineConfig(src), "groupBy", "a\nb"), "chartConfig.groupBy"},
+		{with(inlineConfig(src), "whereLanguage", "xml"), `chartConfig.whereLanguage must be "lucene" or "sql"`},
+		{with(inlineConfig(src), "where", strings.Repeat("a", 10001)), "chartConfig.where is longer than"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "count", "valueExpression": "x"}}), "Value expression cannot be used with count"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "sum"}}), "Value expression is required"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "quantile", "valueExpression": "x", "level": 0.3}}), "level must be one of"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "avg", "valueExpression": "x", "level": 0.5}}), "Level can only be used with quantile"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "median"}}), "aggFn must be one of"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "sum", "metricName": "m", "metricType": "gauge"}}), "metric select items"},
+		{map[string]any{"configType": "sql", "displayType": "line", "sqlTemplate": "SELECT 1", "connectionId": "nope"}, "connection must be a valid connection id"},
+	} {
+		r := c.do("POST", "/api/v2/alerts", inlineAlert(tc.chart, wh))
+		assert.Equal(t, 400, r.status, "%v: %s", tc.chart, r.raw)
+		assert.Contains(t, r.message(), tc.says, "%v", tc.chart)
+	}
+	// A number chart has neither grouping nor ratio: dropped, as HyperDX
+	// drops what its number schema does not have.
+	a := c.expect(200, "POST", "/api/v2/alerts", inlineAlert(with(inlineConfig(src), "displayType", "number", "groupBy", "ServiceName", "bogus", 1), wh)).data()
+	cfg := a["chartConfig"].(map[string]any)
+	assert.False(t, hasKey(cfg, "groupBy"))
+	assert.False(t, hasKey(cfg, "bogus"))
+	assert.False(t, hasKey(c.stored(kindAlert, a["id"].(string))["chartConfig"].(map[string]any), "groupBy"))
 }
