@@ -149,8 +149,8 @@ func validateInlineAlert(ctx context.Context, a *Alert, lookup lookups, p *probl
 	return validateBuilderChart(ctx, a, ext, display, lookup, p)
 }
 
-// checkDisplay checks the display options the scheduler could trip on
-// when they reach the UI: flags are booleans, seriesLimit a count.
+// checkDisplay checks the display options kept verbatim that clients read
+// as typed: flags are booleans, seriesLimit a count.
 func checkDisplay(display map[string]json.RawMessage, p *problems.List) {
 	for _, k := range booleanOptions {
 		var b bool
@@ -466,7 +466,7 @@ func pick(m map[string]json.RawMessage, keys []string) map[string]json.RawMessag
 func jsonProblem(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Sprintf("%s must be %s, got %s", te.Field, te.Type, te.Value)
+		return fmt.Sprintf("%s has the wrong type (a %s)", cmp.Or(te.Field, "the value"), te.Value)
 	}
 	return err.Error()
 }
