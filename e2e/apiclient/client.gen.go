@@ -55,6 +55,7 @@ func (e AlertInterval) Valid() bool {
 
 // Defines values for AlertSource.
 const (
+	AlertSourceInline      AlertSource = "inline"
 	AlertSourceSavedSearch AlertSource = "saved_search"
 	AlertSourceTile        AlertSource = "tile"
 )
@@ -62,6 +63,8 @@ const (
 // Valid indicates whether the value is a known member of the AlertSource enum.
 func (e AlertSource) Valid() bool {
 	switch e {
+	case AlertSourceInline:
+		return true
 	case AlertSourceSavedSearch:
 		return true
 	case AlertSourceTile:
@@ -128,6 +131,102 @@ func (e AlertThresholdType) Valid() bool {
 	}
 }
 
+// Defines values for AlertChartConfigConfigType.
+const (
+	AlertChartConfigConfigTypeSql AlertChartConfigConfigType = "sql"
+)
+
+// Valid indicates whether the value is a known member of the AlertChartConfigConfigType enum.
+func (e AlertChartConfigConfigType) Valid() bool {
+	switch e {
+	case AlertChartConfigConfigTypeSql:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertChartConfigDisplayType.
+const (
+	AlertChartConfigDisplayTypeLine       AlertChartConfigDisplayType = "line"
+	AlertChartConfigDisplayTypeNumber     AlertChartConfigDisplayType = "number"
+	AlertChartConfigDisplayTypeStackedBar AlertChartConfigDisplayType = "stacked_bar"
+)
+
+// Valid indicates whether the value is a known member of the AlertChartConfigDisplayType enum.
+func (e AlertChartConfigDisplayType) Valid() bool {
+	switch e {
+	case AlertChartConfigDisplayTypeLine:
+		return true
+	case AlertChartConfigDisplayTypeNumber:
+		return true
+	case AlertChartConfigDisplayTypeStackedBar:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertChartConfigWhereLanguage.
+const (
+	AlertChartConfigWhereLanguageLucene AlertChartConfigWhereLanguage = "lucene"
+	AlertChartConfigWhereLanguageSql    AlertChartConfigWhereLanguage = "sql"
+)
+
+// Valid indicates whether the value is a known member of the AlertChartConfigWhereLanguage enum.
+func (e AlertChartConfigWhereLanguage) Valid() bool {
+	switch e {
+	case AlertChartConfigWhereLanguageLucene:
+		return true
+	case AlertChartConfigWhereLanguageSql:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertChartSelectLevel.
+const (
+	N05  AlertChartSelectLevel = 0.5
+	N09  AlertChartSelectLevel = 0.9
+	N095 AlertChartSelectLevel = 0.95
+	N099 AlertChartSelectLevel = 0.99
+)
+
+// Valid indicates whether the value is a known member of the AlertChartSelectLevel enum.
+func (e AlertChartSelectLevel) Valid() bool {
+	switch e {
+	case N05:
+		return true
+	case N09:
+		return true
+	case N095:
+		return true
+	case N099:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertChartSelectWhereLanguage.
+const (
+	AlertChartSelectWhereLanguageLucene AlertChartSelectWhereLanguage = "lucene"
+	AlertChartSelectWhereLanguageSql    AlertChartSelectWhereLanguage = "sql"
+)
+
+// Valid indicates whether the value is a known member of the AlertChartSelectWhereLanguage enum.
+func (e AlertChartSelectWhereLanguage) Valid() bool {
+	switch e {
+	case AlertChartSelectWhereLanguageLucene:
+		return true
+	case AlertChartSelectWhereLanguageSql:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AlertInputInterval.
 const (
 	AlertInputIntervalN12h AlertInputInterval = "12h"
@@ -166,6 +265,7 @@ func (e AlertInputInterval) Valid() bool {
 
 // Defines values for AlertInputSource.
 const (
+	AlertInputSourceInline      AlertInputSource = "inline"
 	AlertInputSourceSavedSearch AlertInputSource = "saved_search"
 	AlertInputSourceTile        AlertInputSource = "tile"
 )
@@ -173,6 +273,8 @@ const (
 // Valid indicates whether the value is a known member of the AlertInputSource enum.
 func (e AlertInputSource) Valid() bool {
 	switch e {
+	case AlertInputSourceInline:
+		return true
 	case AlertInputSourceSavedSearch:
 		return true
 	case AlertInputSourceTile:
@@ -1354,9 +1456,12 @@ type Alert struct {
 	Channel Channel `json:"channel"`
 
 	// Channels the webhooks notified, each once; channel, when also given, must be channels[0]
-	Channels    []Channel `json:"channels"`
-	CreatedAt   time.Time `json:"createdAt"`
-	DashboardId *string   `json:"dashboardId,omitempty"`
+	Channels []Channel `json:"channels"`
+
+	// ChartConfig An inline alert's chart, in HyperDX's external chart dialect (a dashboard tile's config, plus the config's name and a chart-level where). A builder chart aggregates select items over sourceId (grouped by groupBy on line and stacked_bar); the alert judges the first formula when there are formulas, the first item over the second with asRatio, else the first item. A number chart takes one select item unless formulas are used (the items are then their operands). formulas need a log, trace or metric source and exclude asRatio; asRatio needs exactly two items. A raw SQL config (configType sql, connectionId, sqlTemplate) is checked as HyperDX checks it and then refused (400): raw SQL is stored here, not run. Fields the dialect does not have are dropped. Answered on one alert (not in lists), and left out when the stored config holds what this dialect cannot say (an internally authored filters, for one), so that echoing the answer back fails on the missing config.
+	ChartConfig *AlertChartConfig `json:"chartConfig,omitempty"`
+	CreatedAt   time.Time         `json:"createdAt"`
+	DashboardId *string           `json:"dashboardId,omitempty"`
 
 	// ExecutionErrors the last evaluations' failures, oldest first (absent when none)
 	ExecutionErrors *[]ExecutionError `json:"executionErrors,omitempty"`
@@ -1409,12 +1514,88 @@ type AlertState string
 // AlertThresholdType HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
 type AlertThresholdType string
 
-// AlertInput HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy. channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept)
+// AlertChartConfig An inline alert's chart, in HyperDX's external chart dialect (a dashboard tile's config, plus the config's name and a chart-level where). A builder chart aggregates select items over sourceId (grouped by groupBy on line and stacked_bar); the alert judges the first formula when there are formulas, the first item over the second with asRatio, else the first item. A number chart takes one select item unless formulas are used (the items are then their operands). formulas need a log, trace or metric source and exclude asRatio; asRatio needs exactly two items. A raw SQL config (configType sql, connectionId, sqlTemplate) is checked as HyperDX checks it and then refused (400): raw SQL is stored here, not run. Fields the dialect does not have are dropped. Answered on one alert (not in lists), and left out when the stored config holds what this dialect cannot say (an internally authored filters, for one), so that echoing the answer back fails on the missing config.
+type AlertChartConfig struct {
+	AlignDateRangeToGranularity *bool `json:"alignDateRangeToGranularity,omitempty"`
+
+	// AsRatio line and stacked_bar; the first select item over the second
+	AsRatio                 *bool                     `json:"asRatio,omitempty"`
+	BackgroundChart         *map[string]interface{}   `json:"backgroundChart,omitempty"`
+	Color                   *string                   `json:"color,omitempty"`
+	ColorRules              *[]map[string]interface{} `json:"colorRules,omitempty"`
+	CompareToPreviousPeriod *bool                     `json:"compareToPreviousPeriod,omitempty"`
+
+	// ConfigType sql for a raw SQL config; absent for a builder chart
+	ConfigType *AlertChartConfigConfigType `json:"configType,omitempty"`
+
+	// ConnectionId raw SQL only; a connection of the team (the source's, when sourceId is given)
+	ConnectionId   *string                     `json:"connectionId,omitempty"`
+	DisplayType    AlertChartConfigDisplayType `json:"displayType"`
+	FillNulls      *bool                       `json:"fillNulls,omitempty"`
+	FitYAxisToData *bool                       `json:"fitYAxisToData,omitempty"`
+
+	// Formulas arithmetic over the select items named A, B, ... (+ - * / and parentheses)
+	Formulas *[]struct {
+		Alias      *string `json:"alias,omitempty"`
+		Expression string  `json:"expression"`
+	} `json:"formulas,omitempty"`
+
+	// GroupBy line and stacked_bar; comma-separated fields, at most 5
+	GroupBy *string `json:"groupBy,omitempty"`
+
+	// Name the config's name
+	Name              *string                 `json:"name,omitempty"`
+	NumberFormat      *map[string]interface{} `json:"numberFormat,omitempty"`
+	Select            *[]AlertChartSelect     `json:"select,omitempty"`
+	SeriesLimit       *int                    `json:"seriesLimit,omitempty"`
+	ShowOperandSeries *bool                   `json:"showOperandSeries,omitempty"`
+	SourceId          *string                 `json:"sourceId,omitempty"`
+	SqlTemplate       *string                 `json:"sqlTemplate,omitempty"`
+
+	// Where builder only; the chart-level filter, ANDed with each select item's where
+	Where         *string                        `json:"where,omitempty"`
+	WhereLanguage *AlertChartConfigWhereLanguage `json:"whereLanguage,omitempty"`
+}
+
+// AlertChartConfigConfigType sql for a raw SQL config; absent for a builder chart
+type AlertChartConfigConfigType string
+
+// AlertChartConfigDisplayType defines model for AlertChartConfig.DisplayType.
+type AlertChartConfigDisplayType string
+
+// AlertChartConfigWhereLanguage defines model for AlertChartConfig.WhereLanguage.
+type AlertChartConfigWhereLanguage string
+
+// AlertChartSelect defines model for AlertChartSelect.
+type AlertChartSelect struct {
+	AggFn string  `json:"aggFn"`
+	Alias *string `json:"alias,omitempty"`
+
+	// Level quantile only
+	Level        *AlertChartSelectLevel  `json:"level,omitempty"`
+	NumberFormat *map[string]interface{} `json:"numberFormat,omitempty"`
+
+	// ValueExpression required but with count, which takes none
+	ValueExpression *string                        `json:"valueExpression,omitempty"`
+	Where           *string                        `json:"where,omitempty"`
+	WhereLanguage   *AlertChartSelectWhereLanguage `json:"whereLanguage,omitempty"`
+}
+
+// AlertChartSelectLevel quantile only
+type AlertChartSelectLevel float32
+
+// AlertChartSelectWhereLanguage defines model for AlertChartSelect.WhereLanguage.
+type AlertChartSelectWhereLanguage string
+
+// AlertInput HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy; source inline watches its own chartConfig (required with inline, refused with the other sources). channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept)
 type AlertInput struct {
 	Channel *Channel `json:"channel,omitempty"`
 
 	// Channels the webhooks notified, each once; channel, when also given, must be channels[0]
-	Channels        *[]Channel        `json:"channels,omitempty"`
+	Channels *[]Channel `json:"channels,omitempty"`
+
+	// ChartConfig An inline alert's chart, in HyperDX's external chart dialect (a dashboard tile's config, plus the config's name and a chart-level where). A builder chart aggregates select items over sourceId (grouped by groupBy on line and stacked_bar); the alert judges the first formula when there are formulas, the first item over the second with asRatio, else the first item. A number chart takes one select item unless formulas are used (the items are then their operands). formulas need a log, trace or metric source and exclude asRatio; asRatio needs exactly two items. A raw SQL config (configType sql, connectionId, sqlTemplate) is checked as HyperDX checks it and then refused (400): raw SQL is stored here, not run. Fields the dialect does not have are dropped. Answered on one alert (not in lists), and left out when the stored config holds what this dialect cannot say (an internally authored filters, for one), so that echoing the answer back fails on the missing config.
+	ChartConfig     *AlertChartConfig `json:"chartConfig,omitempty"`
 	CreatedAt       *string           `json:"createdAt,omitempty"`
 	DashboardId     *string           `json:"dashboardId,omitempty"`
 	ExecutionErrors *[]ExecutionError `json:"executionErrors,omitempty"`
@@ -2546,7 +2727,7 @@ type WebhookResponse struct {
 	Data Webhook `json:"data"`
 }
 
-// AlertBody HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy. channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept)
+// AlertBody HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy; source inline watches its own chartConfig (required with inline, refused with the other sources). channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept)
 type AlertBody = AlertInput
 
 // ConnectionBody defines model for ConnectionBody.

@@ -26,7 +26,10 @@ type Series struct {
 	Level         float64
 	Where         string
 	WhereLanguage string
-	GroupBy       []string
+	// Filter, in FilterLanguage, is a further condition ANDed with Where:
+	// an inline alert's chart-level where beside each item's own.
+	Filter, FilterLanguage string
+	GroupBy                []string
 	// Query, on a metric source, is a Datadog metric query or formula
 	// (ddmetrics.go); it replaces AggFn, Field, Where and GroupBy.
 	Query string
@@ -125,6 +128,13 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 	cond, err := scope.Where(ctx, db, s.WhereLanguage, s.Where, &p)
 	if err != nil {
 		return "", nil, err
+	}
+	if s.Filter != "" {
+		f, err := scope.Where(ctx, db, s.FilterLanguage, s.Filter, &p)
+		if err != nil {
+			return "", nil, err
+		}
+		cond = "(" + cond + ") AND (" + f + ")"
 	}
 	if s.MetricName != "" {
 		cond = "(" + cond + ") AND `MetricName` = " + p.Add(s.MetricName, "String")

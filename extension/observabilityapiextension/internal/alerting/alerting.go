@@ -1,6 +1,6 @@
 // Package alerting is the alert scheduler: it evaluates each alert once
 // per its interval over the last complete window (a dashboard tile's first
-// series or a saved search's count), records the evaluation, and on
+// series, a saved search's count, or an inline alert's own chart), records the evaluation, and on
 // OK→ALERT and ALERT→OK delivers a notification to the alert's webhook.
 // Replicas sharing one ClickHouse claim each window so one of them
 // evaluates it. The extension builds the scheduler beside the REST API;
@@ -34,19 +34,24 @@ import (
 )
 
 // Alert watches a threshold: on a chart tile's first series (source
-// "tile"), or on the count of a saved search's events, grouped by groupBy
-// (source "saved_search"), as HyperDX's alerts do. Its JSON is HyperDX's
+// "tile"), on the count of a saved search's events, grouped by groupBy
+// (source "saved_search"), or on its own chart (source "inline",
+// ChartConfig), as HyperDX's alerts do. Its JSON is HyperDX's
 // external alert; the team (teamId) is the API's to add on the way out.
 type Alert struct {
-	ID            string   `json:"id"`
-	Name          string   `json:"name"`
-	Message       string   `json:"message"`
-	Note          *string  `json:"note"`
-	DashboardID   string   `json:"dashboardId,omitempty"`
-	TileID        string   `json:"tileId,omitempty"`
-	SavedSearchID string   `json:"savedSearchId,omitempty"`
-	GroupBy       string   `json:"groupBy,omitempty"`
-	Threshold     *float64 `json:"threshold"`
+	ID            string  `json:"id"`
+	Name          string  `json:"name"`
+	Message       string  `json:"message"`
+	Note          *string `json:"note"`
+	DashboardID   string  `json:"dashboardId,omitempty"`
+	TileID        string  `json:"tileId,omitempty"`
+	SavedSearchID string  `json:"savedSearchId,omitempty"`
+	GroupBy       string  `json:"groupBy,omitempty"`
+	// ChartConfig is an inline alert's own chart (source "inline"), in
+	// the internal dialect (ChartConfig); kept as stored, so that fields
+	// this server does not know survive the scheduler's writes.
+	ChartConfig json.RawMessage `json:"chartConfig,omitempty"`
+	Threshold   *float64        `json:"threshold"`
 	// ThresholdMax is the upper bound of a range (between, not_between);
 	// other threshold types have none.
 	ThresholdMax  *float64 `json:"thresholdMax,omitempty"`
@@ -416,7 +421,7 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 // windows does; the reported value is the window's own, of the most
 // extreme breaching group (or, with no breach, the most extreme one).
 func (s *Scheduler) measure(ctx context.Context, team string, a *Alert, start, end time.Time, iv time.Duration) (*float64, []string, bool, bool, error) {
-	sourceID, series, err := s.watched(ctx, team, a)
+	sourceID, series, combine, err := s.watched(ctx, team, a)
 	if err != nil {
 		return nil, nil, false, false, err
 	}
@@ -424,12 +429,19 @@ func (s *Scheduler) measure(ctx context.Context, team string, a *Alert, start, e
 	if err != nil {
 		return nil, nil, false, false, err
 	}
-	series.Source = src.Chart()
+	for i := range series {
+		series[i].Source = src.Chart()
+	}
 	n := a.windows()
 	from := start.Add(-time.Duration(n-1) * iv)
-	points, err := charts.Run(ctx, s.o.DB, []charts.Series{series}, from, end, iv, s.o.QueryTimeout)
+	points, err := charts.Run(ctx, s.o.DB, series, from, end, iv, s.o.QueryTimeout)
 	if err != nil {
 		return nil, nil, false, false, err
+	}
+	if combine != nil {
+		for i := range points {
+			points[i].Values = []*float64{combine(points[i].Values)}
+		}
 	}
 	value, group, hasData, breach := a.judge(points, start, iv)
 	return value, group, hasData, breach, nil
@@ -526,11 +538,20 @@ func (s *Scheduler) recordError(ctx context.Context, team string, a *Alert, now 
 	}
 }
 
-// watched is the series an alert measures (its source still to resolve)
-// and that source's id: its tile's first select item
-// grouped as the tile, or the count of its saved search's events grouped
-// by the alert's groupBy.
-func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (string, charts.Series, error) {
+// watched is the series an alert measures (their source still to
+// resolve), that source's id, and how a bucket's values combine into the
+// one judged (nil: the first series'): its tile's first select item
+// grouped as the tile, the count of its saved search's events grouped by
+// the alert's groupBy, or its inline chart (inlineSeries).
+func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (string, []charts.Series, func([]*float64) *float64, error) {
+	if a.Source == "inline" {
+		return inlineSeries(a.ChartConfig)
+	}
+	id, series, err := s.watchedOne(ctx, team, a)
+	return id, []charts.Series{series}, nil, err
+}
+
+func (s *Scheduler) watchedOne(ctx context.Context, team string, a *Alert) (string, charts.Series, error) {
 	if a.Source == "saved_search" {
 		res, err := s.o.Store.Get(ctx, team, store.KindSavedSearch, a.SavedSearchID)
 		if err != nil {

@@ -69,6 +69,16 @@ func sizeText(n int64) string {
 // nil with no error leaves a document out of a list; a document that is
 // not JSON is an error, never a null.
 func public(team, kind string, doc []byte) (any, error) {
+	return publicOf(team, kind, doc, false)
+}
+
+// publicOne is public for an answer of one resource, which may say more
+// than a list's entry (an inline alert's chartConfig).
+func publicOne(team, kind string, doc []byte) (any, error) {
+	return publicOf(team, kind, doc, true)
+}
+
+func publicOf(team, kind string, doc []byte, whole bool) (any, error) {
 	switch kind {
 	case kindSaved:
 		return publicSavedSearch(team, doc)
@@ -88,7 +98,7 @@ func public(team, kind string, doc []byte) (any, error) {
 		return pub, nil
 	}
 	if kind == kindAlert {
-		return publicAlert(team, doc)
+		return publicAlert(team, doc, whole)
 	}
 	if kind == kindDashboard {
 		if d, err := dashboards.Decode(doc); err == nil {
@@ -178,7 +188,7 @@ func (s *Server) save(r *http.Request, kind string, doc document, created time.T
 	if err := s.opts.Store.Put(r.Context(), teamOf(r.Context()), kind, doc.id, b, created, time.Now()); err != nil {
 		return failed(kind, err)
 	}
-	pub, err := public(teamOf(r.Context()), kind, b)
+	pub, err := publicOne(teamOf(r.Context()), kind, b)
 	if err != nil {
 		return failed(kind, err)
 	}
@@ -191,7 +201,7 @@ func (s *Server) get(kind string) endpoint {
 		if err != nil {
 			return failed(kind, badID(kind, r.PathValue("id"), err))
 		}
-		pub, err := public(teamOf(r.Context()), kind, res.Doc)
+		pub, err := publicOne(teamOf(r.Context()), kind, res.Doc)
 		if err != nil {
 			return failed(kind, err)
 		}

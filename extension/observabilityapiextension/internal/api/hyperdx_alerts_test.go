@@ -78,12 +78,22 @@ func TestHyperDXAlerts(t *testing.T) {
 		return created{c.expect(200, "POST", base, in).data(), d, wh, in}
 	}
 	// createTestAlertDirectly: a document straight in the store.
-	createTestAlertDirectly := func(c *contractFixture) string {
-		return c.put("", kindAlert, map[string]any{
+	createTestAlertDirectly := func(c *contractFixture, kv ...any) string {
+		return c.put("", kindAlert, with(map[string]any{
 			"dashboardId": newID(), "tileId": newID(), "threshold": 100, "interval": "1h", "source": "tile",
 			"thresholdType": "above", "channel": webhookChannel(newID()), "name": "Direct DB Alert",
 			"message": "Created directly in DB", "state": "OK",
+		}, kv...))
+	}
+	// The inline describe's makeSource: a team connection and a log
+	// source on it.
+	makeSource := func(c *contractFixture) (conn, src string) {
+		conn = c.put("", kindConn, map[string]any{"name": "Default", "host": "http://localhost:8123", "username": "default", "password": ""})
+		src = c.put("", kindSource, map[string]any{
+			"kind": "log", "from": map[string]any{"databaseName": "default", "tableName": "otel_logs"},
+			"timestampValueExpression": "Timestamp", "connection": conn, "name": "Logs",
 		})
+		return conn, src
 	}
 	// Alert.updateOne({$set: {executionErrors}}): the stored document
 	// changed in place.
@@ -271,23 +281,157 @@ func TestHyperDXAlerts(t *testing.T) {
 			r := c.expect(404, "DELETE", base+"/"+newID(), nil)
 			assert.Equal(t, map[string]any{"message": "Alert not found"}, r.body)
 		}},
-		// Inline alerts: those that only require a refusal are replayed
-		// (this API refuses every inline alert); the rest are in skipped.
+		// Inline alerts
+		{"creates an inline alert, persists the internal dialect, and round-trips chartConfig on single-alert responses", func(c *contractFixture) {
+			_, src := makeSource(c)
+			wh := webhookOf(c, "")
+			created := c.expect(200, "POST", base, with(inlineAlert(inlineConfig(src), wh), "name", "Inline Alert")).data()
+			assert.Equal(t, "inline", created["source"])
+			assert.False(t, hasKey(created, "savedSearchId"))
+			assert.False(t, hasKey(created, "dashboardId"))
+			matchObject(t, map[string]any{
+				"displayType": "line", "sourceId": src,
+				"select": []any{map[string]any{"aggFn": "count", "where": "level:error", "whereLanguage": "lucene"}},
+			}, created["chartConfig"])
+			// Stored in the internal dialect the scheduler evaluates.
+			id := created["id"].(string)
+			matchObject(t, map[string]any{
+				"displayType": "line", "source": src,
+				"select": []any{map[string]any{"aggFn": "count", "aggCondition": "level:error", "aggConditionLanguage": "lucene"}},
+			}, c.stored(kindAlert, id)["chartConfig"])
+			single := c.expect(200, "GET", base+"/"+id, nil).data()
+			matchObject(t, map[string]any{"displayType": "line", "sourceId": src}, single["chartConfig"])
+			// The list stays lean: no chartConfig per row.
+			listed := find(c.expect(200, "GET", base, nil).list(), "id", id)
+			require.NotNil(t, listed)
+			assert.Equal(t, "inline", listed["source"])
+			assert.False(t, hasKey(listed, "chartConfig"))
+		}},
+		{"updates an inline alert config and maps asRatio to the internal ratio return type", func(c *contractFixture) {
+			_, src := makeSource(c)
+			wh := webhookOf(c, "")
+			id := c.expect(200, "POST", base, inlineAlert(inlineConfig(src), wh)).data()["id"].(string)
+			cfg := with(inlineConfig(src), "groupBy", "ServiceName", "asRatio", true, "select", []any{
+				map[string]any{"aggFn": "count", "where": "level:error"}, map[string]any{"aggFn": "count", "where": ""},
+			})
+			updated := c.expect(200, "PUT", base+"/"+id, with(inlineAlert(cfg, wh), "threshold", 42)).data()
+			assert.Equal(t, 42.0, updated["threshold"])
+			matchObject(t, map[string]any{"groupBy": "ServiceName", "asRatio": true}, updated["chartConfig"])
+			stored := c.stored(kindAlert, id)
+			assert.Equal(t, 42.0, stored["threshold"])
+			matchObject(t, map[string]any{"groupBy": "ServiceName", "seriesReturnType": "ratio"}, stored["chartConfig"])
+		}},
+		{"clears source-specific references when switching between inline and tile sources", func(c *contractFixture) {
+			_, src := makeSource(c)
+			wh := webhookOf(c, "")
+			d := dashboardOf(c, "", 1)
+			id := c.expect(200, "POST", base, inlineAlert(inlineConfig(src), wh)).data()["id"].(string)
+			c.expect(200, "PUT", base+"/"+id, map[string]any{
+				"source": "tile", "dashboardId": d.id, "tileId": d.tiles[0], "threshold": 100, "interval": "1h",
+				"thresholdType": "above", "channel": webhookChannel(wh),
+			})
+			stored := c.stored(kindAlert, id)
+			assert.Nil(t, stored["chartConfig"])
+			assert.Equal(t, d.id, stored["dashboardId"])
+			assert.Equal(t, d.tiles[0], stored["tileId"])
+			c.expect(200, "PUT", base+"/"+id, inlineAlert(inlineConfig(src), wh))
+			stored = c.stored(kindAlert, id)
+			matchObject(t, map[string]any{"source": src}, stored["chartConfig"])
+			assert.Nil(t, stored["dashboardId"])
+			assert.Nil(t, stored["tileId"])
+		}},
 		{"rejects an inline alert whose source does not exist in the team", func(c *contractFixture) {
 			wh := webhookOf(c, "")
 			c.expect(400, "POST", base, inlineAlert(inlineConfig(newID()), wh))
 		}},
 		{"rejects an inline alert with an unsupported display type", func(c *contractFixture) {
+			_, src := makeSource(c)
 			wh := webhookOf(c, "")
-			c.expect(400, "POST", base, inlineAlert(with(inlineConfig(newID()), "displayType", "table"), wh))
+			c.expect(400, "POST", base, inlineAlert(with(inlineConfig(src), "displayType", "table"), wh))
 		}},
 		{"rejects an inline alert with a PromQL config", func(c *contractFixture) {
 			wh := webhookOf(c, "")
 			c.expect(400, "POST", base, inlineAlert(map[string]any{"configType": "promql", "promqlQuery": "up", "sourceId": newID()}, wh))
 		}},
+		{"rejects an unsupported configType instead of routing it to the builder dialect", func(c *contractFixture) {
+			_, src := makeSource(c)
+			wh := webhookOf(c, "")
+			b := inlineConfig(src)
+			r := c.expect(400, "POST", base, inlineAlert(with(b, "configType", "promql", "formulas", []any{map[string]any{"expression": "B * 2"}}), wh))
+			assert.Contains(t, r.message(), `configType must be "sql" or omitted`)
+			r = c.expect(400, "POST", base, inlineAlert(with(b, "configType", "promql", "displayType", "number", "select", []any{
+				map[string]any{"aggFn": "count", "where": "level:error"}, map[string]any{"aggFn": "count", "where": ""},
+			}), wh))
+			assert.Contains(t, r.message(), `configType must be "sql" or omitted`)
+		}},
+		{"validates metric formulas on builder chart configs", func(c *contractFixture) {
+			_, src := makeSource(c)
+			wh := webhookOf(c, "")
+			b := inlineConfig(src)
+			formulas := func(expr string) []any { return []any{map[string]any{"expression": expr}} }
+			r := c.expect(400, "POST", base, inlineAlert(with(b, "formulas", formulas("B * 2")), wh))
+			assert.Contains(t, r.message(), `Unknown series "B"`)
+			c.expect(400, "POST", base, inlineAlert(with(b, "formulas", formulas("A +")), wh))
+			c.expect(400, "POST", base, inlineAlert(with(b, "asRatio", true, "select", []any{
+				map[string]any{"aggFn": "count", "where": ""}, map[string]any{"aggFn": "count", "where": "level:error"},
+			}, "formulas", formulas("A * 2")), wh))
+			created := c.expect(200, "POST", base, inlineAlert(with(b, "formulas", formulas("A * 2")), wh)).data()
+			matchObject(t, map[string]any{"formulas": formulas("A * 2")}, created["chartConfig"])
+		}},
 		{"rejects an inline alert without a chartConfig", func(c *contractFixture) {
 			wh := webhookOf(c, "")
 			c.expect(400, "POST", base, with(inlineAlert(nil, wh), "chartConfig", nil))
+		}},
+		{"accepts a number chart and enforces the single-select rule", func(c *contractFixture) {
+			_, src := makeSource(c)
+			wh := webhookOf(c, "")
+			number := map[string]any{"displayType": "number", "sourceId": src, "select": []any{map[string]any{"aggFn": "count", "where": "level:error"}}}
+			created := c.expect(200, "POST", base, inlineAlert(number, wh)).data()
+			matchObject(t, map[string]any{"displayType": "number", "sourceId": src}, created["chartConfig"])
+			two := []any{map[string]any{"aggFn": "count", "where": "level:error"}, map[string]any{"aggFn": "count", "where": ""}}
+			r := c.expect(400, "POST", base, inlineAlert(with(number, "select", two), wh))
+			assert.Contains(t, r.message(), "Number charts support a single select item")
+			withFormula := c.expect(200, "POST", base, inlineAlert(with(number, "select", two, "formulas", []any{map[string]any{"expression": "A / B * 100"}}), wh)).data()
+			matchObject(t, map[string]any{"formulas": []any{map[string]any{"expression": "A / B * 100"}}}, withFormula["chartConfig"])
+		}},
+		{"rejects formulas on a formula-incapable source kind (session)", func(c *contractFixture) {
+			conn, src := makeSource(c)
+			wh := webhookOf(c, "")
+			session := c.put("", kindSource, map[string]any{
+				"kind": "session", "from": map[string]any{"databaseName": "default", "tableName": "rrweb_events"},
+				"timestampValueExpression": "Timestamp", "traceSourceId": src, "connection": conn, "name": "Sessions",
+			})
+			withFormulas := func(sourceID string) map[string]any {
+				return inlineAlert(with(inlineConfig(sourceID), "select", []any{
+					map[string]any{"aggFn": "count", "where": "level:error"}, map[string]any{"aggFn": "count", "where": ""},
+				}, "formulas", []any{map[string]any{"expression": "A / B * 100"}}), wh)
+			}
+			r := c.expect(400, "POST", base, withFormulas(session))
+			assert.Contains(t, string(r.raw), "formulas require")
+			c.expect(200, "POST", base, withFormulas(src))
+		}},
+		{"rejects asRatio without exactly two select items", func(c *contractFixture) {
+			_, src := makeSource(c)
+			wh := webhookOf(c, "")
+			r := c.expect(400, "POST", base, inlineAlert(with(inlineConfig(src), "asRatio", true), wh))
+			assert.Contains(t, r.message(), "asRatio can only be used with exactly two select items")
+		}},
+		{"round-trips a single-alert GET body back through PUT unchanged", func(c *contractFixture) {
+			_, src := makeSource(c)
+			wh := webhookOf(c, "")
+			id := c.expect(200, "POST", base, with(inlineAlert(with(inlineConfig(src), "groupBy", "ServiceName"), wh), "name", "Echo Test")).data()["id"].(string)
+			before := c.stored(kindAlert, id)["chartConfig"]
+			single := c.expect(200, "GET", base+"/"+id, nil).data()
+			echoed := c.expect(200, "PUT", base+"/"+id, single).data()
+			assert.Equal(t, single["chartConfig"], echoed["chartConfig"])
+			assert.Equal(t, before, c.stored(kindAlert, id)["chartConfig"])
+		}},
+		{"strips unknown chartConfig fields instead of persisting them", func(c *contractFixture) {
+			_, src := makeSource(c)
+			wh := webhookOf(c, "")
+			created := c.expect(200, "POST", base, inlineAlert(with(inlineConfig(src), "unknownField", "dropped"), wh)).data()
+			assert.False(t, hasKey(created["chartConfig"].(map[string]any), "unknownField"))
+			assert.False(t, hasKey(c.stored(kindAlert, created["id"].(string))["chartConfig"].(map[string]any), "unknownField"))
 		}},
 		{"rejects a chartConfig on non-inline sources instead of silently dropping it", func(c *contractFixture) {
 			wh, d, ss := webhookOf(c, ""), dashboardOf(c, "", 1), savedSearchOf(c, "")
@@ -307,6 +451,55 @@ func TestHyperDXAlerts(t *testing.T) {
 				"source": "tile", "dashboardId": a["dashboardId"], "tileId": a["tileId"], "chartConfig": cfg,
 				"threshold": 100, "interval": "1h", "thresholdType": "above", "channel": a["channel"],
 			})
+		}},
+		{"round-trips the config name and chart-level where", func(c *contractFixture) {
+			_, src := makeSource(c)
+			wh := webhookOf(c, "")
+			cfg := with(inlineConfig(src), "name", "Error Rate Query", "where", "ServiceName:api", "whereLanguage", "lucene")
+			created := c.expect(200, "POST", base, inlineAlert(cfg, wh)).data()
+			matchObject(t, map[string]any{"name": "Error Rate Query", "where": "ServiceName:api", "whereLanguage": "lucene"}, created["chartConfig"])
+			id := created["id"].(string)
+			stored := c.stored(kindAlert, id)["chartConfig"]
+			matchObject(t, map[string]any{"name": "Error Rate Query", "where": "ServiceName:api", "whereLanguage": "lucene"}, stored)
+			single := c.expect(200, "GET", base+"/"+id, nil).data()
+			matchObject(t, map[string]any{"name": "Error Rate Query", "where": "ServiceName:api"}, single["chartConfig"])
+			c.expect(200, "PUT", base+"/"+id, single)
+			assert.Equal(t, stored, c.stored(kindAlert, id)["chartConfig"])
+		}},
+		{"rejects a chart-level where on raw SQL configs", func(c *contractFixture) {
+			conn, _ := makeSource(c)
+			wh := webhookOf(c, "")
+			r := c.expect(400, "POST", base, inlineAlert(map[string]any{
+				"configType": "sql", "displayType": "line", "sqlTemplate": rawSQLAlertTemplate, "connectionId": conn, "where": "ServiceName:api",
+			}, wh))
+			assert.Contains(t, r.message(), "Raw SQL alert configs have no chart-level where")
+		}},
+		{"omits chartConfig for internally-authored configs the dialect cannot express, and a blind echo-PUT fails loudly", func(c *contractFixture) {
+			_, src := makeSource(c)
+			filters := []any{map[string]any{"type": "sql", "condition": "ServiceName = 'api'"}}
+			id := createTestAlertDirectly(c, "source", "inline", "dashboardId", nil, "tileId", nil, "chartConfig", map[string]any{
+				"displayType": "line", "source": src,
+				"select": []any{map[string]any{"aggFn": "count", "aggCondition": "", "aggConditionLanguage": "lucene", "valueExpression": ""}},
+				"where":  "", "whereLanguage": "lucene", "filters": filters,
+			})
+			single := c.expect(200, "GET", base+"/"+id, nil).data()
+			assert.Equal(t, "inline", single["source"])
+			assert.False(t, hasKey(single, "chartConfig"))
+			c.expect(400, "PUT", base+"/"+id, single)
+			matchObject(t, map[string]any{"filters": filters}, c.stored(kindAlert, id)["chartConfig"])
+		}},
+		{"emits chartConfig for internally-authored configs the dialect can express", func(c *contractFixture) {
+			_, src := makeSource(c)
+			id := createTestAlertDirectly(c, "source", "inline", "dashboardId", nil, "tileId", nil, "chartConfig", map[string]any{
+				"name": "Chart Alert Query", "displayType": "line", "source": src,
+				"select": []any{map[string]any{"aggFn": "count", "aggCondition": "level:error", "aggConditionLanguage": "lucene", "valueExpression": ""}},
+				"where":  "", "whereLanguage": "lucene", "seriesReturnType": "column",
+			})
+			single := c.expect(200, "GET", base+"/"+id, nil).data()
+			matchObject(t, map[string]any{
+				"displayType": "line", "name": "Chart Alert Query", "sourceId": src,
+				"select": []any{map[string]any{"aggFn": "count", "where": "level:error"}},
+			}, single["chartConfig"])
 		}},
 		// Input validation: webhooks
 		{"should reject a non-existent webhook", func(c *contractFixture) {
@@ -545,6 +738,40 @@ func TestHyperDXAlerts(t *testing.T) {
 		}},
 	}
 	replay(t, "alerts.int.test.ts", cases)
+}
+
+// matchObject is Jest's toMatchObject: every key of want is in got with
+// a matching value (objects by the same rule, arrays item by item).
+func matchObject(t *testing.T, want, got any) {
+	t.Helper()
+	b, err := json.Marshal(want)
+	require.NoError(t, err)
+	var w any
+	require.NoError(t, json.Unmarshal(b, &w))
+	var match func(path string, w, g any)
+	match = func(path string, w, g any) {
+		switch w := w.(type) {
+		case map[string]any:
+			gm, ok := g.(map[string]any)
+			if !assert.True(t, ok, "%s: want an object, got %v", path, g) {
+				return
+			}
+			for k, v := range w {
+				match(path+"."+k, v, gm[k])
+			}
+		case []any:
+			ga, ok := g.([]any)
+			if !assert.True(t, ok, "%s: want an array, got %v", path, g) || !assert.Len(t, ga, len(w), path) {
+				return
+			}
+			for i := range w {
+				match(fmt.Sprintf("%s[%d]", path, i), w[i], ga[i])
+			}
+		default:
+			assert.Equal(t, w, g, path)
+		}
+	}
+	match("", w, got)
 }
 
 // makeBuilderChartConfig and makeInlineAlertInput of the file's inline

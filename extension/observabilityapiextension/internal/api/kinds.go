@@ -184,6 +184,11 @@ func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (documen
 	if len(in.ChartConfig) > 0 && string(in.ChartConfig) != "null" && a.Source != "inline" {
 		return document{}, validationError{errors.New(`chartConfig is only supported when source is "inline"`)}
 	}
+	// Sent in the external dialect; validateAlert stores the internal one.
+	a.ChartConfig = nil
+	if a.Source == "inline" {
+		a.ChartConfig = in.ChartConfig
+	}
 	if err := validateAlert(ctx, &a, lookups{s: s, team: teamOf(ctx)}, st.updated); err != nil {
 		return document{}, err
 	}
@@ -209,8 +214,11 @@ func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (documen
 
 // publicAlert is a stored alert as answered: HyperDX's shape, with the
 // team, and channels for a document written before there could be
-// several.
-func publicAlert(team string, doc []byte) (any, error) {
+// several. An inline alert's chartConfig is answered, in the external
+// dialect, only for one alert (whole: a GET, a create, an update), as
+// HyperDX keeps its lists lean; and not when that dialect cannot say it
+// faithfully (externalChartConfig).
+func publicAlert(team string, doc []byte, whole bool) (any, error) {
 	var a Alert
 	if err := json.Unmarshal(doc, &a); err != nil {
 		return nil, fmt.Errorf("stored alert: %w", err)
@@ -219,10 +227,16 @@ func publicAlert(team string, doc []byte) (any, error) {
 	if len(a.Channels) > 0 {
 		a.Channel = a.Channels[0]
 	}
+	var chart *externalChart
+	if whole && a.Source == "inline" {
+		chart, _ = externalChartConfig(a.ChartConfig)
+	}
+	a.ChartConfig = nil
 	return struct {
 		*Alert
-		TeamID string `json:"teamId"`
-	}{&a, team}, nil
+		TeamID      string         `json:"teamId"`
+		ChartConfig *externalChart `json:"chartConfig,omitempty"`
+	}{&a, team, chart}, nil
 }
 
 func decodeSource(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first

@@ -3,8 +3,10 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
 	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
@@ -52,4 +54,24 @@ func (l lookups) webhook(ctx context.Context, id string) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// source is the team's source id, as stored (whether the team may read
+// its database is the query's question, when it runs).
+func (l lookups) source(ctx context.Context, id string) (Source, bool, error) {
+	if id == "" {
+		return Source{}, false, nil
+	}
+	res, err := l.s.opts.Store.Get(ctx, l.team, kindSource, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Source{}, false, nil
+	}
+	if err != nil {
+		return Source{}, false, err
+	}
+	src, err := sources.Decode(l.team, res.Doc)
+	if err != nil {
+		return Source{}, false, fmt.Errorf("stored source %s: %w", id, err)
+	}
+	return src, true, nil
 }

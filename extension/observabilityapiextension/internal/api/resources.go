@@ -135,9 +135,11 @@ func validateAlert(ctx context.Context, a *Alert, lookup lookups, now time.Time)
 			return err
 		}
 	case "inline":
-		p.Add(`source "inline" (an alert on its own chartConfig) is not supported by this API; use a dashboard tile or a saved search`)
+		if err := validateInlineAlert(ctx, a, lookup, &p); err != nil {
+			return err
+		}
 	default:
-		p.Add(`source must be "tile" or "saved_search", got %q`, a.Source)
+		p.Add(`source must be "tile", "saved_search" or "inline", got %q`, a.Source)
 	}
 	if err := alerttemplate.Check(a.Message); err != nil {
 		p.Add("message: %v", err)

@@ -64,7 +64,7 @@ func (s *Server) setSilenced(r *http.Request, to *alerting.Silenced) result {
 	if err := s.opts.Store.Put(r.Context(), team, kindAlert, id, b, old.CreatedAt, time.Now()); err != nil {
 		return failed(kindAlert, err)
 	}
-	pub, err := public(team, kindAlert, b)
+	pub, err := publicOne(team, kindAlert, b)
 	if err != nil {
 		return failed(kindAlert, err)
 	}

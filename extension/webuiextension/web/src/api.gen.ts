@@ -1624,7 +1624,7 @@ export interface components {
             type: string;
             message: string;
         };
-        /** @description HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy. channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept) */
+        /** @description HyperDX's external alert. source tile watches dashboardId/tileId (a chart tile's first select item); source saved_search counts savedSearchId's events, grouped by groupBy; source inline watches its own chartConfig (required with inline, refused with the other sources). channel or channels (or both, agreeing) name the webhooks. name is required on the managed form. What an answer adds (id, teamId, state, silenced, executionErrors, times) may be sent back and is ignored, but for silenced (kept) */
         AlertInput: {
             name?: string | null;
             /** @description text sent when the alert changes state; a Go template over the notification's fields, without loops (the README lists what answers 400) */
@@ -1641,7 +1641,7 @@ export interface components {
             /** @enum {string} */
             interval: "1m" | "5m" | "15m" | "30m" | "1h" | "6h" | "12h" | "1d";
             /** @enum {string} */
-            source: "tile" | "saved_search";
+            source: "tile" | "saved_search" | "inline";
             /**
              * @description HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
              * @enum {string}
@@ -1659,6 +1659,7 @@ export interface components {
             channel?: components["schemas"]["Channel"];
             /** @description the webhooks notified, each once; channel, when also given, must be channels[0] */
             channels?: components["schemas"]["Channel"][];
+            chartConfig?: components["schemas"]["AlertChartConfig"];
             id?: string;
             teamId?: string;
             state?: string;
@@ -1666,6 +1667,64 @@ export interface components {
             executionErrors?: components["schemas"]["ExecutionError"][];
             createdAt?: string;
             updatedAt?: string;
+        };
+        /** @description An inline alert's chart, in HyperDX's external chart dialect (a dashboard tile's config, plus the config's name and a chart-level where). A builder chart aggregates select items over sourceId (grouped by groupBy on line and stacked_bar); the alert judges the first formula when there are formulas, the first item over the second with asRatio, else the first item. A number chart takes one select item unless formulas are used (the items are then their operands). formulas need a log, trace or metric source and exclude asRatio; asRatio needs exactly two items. A raw SQL config (configType sql, connectionId, sqlTemplate) is checked as HyperDX checks it and then refused (400): raw SQL is stored here, not run. Fields the dialect does not have are dropped. Answered on one alert (not in lists), and left out when the stored config holds what this dialect cannot say (an internally authored filters, for one), so that echoing the answer back fails on the missing config. */
+        AlertChartConfig: {
+            /** @description the config's name */
+            name?: string;
+            /**
+             * @description sql for a raw SQL config; absent for a builder chart
+             * @enum {string}
+             */
+            configType?: "sql";
+            /** @enum {string} */
+            displayType: "line" | "stacked_bar" | "number";
+            sourceId?: string;
+            /** @description raw SQL only; a connection of the team (the source's, when sourceId is given) */
+            connectionId?: string;
+            sqlTemplate?: string;
+            select?: components["schemas"]["AlertChartSelect"][];
+            /** @description line and stacked_bar; comma-separated fields, at most 5 */
+            groupBy?: string;
+            /** @description line and stacked_bar; the first select item over the second */
+            asRatio?: boolean;
+            /** @description arithmetic over the select items named A, B, ... (+ - * / and parentheses) */
+            formulas?: {
+                expression: string;
+                alias?: string;
+            }[];
+            /** @description builder only; the chart-level filter, ANDed with each select item's where */
+            where?: string;
+            /** @enum {string} */
+            whereLanguage?: "lucene" | "sql";
+            numberFormat?: Record<string, never>;
+            fillNulls?: boolean;
+            alignDateRangeToGranularity?: boolean;
+            compareToPreviousPeriod?: boolean;
+            fitYAxisToData?: boolean;
+            showOperandSeries?: boolean;
+            seriesLimit?: number;
+            color?: string;
+            colorRules?: Record<string, never>[];
+            backgroundChart?: Record<string, never>;
+        };
+        AlertChartSelect: {
+            aggFn: string;
+            /** @description required but with count, which takes none */
+            valueExpression?: string;
+            alias?: string;
+            /**
+             * @description quantile only
+             * @enum {number}
+             */
+            level?: 0.5 | 0.9 | 0.95 | 0.99;
+            where?: string;
+            /**
+             * @default lucene
+             * @enum {string}
+             */
+            whereLanguage: "lucene" | "sql";
+            numberFormat?: Record<string, never>;
         };
         Alert: {
             id: string;
@@ -1685,7 +1744,7 @@ export interface components {
             /** @enum {string} */
             interval: "1m" | "5m" | "15m" | "30m" | "1h" | "6h" | "12h" | "1d";
             /** @enum {string} */
-            source: "tile" | "saved_search";
+            source: "tile" | "saved_search" | "inline";
             /**
              * @description HyperDX's comparators - above is "meets or exceeds" (>=), above_exclusive ">", below "<", below_or_equal "<="; between and not_between compare with threshold..thresholdMax, bounds inside
              * @enum {string}
@@ -1703,6 +1762,7 @@ export interface components {
             channel: components["schemas"]["Channel"];
             /** @description the webhooks notified, each once; channel, when also given, must be channels[0] */
             channels: components["schemas"]["Channel"][];
+            chartConfig?: components["schemas"]["AlertChartConfig"];
             /** @enum {string} */
             state: "OK" | "ALERT" | "NO_DATA";
             silenced?: components["schemas"]["Silenced"];

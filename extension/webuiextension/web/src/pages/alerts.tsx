@@ -247,6 +247,7 @@ export function AlertsPage() {
                   <td class="small" data-testid="alert-last">{last[a.id] ? `${fmtShort(last[a.id]!.evaluatedAt)} (value ${fmtValue(last[a.id]!.value ?? null)})` : <span class="muted">not yet</span>}</td>
                   <td class="wrap">{a.source === 'saved_search'
                     ? <span>saved search “{saved[a.savedSearchId ?? ''] ?? a.savedSearchId}”{a.groupBy ? ` by ${a.groupBy}` : ''}</span>
+                    : a.source === 'inline' ? <span data-testid="alert-inline">its own chart (made through the API)</span>
                     : <a href={`/dashboards/${a.dashboardId}`} onClick={(e) => { e.stopPropagation(); onLink(e, `/dashboards/${a.dashboardId}`); }}>dashboard tile</a>}</td>
                   <td>{(a.channels ?? [a.channel]).map((c) => hookName[c.webhookId] ?? c.webhookId).join(', ')}</td>
                   <td class="actions" onClick={(e) => e.stopPropagation()}>{confirm === a.id ? (
@@ -261,7 +262,12 @@ export function AlertsPage() {
                         <option value="">Mute…</option>
                         {mutes.map(([label, ms]) => <option value={ms}>for {label}</option>)}
                       </select>}{' '}
-                    <button class="small" data-action="edit-alert" onClick={() => setEditAlert(a)}>Edit</button>{' '}
+                    <button class="small" data-action="edit-alert" onClick={() => {
+                      // A list leaves an inline alert's chart out; the form
+                      // sends it back, so it edits the alert as one GET has it.
+                      if (a.source === 'inline') get<Alert>(`/api/v2/alerts/${a.id}`).then(setEditAlert).catch((e) => setError(messageOf(e)));
+                      else setEditAlert(a);
+                    }}>Edit</button>{' '}
                     <button class="small" data-action="delete-alert" onClick={() => setConfirm(a.id)}>Delete</button>
                   </>)}</td>
                 </tr>

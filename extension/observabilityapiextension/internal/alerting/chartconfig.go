@@ -1,0 +1,228 @@
+package alerting
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/otelhouse/otelhouse/internal/domain/charts"
+	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
+)
+
+// ChartConfig is an inline alert's own chart (source "inline"), as
+// stored: HyperDX's internal AlertChartConfig, the dialect its
+// check-alerts task evaluates (source, per-select aggCondition,
+// seriesReturnType "ratio" for asRatio, connection for a raw SQL
+// config). The API takes and answers the external dialect (sourceId,
+// per-select where, asRatio, connectionId) and converts.
+type ChartConfig struct {
+	Name        string `json:"name,omitempty"`
+	ConfigType  string `json:"configType,omitempty"` // "sql": raw SQL; empty: a builder chart
+	DisplayType string `json:"displayType"`
+	Source      string `json:"source,omitempty"`
+	// A raw SQL config's connection and template.
+	Connection  string `json:"connection,omitempty"`
+	SQLTemplate string `json:"sqlTemplate,omitempty"`
+	// A builder chart's select items, grouping and chart-level where
+	// (ANDed with each item's aggCondition).
+	Select           []ChartSelect  `json:"select,omitempty"`
+	Where            *string        `json:"where,omitempty"`
+	WhereLanguage    string         `json:"whereLanguage,omitempty"`
+	GroupBy          string         `json:"groupBy,omitempty"`
+	SeriesReturnType string         `json:"seriesReturnType,omitempty"` // "ratio": the first item over the second
+	Formulas         []ChartFormula `json:"formulas,omitempty"`
+	// Display holds the presentation options (numberFormat, fillNulls,
+	// seriesLimit, …) as they came, written beside the fields above; they
+	// change how the chart is drawn, not what the alert measures.
+	Display map[string]json.RawMessage `json:"-"`
+}
+
+// ChartSelect is one select item of an inline alert's chart.
+type ChartSelect struct {
+	AggFn                string          `json:"aggFn"`
+	AggCondition         string          `json:"aggCondition"`
+	AggConditionLanguage string          `json:"aggConditionLanguage,omitempty"`
+	ValueExpression      string          `json:"valueExpression"`
+	Alias                string          `json:"alias,omitempty"`
+	Level                *float64        `json:"level,omitempty"`
+	MetricType           string          `json:"metricType,omitempty"`
+	MetricName           string          `json:"metricName,omitempty"`
+	NumberFormat         json.RawMessage `json:"numberFormat,omitempty"`
+}
+
+// ChartFormula is a derived series over the select items (Formula).
+type ChartFormula struct {
+	Expression string `json:"expression"`
+	Alias      string `json:"alias,omitempty"`
+}
+
+// ChartDisplayOptions are the presentation options an inline alert's chart
+// keeps, by display type (HyperDX's external schemas).
+var ChartDisplayOptions = map[string][]string{
+	"line":        {"numberFormat", "fillNulls", "alignDateRangeToGranularity", "compareToPreviousPeriod", "fitYAxisToData", "seriesLimit", "showOperandSeries"},
+	"stacked_bar": {"numberFormat", "fillNulls", "alignDateRangeToGranularity", "seriesLimit", "showOperandSeries"},
+	"number":      {"numberFormat", "color", "colorRules", "backgroundChart"},
+}
+
+// MarshalJSON writes the display options beside the fields.
+func (c ChartConfig) MarshalJSON() ([]byte, error) {
+	type plain ChartConfig
+	b, err := json.Marshal(plain(c))
+	if err != nil || len(c.Display) == 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range c.Display {
+		if _, taken := m[k]; !taken {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads the fields and the display options of the config's
+// display type.
+func (c *ChartConfig) UnmarshalJSON(b []byte) error {
+	type plain ChartConfig
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*c = ChartConfig(p)
+	for _, k := range ChartDisplayOptions[c.DisplayType] {
+		if v, ok := m[k]; ok {
+			if c.Display == nil {
+				c.Display = map[string]json.RawMessage{}
+			}
+			c.Display[k] = v
+		}
+	}
+	return nil
+}
+
+// evaluatedKeys are the stored fields an evaluation reads or may ignore;
+// any other field with a value (HyperDX's filters, having, granularity,
+// …, which an internally authored config may hold) would change what the
+// chart measures, so an alert holding one is not evaluated rather than
+// evaluated as a broader query.
+var evaluatedKeys = []string{
+	"name", "configType", "displayType", "source", "connection", "sqlTemplate", "select", "where", "whereLanguage",
+	"groupBy", "seriesReturnType", "formulas",
+	// Presentation, whatever the display type.
+	"numberFormat", "fillNulls", "alignDateRangeToGranularity", "compareToPreviousPeriod", "fitYAxisToData", "seriesLimit",
+	"showOperandSeries", "color", "colorRules", "backgroundChart", "markdown", "filtersLogicalOperator", "groupByColumnsOnLeft",
+	"onClick", "alternateRowBackground",
+}
+
+// UnevaluatedKeys lists the fields of a stored config (raw JSON) that
+// hold a value and that neither the evaluation nor the external dialect
+// knows.
+func UnevaluatedKeys(raw json.RawMessage) []string {
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	var out []string
+	for k, v := range m {
+		if slices.Contains(evaluatedKeys, k) || EmptyJSON(v) {
+			continue
+		}
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// EmptyJSON says whether a decoded JSON value is as good as absent: null,
+// "", false or [].
+func EmptyJSON(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case string:
+		return v == ""
+	case bool:
+		return !v
+	case []any:
+		return len(v) == 0
+	}
+	return false
+}
+
+// inlineSeries is what an inline alert measures: one chart series per
+// select item, and how a bucket's values become the value judged (nil:
+// the first item's). With formulas, the first formula's value; with
+// seriesReturnType ratio, the first item over the second.
+func inlineSeries(raw json.RawMessage) (string, []charts.Series, func([]*float64) *float64, error) {
+	var c ChartConfig
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return "", nil, nil, fmt.Errorf("chartConfig: %w", err)
+	}
+	if c.ConfigType != "" {
+		// Raw SQL charts are stored here, not run; the API refuses such
+		// alerts, so only a document written behind its back holds one.
+		return "", nil, nil, errors.New("chartConfig is raw SQL, which this server does not run for alerts")
+	}
+	if bad := UnevaluatedKeys(raw); len(bad) > 0 {
+		return "", nil, nil, fmt.Errorf("chartConfig holds fields this server does not evaluate: %v", bad)
+	}
+	if len(c.Select) == 0 {
+		return "", nil, nil, errors.New("chartConfig has no select item")
+	}
+	groupBy := dashboards.SplitGroupBy(c.GroupBy)
+	if c.DisplayType == "number" {
+		groupBy = nil
+	}
+	var where, whereLanguage string
+	if c.Where != nil {
+		where, whereLanguage = *c.Where, c.WhereLanguage
+	}
+	series := make([]charts.Series, len(c.Select))
+	for i, sel := range c.Select {
+		if sel.MetricName != "" || sel.MetricType != "" {
+			return "", nil, nil, errors.New("chartConfig: metric select items (metricName, metricType) are not evaluated by this server")
+		}
+		s := charts.Series{
+			AggFn: sel.AggFn, Field: sel.ValueExpression, Where: sel.AggCondition, WhereLanguage: sel.AggConditionLanguage,
+			GroupBy: groupBy, Filter: where, FilterLanguage: whereLanguage,
+		}
+		if sel.Level != nil {
+			s.Level = *sel.Level
+		}
+		series[i] = s
+	}
+	switch {
+	case len(c.Formulas) > 0:
+		f, err := ParseFormula(c.Formulas[0].Expression, len(c.Select))
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("chartConfig.formulas[0]: %w", err)
+		}
+		return c.Source, series, f.Eval, nil
+	case c.SeriesReturnType == "ratio":
+		if len(series) != 2 {
+			return "", nil, nil, errors.New("chartConfig: a ratio needs exactly two select items")
+		}
+		return c.Source, series, ratio, nil
+	}
+	// The first item is the one watched, as on a tile: the others are
+	// drawn, not judged, so they are not queried.
+	return c.Source, series[:1], nil, nil
+}
+
+// ratio is the first value over the second: nil when either is, or when
+// the second is 0.
+func ratio(v []*float64) *float64 {
+	if len(v) < 2 || v[0] == nil || v[1] == nil || *v[1] == 0 {
+		return nil
+	}
+	r := *v[0] / *v[1]
+	return &r
+}
