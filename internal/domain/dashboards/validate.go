@@ -18,7 +18,7 @@ var (
 	displayTypes = []string{Line, StackedBar, Table, Number, Pie, Bar, Search, Markdown, Heatmap, EventPatterns}
 	// HeatmapScales are the y axes a heatmap takes.
 	HeatmapScales = []string{"log", "linear"}
-	sqlDisplay   = []string{Line, StackedBar, Table, Number, Pie, Bar}
+	sqlDisplay    = []string{Line, StackedBar, Table, Number, Pie, Bar}
 )
 
 const (
