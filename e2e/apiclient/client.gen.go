@@ -812,6 +812,30 @@ func (e SelectItemAggFn) Valid() bool {
 	}
 }
 
+// Defines values for SelectItemMetricType.
+const (
+	SelectItemMetricTypeExponentialHistogram SelectItemMetricType = "exponential histogram"
+	SelectItemMetricTypeGauge                SelectItemMetricType = "gauge"
+	SelectItemMetricTypeHistogram            SelectItemMetricType = "histogram"
+	SelectItemMetricTypeSum                  SelectItemMetricType = "sum"
+)
+
+// Valid indicates whether the value is a known member of the SelectItemMetricType enum.
+func (e SelectItemMetricType) Valid() bool {
+	switch e {
+	case SelectItemMetricTypeExponentialHistogram:
+		return true
+	case SelectItemMetricTypeGauge:
+		return true
+	case SelectItemMetricTypeHistogram:
+		return true
+	case SelectItemMetricTypeSum:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SelectItemWhereLanguage.
 const (
 	SelectItemWhereLanguageDatadog SelectItemWhereLanguage = "datadog"
@@ -2021,13 +2045,19 @@ type SelectItem struct {
 	Alias *string          `json:"alias,omitempty"`
 
 	// Level quantile level, only with aggFn quantile
-	Level        *float32                `json:"level,omitempty"`
+	Level *float32 `json:"level,omitempty"`
+
+	// MetricName on a metric source, the metric charted (HyperDX's); its Value is aggregated unless valueExpression names another column
+	MetricName *string `json:"metricName,omitempty"`
+
+	// MetricType the metric table metricName is read from
+	MetricType   *SelectItemMetricType   `json:"metricType,omitempty"`
 	NumberFormat *map[string]interface{} `json:"numberFormat,omitempty"`
 
 	// Query a Datadog metric query or formula on a metric source, in place of aggFn, valueExpression, level and where
 	Query *string `json:"query,omitempty"`
 
-	// ValueExpression the field aggregated; required by every aggFn but count, refused with count
+	// ValueExpression the field aggregated; required by every aggFn but count (and a metric item naming metricName and metricType), refused with count
 	ValueExpression *string                  `json:"valueExpression,omitempty"`
 	Where           *string                  `json:"where,omitempty"`
 	WhereLanguage   *SelectItemWhereLanguage `json:"whereLanguage,omitempty"`
@@ -2035,6 +2065,9 @@ type SelectItem struct {
 
 // SelectItemAggFn defines model for SelectItem.AggFn.
 type SelectItemAggFn string
+
+// SelectItemMetricType the metric table metricName is read from
+type SelectItemMetricType string
 
 // SelectItemWhereLanguage defines model for SelectItem.WhereLanguage.
 type SelectItemWhereLanguage string

@@ -153,7 +153,13 @@ type Select struct {
 	// Query, on a metric source, is a Datadog metric query or formula
 	// (charts.Series.Query); it replaces aggFn, valueExpression and where,
 	// so a dashboard imported from Datadog keeps its queries as written.
-	Query         string          `json:"query,omitempty"`
+	Query string `json:"query,omitempty"`
+	// MetricName and MetricType, on a metric source, chart that metric of
+	// the source's table of that type (HyperDX's metric select item); the
+	// metric's Value is aggregated unless valueExpression names another
+	// column.
+	MetricName    string          `json:"metricName,omitempty"`
+	MetricType    string          `json:"metricType,omitempty"`
 	Alias         string          `json:"alias,omitempty"`
 	Level         float64         `json:"level,omitempty"`
 	Where         string          `json:"where"`
@@ -263,10 +269,11 @@ func (c *Config) AsRatio() bool {
 
 // Watched is what an alert on a chart tile measures: the tile's first
 // select item, grouped by the tile's groupBy fields. A ratio tile has
-// none (its value is a quotient of two items, which an alert here does
-// not evaluate).
+// none (its value is a quotient of two items), nor one whose first item
+// names a metric by metricName (read from the table of its metricType):
+// the scheduler evaluates neither yet.
 func (c *Config) Watched() (Select, []string, bool) {
-	if !c.IsChart() || len(c.Select) == 0 || c.AsRatio() {
+	if !c.IsChart() || len(c.Select) == 0 || c.AsRatio() || c.Select[0].MetricName != "" {
 		return Select{}, nil, false
 	}
 	return c.Select[0], SplitGroupBy(c.GroupBy), true

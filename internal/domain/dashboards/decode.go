@@ -314,9 +314,6 @@ func fromSeries(raws []json.RawMessage) (Config, error) {
 		if series[i].Type != series[0].Type {
 			return Config{}, errors.New("all series must have the same type")
 		}
-		if series[i].MetricName != "" || series[i].MetricDataType != "" {
-			return Config{}, fmt.Errorf("series[%d]: metricName and metricDataType are not supported yet; filter with where MetricName:…", i)
-		}
 	}
 	first := series[0]
 	switch first.Type {
@@ -331,7 +328,8 @@ func fromSeries(raws []json.RawMessage) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("series type must be one of time, table, number, search, markdown, got %q", first.Type)
 	}
-	c := Config{DisplayType: first.Type, SourceID: first.SourceID, GroupBy: strings.Join(first.GroupBy, ", ")}
+	// HyperDX joins the older groupBy list with bare commas.
+	c := Config{DisplayType: first.Type, SourceID: first.SourceID, GroupBy: strings.Join(first.GroupBy, ",")}
 	if first.Type == "time" {
 		c.DisplayType = Line
 		if first.DisplayType != "" {
@@ -351,9 +349,11 @@ func fromSeries(raws []json.RawMessage) (Config, error) {
 		if len(s.GroupBy) > 0 && !slices.Equal(s.GroupBy, first.GroupBy) {
 			return Config{}, fmt.Errorf("series[%d] is grouped by %q, series[0] by %q: a tile's series share one groupBy", i, s.GroupBy, first.GroupBy)
 		}
+		// A series' numberFormat is the tile's (the first's, above), as
+		// HyperDX translates it.
 		c.Select = append(c.Select, Select{
 			AggFn: s.AggFn, ValueExpression: s.Field, Alias: s.Alias, Level: s.Level,
-			Where: s.Where, WhereLanguage: s.WhereLanguage, NumberFormat: s.NumberFormat,
+			Where: s.Where, WhereLanguage: s.WhereLanguage, MetricName: s.MetricName, MetricType: s.MetricDataType,
 		})
 	}
 	return c, nil

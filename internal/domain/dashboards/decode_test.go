@@ -50,7 +50,7 @@ func TestDecodeTileForms(t *testing.T) {
 			  {"type":"time","sourceId":"logs","aggFn":"count","where":"level:error","whereLanguage":"lucene","groupBy":["ServiceName","host"],"displayType":"stacked_bar"},
 			  {"type":"time","sourceId":"logs","aggFn":"avg","field":"Duration","where":"","whereLanguage":"lucene","groupBy":[]}]}`,
 			want: Config{
-				DisplayType: StackedBar, SourceID: "logs", GroupBy: "ServiceName, host",
+				DisplayType: StackedBar, SourceID: "logs", GroupBy: "ServiceName,host",
 				Display: map[string]json.RawMessage{"asRatio": json.RawMessage("false"), "fillNulls": json.RawMessage("true")},
 				Select:  []Select{{AggFn: "count", Where: "level:error", WhereLanguage: "lucene"}, {AggFn: "avg", ValueExpression: "Duration", WhereLanguage: "lucene"}},
 			},
@@ -118,7 +118,6 @@ func TestDecodeRefuses(t *testing.T) {
 		"mixed series":    {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"time","sourceId":"a"},{"type":"table","sourceId":"a"}]}`), "same type"},
 		"two sources":     {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"time","sourceId":"a"},{"type":"time","sourceId":"b"}]}`), "share one source"},
 		"empty series":    {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[]}`), "at least one"},
-		"metric series":   {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"time","sourceId":"m","metricName":"cpu"}]}`), "metricName"},
 		"unknown series":  {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"heatmap"}]}`), "series type must be one of"},
 		"formulas":        {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","formulas":[{"expression":"A/B"}]}}`), "config.formulas is not supported"},
 		"ratio in config": {tile(`{"x":0,"y":0,"w":1,"h":1,"asRatio":true,"config":{"displayType":"line"}}`), "Specify config.asRatio instead"},

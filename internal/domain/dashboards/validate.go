@@ -16,6 +16,9 @@ import (
 var (
 	AggFns       = []string{"count", "count_distinct", "sum", "avg", "min", "max", "quantile", "last_value"}
 	displayTypes = []string{Line, StackedBar, Table, Number, Pie, Bar, Search, Markdown, Heatmap, EventPatterns}
+	// MetricTypes are the metric tables a select item's metricType names
+	// (HyperDX's that it can chart).
+	MetricTypes = []string{"gauge", "sum", "histogram", "exponential histogram"}
 	// HeatmapScales are the y axes a heatmap takes.
 	HeatmapScales = []string{"log", "linear"}
 	sqlDisplay    = []string{Line, StackedBar, Table, Number, Pie, Bar}
@@ -275,10 +278,14 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 			continue
 		}
 		p.OneOf(sat+".aggFn", s.AggFn, AggFns)
+		metric := s.MetricName != "" && s.MetricType != ""
+		if s.MetricType != "" {
+			p.OneOf(sat+".metricType", s.MetricType, MetricTypes)
+		}
 		switch {
 		case s.AggFn == "count" && s.ValueExpression != "":
 			p.Add("%s: valueExpression cannot be used with aggFn count", sat)
-		case s.AggFn != "count" && s.ValueExpression == "" && slices.Contains(AggFns, s.AggFn):
+		case s.AggFn != "count" && s.ValueExpression == "" && !metric && slices.Contains(AggFns, s.AggFn):
 			p.Add("%s.valueExpression is required with aggFn %s", sat, s.AggFn)
 		}
 		switch {

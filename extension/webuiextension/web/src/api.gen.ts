@@ -1449,9 +1449,16 @@ export interface components {
         SelectItem: {
             /** @description a Datadog metric query or formula on a metric source, in place of aggFn, valueExpression, level and where */
             query?: string;
+            /** @description on a metric source, the metric charted (HyperDX's); its Value is aggregated unless valueExpression names another column */
+            metricName?: string;
+            /**
+             * @description the metric table metricName is read from
+             * @enum {string}
+             */
+            metricType?: "gauge" | "sum" | "histogram" | "exponential histogram";
             /** @enum {string} */
             aggFn?: "count" | "count_distinct" | "sum" | "avg" | "min" | "max" | "quantile" | "last_value";
-            /** @description the field aggregated; required by every aggFn but count, refused with count */
+            /** @description the field aggregated; required by every aggFn but count (and a metric item naming metricName and metricType), refused with count */
             valueExpression?: string;
             alias?: string;
             /** @description quantile level, only with aggFn quantile */
