@@ -5,7 +5,7 @@ import { fmtValue, Unit } from '../units';
 // start, the value buckets' edges (lowest first) and counts[t][r].
 export interface Cells { times: number[]; bounds: number[]; counts: number[][] }
 
-const left = 64, bottom = 20, top = 4, right = 8;
+const left = 64, bottom = 20, top = 10, right = 12;
 
 // shade is a cell's colour: the share of the busiest cell's count, on a
 // log scale so a few slow events still show beside many fast ones.
@@ -81,7 +81,10 @@ export function Heatmap({ cells, stepMs, height, unit }: { cells: Cells; stepMs:
     const xTicks = Math.max(1, Math.floor(plotW / 90));
     for (let i = 0; i <= xTicks; i++) {
       const t = Math.min(n - 1, Math.round((i * (n - 1)) / xTicks));
-      g.fillText(hhmm(cells.times[t], span), left + (t + 0.5) * cw, top + plotH + 4);
+      const label = hhmm(cells.times[t], span);
+      // The end labels stay inside the plot's width.
+      const half = g.measureText(label).width / 2;
+      g.fillText(label, Math.min(left + plotW - half, Math.max(left + half, left + (t + 0.5) * cw)), top + plotH + 4);
     }
   }, [cells, width, height, unit]);
   const onMove = (e: MouseEvent) => {

@@ -275,7 +275,7 @@ export function DashboardPage({ id }: { id: string }) {
               </span>
             ) : (
               <span class="tile-tools">
-                {isChart(t.config) && <button class="small ghost" data-action="alert-tile" onClick={() => setAlerting(t)}>Alert</button>}
+                {alertable(t.config) && <button class="small ghost" data-action="alert-tile" onClick={() => setAlerting(t)}>Alert</button>}
                 <button class="small ghost" data-action="edit-tile" onClick={() => setEditing(t)}>Edit</button>
                 <button class="small ghost" data-action="remove-tile" onClick={() => setRemoving(t.id)}>Remove</button>
               </span>
@@ -329,6 +329,12 @@ function isChart(c: TileConfig) {
 // asRatio: the tile draws its first select item over its second.
 function isRatio(c: TileConfig) {
   return isChart(c) && c.asRatio === true && chartItems(c).length === 2;
+}
+
+// alertable: what an alert can watch (dashboards.Config.Watched): a
+// chart tile's first item, not a ratio nor a metric named by metricName.
+function alertable(c: TileConfig) {
+  return isChart(c) && !isRatio(c) && !chartItems(c)[0].metricName;
 }
 
 // ratioItem stands for a ratio tile's one line: named after both items,
