@@ -128,7 +128,7 @@ func Decode(body []byte) (Dashboard, error) {
 		case ti.Config != nil:
 			switch {
 			case ti.AsRatio != nil:
-				err = errors.New("asRatio property is not supported when using config property. Specify config.asRatio instead.")
+				err = errors.New("asRatio property is not supported when using config property; specify config.asRatio instead")
 			case isFirstForm(ti.Config):
 				t.Config, err = fromFirstForm(ti.Config)
 			default:

@@ -120,7 +120,7 @@ func TestDecodeRefuses(t *testing.T) {
 		"empty series":    {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[]}`), "at least one"},
 		"unknown series":  {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"heatmap"}]}`), "series type must be one of"},
 		"formulas":        {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","formulas":[{"expression":"A/B"}]}}`), "config.formulas is not supported"},
-		"ratio in config": {tile(`{"x":0,"y":0,"w":1,"h":1,"asRatio":true,"config":{"displayType":"line"}}`), "Specify config.asRatio instead"},
+		"ratio in config": {tile(`{"x":0,"y":0,"w":1,"h":1,"asRatio":true,"config":{"displayType":"line"}}`), "specify config.asRatio instead"},
 		"heatmap groupBy": {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","groupBy":"ServiceName"}}`), "config.groupBy is not a field of a heatmap tile"},
 		"heatmap aggFn":   {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","select":[{"valueExpression":"Duration","aggFn":"count"}]}}`), "select of a heatmap tile"},
 		"unknown field":   {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","colour":"red"}}`), "unknown field config.colour"},

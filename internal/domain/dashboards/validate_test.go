@@ -76,8 +76,10 @@ func TestValidate(t *testing.T) {
 			name: "heatmap mistakes", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","sourceId":"logs","select":[{"valueExpression":""}]}},
 			{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","sourceId":"logs","select":[{"valueExpression":"a"},{"valueExpression":"b","heatmapScaleType":"sqrt"}]}},
 			{"x":0,"y":0,"w":1,"h":1,"config":{"configType":"sql","displayType":"heatmap","connectionId":"c","sqlTemplate":"SELECT 1"}}]}`,
-			want: []string{"tiles[0].config.select[0].valueExpression is required", "tiles[1].config.select of a heatmap tile takes one item, got 2",
-				"heatmapScaleType must be one of log, linear", "tiles[2].config.displayType must be one of line"},
+			want: []string{
+				"tiles[0].config.select[0].valueExpression is required", "tiles[1].config.select of a heatmap tile takes one item, got 2",
+				"heatmapScaleType must be one of log, linear", "tiles[2].config.displayType must be one of line",
+			},
 		},
 		{name: "event patterns", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"event_patterns","sourceId":"logs"}}]}`},
 		{name: "ratio", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","asRatio":true,"select":[{"aggFn":"count","where":"level:error"},{"aggFn":"count"}]}}]}`},
