@@ -659,6 +659,120 @@ func (e FirstTileConfigWhereLanguage) Valid() bool {
 	}
 }
 
+// Defines values for HeatmapQueryGranularity.
+const (
+	HeatmapQueryGranularityAuto HeatmapQueryGranularity = "auto"
+	HeatmapQueryGranularityN10m HeatmapQueryGranularity = "10m"
+	HeatmapQueryGranularityN12h HeatmapQueryGranularity = "12h"
+	HeatmapQueryGranularityN15m HeatmapQueryGranularity = "15m"
+	HeatmapQueryGranularityN1d  HeatmapQueryGranularity = "1d"
+	HeatmapQueryGranularityN1h  HeatmapQueryGranularity = "1h"
+	HeatmapQueryGranularityN1m  HeatmapQueryGranularity = "1m"
+	HeatmapQueryGranularityN2d  HeatmapQueryGranularity = "2d"
+	HeatmapQueryGranularityN2h  HeatmapQueryGranularity = "2h"
+	HeatmapQueryGranularityN30d HeatmapQueryGranularity = "30d"
+	HeatmapQueryGranularityN30m HeatmapQueryGranularity = "30m"
+	HeatmapQueryGranularityN30s HeatmapQueryGranularity = "30s"
+	HeatmapQueryGranularityN5m  HeatmapQueryGranularity = "5m"
+	HeatmapQueryGranularityN6h  HeatmapQueryGranularity = "6h"
+	HeatmapQueryGranularityN7d  HeatmapQueryGranularity = "7d"
+)
+
+// Valid indicates whether the value is a known member of the HeatmapQueryGranularity enum.
+func (e HeatmapQueryGranularity) Valid() bool {
+	switch e {
+	case HeatmapQueryGranularityAuto:
+		return true
+	case HeatmapQueryGranularityN10m:
+		return true
+	case HeatmapQueryGranularityN12h:
+		return true
+	case HeatmapQueryGranularityN15m:
+		return true
+	case HeatmapQueryGranularityN1d:
+		return true
+	case HeatmapQueryGranularityN1h:
+		return true
+	case HeatmapQueryGranularityN1m:
+		return true
+	case HeatmapQueryGranularityN2d:
+		return true
+	case HeatmapQueryGranularityN2h:
+		return true
+	case HeatmapQueryGranularityN30d:
+		return true
+	case HeatmapQueryGranularityN30m:
+		return true
+	case HeatmapQueryGranularityN30s:
+		return true
+	case HeatmapQueryGranularityN5m:
+		return true
+	case HeatmapQueryGranularityN6h:
+		return true
+	case HeatmapQueryGranularityN7d:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HeatmapQueryHeatmapScaleType.
+const (
+	HeatmapQueryHeatmapScaleTypeLinear HeatmapQueryHeatmapScaleType = "linear"
+	HeatmapQueryHeatmapScaleTypeLog    HeatmapQueryHeatmapScaleType = "log"
+)
+
+// Valid indicates whether the value is a known member of the HeatmapQueryHeatmapScaleType enum.
+func (e HeatmapQueryHeatmapScaleType) Valid() bool {
+	switch e {
+	case HeatmapQueryHeatmapScaleTypeLinear:
+		return true
+	case HeatmapQueryHeatmapScaleTypeLog:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HeatmapQueryWhereLanguage.
+const (
+	HeatmapQueryWhereLanguageDatadog HeatmapQueryWhereLanguage = "datadog"
+	HeatmapQueryWhereLanguageLucene  HeatmapQueryWhereLanguage = "lucene"
+	HeatmapQueryWhereLanguageSql     HeatmapQueryWhereLanguage = "sql"
+)
+
+// Valid indicates whether the value is a known member of the HeatmapQueryWhereLanguage enum.
+func (e HeatmapQueryWhereLanguage) Valid() bool {
+	switch e {
+	case HeatmapQueryWhereLanguageDatadog:
+		return true
+	case HeatmapQueryWhereLanguageLucene:
+		return true
+	case HeatmapQueryWhereLanguageSql:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HeatmapSelectItemHeatmapScaleType.
+const (
+	HeatmapSelectItemHeatmapScaleTypeLinear HeatmapSelectItemHeatmapScaleType = "linear"
+	HeatmapSelectItemHeatmapScaleTypeLog    HeatmapSelectItemHeatmapScaleType = "log"
+)
+
+// Valid indicates whether the value is a known member of the HeatmapSelectItemHeatmapScaleType enum.
+func (e HeatmapSelectItemHeatmapScaleType) Valid() bool {
+	switch e {
+	case HeatmapSelectItemHeatmapScaleTypeLinear:
+		return true
+	case HeatmapSelectItemHeatmapScaleTypeLog:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for KeySource.
 const (
 	KeySourceConfigured KeySource = "configured"
@@ -794,6 +908,30 @@ func (e SelectItemAggFn) Valid() bool {
 	case SelectItemAggFnQuantile:
 		return true
 	case SelectItemAggFnSum:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SelectItemMetricType.
+const (
+	SelectItemMetricTypeExponentialHistogram SelectItemMetricType = "exponential histogram"
+	SelectItemMetricTypeGauge                SelectItemMetricType = "gauge"
+	SelectItemMetricTypeHistogram            SelectItemMetricType = "histogram"
+	SelectItemMetricTypeSum                  SelectItemMetricType = "sum"
+)
+
+// Valid indicates whether the value is a known member of the SelectItemMetricType enum.
+func (e SelectItemMetricType) Valid() bool {
+	switch e {
+	case SelectItemMetricTypeExponentialHistogram:
+		return true
+	case SelectItemMetricTypeGauge:
+		return true
+	case SelectItemMetricTypeHistogram:
+		return true
+	case SelectItemMetricTypeSum:
 		return true
 	default:
 		return false
@@ -938,21 +1076,6 @@ func (e TileConfigAlertStates) Valid() bool {
 	}
 }
 
-// Defines values for TileConfigAsRatio.
-const (
-	False TileConfigAsRatio = false
-)
-
-// Valid indicates whether the value is a known member of the TileConfigAsRatio enum.
-func (e TileConfigAsRatio) Valid() bool {
-	switch e {
-	case False:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for TileConfigConfigType.
 const (
 	TileConfigConfigTypeSql TileConfigConfigType = "sql"
@@ -970,15 +1093,17 @@ func (e TileConfigConfigType) Valid() bool {
 
 // Defines values for TileConfigDisplayType.
 const (
-	TileConfigDisplayTypeAlerts     TileConfigDisplayType = "alerts"
-	TileConfigDisplayTypeBar        TileConfigDisplayType = "bar"
-	TileConfigDisplayTypeLine       TileConfigDisplayType = "line"
-	TileConfigDisplayTypeMarkdown   TileConfigDisplayType = "markdown"
-	TileConfigDisplayTypeNumber     TileConfigDisplayType = "number"
-	TileConfigDisplayTypePie        TileConfigDisplayType = "pie"
-	TileConfigDisplayTypeSearch     TileConfigDisplayType = "search"
-	TileConfigDisplayTypeStackedBar TileConfigDisplayType = "stacked_bar"
-	TileConfigDisplayTypeTable      TileConfigDisplayType = "table"
+	TileConfigDisplayTypeAlerts        TileConfigDisplayType = "alerts"
+	TileConfigDisplayTypeBar           TileConfigDisplayType = "bar"
+	TileConfigDisplayTypeEventPatterns TileConfigDisplayType = "event_patterns"
+	TileConfigDisplayTypeHeatmap       TileConfigDisplayType = "heatmap"
+	TileConfigDisplayTypeLine          TileConfigDisplayType = "line"
+	TileConfigDisplayTypeMarkdown      TileConfigDisplayType = "markdown"
+	TileConfigDisplayTypeNumber        TileConfigDisplayType = "number"
+	TileConfigDisplayTypePie           TileConfigDisplayType = "pie"
+	TileConfigDisplayTypeSearch        TileConfigDisplayType = "search"
+	TileConfigDisplayTypeStackedBar    TileConfigDisplayType = "stacked_bar"
+	TileConfigDisplayTypeTable         TileConfigDisplayType = "table"
 )
 
 // Valid indicates whether the value is a known member of the TileConfigDisplayType enum.
@@ -987,6 +1112,10 @@ func (e TileConfigDisplayType) Valid() bool {
 	case TileConfigDisplayTypeAlerts:
 		return true
 	case TileConfigDisplayTypeBar:
+		return true
+	case TileConfigDisplayTypeEventPatterns:
+		return true
+	case TileConfigDisplayTypeHeatmap:
 		return true
 	case TileConfigDisplayTypeLine:
 		return true
@@ -1899,6 +2028,70 @@ type FirstTileConfigDisplayType string
 // FirstTileConfigWhereLanguage defines model for FirstTileConfig.WhereLanguage.
 type FirstTileConfigWhereLanguage string
 
+// HeatmapCells defines model for HeatmapCells.
+type HeatmapCells struct {
+	Data struct {
+		// Bounds the rows+1 edges of the value buckets, lowest first
+		Bounds []float32 `json:"bounds"`
+
+		// Counts counts[t][r], the events of time bucket t in value bucket r
+		Counts [][]float32 `json:"counts"`
+
+		// Times each time bucket's start, epoch milliseconds
+		Times []int `json:"times"`
+	} `json:"data"`
+	Granularity string `json:"granularity"`
+}
+
+// HeatmapQuery defines model for HeatmapQuery.
+type HeatmapQuery struct {
+	// CountExpression what a cell counts; count() (absent too) only - another aggregate is refused
+	CountExpression *string `json:"countExpression,omitempty"`
+
+	// EndTime epoch milliseconds
+	EndTime int `json:"endTime"`
+
+	// Granularity the time bucket; auto (absent too) picks the smallest of 30s and up giving at most 120 buckets
+	Granularity      *HeatmapQueryGranularity      `json:"granularity,omitempty"`
+	HeatmapScaleType *HeatmapQueryHeatmapScaleType `json:"heatmapScaleType,omitempty"`
+
+	// Rows how many value buckets the range is cut into
+	Rows     *int   `json:"rows,omitempty"`
+	SourceId string `json:"sourceId"`
+
+	// StartTime epoch milliseconds
+	StartTime int `json:"startTime"`
+
+	// ValueExpression the value bucketed (a field, e.g. Duration)
+	ValueExpression string                     `json:"valueExpression"`
+	Where           *string                    `json:"where,omitempty"`
+	WhereLanguage   *HeatmapQueryWhereLanguage `json:"whereLanguage,omitempty"`
+}
+
+// HeatmapQueryGranularity the time bucket; auto (absent too) picks the smallest of 30s and up giving at most 120 buckets
+type HeatmapQueryGranularity string
+
+// HeatmapQueryHeatmapScaleType defines model for HeatmapQuery.HeatmapScaleType.
+type HeatmapQueryHeatmapScaleType string
+
+// HeatmapQueryWhereLanguage defines model for HeatmapQuery.WhereLanguage.
+type HeatmapQueryWhereLanguage string
+
+// HeatmapSelectItem A heatmap tile's select item (HyperDX's)
+type HeatmapSelectItem struct {
+	// CountExpression what a cell counts; count() (absent too) is what is drawn
+	CountExpression *string `json:"countExpression,omitempty"`
+
+	// HeatmapScaleType the y axis' scale (log when absent)
+	HeatmapScaleType *HeatmapSelectItemHeatmapScaleType `json:"heatmapScaleType,omitempty"`
+
+	// ValueExpression the value bucketed on the y axis (e.g. Duration); required, not empty
+	ValueExpression string `json:"valueExpression"`
+}
+
+// HeatmapSelectItemHeatmapScaleType the y axis' scale (log when absent)
+type HeatmapSelectItemHeatmapScaleType string
+
 // HighlightedExpressions defines model for HighlightedExpressions.
 type HighlightedExpressions = []struct {
 	Alias            *string `json:"alias,omitempty"`
@@ -2057,13 +2250,19 @@ type SelectItem struct {
 	Alias *string          `json:"alias,omitempty"`
 
 	// Level quantile level, only with aggFn quantile
-	Level        *float32                `json:"level,omitempty"`
+	Level *float32 `json:"level,omitempty"`
+
+	// MetricName on a metric source, the metric charted (HyperDX's); its Value is aggregated unless valueExpression names another column
+	MetricName *string `json:"metricName,omitempty"`
+
+	// MetricType the metric table metricName is read from
+	MetricType   *SelectItemMetricType   `json:"metricType,omitempty"`
 	NumberFormat *map[string]interface{} `json:"numberFormat,omitempty"`
 
 	// Query a Datadog metric query or formula on a metric source, in place of aggFn, valueExpression, level and where
 	Query *string `json:"query,omitempty"`
 
-	// ValueExpression the field aggregated; required by every aggFn but count, refused with count
+	// ValueExpression the field aggregated; required by every aggFn but count (and a metric item naming metricName and metricType), refused with count
 	ValueExpression *string                  `json:"valueExpression,omitempty"`
 	Where           *string                  `json:"where,omitempty"`
 	WhereLanguage   *SelectItemWhereLanguage `json:"whereLanguage,omitempty"`
@@ -2071,6 +2270,9 @@ type SelectItem struct {
 
 // SelectItemAggFn defines model for SelectItem.AggFn.
 type SelectItemAggFn string
+
+// SelectItemMetricType the metric table metricName is read from
+type SelectItemMetricType string
 
 // SelectItemWhereLanguage defines model for SelectItem.WhereLanguage.
 type SelectItemWhereLanguage string
@@ -2307,8 +2509,11 @@ type SourceInputUseTextIndexForImplicitColumn string
 type Tile struct {
 	// Config HyperDX's tile config. Charts (line, stacked_bar, table, number, pie, bar) aggregate select
 	// items over sourceId grouped by groupBy (comma-separated fields); number, pie and bar take one
-	// select item. A search tile's select is the columns shown (a string) and its where filters the
-	// events. A markdown tile shows markdown. configType sql keeps a raw-SQL tile's sqlTemplate, which
+	// select item; asRatio draws a line, stacked_bar or table tile's first item over its second (two
+	// items). A heatmap tile (a trace source) takes one HeatmapSelectItem and counts the events of where
+	// per time bucket and bucket of its valueExpression. A search tile's select is the columns shown (a
+	// string) and its where filters the events; an event_patterns tile keeps the same fields (stored and
+	// answered, not drawn yet). A markdown tile shows markdown. configType sql keeps a raw-SQL tile's sqlTemplate, which
 	// is stored but not run. Presentation options (numberFormat, fillNulls, seriesLimit, ...) are kept
 	// as given.
 	Config TileConfig `json:"config"`
@@ -2328,8 +2533,11 @@ type Tile struct {
 
 // TileConfig HyperDX's tile config. Charts (line, stacked_bar, table, number, pie, bar) aggregate select
 // items over sourceId grouped by groupBy (comma-separated fields); number, pie and bar take one
-// select item. A search tile's select is the columns shown (a string) and its where filters the
-// events. A markdown tile shows markdown. configType sql keeps a raw-SQL tile's sqlTemplate, which
+// select item; asRatio draws a line, stacked_bar or table tile's first item over its second (two
+// items). A heatmap tile (a trace source) takes one HeatmapSelectItem and counts the events of where
+// per time bucket and bucket of its valueExpression. A search tile's select is the columns shown (a
+// string) and its where filters the events; an event_patterns tile keeps the same fields (stored and
+// answered, not drawn yet). A markdown tile shows markdown. configType sql keeps a raw-SQL tile's sqlTemplate, which
 // is stored but not run. Presentation options (numberFormat, fillNulls, seriesLimit, ...) are kept
 // as given.
 type TileConfig struct {
@@ -2337,8 +2545,8 @@ type TileConfig struct {
 	AlertStates                 *[]TileConfigAlertStates `json:"alertStates,omitempty"`
 	AlignDateRangeToGranularity *bool                    `json:"alignDateRangeToGranularity,omitempty"`
 
-	// AsRatio a ratio of the first two series is not run yet; false is kept
-	AsRatio *TileConfigAsRatio `json:"asRatio,omitempty"`
+	// AsRatio draw the first select item over the second (exactly two items; line, stacked_bar and table)
+	AsRatio *bool `json:"asRatio,omitempty"`
 
 	// BackgroundChart a number tile's background sparkline, HyperDX's ({type, color}); kept as given
 	BackgroundChart *map[string]interface{} `json:"backgroundChart,omitempty"`
@@ -2364,11 +2572,13 @@ type TileConfig struct {
 	NumberFormat         *map[string]interface{} `json:"numberFormat,omitempty"`
 
 	// OnClick where a table row click leads, HyperDX's: {type: dashboard | search, target: {mode: id, id} or {mode: template, …}}; a dashboard named by id must be the team's, a search source a log or trace source of the team
-	OnClick           *map[string]interface{} `json:"onClick,omitempty"`
-	OrderBy           *string                 `json:"orderBy,omitempty"`
-	Select            *TileConfig_Select      `json:"select,omitempty"`
-	SeriesLimit       *int                    `json:"seriesLimit,omitempty"`
-	ShowOperandSeries *bool                   `json:"showOperandSeries,omitempty"`
+	OnClick *map[string]interface{} `json:"onClick,omitempty"`
+	OrderBy *string                 `json:"orderBy,omitempty"`
+
+	// Select a chart's select items, a heatmap's one HeatmapSelectItem, or a search or event_patterns tile's columns (a string)
+	Select            *TileConfig_Select `json:"select,omitempty"`
+	SeriesLimit       *int               `json:"seriesLimit,omitempty"`
+	ShowOperandSeries *bool              `json:"showOperandSeries,omitempty"`
 
 	// SourceId id of a source of the team
 	SourceId      *string                  `json:"sourceId,omitempty"`
@@ -2379,9 +2589,6 @@ type TileConfig struct {
 
 // TileConfigAlertStates defines model for TileConfig.AlertStates.
 type TileConfigAlertStates string
-
-// TileConfigAsRatio a ratio of the first two series is not run yet; false is kept
-type TileConfigAsRatio bool
 
 // TileConfigConfigType defines model for TileConfig.ConfigType.
 type TileConfigConfigType string
@@ -2396,9 +2603,12 @@ type TileConfigGranularity string
 type TileConfigSelect0 = []SelectItem
 
 // TileConfigSelect1 defines model for TileConfig.Select.1.
-type TileConfigSelect1 = string
+type TileConfigSelect1 = []HeatmapSelectItem
 
-// TileConfig_Select defines model for TileConfig.Select.
+// TileConfigSelect2 defines model for TileConfig.Select.2.
+type TileConfigSelect2 = string
+
+// TileConfig_Select a chart's select items, a heatmap's one HeatmapSelectItem, or a search or event_patterns tile's columns (a string)
 type TileConfig_Select struct {
 	union json.RawMessage
 }
@@ -3176,6 +3386,9 @@ type UpdateAlertJSONRequestBody = AlertInput
 // MuteAlertJSONRequestBody defines body for MuteAlert for application/json ContentType.
 type MuteAlertJSONRequestBody MuteAlertJSONBody
 
+// QueryChartHeatmapJSONRequestBody defines body for QueryChartHeatmap for application/json ContentType.
+type QueryChartHeatmapJSONRequestBody = HeatmapQuery
+
 // QueryChartSeriesJSONRequestBody defines body for QueryChartSeries for application/json ContentType.
 type QueryChartSeriesJSONRequestBody = ChartQuery
 
@@ -3409,6 +3622,32 @@ func (t *TileConfig_Select) FromTileConfigSelect1(v TileConfigSelect1) error {
 
 // MergeTileConfigSelect1 performs a merge with any union data inside the TileConfig_Select, using the provided TileConfigSelect1
 func (t *TileConfig_Select) MergeTileConfigSelect1(v TileConfigSelect1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTileConfigSelect2 returns the union data inside the TileConfig_Select as a TileConfigSelect2
+func (t TileConfig_Select) AsTileConfigSelect2() (TileConfigSelect2, error) {
+	var body TileConfigSelect2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTileConfigSelect2 overwrites any union data inside the TileConfig_Select as the provided TileConfigSelect2
+func (t *TileConfig_Select) FromTileConfigSelect2(v TileConfigSelect2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTileConfigSelect2 performs a merge with any union data inside the TileConfig_Select, using the provided TileConfigSelect2
+func (t *TileConfig_Select) MergeTileConfigSelect2(v TileConfigSelect2) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -4156,6 +4395,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
 	MuteAlert(ctx context.Context, id Id, body MuteAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// QueryChartHeatmapWithBody Query heatmap cells
+	//
+	// A heatmap tile's cells, what the web UI draws - the events of a source matching where, counted per time bucket and per bucket of valueExpression's range (evenly spaced, or evenly on a log scale, where values at or below zero are left out).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v2/charts/heatmap (the `QueryChartHeatmap` operationId).
+	QueryChartHeatmapWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// QueryChartHeatmap Query heatmap cells
+	//
+	// A heatmap tile's cells, what the web UI draws - the events of a source matching where, counted per time bucket and per bucket of valueExpression's range (evenly spaced, or evenly on a log scale, where values at or below zero are left out).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v2/charts/heatmap (the `QueryChartHeatmap` operationId).
+	QueryChartHeatmap(ctx context.Context, body QueryChartHeatmapJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// QueryChartSeriesWithBody Query chart series
 	//
@@ -5142,6 +5399,44 @@ func (c *Client) MuteAlertWithBody(ctx context.Context, id Id, contentType strin
 // Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
 func (c *Client) MuteAlert(ctx context.Context, id Id, body MuteAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMuteAlertRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// QueryChartHeatmapWithBody Query heatmap cells
+//
+// A heatmap tile's cells, what the web UI draws - the events of a source matching where, counted per time bucket and per bucket of valueExpression's range (evenly spaced, or evenly on a log scale, where values at or below zero are left out).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v2/charts/heatmap (the `QueryChartHeatmap` operationId).
+func (c *Client) QueryChartHeatmapWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQueryChartHeatmapRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// QueryChartHeatmap Query heatmap cells
+//
+// A heatmap tile's cells, what the web UI draws - the events of a source matching where, counted per time bucket and per bucket of valueExpression's range (evenly spaced, or evenly on a log scale, where values at or below zero are left out).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v2/charts/heatmap (the `QueryChartHeatmap` operationId).
+func (c *Client) QueryChartHeatmap(ctx context.Context, body QueryChartHeatmapJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQueryChartHeatmapRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7532,6 +7827,46 @@ func NewMuteAlertRequestWithBody(server string, id Id, contentType string, body 
 	}
 
 	operationPath := fmt.Sprintf("/api/v2/alerts/%s/silenced", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewQueryChartHeatmapRequest calls the generic QueryChartHeatmap builder with application/json body
+func NewQueryChartHeatmapRequest(server string, body QueryChartHeatmapJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewQueryChartHeatmapRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewQueryChartHeatmapRequestWithBody constructs an http.Request for the QueryChartHeatmap method, with any body, and a specified content type
+func NewQueryChartHeatmapRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v2/charts/heatmap")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -12050,6 +12385,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v2/alerts/{id}/silenced (the `MuteAlert` operationId).
 	MuteAlertWithResponse(ctx context.Context, id Id, body MuteAlertJSONRequestBody, reqEditors ...RequestEditorFn) (*MuteAlertResponse, error)
 
+	// QueryChartHeatmapWithBodyWithResponse Query heatmap cells
+	//
+	// A heatmap tile's cells, what the web UI draws - the events of a source matching where, counted per time bucket and per bucket of valueExpression's range (evenly spaced, or evenly on a log scale, where values at or below zero are left out).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/charts/heatmap (the `QueryChartHeatmap` operationId).
+	QueryChartHeatmapWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QueryChartHeatmapResponse, error)
+
+	// QueryChartHeatmapWithResponse Query heatmap cells
+	//
+	// A heatmap tile's cells, what the web UI draws - the events of a source matching where, counted per time bucket and per bucket of valueExpression's range (evenly spaced, or evenly on a log scale, where values at or below zero are left out).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v2/charts/heatmap (the `QueryChartHeatmap` operationId).
+	QueryChartHeatmapWithResponse(ctx context.Context, body QueryChartHeatmapJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryChartHeatmapResponse, error)
+
 	// QueryChartSeriesWithBodyWithResponse Query chart series
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -13547,6 +13900,61 @@ func (r MuteAlertResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r MuteAlertResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type QueryChartHeatmapResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *HeatmapCells
+	// JSON4XX the response for an HTTP 4XX `application/json` response
+	JSON4XX *Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r QueryChartHeatmapResponse) GetJSON200() *HeatmapCells {
+	return r.JSON200
+}
+
+// GetJSON4XX returns the response for an HTTP 4XX `application/json` response
+func (r QueryChartHeatmapResponse) GetJSON4XX() *Error {
+	return r.JSON4XX
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r QueryChartHeatmapResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r QueryChartHeatmapResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r QueryChartHeatmapResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r QueryChartHeatmapResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r QueryChartHeatmapResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18606,6 +19014,36 @@ func (c *ClientWithResponses) MuteAlertWithResponse(ctx context.Context, id Id, 
 	return ParseMuteAlertResponse(rsp)
 }
 
+// QueryChartHeatmapWithBodyWithResponse Query heatmap cells
+//
+// A heatmap tile's cells, what the web UI draws - the events of a source matching where, counted per time bucket and per bucket of valueExpression's range (evenly spaced, or evenly on a log scale, where values at or below zero are left out).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/charts/heatmap (the `QueryChartHeatmap` operationId).
+func (c *ClientWithResponses) QueryChartHeatmapWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QueryChartHeatmapResponse, error) {
+	rsp, err := c.QueryChartHeatmapWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQueryChartHeatmapResponse(rsp)
+}
+
+// QueryChartHeatmapWithResponse Query heatmap cells
+//
+// A heatmap tile's cells, what the web UI draws - the events of a source matching where, counted per time bucket and per bucket of valueExpression's range (evenly spaced, or evenly on a log scale, where values at or below zero are left out).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v2/charts/heatmap (the `QueryChartHeatmap` operationId).
+func (c *ClientWithResponses) QueryChartHeatmapWithResponse(ctx context.Context, body QueryChartHeatmapJSONRequestBody, reqEditors ...RequestEditorFn) (*QueryChartHeatmapResponse, error) {
+	rsp, err := c.QueryChartHeatmap(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQueryChartHeatmapResponse(rsp)
+}
+
 // QueryChartSeriesWithBodyWithResponse Query chart series
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -20573,6 +21011,46 @@ func ParseMuteAlertResponse(rsp *http.Response) (*MuteAlertResponse, error) {
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest AlertResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 4:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON4XX = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseQueryChartHeatmapResponse parses an HTTP response from a QueryChartHeatmapWithResponse call
+func ParseQueryChartHeatmapResponse(rsp *http.Response) (*QueryChartHeatmapResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &QueryChartHeatmapResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest HeatmapCells
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

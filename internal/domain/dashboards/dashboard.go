@@ -112,6 +112,11 @@ const (
 	Bar        = "bar"
 	Search     = "search"
 	Markdown   = "markdown"
+	// Heatmap counts a trace source's events in buckets of a value (a
+	// duration, usually) over time; EventPatterns groups a source's
+	// events by the pattern of their body.
+	Heatmap       = "heatmap"
+	EventPatterns = "event_patterns"
 )
 
 // Config is what a tile shows. Builder charts (line, stacked_bar, table,
@@ -119,6 +124,9 @@ const (
 // GroupBy; a search tile lists SearchSelect columns of the events matching
 // Where; a markdown tile shows Markdown; a raw-SQL tile (ConfigType "sql")
 // keeps its SQLTemplate, which is stored but not run (see docs/api.md).
+// A heatmap tile counts the events of Where in buckets of its one
+// HeatmapSelect item's value; an event-patterns tile groups the events
+// of Where by pattern, SearchSelect naming the field it reads.
 type Config struct {
 	ConfigType    string
 	DisplayType   string
@@ -131,6 +139,7 @@ type Config struct {
 	Markdown      string
 	ConnectionID  string
 	SQLTemplate   string
+	HeatmapSelect []HeatmapItem
 	// Display holds HyperDX's presentation options (numberFormat,
 	// fillNulls, seriesLimit, …) as they came, so a dashboard read and
 	// written back keeps them.
@@ -144,12 +153,27 @@ type Select struct {
 	// Query, on a metric source, is a Datadog metric query or formula
 	// (charts.Series.Query); it replaces aggFn, valueExpression and where,
 	// so a dashboard imported from Datadog keeps its queries as written.
-	Query         string          `json:"query,omitempty"`
+	Query string `json:"query,omitempty"`
+	// MetricName and MetricType, on a metric source, chart that metric of
+	// the source's table of that type (HyperDX's metric select item); the
+	// metric's Value is aggregated unless valueExpression names another
+	// column.
+	MetricName    string          `json:"metricName,omitempty"`
+	MetricType    string          `json:"metricType,omitempty"`
 	Alias         string          `json:"alias,omitempty"`
 	Level         float64         `json:"level,omitempty"`
 	Where         string          `json:"where"`
 	WhereLanguage string          `json:"whereLanguage"`
 	NumberFormat  json.RawMessage `json:"numberFormat,omitempty"`
+}
+
+// HeatmapItem is a heatmap tile's select item (HyperDX's): the value
+// bucketed on the y axis, what each cell counts (count() when empty) and
+// the y axis' scale, log or linear (log when empty).
+type HeatmapItem struct {
+	ValueExpression  string `json:"valueExpression"`
+	CountExpression  string `json:"countExpression,omitempty"`
+	HeatmapScaleType string `json:"heatmapScaleType,omitempty"`
 }
 
 // MarshalJSON answers valueExpression always (empty for count) beside an
@@ -170,7 +194,7 @@ func (s Select) MarshalJSON() ([]byte, error) {
 var displayOptions = []string{
 	"numberFormat", "granularity", "fillNulls", "alignDateRangeToGranularity", "compareToPreviousPeriod",
 	"fitYAxisToData", "seriesLimit", "groupByColumnsOnLeft", "color", "colorRules", "limit", "onClick", "orderBy", "showOperandSeries",
-	"backgroundChart",
+	"backgroundChart", "asRatio",
 }
 
 // IsChart reports whether the tile aggregates select items (and so can be
@@ -208,9 +232,17 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		m["markdown"] = c.Markdown
 	case c.DisplayType == AlertList:
 		put("where", c.Where)
-	case c.DisplayType == Search:
+	case c.DisplayType == Search || c.DisplayType == EventPatterns:
 		m["sourceId"] = c.SourceID
 		m["select"] = c.SearchSelect
+		m["where"] = c.Where
+		m["whereLanguage"] = c.WhereLanguage
+	case c.DisplayType == Heatmap:
+		m["sourceId"] = c.SourceID
+		m["select"] = c.HeatmapSelect
+		if c.HeatmapSelect == nil {
+			m["select"] = []HeatmapItem{}
+		}
 		m["where"] = c.Where
 		m["whereLanguage"] = c.WhereLanguage
 	default:
@@ -231,10 +263,19 @@ func (d *Dashboard) Tile(id string) (*Tile, bool) {
 	return nil, false
 }
 
+// AsRatio reports whether a chart tile draws its first select item over
+// its second (HyperDX's asRatio) rather than a line per item.
+func (c *Config) AsRatio() bool {
+	return c.IsChart() && string(c.Display["asRatio"]) == "true"
+}
+
 // Watched is what an alert on a chart tile measures: the tile's first
-// select item, grouped by the tile's groupBy fields.
+// select item, grouped by the tile's groupBy fields. A ratio tile has
+// none (its value is a quotient of two items), nor one whose first item
+// names a metric by metricName (read from the table of its metricType):
+// the scheduler evaluates neither yet.
 func (c *Config) Watched() (Select, []string, bool) {
-	if !c.IsChart() || len(c.Select) == 0 {
+	if !c.IsChart() || len(c.Select) == 0 || c.AsRatio() || c.Select[0].MetricName != "" {
 		return Select{}, nil, false
 	}
 	return c.Select[0], SplitGroupBy(c.GroupBy), true

@@ -112,18 +112,15 @@ func Decode(body []byte) (Dashboard, error) {
 		case ti.Series != nil && ti.Config != nil:
 			err = errors.New("a tile cannot have both series and config")
 		case ti.Series != nil:
-			if ti.AsRatio != nil && *ti.AsRatio {
-				err = errors.New("asRatio is not supported yet")
-			} else {
-				t.Config, err = fromSeries(ti.Series)
-			}
-			// HyperDX's translation: a time or table chart says it is no
-			// ratio, and a time chart fills its gaps.
+			t.Config, err = fromSeries(ti.Series)
+			// HyperDX's translation: a time or table chart says whether it
+			// is a ratio (the tile's asRatio), and a time chart fills its
+			// gaps.
 			if err == nil && t.Config.IsChart() && t.Config.DisplayType != Number {
 				if t.Config.Display == nil {
 					t.Config.Display = map[string]json.RawMessage{}
 				}
-				t.Config.Display["asRatio"] = json.RawMessage("false")
+				t.Config.Display["asRatio"] = json.RawMessage(fmt.Sprint(ti.AsRatio != nil && *ti.AsRatio))
 				if t.Config.DisplayType != Table {
 					t.Config.Display["fillNulls"] = json.RawMessage("true")
 				}
@@ -131,7 +128,7 @@ func Decode(body []byte) (Dashboard, error) {
 		case ti.Config != nil:
 			switch {
 			case ti.AsRatio != nil:
-				err = errors.New("asRatio is not supported when using config")
+				err = errors.New("asRatio property is not supported when using config property; specify config.asRatio instead")
 			case isFirstForm(ti.Config):
 				t.Config, err = fromFirstForm(ti.Config)
 			default:
@@ -158,10 +155,13 @@ func strict(b []byte, v any) error {
 // refused are HyperDX config fields that change what a chart computes in
 // ways not run here yet: refused rather than stored and ignored.
 var refused = map[string]string{
-	"asRatio":  "asRatio",
 	"formulas": "formulas",
 	"having":   "having",
 }
+
+// heatmapKeys are the fields of HyperDX's heatmap tile config: no
+// groupBy, no chart options beside numberFormat.
+var heatmapKeys = []string{"displayType", "sourceId", "select", "where", "whereLanguage", "numberFormat"}
 
 // fromConfig reads HyperDX's config form: builder charts, search,
 // markdown, or configType "sql".
@@ -198,8 +198,19 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 			return c, err
 		}
 	}
+	if c.DisplayType == Heatmap && c.ConfigType == "" {
+		for k := range m {
+			if !slices.Contains(heatmapKeys, k) {
+				return c, fmt.Errorf("config.%s is not a field of a heatmap tile (it takes %s)", k, strings.Join(heatmapKeys, ", "))
+			}
+		}
+	}
 	if raw, ok := m["select"]; ok {
-		if c.DisplayType == Search {
+		if c.DisplayType == Heatmap && c.ConfigType == "" {
+			if err := strict(raw, &c.HeatmapSelect); err != nil {
+				return c, fmt.Errorf("config.select of a heatmap tile: %w", err)
+			}
+		} else if c.DisplayType == Search || c.DisplayType == EventPatterns {
 			if err := json.Unmarshal(raw, &c.SearchSelect); err != nil {
 				return c, errors.New("config.select of a search tile is the columns shown, a string")
 			}
@@ -259,6 +270,12 @@ func canonical(c *Config) {
 		set("fillNulls", "true")
 	case Table:
 		set("asRatio", "false")
+	default:
+		// Only time charts and tables divide (HyperDX's schemas of the
+		// others have no asRatio); false elsewhere says nothing.
+		if string(c.Display["asRatio"]) == "false" {
+			delete(c.Display, "asRatio")
+		}
 	}
 	if c.DisplayType != Line {
 		delete(c.Display, "fitYAxisToData")
@@ -300,9 +317,6 @@ func fromSeries(raws []json.RawMessage) (Config, error) {
 		if series[i].Type != series[0].Type {
 			return Config{}, errors.New("all series must have the same type")
 		}
-		if series[i].MetricName != "" || series[i].MetricDataType != "" {
-			return Config{}, fmt.Errorf("series[%d]: metricName and metricDataType are not supported yet; filter with where MetricName:…", i)
-		}
 	}
 	first := series[0]
 	switch first.Type {
@@ -317,7 +331,8 @@ func fromSeries(raws []json.RawMessage) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("series type must be one of time, table, number, search, markdown, got %q", first.Type)
 	}
-	c := Config{DisplayType: first.Type, SourceID: first.SourceID, GroupBy: strings.Join(first.GroupBy, ", ")}
+	// HyperDX joins the older groupBy list with bare commas.
+	c := Config{DisplayType: first.Type, SourceID: first.SourceID, GroupBy: strings.Join(first.GroupBy, ",")}
 	if first.Type == "time" {
 		c.DisplayType = Line
 		if first.DisplayType != "" {
@@ -337,9 +352,11 @@ func fromSeries(raws []json.RawMessage) (Config, error) {
 		if len(s.GroupBy) > 0 && !slices.Equal(s.GroupBy, first.GroupBy) {
 			return Config{}, fmt.Errorf("series[%d] is grouped by %q, series[0] by %q: a tile's series share one groupBy", i, s.GroupBy, first.GroupBy)
 		}
+		// A series' numberFormat is the tile's (the first's, above), as
+		// HyperDX translates it.
 		c.Select = append(c.Select, Select{
 			AggFn: s.AggFn, ValueExpression: s.Field, Alias: s.Alias, Level: s.Level,
-			Where: s.Where, WhereLanguage: s.WhereLanguage, NumberFormat: s.NumberFormat,
+			Where: s.Where, WhereLanguage: s.WhereLanguage, MetricName: s.MetricName, MetricType: s.MetricDataType,
 		})
 	}
 	return c, nil

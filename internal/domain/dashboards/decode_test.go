@@ -50,7 +50,7 @@ func TestDecodeTileForms(t *testing.T) {
 			  {"type":"time","sourceId":"logs","aggFn":"count","where":"level:error","whereLanguage":"lucene","groupBy":["ServiceName","host"],"displayType":"stacked_bar"},
 			  {"type":"time","sourceId":"logs","aggFn":"avg","field":"Duration","where":"","whereLanguage":"lucene","groupBy":[]}]}`,
 			want: Config{
-				DisplayType: StackedBar, SourceID: "logs", GroupBy: "ServiceName, host",
+				DisplayType: StackedBar, SourceID: "logs", GroupBy: "ServiceName,host",
 				Display: map[string]json.RawMessage{"asRatio": json.RawMessage("false"), "fillNulls": json.RawMessage("true")},
 				Select:  []Select{{AggFn: "count", Where: "level:error", WhereLanguage: "lucene"}, {AggFn: "avg", ValueExpression: "Duration", WhereLanguage: "lucene"}},
 			},
@@ -69,6 +69,31 @@ func TestDecodeTileForms(t *testing.T) {
 			name: "HyperDX series, markdown",
 			tile: `{"name":"m","x":0,"y":0,"w":6,"h":3,"series":[{"type":"markdown","content":"hello"}]}`,
 			want: Config{DisplayType: Markdown, Markdown: "hello"},
+		},
+		{
+			name: "HyperDX series, ratio",
+			tile: `{"name":"r","x":0,"y":0,"w":6,"h":3,"asRatio":true,"series":[
+			  {"type":"time","sourceId":"logs","aggFn":"count","where":"level:error","whereLanguage":"lucene","groupBy":[]},
+			  {"type":"time","sourceId":"logs","aggFn":"count","where":"","whereLanguage":"lucene","groupBy":[]}]}`,
+			want: Config{
+				DisplayType: Line, SourceID: "logs",
+				Display: map[string]json.RawMessage{"asRatio": json.RawMessage("true"), "fillNulls": json.RawMessage("true")},
+				Select:  []Select{{AggFn: "count", Where: "level:error", WhereLanguage: "lucene"}, {AggFn: "count", WhereLanguage: "lucene"}},
+			},
+		},
+		{
+			name: "HyperDX config, heatmap",
+			tile: `{"name":"h","x":0,"y":0,"w":6,"h":3,"config":{"displayType":"heatmap","sourceId":"traces","select":[{"valueExpression":"Duration","countExpression":"count()","heatmapScaleType":"log"}],"numberFormat":{"output":"time"}}}`,
+			want: Config{
+				DisplayType: Heatmap, SourceID: "traces",
+				HeatmapSelect: []HeatmapItem{{ValueExpression: "Duration", CountExpression: "count()", HeatmapScaleType: "log"}},
+				Display:       map[string]json.RawMessage{"numberFormat": json.RawMessage(`{"output":"time"}`)},
+			},
+		},
+		{
+			name: "HyperDX config, event patterns",
+			tile: `{"name":"p","x":0,"y":0,"w":6,"h":3,"config":{"displayType":"event_patterns","sourceId":"logs","select":"Body","where":"level:error"}}`,
+			want: Config{DisplayType: EventPatterns, SourceID: "logs", SearchSelect: "Body", Where: "level:error"},
 		},
 		{
 			name: "this API's first form",
@@ -93,10 +118,11 @@ func TestDecodeRefuses(t *testing.T) {
 		"mixed series":    {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"time","sourceId":"a"},{"type":"table","sourceId":"a"}]}`), "same type"},
 		"two sources":     {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"time","sourceId":"a"},{"type":"time","sourceId":"b"}]}`), "share one source"},
 		"empty series":    {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[]}`), "at least one"},
-		"metric series":   {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"time","sourceId":"m","metricName":"cpu"}]}`), "metricName"},
 		"unknown series":  {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"heatmap"}]}`), "series type must be one of"},
 		"formulas":        {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","formulas":[{"expression":"A/B"}]}}`), "config.formulas is not supported"},
-		"ratio":           {tile(`{"x":0,"y":0,"w":1,"h":1,"asRatio":true,"series":[{"type":"time"}]}`), "asRatio"},
+		"ratio in config": {tile(`{"x":0,"y":0,"w":1,"h":1,"asRatio":true,"config":{"displayType":"line"}}`), "specify config.asRatio instead"},
+		"heatmap groupBy": {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","groupBy":"ServiceName"}}`), "config.groupBy is not a field of a heatmap tile"},
+		"heatmap aggFn":   {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","select":[{"valueExpression":"Duration","aggFn":"count"}]}}`), "select of a heatmap tile"},
 		"unknown field":   {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","colour":"red"}}`), "unknown field config.colour"},
 		"search select":   {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"search","select":["Body"]}}`), "a string"},
 		"filter fields":   {`{"name":"d","tiles":[],"filters":[{"type":"QUERY_EXPRESSION","owner":"x"}]}`, "unknown field"},
@@ -117,7 +143,10 @@ func TestRoundTrip(t *testing.T) {
 	body := `{"name":"d","tags":["prod"],"tiles":[
 	  {"id":"a","name":"c","x":0,"y":0,"w":12,"h":4,"config":{"displayType":"line","sourceId":"logs","select":[{"aggFn":"count","where":"","whereLanguage":"lucene"}],"groupBy":"ServiceName","seriesLimit":5,"granularity":"5m"}},
 	  {"id":"b","name":"s","x":12,"y":0,"w":12,"h":4,"config":{"displayType":"search","sourceId":"logs","select":"Body","where":"","whereLanguage":"lucene"}},
-	  {"id":"c","name":"m","x":0,"y":4,"w":24,"h":2,"config":{"displayType":"markdown","markdown":"hi"}}]}`
+	  {"id":"c","name":"m","x":0,"y":4,"w":24,"h":2,"config":{"displayType":"markdown","markdown":"hi"}},
+	  {"id":"d","name":"h","x":0,"y":6,"w":12,"h":4,"config":{"displayType":"heatmap","sourceId":"traces","select":[{"valueExpression":"Duration"}],"where":"","whereLanguage":"lucene"}},
+	  {"id":"e","name":"p","x":12,"y":6,"w":12,"h":4,"config":{"displayType":"event_patterns","sourceId":"logs","select":"","where":"","whereLanguage":"lucene"}},
+	  {"id":"f","name":"r","x":0,"y":10,"w":12,"h":4,"config":{"displayType":"line","asRatio":true,"sourceId":"logs","select":[{"aggFn":"count","where":"a","whereLanguage":"lucene"},{"aggFn":"count","where":"","whereLanguage":"lucene"}]}}]}`
 	d, err := Decode([]byte(body))
 	require.NoError(t, err)
 	out, err := json.Marshal(d)
@@ -130,6 +159,10 @@ func TestRoundTrip(t *testing.T) {
 		"asRatio": false, "fillNulls": true, // HyperDX answers them always
 		"select": []any{map[string]any{"aggFn": "count", "valueExpression": "", "where": "", "whereLanguage": "lucene"}},
 	}, tile["config"])
+	heat := answer["tiles"].([]any)[3].(map[string]any)
+	assert.Equal(t, map[string]any{
+		"displayType": "heatmap", "sourceId": "traces", "select": []any{map[string]any{"valueExpression": "Duration"}}, "where": "", "whereLanguage": "lucene",
+	}, heat["config"])
 	again, err := Decode(out)
 	require.NoError(t, err)
 	// What the body carried differs (an answer has every field); what

@@ -15,8 +15,13 @@ import (
 // The values a dashboard takes; limits are HyperDX's where it has one.
 var (
 	AggFns       = []string{"count", "count_distinct", "sum", "avg", "min", "max", "quantile", "last_value"}
-	displayTypes = []string{Line, StackedBar, Table, Number, Pie, Bar, Search, Markdown}
-	sqlDisplay   = []string{Line, StackedBar, Table, Number, Pie, Bar}
+	displayTypes = []string{Line, StackedBar, Table, Number, Pie, Bar, Search, Markdown, Heatmap, EventPatterns}
+	// MetricTypes are the metric tables a select item's metricType names
+	// (HyperDX's that it can chart).
+	MetricTypes = []string{"gauge", "sum", "histogram", "exponential histogram"}
+	// HeatmapScales are the y axes a heatmap takes.
+	HeatmapScales = []string{"log", "linear"}
+	sqlDisplay    = []string{Line, StackedBar, Table, Number, Pie, Bar}
 )
 
 const (
@@ -193,6 +198,16 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 		p.OneOf(field, *v, query.WhereLanguages)
 	}
 	checkColors(c, p, at)
+	if raw, ok := c.Display["asRatio"]; ok && string(raw) != "false" && string(raw) != "null" {
+		switch {
+		case string(raw) != "true":
+			p.Add("%s.asRatio must be true or false", at)
+		case c.ConfigType != "" || !slices.Contains([]string{Line, StackedBar, Table}, c.DisplayType):
+			p.Add("%s.asRatio is for line, stacked_bar and table tiles of the builder", at)
+		case len(c.Select) != 2:
+			p.Add("%s: asRatio can only be used with exactly two select items", at)
+		}
+	}
 	switch {
 	case c.ConfigType != "":
 		if c.ConfigType != "sql" {
@@ -211,7 +226,22 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 			p.Add("%s.markdown is longer than %d characters", at, maxMarkdown)
 		}
 		return nil
-	case c.DisplayType == Search:
+	case c.DisplayType == Search || c.DisplayType == EventPatterns:
+		language(at+".whereLanguage", &c.WhereLanguage)
+		return source(true)
+	case c.DisplayType == Heatmap:
+		if len(c.HeatmapSelect) != 1 {
+			p.Add("%s.select of a heatmap tile takes one item, got %d", at, len(c.HeatmapSelect))
+		}
+		for j, s := range c.HeatmapSelect {
+			sat := fmt.Sprintf("%s.select[%d]", at, j)
+			if strings.TrimSpace(s.ValueExpression) == "" {
+				p.Add("%s.valueExpression is required for heatmap charts", sat)
+			}
+			if s.HeatmapScaleType != "" {
+				p.OneOf(sat+".heatmapScaleType", s.HeatmapScaleType, HeatmapScales)
+			}
+		}
 		language(at+".whereLanguage", &c.WhereLanguage)
 		return source(true)
 	case c.DisplayType == AlertList:
@@ -251,10 +281,14 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 			continue
 		}
 		p.OneOf(sat+".aggFn", s.AggFn, AggFns)
+		metric := s.MetricName != "" && s.MetricType != ""
+		if s.MetricType != "" {
+			p.OneOf(sat+".metricType", s.MetricType, MetricTypes)
+		}
 		switch {
 		case s.AggFn == "count" && s.ValueExpression != "":
 			p.Add("%s: valueExpression cannot be used with aggFn count", sat)
-		case s.AggFn != "count" && s.ValueExpression == "" && slices.Contains(AggFns, s.AggFn):
+		case s.AggFn != "count" && s.ValueExpression == "" && !metric && slices.Contains(AggFns, s.AggFn):
 			p.Add("%s.valueExpression is required with aggFn %s", sat, s.AggFn)
 		}
 		switch {
@@ -317,6 +351,19 @@ func checkContainers(d *Dashboard, p *problems.List) {
 			p.Add("%s: Tile references unknown tabId %q of container %q", at, t.TabID, t.ContainerID)
 		}
 	}
+}
+
+// HeatmapSources are the sources the heatmap tiles read, each once: a
+// heatmap reads a trace source only (HyperDX's rule), which the caller
+// checks against the sources' kinds.
+func (d *Dashboard) HeatmapSources() []string {
+	var ids []string
+	for _, t := range d.Tiles {
+		if t.Config.DisplayType == Heatmap && t.Config.ConfigType == "" && t.Config.SourceID != "" && !slices.Contains(ids, t.Config.SourceID) {
+			ids = append(ids, t.Config.SourceID)
+		}
+	}
+	return ids
 }
 
 // OnClick is where a table tile's row click leads (HyperDX's onClick): a

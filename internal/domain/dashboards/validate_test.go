@@ -68,8 +68,25 @@ func TestValidate(t *testing.T) {
 			want: []string{"select takes 1 to 20 items, got 0"},
 		},
 		{
-			name: "display type", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","sourceId":"logs"}}]}`,
-			want: []string{"displayType must be one of line, stacked_bar, table, number, pie, bar, search, markdown"},
+			name: "display type", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"scatter","sourceId":"logs"}}]}`,
+			want: []string{"displayType must be one of line, stacked_bar, table, number, pie, bar, search, markdown, heatmap, event_patterns"},
+		},
+		{name: "heatmap", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","sourceId":"logs","select":[{"valueExpression":"Duration","heatmapScaleType":"linear"}]}}]}`},
+		{
+			name: "heatmap mistakes", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","sourceId":"logs","select":[{"valueExpression":""}]}},
+			{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","sourceId":"logs","select":[{"valueExpression":"a"},{"valueExpression":"b","heatmapScaleType":"sqrt"}]}},
+			{"x":0,"y":0,"w":1,"h":1,"config":{"configType":"sql","displayType":"heatmap","connectionId":"c","sqlTemplate":"SELECT 1"}}]}`,
+			want: []string{
+				"tiles[0].config.select[0].valueExpression is required", "tiles[1].config.select of a heatmap tile takes one item, got 2",
+				"heatmapScaleType must be one of log, linear", "tiles[2].config.displayType must be one of line",
+			},
+		},
+		{name: "event patterns", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"event_patterns","sourceId":"logs"}}]}`},
+		{name: "ratio", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","asRatio":true,"select":[{"aggFn":"count","where":"level:error"},{"aggFn":"count"}]}}]}`},
+		{
+			name: "ratio mistakes", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","asRatio":true,"select":[{"aggFn":"count"}]}},
+			{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"pie","sourceId":"logs","asRatio":true,"select":[{"aggFn":"count"}]}}]}`,
+			want: []string{"tiles[0].config: asRatio can only be used with exactly two select items", "tiles[1].config.asRatio is for line, stacked_bar and table"},
 		},
 		{
 			name: "raw sql", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"configType":"promql","displayType":"search"}}]}`,

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/otelhouse/otelhouse/internal/domain/charts"
+	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
 	"github.com/otelhouse/otelhouse/internal/domain/query"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
 	"github.com/otelhouse/otelhouse/internal/runtime/problems"
@@ -251,4 +252,87 @@ func metricTable(table, own, t string) (string, bool) {
 		return "", false
 	}
 	return base + "_" + t, true
+}
+
+// heatmapRequest is POST /api/v2/charts/heatmap: a heatmap tile's select
+// item over a range, as the web UI draws one.
+type heatmapRequest struct {
+	StartTime        int64  `json:"startTime"`
+	EndTime          int64  `json:"endTime"`
+	Granularity      string `json:"granularity"`
+	SourceID         string `json:"sourceId"`
+	ValueExpression  string `json:"valueExpression"`
+	CountExpression  string `json:"countExpression"`
+	HeatmapScaleType string `json:"heatmapScaleType"`
+	Where            string `json:"where"`
+	WhereLanguage    string `json:"whereLanguage"`
+	Rows             int    `json:"rows"`
+}
+
+// heatmapHandler counts a source's events per time bucket and bucket of
+// valueExpression (charts.RunHeatmap).
+func (s *Server) heatmapHandler(r *http.Request) result {
+	body, err := readJSON(r, MaxBody)
+	if err != nil {
+		return failed("", err)
+	}
+	var req heatmapRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return fail(http.StatusBadRequest, err.Error())
+	}
+	var p problems.List
+	start, end := time.UnixMilli(req.StartTime).UTC(), time.UnixMilli(req.EndTime).UTC()
+	if req.StartTime <= 0 || req.EndTime <= req.StartTime {
+		p.Add("startTime and endTime are epoch milliseconds with startTime < endTime")
+	}
+	step, err := charts.Bucket(req.Granularity, start, end)
+	if err != nil {
+		p.Add("%v", err)
+	} else if req.EndTime > req.StartTime && end.Sub(start)/step > 10000 {
+		p.Add("the range holds more than 10000 buckets of %s", step)
+	}
+	if req.SourceID == "" {
+		p.Add("sourceId is required")
+	}
+	if strings.TrimSpace(req.ValueExpression) == "" {
+		p.Add("valueExpression is required")
+	} else if err := query.CheckField(req.ValueExpression); err != nil {
+		p.Add("valueExpression: %v", err)
+	}
+	// Each cell counts events; another aggregate per cell is not run here.
+	if c := strings.ReplaceAll(req.CountExpression, " ", ""); c != "" && c != "count()" {
+		p.Add("countExpression %q is not computed here: cells count events (count())", req.CountExpression)
+	}
+	if req.HeatmapScaleType != "" {
+		p.OneOf("heatmapScaleType", req.HeatmapScaleType, dashboards.HeatmapScales)
+	}
+	if req.Rows == 0 {
+		req.Rows = 30
+	}
+	if req.Rows < 1 || req.Rows > charts.MaxHeatmapRows {
+		p.Add("rows must be 1 to %d", charts.MaxHeatmapRows)
+	}
+	if err := query.CheckWhere(req.Where); err != nil {
+		p.Add("%v", err)
+	}
+	if err := p.Err(); err != nil {
+		return fail(http.StatusBadRequest, "invalid heatmap query: "+err.Error())
+	}
+	src, err := s.sources.Get(r.Context(), teamOf(r.Context()), req.SourceID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fail(http.StatusNotFound, "source "+strconv.Quote(req.SourceID)+" not found")
+	case errors.Is(err, sources.ErrUnreadable):
+		return fail(http.StatusBadRequest, "invalid heatmap query: "+err.Error())
+	case err != nil:
+		return failed("", err)
+	}
+	hm, err := charts.RunHeatmap(r.Context(), s.opts.DB, charts.HeatmapQuery{
+		Source: src.Chart(), Value: req.ValueExpression, Where: req.Where, WhereLanguage: req.WhereLanguage,
+		Log: req.HeatmapScaleType != "linear", Rows: req.Rows,
+	}, start, end, step, s.queryTimeout())
+	if err != nil {
+		return s.queryFailed(r, "heatmap query", err)
+	}
+	return ok(http.StatusOK, hm, map[string]any{"granularity": step.String()})
 }

@@ -57,7 +57,7 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 	}})
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	old := item(r)
-	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "traces", "groupBy": "ServiceName, SpanName", "asRatio": false, "fillNulls": true, "select": []any{
+	assert.Equal(t, map[string]any{"displayType": "line", "sourceId": "traces", "groupBy": "ServiceName,SpanName", "asRatio": false, "fillNulls": true, "select": []any{
 		map[string]any{"aggFn": "count", "valueExpression": "", "where": "", "whereLanguage": "lucene"},
 		map[string]any{"aggFn": "avg", "valueExpression": "Duration", "where": "", "whereLanguage": "lucene"},
 	}},

@@ -68,6 +68,9 @@ func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (doc
 		d.ID = st.id
 		err = s.checkOnClick(ctx, team, &d)
 	}
+	if err == nil {
+		err = s.checkHeatmapSources(ctx, team, &d)
+	}
 	if missing := (dashboards.MissingSources{}); errors.As(err, &missing) {
 		// Answered in HyperDX's words, without this API's prefix.
 		return document{}, &apiError{status: http.StatusBadRequest, msg: missing.Error()}
@@ -173,6 +176,40 @@ func (s *Server) checkOnClick(ctx context.Context, team string, d *dashboards.Da
 		return &apiError{status: http.StatusBadRequest, msg: "The following onClick search source IDs are not log or trace sources: " + strings.Join(notSearchable, ", ")}
 	}
 	return nil
+}
+
+// checkHeatmapSources refuses a heatmap tile over a source that is no
+// trace source, as HyperDX does: its buckets are of a span's value (a
+// duration), which its UI offers on traces only.
+func (s *Server) checkHeatmapSources(ctx context.Context, team string, d *dashboards.Dashboard) error {
+	var wrong []string
+	for _, id := range d.HeatmapSources() {
+		kind, err := s.sourceKind(ctx, team, id)
+		if err != nil {
+			return err
+		}
+		if kind != "trace" {
+			wrong = append(wrong, id)
+		}
+	}
+	if len(wrong) > 0 {
+		return &apiError{status: http.StatusBadRequest, msg: "Heatmap tiles require a Trace source; not trace sources: " + strings.Join(wrong, ", ")}
+	}
+	return nil
+}
+
+// sourceKind is the kind of a team's source as stored (Validate has
+// already checked that it exists).
+func (s *Server) sourceKind(ctx context.Context, team, id string) (string, error) {
+	res, err := s.opts.Store.Get(ctx, team, kindSource, id)
+	if err != nil {
+		return "", err
+	}
+	var src Source
+	if err := json.Unmarshal(res.Doc, &src); err != nil {
+		return "", fmt.Errorf("stored source %s: %w", id, err)
+	}
+	return src.Kind, nil
 }
 
 func decodeAlert(s *Server, ctx context.Context, body []byte, st stamp) (document, error) { //nolint:revive // the kinds' decoders share one type, the server first

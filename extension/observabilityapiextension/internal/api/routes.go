@@ -56,6 +56,7 @@ func (s *Server) routes() {
 		ep      endpoint
 	}{
 		{"POST /charts/series", s.chartSeriesHandler},
+		{"POST /charts/heatmap", s.heatmapHandler},
 		{"GET /alerts/{id}/history", s.historyHandler},
 		{"POST /alerts/{id}/silenced", s.silenceAlert},
 		{"DELETE /alerts/{id}/silenced", s.unsilenceAlert},

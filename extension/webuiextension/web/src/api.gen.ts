@@ -837,6 +837,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/charts/heatmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query heatmap cells
+         * @description A heatmap tile's cells, what the web UI draws - the events of a source matching where, counted per time bucket and per bucket of valueExpression's range (evenly spaced, or evenly on a log scale, where values at or below zero are left out).
+         */
+        post: operations["queryChartHeatmap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations/{org}/services/{svc}/observability/dashboards": {
         parameters: {
             query?: never;
@@ -1351,6 +1371,49 @@ export interface components {
                 query?: string;
             }[];
         };
+        HeatmapQuery: {
+            /** @description epoch milliseconds */
+            startTime: number;
+            /** @description epoch milliseconds */
+            endTime: number;
+            /**
+             * @description the time bucket; auto (absent too) picks the smallest of 30s and up giving at most 120 buckets
+             * @enum {string}
+             */
+            granularity?: "auto" | "30s" | "1m" | "5m" | "10m" | "15m" | "30m" | "1h" | "2h" | "6h" | "12h" | "1d" | "2d" | "7d" | "30d";
+            sourceId: string;
+            /** @description the value bucketed (a field, e.g. Duration) */
+            valueExpression: string;
+            /** @description what a cell counts; count() (absent too) only - another aggregate is refused */
+            countExpression?: string;
+            /**
+             * @default log
+             * @enum {string}
+             */
+            heatmapScaleType: "log" | "linear";
+            where?: string;
+            /**
+             * @default lucene
+             * @enum {string}
+             */
+            whereLanguage: "lucene" | "sql" | "datadog";
+            /**
+             * @description how many value buckets the range is cut into
+             * @default 30
+             */
+            rows: number;
+        };
+        HeatmapCells: {
+            granularity: string;
+            data: {
+                /** @description each time bucket's start, epoch milliseconds */
+                times: number[];
+                /** @description the rows+1 edges of the value buckets, lowest first */
+                bounds: number[];
+                /** @description counts[t][r], the events of time bucket t in value bucket r */
+                counts: number[][];
+            };
+        };
         ChartSeries: {
             granularity: string;
             data: ({
@@ -1386,9 +1449,16 @@ export interface components {
         SelectItem: {
             /** @description a Datadog metric query or formula on a metric source, in place of aggFn, valueExpression, level and where */
             query?: string;
+            /** @description on a metric source, the metric charted (HyperDX's); its Value is aggregated unless valueExpression names another column */
+            metricName?: string;
+            /**
+             * @description the metric table metricName is read from
+             * @enum {string}
+             */
+            metricType?: "gauge" | "sum" | "histogram" | "exponential histogram";
             /** @enum {string} */
             aggFn?: "count" | "count_distinct" | "sum" | "avg" | "min" | "max" | "quantile" | "last_value";
-            /** @description the field aggregated; required by every aggFn but count, refused with count */
+            /** @description the field aggregated; required by every aggFn but count (and a metric item naming metricName and metricType), refused with count */
             valueExpression?: string;
             alias?: string;
             /** @description quantile level, only with aggFn quantile */
@@ -1401,11 +1471,26 @@ export interface components {
             whereLanguage: "lucene" | "sql" | "datadog";
             numberFormat?: Record<string, never>;
         };
+        /** @description A heatmap tile's select item (HyperDX's) */
+        HeatmapSelectItem: {
+            /** @description the value bucketed on the y axis (e.g. Duration); required, not empty */
+            valueExpression: string;
+            /** @description what a cell counts; count() (absent too) is what is drawn */
+            countExpression?: string;
+            /**
+             * @description the y axis' scale (log when absent)
+             * @enum {string}
+             */
+            heatmapScaleType?: "log" | "linear";
+        };
         /**
          * @description HyperDX's tile config. Charts (line, stacked_bar, table, number, pie, bar) aggregate select
          *     items over sourceId grouped by groupBy (comma-separated fields); number, pie and bar take one
-         *     select item. A search tile's select is the columns shown (a string) and its where filters the
-         *     events. A markdown tile shows markdown. configType sql keeps a raw-SQL tile's sqlTemplate, which
+         *     select item; asRatio draws a line, stacked_bar or table tile's first item over its second (two
+         *     items). A heatmap tile (a trace source) takes one HeatmapSelectItem and counts the events of where
+         *     per time bucket and bucket of its valueExpression. A search tile's select is the columns shown (a
+         *     string) and its where filters the events; an event_patterns tile keeps the same fields (stored and
+         *     answered, not drawn yet). A markdown tile shows markdown. configType sql keeps a raw-SQL tile's sqlTemplate, which
          *     is stored but not run. Presentation options (numberFormat, fillNulls, seriesLimit, ...) are kept
          *     as given.
          */
@@ -1416,10 +1501,11 @@ export interface components {
              * @description alerts is otelhouse's addition (HyperDX has no such tile): it lists the team's alerts with their state and takes only where (every word of it in the alert's name, any case) and alertStates
              * @enum {string}
              */
-            displayType: "line" | "stacked_bar" | "table" | "alerts" | "number" | "pie" | "bar" | "search" | "markdown";
+            displayType: "line" | "stacked_bar" | "table" | "alerts" | "number" | "pie" | "bar" | "search" | "markdown" | "heatmap" | "event_patterns";
             /** @description id of a source of the team */
             sourceId?: string;
-            select?: components["schemas"]["SelectItem"][] | string;
+            /** @description a chart's select items, a heatmap's one HeatmapSelectItem, or a search or event_patterns tile's columns (a string) */
+            select?: components["schemas"]["SelectItem"][] | components["schemas"]["HeatmapSelectItem"][] | string;
             groupBy?: string;
             where?: string;
             /** @enum {string} */
@@ -1438,11 +1524,8 @@ export interface components {
              */
             granularity?: "auto" | "30s" | "1m" | "5m" | "10m" | "15m" | "30m" | "1h" | "2h" | "6h" | "12h" | "1d" | "2d" | "7d" | "30d";
             fillNulls?: boolean;
-            /**
-             * @description a ratio of the first two series is not run yet; false is kept
-             * @enum {boolean}
-             */
-            asRatio?: false;
+            /** @description draw the first select item over the second (exactly two items; line, stacked_bar and table) */
+            asRatio?: boolean;
             alignDateRangeToGranularity?: boolean;
             compareToPreviousPeriod?: boolean;
             fitYAxisToData?: boolean;
@@ -3846,6 +3929,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChartSeries"];
+                };
+            };
+            default: components["responses"]["Error"];
+            "4XX": components["responses"]["Error"];
+        };
+    };
+    queryChartHeatmap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HeatmapQuery"];
+            };
+        };
+        responses: {
+            /** @description The cells; no events, no bounds and no cells */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeatmapCells"];
                 };
             };
             default: components["responses"]["Error"];

@@ -54,8 +54,8 @@ export function narrowQuery(q: string, tag: string, value: string): string {
 export function narrowTile(c: TileConfig, filters: DashboardFilter[], chosen: Record<string, string>): TileConfig {
   const active = filters.filter((f) => f.id && chosen[f.id] && appliesTo(f, c.sourceId));
   if (!active.length) return c;
-  if (!Array.isArray(c.select)) {
-    // A search tile: its where is the config's own.
+  if (!Array.isArray(c.select) || c.displayType === 'heatmap') {
+    // A search or heatmap tile: its where is the config's own.
     let where = c.where ?? '';
     for (const f of active) where = narrowWhere(where, c.whereLanguage ?? 'lucene', f.expression, chosen[f.id!]);
     return { ...c, where };

@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'vitest';
-import { linesOf, mergeSeries } from './tiles';
+import { describe, expect, it, test } from 'vitest';
+import { chartItems, linesOf, mergeSeries } from './tiles';
 
 const count = { aggFn: 'count', where: '', whereLanguage: 'lucene' } as const;
 
@@ -47,5 +47,13 @@ describe('mergeSeries', () => {
       { ts_bucket: 0, group: ['web'], 'series_0.data': '1', 'series_4.data': 2, 'series_5.data': 3 },
       { ts_bucket: 60000, group: [], 'series_6.data': null },
     ]);
+  });
+});
+
+describe('chartItems', () => {
+  it('answers a chart tile items and nothing for the other kinds', () => {
+    expect(chartItems({ displayType: 'line', select: [count] })).toEqual([count]);
+    expect(chartItems({ displayType: 'heatmap', select: [{ valueExpression: 'Duration' }] })).toEqual([]);
+    expect(chartItems({ displayType: 'search', select: 'Body' })).toEqual([]);
   });
 });

@@ -7,6 +7,12 @@ import type { Line } from './components/chart';
 
 type SelectItem = Schemas['SelectItem'];
 
+// chartItems are a chart tile's select items (none for a heatmap, a
+// search or a markdown tile, whose select is of another shape).
+export function chartItems(c: Schemas['TileConfig']): SelectItem[] {
+  return c.displayType !== 'heatmap' && Array.isArray(c.select) ? c.select as SelectItem[] : [];
+}
+
 // label names a select item in a legend: its alias, its query, or its
 // aggregation of its field.
 export function label(s: SelectItem): string {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, messageOf, Source } from '../api';
 import { appliesTo, DashboardFilter, metricOf } from '../filters';
+import { chartItems } from '../tiles';
 import type { Schemas } from '../api';
 
 type Tile = Schemas['Tile'];
@@ -40,7 +41,7 @@ function FilterSelect({ f, tiles, kind, from, to, value, onChoose, onRemove }: {
     const range = { startTime: String(from), endTime: String(to) };
     let path: string;
     if (kind === 'metric') {
-      const q = tiles.filter((t) => appliesTo(f, t.config.sourceId)).flatMap((t) => (Array.isArray(t.config.select) ? t.config.select : []))
+      const q = tiles.filter((t) => appliesTo(f, t.config.sourceId)).flatMap((t) => chartItems(t.config))
         .map((s) => s.query ?? '').find((q) => metricOf(q));
       if (!q) { setValues([]); return; }
       path = `/api/v2/metrics/tags?${new URLSearchParams({ sourceId: f.sourceId, metric: metricOf(q), key: f.expression, limit: '100', ...range })}`;

@@ -1,0 +1,92 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The tile kinds beyond lines and numbers (issue 46), as a person sees
+// them at three screen widths: a heatmap of the spans' durations over
+// the last hour, drawn with every span counted; a ratio tile (asRatio)
+// drawing errors over all spans as one line, the values the chart API
+// divides; an event-patterns tile saying it is kept but not drawn.
+func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
+	c := run(t, nil, shippedConfig(t))
+	c.waitHealthy(t)
+	ui := fmt.Sprintf("http://127.0.0.1:%d", c.ui)
+	otlp := fmt.Sprintf("http://127.0.0.1:%d", c.otlpHTTP)
+	b := newBrowser(t, ui, "heatmap")
+	b.signUp("/", "owner@example.com", "correct horse battery")
+
+	// Two spans a minute over the last 40 minutes: a fast one that
+	// succeeds, and one a hundred times slower that fails in every other
+	// minute.
+	now := time.Now()
+	var spans []string
+	errors := 0
+	for i := 1; i <= 40; i++ {
+		at := now.Truncate(time.Minute).Add(-time.Duration(i)*time.Minute + 5*time.Second)
+		fast := time.Duration(1+i%5) * time.Millisecond
+		slow := time.Duration(100+10*(i%7)) * time.Millisecond
+		status := 0
+		if i%2 == 0 {
+			status, errors = 2, errors+1
+		}
+		for j, s := range []struct {
+			d      time.Duration
+			status int
+		}{{fast, 0}, {slow, status}} {
+			spans = append(spans, fmt.Sprintf(`{"traceId":"%032x","spanId":"%016x","name":"GET /pay","kind":2,"startTimeUnixNano":"%d","endTimeUnixNano":"%d","status":{"code":%d}}`,
+				i*10+j, i*10+j+1, at.UnixNano(), at.Add(s.d).UnixNano(), s.status))
+		}
+	}
+	body := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"pay"}}]},"scopeSpans":[{"spans":[` + strings.Join(spans, ",") + `]}]}]}`
+	require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/traces", "Authorization", "Bearer "+ingestKey, "application/json", body))
+	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_traces") == "80" }, 30*time.Second, 200*time.Millisecond, "stored")
+
+	id := eval[string](b, "a dashboard", `fetch('/api/v2/dashboards', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({name: 'Payments', tiles: [
+			{name: 'Latency', x: 0, y: 0, w: 12, h: 4, config: {displayType: 'heatmap', sourceId: 'traces', select: [{valueExpression: 'Duration', heatmapScaleType: 'log'}]}},
+			{name: 'ErrorRatio', x: 12, y: 0, w: 12, h: 4, config: {displayType: 'line', sourceId: 'traces', asRatio: true, granularity: '1m', select: [
+				{aggFn: 'count', where: 'StatusCode:Error', whereLanguage: 'lucene', alias: 'errors'}, {aggFn: 'count', where: '', whereLanguage: 'lucene', alias: 'spans'}]}},
+			{name: 'Patterns', x: 0, y: 4, w: 24, h: 2, config: {displayType: 'event_patterns', sourceId: 'logs'}}]})})
+		.then((r) => r.json()).then((j) => j.data.id)`)
+	require.NotEmpty(t, id)
+
+	for _, width := range []int64{1000, 1400, 1920} {
+		w := fmt.Sprint(width)
+		b.run("a screen of this width", chromedp.EmulateViewport(width, 900), chromedp.Navigate(ui+"/dashboards/"+id+"?range=1h"))
+		b.see("the heatmap at "+w, `[data-tile=Latency] [data-testid=heatmap] canvas`)
+		b.run("every span counted at "+w, waitText(`[data-tile=Latency] .heatmap-hover`, "80 events"))
+		assert.Equal(t, "80", eval[string](b, "the heatmap's count", `document.querySelector('[data-tile=Latency] [data-testid=heatmap]').dataset.events`))
+		// Cells are drawn: the canvas holds coloured pixels.
+		assert.True(t, eval[bool](b, "coloured cells at "+w, `(() => { const c = document.querySelector('[data-tile=Latency] canvas'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+			for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && d[i + 2] > d[i] + 40) return true; return false; })()`))
+		b.see("the ratio line at "+w, `[data-tile=ErrorRatio] .chart .u-over`)
+		assert.Contains(t, b.text(`[data-tile=ErrorRatio] .tile-what`), "errors / spans")
+		assert.Zero(t, eval[int](b, "no alert on a ratio", `document.querySelectorAll('[data-tile=ErrorRatio] [data-action=alert-tile]').length`), "an alert cannot watch a ratio yet")
+		b.see("the patterns note at "+w, `[data-tile=Patterns] [data-testid=tile-not-drawn]`)
+		b.screenshot("tiles-" + w)
+	}
+
+	// The ratio tile draws what the chart API divides: errors over all
+	// spans per minute, a half in the minutes with a failure, else none.
+	ratios := eval[[]float64](b, "the ratio answer", fmt.Sprintf(`fetch('/api/v2/charts/series', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({startTime: %d, endTime: %d, granularity: '1m', seriesReturnType: 'ratio', series: [
+			{sourceId: 'traces', aggFn: 'count', where: 'StatusCode:Error', whereLanguage: 'lucene'}, {sourceId: 'traces', aggFn: 'count', where: '', whereLanguage: 'lucene'}]})})
+		.then((r) => r.json()).then((j) => j.data.map((row) => row['series_0.data']).filter((v) => v !== undefined))`, now.Add(-time.Hour).UnixMilli(), now.UnixMilli()))
+	half := 0
+	for _, r := range ratios {
+		if r == 0.5 {
+			half++
+		}
+	}
+	assert.Equal(t, errors, half, "a half in each minute with a failure: %v", ratios)
+}
