@@ -92,6 +92,7 @@ func public(team, kind string, doc []byte) (any, error) {
 	}
 	if kind == kindDashboard {
 		if d, err := dashboards.Decode(doc); err == nil {
+			d.Heal()
 			return d, nil
 		}
 	}
