@@ -766,33 +766,38 @@ func TestHyperDXDashboardsRest(t *testing.T) {
 		}},
 		hxCase{"rejects a tile that references an unknown containerId", func(c *contractFixture) {
 			src, _ := sources(c)
-			refused(c, c.do("POST", base, map[string]any{"name": "Bad Container Reference", "tags": []any{},
+			refused(c, c.do("POST", base, map[string]any{
+				"name": "Bad Container Reference", "tags": []any{},
 				"tiles":      []any{buildTile(src, "containerId", "does-not-exist")},
 				"containers": []any{map[string]any{"id": "real-container", "title": "Real", "collapsed": false}},
 			}), `unknown containerId "does-not-exist"`)
 		}},
 		hxCase{"rejects a tile that references an unknown tabId", func(c *contractFixture) {
 			src, _ := sources(c)
-			refused(c, c.do("POST", base, map[string]any{"name": "Bad Tab Reference", "tags": []any{},
+			refused(c, c.do("POST", base, map[string]any{
+				"name": "Bad Tab Reference", "tags": []any{},
 				"tiles":      []any{buildTile(src, "containerId", "service-health", "tabId", "ghost")},
 				"containers": []any{serviceHealth("errors")},
 			}), `unknown tabId "ghost"`)
 		}},
 		hxCase{"rejects a tile that supplies tabId without containerId", func(c *contractFixture) {
 			src, _ := sources(c)
-			refused(c, c.do("POST", base, map[string]any{"name": "Tab Without Container", "tags": []any{},
+			refused(c, c.do("POST", base, map[string]any{
+				"name": "Tab Without Container", "tags": []any{},
 				"tiles": []any{buildTile(src, "tabId", "errors")}, "containers": []any{serviceHealth("errors")},
 			}), "tabId requires containerId to be set")
 		}},
 		hxCase{"rejects duplicate container ids", func(c *contractFixture) {
 			src, _ := sources(c)
-			refused(c, c.do("POST", base, map[string]any{"name": "Duplicate Containers", "tags": []any{}, "tiles": []any{buildTile(src)},
+			refused(c, c.do("POST", base, map[string]any{
+				"name": "Duplicate Containers", "tags": []any{}, "tiles": []any{buildTile(src)},
 				"containers": []any{map[string]any{"id": "dupe", "title": "A", "collapsed": false}, map[string]any{"id": "dupe", "title": "B", "collapsed": false}},
 			}), "Container IDs must be unique")
 		}},
 		hxCase{"rejects duplicate tab ids within a container", func(c *contractFixture) {
 			src, _ := sources(c)
-			refused(c, c.do("POST", base, map[string]any{"name": "Duplicate Tabs", "tags": []any{}, "tiles": []any{buildTile(src)},
+			refused(c, c.do("POST", base, map[string]any{
+				"name": "Duplicate Tabs", "tags": []any{}, "tiles": []any{buildTile(src)},
 				"containers": []any{map[string]any{"id": "service-health", "title": "Service Health", "collapsed": false, "tabs": []any{
 					map[string]any{"id": "errors", "title": "Errors"}, map[string]any{"id": "errors", "title": "Errors Two"},
 				}}},
@@ -812,39 +817,46 @@ func TestHyperDXDashboardsRest(t *testing.T) {
 		}},
 		hxCase{"rejects duplicate container ids on PUT (update path)", func(c *contractFixture) {
 			src, _ := sources(c)
-			created := c.expect(200, "POST", base, map[string]any{"name": "PUT Duplicate Containers", "tiles": []any{buildTile(src)}, "tags": []any{},
+			created := c.expect(200, "POST", base, map[string]any{
+				"name": "PUT Duplicate Containers", "tiles": []any{buildTile(src)}, "tags": []any{},
 				"containers": []any{map[string]any{"id": "a", "title": "A", "collapsed": false}, map[string]any{"id": "b", "title": "B", "collapsed": false}},
 			})
-			refused(c, c.do("PUT", base+"/"+created.data()["id"].(string), map[string]any{"name": "PUT Duplicate Containers", "tiles": []any{buildTile(src)}, "tags": []any{},
+			refused(c, c.do("PUT", base+"/"+created.data()["id"].(string), map[string]any{
+				"name": "PUT Duplicate Containers", "tiles": []any{buildTile(src)}, "tags": []any{},
 				"containers": []any{map[string]any{"id": "dupe", "title": "A", "collapsed": false}, map[string]any{"id": "dupe", "title": "B", "collapsed": false}},
 			}), "Container IDs must be unique")
 		}},
 		hxCase{"rejects a tile with containerId set when the dashboard omits containers entirely", func(c *contractFixture) {
 			src, _ := sources(c)
-			refused(c, c.do("POST", base, map[string]any{"name": "Tile with containerId, no containers field", "tags": []any{},
+			refused(c, c.do("POST", base, map[string]any{
+				"name": "Tile with containerId, no containers field", "tags": []any{},
 				"tiles": []any{buildTile(src, "containerId", "service-health")},
 			}), `unknown containerId "service-health"`)
 		}},
 		hxCase{"does not require tabId when a tile is in a tabbed container (tile renders without a tab)", func(c *contractFixture) {
 			src, _ := sources(c)
-			c.expect(200, "POST", base, map[string]any{"name": "Tabbed container with tile that has no tabId", "tags": []any{},
+			c.expect(200, "POST", base, map[string]any{
+				"name": "Tabbed container with tile that has no tabId", "tags": []any{},
 				"tiles": []any{buildTile(src, "containerId", "service-health")}, "containers": []any{serviceHealth("errors", "latency")},
 			})
 		}},
 		hxCase{"rejects an empty-string containerId or tabId on a tile", func(c *contractFixture) {
 			src, _ := sources(c)
 			refused(c, c.do("POST", base, map[string]any{"name": "Empty containerId", "tags": []any{}, "tiles": []any{buildTile(src, "containerId", "")}}), "tiles.0.containerId")
-			refused(c, c.do("POST", base, map[string]any{"name": "Empty tabId", "tags": []any{},
+			refused(c, c.do("POST", base, map[string]any{
+				"name": "Empty tabId", "tags": []any{},
 				"tiles": []any{buildTile(src, "containerId", "service-health", "tabId", "")}, "containers": []any{serviceHealth("errors")},
 			}), "tiles.0.tabId")
 		}},
 		hxCase{"accepts a 256-char containerId, rejects 257", func(c *contractFixture) {
 			src, _ := sources(c)
 			atMax, tooLong := strings.Repeat("a", 256), strings.Repeat("a", 257)
-			c.expect(200, "POST", base, map[string]any{"name": "Containers id at boundary", "tags": []any{},
+			c.expect(200, "POST", base, map[string]any{
+				"name": "Containers id at boundary", "tags": []any{},
 				"tiles": []any{buildTile(src, "containerId", atMax)}, "containers": []any{map[string]any{"id": atMax, "title": "At boundary", "collapsed": false}},
 			})
-			refused(c, c.do("POST", base, map[string]any{"name": "Containers id over boundary", "tags": []any{},
+			refused(c, c.do("POST", base, map[string]any{
+				"name": "Containers id over boundary", "tags": []any{},
 				"tiles": []any{buildTile(src, "containerId", tooLong)}, "containers": []any{map[string]any{"id": tooLong, "title": "Over boundary", "collapsed": false}},
 			}), "tiles.0.containerId")
 		}},
@@ -854,10 +866,12 @@ func TestHyperDXDashboardsRest(t *testing.T) {
 			container := func(tab, title string) []any {
 				return []any{map[string]any{"id": "service-health", "title": "Service Health", "collapsed": false, "tabs": []any{map[string]any{"id": tab, "title": title}}}}
 			}
-			c.expect(200, "POST", base, map[string]any{"name": "Tab id at boundary", "tags": []any{},
+			c.expect(200, "POST", base, map[string]any{
+				"name": "Tab id at boundary", "tags": []any{},
 				"tiles": []any{buildTile(src, "containerId", "service-health", "tabId", atMax)}, "containers": container(atMax, "At boundary"),
 			})
-			refused(c, c.do("POST", base, map[string]any{"name": "Tab id over boundary", "tags": []any{},
+			refused(c, c.do("POST", base, map[string]any{
+				"name": "Tab id over boundary", "tags": []any{},
 				"tiles": []any{buildTile(src, "containerId", "service-health", "tabId", tooLong)}, "containers": container(tooLong, "Over boundary"),
 			}), "tiles.0.tabId")
 		}},
@@ -881,7 +895,8 @@ func TestHyperDXDashboardsRest(t *testing.T) {
 		hxCase{"preserves existing containers on PUT when the body omits the field", func(c *contractFixture) {
 			src, _ := sources(c)
 			containers := []any{serviceHealth("errors")}
-			created := c.expect(200, "POST", base, map[string]any{"name": "Preserve containers on PUT", "tags": []any{}, "containers": containers,
+			created := c.expect(200, "POST", base, map[string]any{
+				"name": "Preserve containers on PUT", "tags": []any{}, "containers": containers,
 				"tiles": []any{buildTile(src, "name", "In container", "containerId", "service-health", "tabId", "errors")},
 			})
 			r := c.expect(200, "PUT", base+"/"+created.data()["id"].(string), map[string]any{"name": "Preserve containers on PUT", "tags": []any{}, "tiles": []any{tileOf(created, 0)}})
@@ -891,16 +906,19 @@ func TestHyperDXDashboardsRest(t *testing.T) {
 		}},
 		hxCase{"rejects a PUT that references an unknown containerId when body omits containers", func(c *contractFixture) {
 			src, _ := sources(c)
-			created := c.expect(200, "POST", base, map[string]any{"name": "PUT unknown containerId", "tags": []any{},
+			created := c.expect(200, "POST", base, map[string]any{
+				"name": "PUT unknown containerId", "tags": []any{},
 				"tiles": []any{buildTile(src, "name", "Real tile")}, "containers": []any{map[string]any{"id": "real", "title": "Real", "collapsed": false}},
 			})
-			refused(c, c.do("PUT", base+"/"+created.data()["id"].(string), map[string]any{"name": "PUT unknown containerId", "tags": []any{},
+			refused(c, c.do("PUT", base+"/"+created.data()["id"].(string), map[string]any{
+				"name": "PUT unknown containerId", "tags": []any{},
 				"tiles": []any{buildTile(src, "name", "Bad ref", "containerId", "does-not-exist")},
 			}), `unknown containerId "does-not-exist"`)
 		}},
 		hxCase{"drops orphan tile.containerId on read when no container matches", func(c *contractFixture) {
 			src, _ := sources(c)
-			created := c.expect(200, "POST", base, map[string]any{"name": "Orphan containerId heal", "tags": []any{},
+			created := c.expect(200, "POST", base, map[string]any{
+				"name": "Orphan containerId heal", "tags": []any{},
 				"tiles":      []any{buildTile(src, "name", "Real tile")},
 				"containers": []any{map[string]any{"id": "real", "title": "Real", "collapsed": false, "tabs": []any{map[string]any{"id": "errors", "title": "Errors"}}}},
 			})
@@ -914,7 +932,8 @@ func TestHyperDXDashboardsRest(t *testing.T) {
 		}},
 		hxCase{"drops orphan tile.tabId on read when no tab matches", func(c *contractFixture) {
 			src, _ := sources(c)
-			created := c.expect(200, "POST", base, map[string]any{"name": "Orphan tabId heal", "tags": []any{},
+			created := c.expect(200, "POST", base, map[string]any{
+				"name": "Orphan tabId heal", "tags": []any{},
 				"tiles":      []any{buildTile(src, "name", "Real tile", "containerId", "real", "tabId", "errors")},
 				"containers": []any{map[string]any{"id": "real", "title": "Real", "collapsed": false, "tabs": []any{map[string]any{"id": "errors", "title": "Errors"}}}},
 			})
@@ -974,8 +993,12 @@ func TestHyperDXDashboardsRest(t *testing.T) {
 			sources(c)
 			const testID = "507f1f77bcf86cd799439011"
 			for _, route := range [][2]string{
-				{"GET", base}, {"GET", base + "/" + testID}, {"POST", base}, {"PUT", base + "/" + testID},
-				{"DELETE", base + "/" + testID}, {"POST", base + "/validate"},
+				{"GET", base},
+				{"GET", base + "/" + testID},
+				{"POST", base},
+				{"PUT", base + "/" + testID},
+				{"DELETE", base + "/" + testID},
+				{"POST", base + "/validate"},
 			} {
 				r := c.doAuth(route[0], route[1], nil, "")
 				assert.Equal(c.t, 401, r.status, "%s %s", route[0], route[1])
@@ -1014,5 +1037,155 @@ func TestHyperDXDashboardsRest(t *testing.T) {
 			assert.Equal(c.t, before, after)
 		}},
 	)
+	replay(t, "dashboards.int.test.ts", cases)
+}
+
+// TestHyperDXDashboardsEarlierGaps replays, in the file's order, the cases
+// before "omits the ignored fields on read…" that TestHyperDXDashboards
+// and TestHyperDXDashboardsNewFormat leave out: the old format's PUT
+// "should return 400 when source IDs do not exist"; the new format's POST
+// raw SQL round trip and connection checks (skipped, by name, while
+// connections were not checked); its PUT "should update dashboard filters
+// when provided" and "should preserve existing dashboard filters when
+// filters are not provided".
+func TestHyperDXDashboardsEarlierGaps(t *testing.T) {
+	const base = "/api/v2/dashboards"
+	sources := func(c *contractFixture) (trace, metric string) {
+		trace = c.put("", kindSource, map[string]any{"name": "Traces", "kind": "trace", "database": "default", "table": "otel_traces", "timestampColumn": "Timestamp"})
+		metric = c.put("", kindSource, map[string]any{"name": "Metrics", "kind": "metric", "database": "default", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix"})
+		return trace, metric
+	}
+	testDashboard := func(c *contractFixture, kv ...any) string {
+		return c.put("", kindDashboard, with(map[string]any{"name": "Test Dashboard", "tiles": []any{}}, kv...))
+	}
+	// The old format's createMockDashboardWithIds: makeExternalChart tiles.
+	oldMockWithIDs := func(src string, kv ...any) map[string]any {
+		chart := func() map[string]any {
+			return map[string]any{
+				"id": newID(), "name": "Test Chart", "x": 1, "y": 1, "w": 1, "h": 1,
+				"series": []any{map[string]any{"type": "time", "sourceId": src, "aggFn": "count", "where": "", "groupBy": []any{}}},
+			}
+		}
+		return with(map[string]any{
+			"name": "Test External Dashboard with IDs", "tiles": []any{chart(), chart()}, "tags": []any{"external-api", "test"},
+			"filters": []any{}, "savedQuery": nil, "savedQueryLanguage": nil, "savedFilterValues": []any{},
+		}, kv...)
+	}
+	countSelect := []any{map[string]any{"aggFn": "count", "where": ""}}
+	newMockWithIDs := func(src string, kv ...any) map[string]any {
+		tile := func() map[string]any {
+			return map[string]any{"id": newID(), "name": "Test Chart", "x": 1, "y": 1, "w": 1, "h": 1, "config": map[string]any{"displayType": "line", "sourceId": src, "select": countSelect}}
+		}
+		return with(map[string]any{"name": "Test External Dashboard with IDs", "tiles": []any{tile(), tile()}, "tags": []any{"external-api", "test"}, "filters": []any{}}, kv...)
+	}
+	connection := func(c *contractFixture) string { return domainsources.DefaultConnectionID(c.team) }
+	rawTile := func(conn string, kv ...any) map[string]any {
+		return map[string]any{"name": "Raw SQL Tile", "x": 0, "y": 0, "w": 6, "h": 3, "config": with(map[string]any{
+			"configType": "sql", "connectionId": conn,
+		}, kv...)}
+	}
+	cases := []hxCase{
+		// The old format's PUT /:id.
+		{"should return 400 when source IDs do not exist", func(c *contractFixture) {
+			sources(c)
+			id := testDashboard(c)
+			missing := newID()
+			r := c.expect(400, "PUT", base+"/"+id, oldMockWithIDs(missing, "name", "Updated Dashboard Name"))
+			assert.Equal(c.t, map[string]any{"message": "Could not find the following source IDs: " + missing}, r.body)
+		}},
+		// The new format's POST /.
+		{"can round-trip all raw SQL chart config types", func(c *contractFixture) {
+			trace, _ := sources(c)
+			conn := connection(c)
+			const sqlTemplate = "SELECT count() FROM otel_logs WHERE {timeFilter}"
+			raw := func(name string, x, y int, display string, kv ...any) map[string]any {
+				return map[string]any{"name": name, "x": x, "y": y, "w": 6, "h": 3, "config": with(map[string]any{
+					"configType": "sql", "displayType": display, "connectionId": conn, "sqlTemplate": sqlTemplate, "sourceId": trace,
+				}, kv...)}
+			}
+			tiles := []any{
+				raw("Line Raw SQL", 0, 0, "line", "compareToPreviousPeriod", true, "fillNulls", true, "alignDateRangeToGranularity", true,
+					"fitYAxisToData", true, "numberFormat", map[string]any{"output": "number", "mantissa": 2}),
+				raw("Bar Raw SQL", 6, 0, "stacked_bar", "fillNulls", false, "alignDateRangeToGranularity", false,
+					"numberFormat", map[string]any{"output": "byte", "decimalBytes": true}),
+				raw("Table Raw SQL", 0, 3, "table", "numberFormat", map[string]any{"output": "percent", "mantissa": 1},
+					"onClick", map[string]any{
+						"type": "search", "target": map[string]any{"mode": "template", "template": "{{source_name}}"},
+						"whereLanguage": "lucene", "whereTemplate": `ServiceName:"{{ServiceName}}"`,
+					}),
+				raw("Number Raw SQL", 6, 3, "number", "numberFormat", map[string]any{"output": "currency", "currencySymbol": "$"}, "color", "chart-purple"),
+				raw("Pie Raw SQL", 12, 3, "pie"),
+				raw("Categorical Bar Raw SQL", 18, 3, "bar"),
+			}
+			r := c.expect(200, "POST", base, map[string]any{"name": "Dashboard with Raw SQL Chart Types", "tiles": tiles, "tags": []any{"raw-sql-test"}})
+			for i, tl := range tiles {
+				want, _ := json.Marshal(tl)
+				got, _ := json.Marshal(with(r.data()["tiles"].([]any)[i].(map[string]any), "id", nil))
+				assert.JSONEq(c.t, string(want), string(got), "tile %d", i)
+			}
+		}},
+		{"should return 400 when connection ID does not belong to the team", func(c *contractFixture) {
+			sources(c)
+			other := c.put("other-"+c.team, kindConn, map[string]any{"name": "Other Team Connection", "host": "http://localhost:8123", "username": "default", "password": ""})
+			r := c.expect(400, "POST", base, map[string]any{"name": "Dashboard with Foreign Connection", "tags": []any{}, "tiles": []any{
+				rawTile(other, "displayType", "line", "sqlTemplate", "SELECT count() FROM otel_logs WHERE {timeFilter}"),
+			}})
+			assert.Equal(c.t, map[string]any{"message": "Could not find the following connection IDs: " + other}, r.body)
+		}},
+		{"should return 400 when source connection does not match tile connection", func(c *contractFixture) {
+			trace, _ := sources(c)
+			other := c.put("", kindConn, map[string]any{"name": "Other Connection", "host": "http://localhost:8123", "username": "default", "password": ""})
+			r := c.expect(400, "POST", base, map[string]any{"name": "Dashboard with Mismatched Source Connection", "tags": []any{}, "tiles": []any{
+				rawTile(other, "displayType", "table", "sourceId", trace, "sqlTemplate", "SELECT count() FROM otel_logs"),
+			}})
+			assert.Equal(c.t, map[string]any{"message": "The following source IDs do not match the specified connections: " + trace}, r.body)
+		}},
+		// The new format's PUT /:id.
+		{"should update dashboard filters when provided", func(c *contractFixture) {
+			trace, metric := sources(c)
+			id := testDashboard(c)
+			d := c.expect(200, "PUT", base+"/"+id, newMockWithIDs(trace, "name", "Dashboard with Filters", "filters", []any{
+				map[string]any{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Updated Filter 1", "expression": "environment", "sourceId": trace},
+				map[string]any{
+					"id": newID(), "type": "QUERY_EXPRESSION", "name": "Updated Filter 2", "expression": "service_name", "sourceId": trace,
+					"appliesToSourceIds": []any{trace, metric},
+				},
+			})).data()
+			got := d["filters"].([]any)
+			require.Len(c.t, got, 2)
+			for i, want := range []map[string]any{
+				{"type": "QUERY_EXPRESSION", "name": "Updated Filter 1", "expression": "environment", "sourceId": trace},
+				{"type": "QUERY_EXPRESSION", "name": "Updated Filter 2", "expression": "service_name", "sourceId": trace},
+			} {
+				f := got[i].(map[string]any)
+				assert.IsType(c.t, "", f["id"])
+				for k, v := range want {
+					assert.Equal(c.t, v, f[k], k)
+				}
+			}
+			assert.False(c.t, hasKey(got[0].(map[string]any), "appliesToSourceIds"))
+			assert.Equal(c.t, []any{trace, metric}, got[1].(map[string]any)["appliesToSourceIds"])
+			assert.Equal(c.t, got, c.expect(200, "GET", base+"/"+id, nil).data()["filters"])
+		}},
+		{"should preserve existing dashboard filters when filters are not provided", func(c *contractFixture) {
+			trace, _ := sources(c)
+			existing := []map[string]any{
+				{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Existing Filter 1", "expression": "environment", "sourceId": trace, "appliesToSourceIds": []any{trace}},
+				{"id": newID(), "type": "QUERY_EXPRESSION", "name": "Existing Filter 2", "expression": "service_name", "sourceId": trace},
+			}
+			id := testDashboard(c, "filters", []any{existing[0], existing[1]})
+			d := c.expect(200, "PUT", base+"/"+id, with(newMockWithIDs(trace, "name", "Dashboard Name Updated Without Filters"), "filters", nil)).data()
+			assert.Equal(c.t, "Dashboard Name Updated Without Filters", d["name"])
+			for _, m := range []map[string]any{d, c.expect(200, "GET", base+"/"+id, nil).data()} {
+				got := m["filters"].([]any)
+				require.Len(c.t, got, 2)
+				for i := range existing {
+					for k, v := range existing[i] {
+						assert.Equal(c.t, v, got[i].(map[string]any)[k], k)
+					}
+				}
+			}
+		}},
+	}
 	replay(t, "dashboards.int.test.ts", cases)
 }
