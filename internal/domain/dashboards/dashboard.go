@@ -128,8 +128,9 @@ type Tile struct {
 	ContainerID string `json:"containerId,omitempty"`
 	TabID       string `json:"tabId,omitempty"`
 
-	// emptyRef: the body sent containerId or tabId as "", which names
-	// nothing (a stored one reads as absent).
+	// emptyContainer and emptyTab: the body sent containerId or tabId
+	// as "", which names nothing and is refused (a stored one reads as
+	// absent).
 	emptyContainer, emptyTab bool
 }
 

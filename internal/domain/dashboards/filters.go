@@ -1,6 +1,7 @@
 package dashboards
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,7 +67,7 @@ func checkFilters(d *Dashboard, p *problems.List, newID func() string, exists fu
 		if !variable {
 			continue
 		}
-		name := cmpOr(f.VariableName, VariableOf(f.Name))
+		name := cmp.Or(f.VariableName, VariableOf(f.Name))
 		switch {
 		case name == "":
 			p.Add("%s: filter %q has no usable variable name: its name has no letter or digit to make one of, so set variableName", at, f.Name)
@@ -181,11 +182,4 @@ func isToken(s string) bool {
 		return false
 	}
 	return !slices.ContainsFunc([]rune(s), func(r rune) bool { return !tokenRune(r) })
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
