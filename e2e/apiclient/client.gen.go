@@ -491,12 +491,15 @@ func (e ChartQuerySeriesReturnType) Valid() bool {
 // Defines values for DashboardFilterType.
 const (
 	QUERYEXPRESSION DashboardFilterType = "QUERY_EXPRESSION"
+	STATICLIST      DashboardFilterType = "STATIC_LIST"
 )
 
 // Valid indicates whether the value is a known member of the DashboardFilterType enum.
 func (e DashboardFilterType) Valid() bool {
 	switch e {
 	case QUERYEXPRESSION:
+		return true
+	case STATICLIST:
 		return true
 	default:
 		return false
@@ -523,8 +526,9 @@ func (e DashboardFilterWhereLanguage) Valid() bool {
 
 // Defines values for DashboardFilterValueType.
 const (
-	DashboardFilterValueTypeLucene DashboardFilterValueType = "lucene"
-	DashboardFilterValueTypeSql    DashboardFilterValueType = "sql"
+	DashboardFilterValueTypeLucene   DashboardFilterValueType = "lucene"
+	DashboardFilterValueTypeSql      DashboardFilterValueType = "sql"
+	DashboardFilterValueTypeVariable DashboardFilterValueType = "variable"
 )
 
 // Valid indicates whether the value is a known member of the DashboardFilterValueType enum.
@@ -533,6 +537,8 @@ func (e DashboardFilterValueType) Valid() bool {
 	case DashboardFilterValueTypeLucene:
 		return true
 	case DashboardFilterValueTypeSql:
+		return true
+	case DashboardFilterValueTypeVariable:
 		return true
 	default:
 		return false
@@ -1913,28 +1919,33 @@ type DashboardContainer struct {
 	Title string `json:"title"`
 }
 
-// DashboardFilter defines model for DashboardFilter.
+// DashboardFilter A QUERY_EXPRESSION filter lists the values of expression over a source's rows (expression and sourceId required); a STATIC_LIST filter is a variable over its options (no source fields; isBroadcastEnabled false and isVariableEnabled true, their defaults). A filter broadcasts its value, is a variable, or both
 type DashboardFilter struct {
 	// AppliesToSourceIds the sources whose tiles the filter narrows; absent, the tiles of sourceId
 	AppliesToSourceIds *[]string `json:"appliesToSourceIds,omitempty"`
 
-	// Expression the SQL expression whose values the dropdown lists
-	Expression string `json:"expression"`
+	// Expression the SQL expression whose values the dropdown lists (QUERY_EXPRESSION)
+	Expression *string `json:"expression,omitempty"`
 
 	// Id made by the API; given back on an update to keep it
 	Id *string `json:"id,omitempty"`
 
-	// IsBroadcastEnabled whether the chosen value narrows the tiles (absent - true); kept absent when not given
+	// IsBroadcastEnabled whether the chosen value narrows the tiles (absent - true); kept absent when not given; appliesToSourceIds needs it
 	IsBroadcastEnabled *bool `json:"isBroadcastEnabled,omitempty"`
 
-	// IsVariableEnabled whether the filter is a variable the tiles' queries name
-	IsVariableEnabled *bool               `json:"isVariableEnabled,omitempty"`
-	Name              string              `json:"name"`
-	SourceId          string              `json:"sourceId"`
-	SourceMetricType  *string             `json:"sourceMetricType,omitempty"`
-	Type              DashboardFilterType `json:"type"`
+	// IsVariableEnabled whether the filter is a variable the tiles' queries name; variableName needs it
+	IsVariableEnabled *bool  `json:"isVariableEnabled,omitempty"`
+	Name              string `json:"name"`
 
-	// VariableName the variable's name (absent - derived from name)
+	// Options the values a STATIC_LIST filter offers, in order, each once
+	Options *[]string `json:"options,omitempty"`
+
+	// SourceId the source whose rows the dropdown lists (QUERY_EXPRESSION)
+	SourceId         *string             `json:"sourceId,omitempty"`
+	SourceMetricType *string             `json:"sourceMetricType,omitempty"`
+	Type             DashboardFilterType `json:"type"`
+
+	// VariableName the variable's name (absent - derived from name, each run of other characters than ASCII letters, digits and _ made one _); unique among the variables
 	VariableName  *string                       `json:"variableName,omitempty"`
 	Where         *string                       `json:"where,omitempty"`
 	WhereLanguage *DashboardFilterWhereLanguage `json:"whereLanguage,omitempty"`
@@ -1946,10 +1957,16 @@ type DashboardFilterType string
 // DashboardFilterWhereLanguage defines model for DashboardFilter.WhereLanguage.
 type DashboardFilterWhereLanguage string
 
-// DashboardFilterValue defines model for DashboardFilterValue.
+// DashboardFilterValue A condition the dashboard opens with (type sql or lucene, or none), or the values chosen for a variable (type variable, with name and values, maybe empty)
 type DashboardFilterValue struct {
-	Condition string                    `json:"condition"`
-	Type      *DashboardFilterValueType `json:"type,omitempty"`
+	Condition *string `json:"condition,omitempty"`
+
+	// Name the variable's (type variable)
+	Name *string                   `json:"name,omitempty"`
+	Type *DashboardFilterValueType `json:"type,omitempty"`
+
+	// Values the values chosen for the variable (type variable)
+	Values *[]string `json:"values,omitempty"`
 }
 
 // DashboardFilterValueType defines model for DashboardFilterValue.Type.
@@ -3037,6 +3054,9 @@ type ImportDatadogDashboardParams struct {
 // ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome defines parameters for ImportDatadogDashboard.
 type ImportDatadogDashboard200JSONResponseBodyReportItemsOutcome string
 
+// ValidateDashboardJSONBody defines parameters for ValidateDashboard.
+type ValidateDashboardJSONBody = map[string]interface{}
+
 // RotateIngestionKey200JSONResponseBodyDataSource defines parameters for RotateIngestionKey.
 type RotateIngestionKey200JSONResponseBodyDataSource string
 
@@ -3405,7 +3425,7 @@ type CreateDashboardJSONRequestBody = DashboardInput
 type ImportDatadogDashboardJSONRequestBody = ImportDatadogDashboardJSONBody
 
 // ValidateDashboardJSONRequestBody defines body for ValidateDashboard for application/json ContentType.
-type ValidateDashboardJSONRequestBody = DashboardInput
+type ValidateDashboardJSONRequestBody = ValidateDashboardJSONBody
 
 // UpdateDashboardJSONRequestBody defines body for UpdateDashboard for application/json ContentType.
 type UpdateDashboardJSONRequestBody = DashboardInput
@@ -4506,7 +4526,7 @@ type ClientInterface interface {
 
 	// ValidateDashboardWithBody Check a dashboard without storing it
 	//
-	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored. As HyperDX answers it, a body a create would refuse is answered 200 with valid false and its problems; a valid one with the dashboard a create would store (normalized, defaults filled)
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4515,7 +4535,7 @@ type ClientInterface interface {
 
 	// ValidateDashboard Check a dashboard without storing it
 	//
-	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored. As HyperDX answers it, a body a create would refuse is answered 200 with valid false and its problems; a valid one with the dashboard a create would store (normalized, defaults filled)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4950,7 +4970,7 @@ type ClientInterface interface {
 
 	// ClickstackValidateDashboardWithBody Check a dashboard without storing it (ClickStack form)
 	//
-	// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+	// The body is checked by every rule a create applies and never stored; the answer is the dashboard a create would store, or the create's 400
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4959,7 +4979,7 @@ type ClientInterface interface {
 
 	// ClickstackValidateDashboard Check a dashboard without storing it (ClickStack form)
 	//
-	// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+	// The body is checked by every rule a create applies and never stored; the answer is the dashboard a create would store, or the create's 400
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5679,7 +5699,7 @@ func (c *Client) ImportDatadogDashboard(ctx context.Context, params *ImportDatad
 
 // ValidateDashboardWithBody Check a dashboard without storing it
 //
-// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored. As HyperDX answers it, a body a create would refuse is answered 200 with valid false and its problems; a valid one with the dashboard a create would store (normalized, defaults filled)
 //
 // Takes any type of body and a specified content type.
 //
@@ -5698,7 +5718,7 @@ func (c *Client) ValidateDashboardWithBody(ctx context.Context, contentType stri
 
 // ValidateDashboard Check a dashboard without storing it
 //
-// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored. As HyperDX answers it, a body a create would refuse is answered 200 with valid false and its problems; a valid one with the dashboard a create would store (normalized, defaults filled)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6763,7 +6783,7 @@ func (c *Client) ClickstackCreateDashboard(ctx context.Context, org Org, svc Svc
 
 // ClickstackValidateDashboardWithBody Check a dashboard without storing it (ClickStack form)
 //
-// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+// The body is checked by every rule a create applies and never stored; the answer is the dashboard a create would store, or the create's 400
 //
 // Takes any type of body and a specified content type.
 //
@@ -6782,7 +6802,7 @@ func (c *Client) ClickstackValidateDashboardWithBody(ctx context.Context, org Or
 
 // ClickstackValidateDashboard Check a dashboard without storing it (ClickStack form)
 //
-// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+// The body is checked by every rule a create applies and never stored; the answer is the dashboard a create would store, or the create's 400
 //
 // Takes a body of the `application/json` content type.
 //
@@ -12503,7 +12523,7 @@ type ClientWithResponsesInterface interface {
 
 	// ValidateDashboardWithBodyWithResponse Check a dashboard without storing it
 	//
-	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored. As HyperDX answers it, a body a create would refuse is answered 200 with valid false and its problems; a valid one with the dashboard a create would store (normalized, defaults filled)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12512,7 +12532,7 @@ type ClientWithResponsesInterface interface {
 
 	// ValidateDashboardWithResponse Check a dashboard without storing it
 	//
-	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+	// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored. As HyperDX answers it, a body a create would refuse is answered 200 with valid false and its problems; a valid one with the dashboard a create would store (normalized, defaults filled)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13011,7 +13031,7 @@ type ClientWithResponsesInterface interface {
 
 	// ClickstackValidateDashboardWithBodyWithResponse Check a dashboard without storing it (ClickStack form)
 	//
-	// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+	// The body is checked by every rule a create applies and never stored; the answer is the dashboard a create would store, or the create's 400
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13020,7 +13040,7 @@ type ClientWithResponsesInterface interface {
 
 	// ClickstackValidateDashboardWithResponse Check a dashboard without storing it (ClickStack form)
 	//
-	// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+	// The body is checked by every rule a create applies and never stored; the answer is the dashboard a create would store, or the create's 400
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14490,7 +14510,14 @@ type ValidateDashboardResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *DashboardResponse
+	JSON200 *struct {
+		// Errors the body's problems (empty when valid)
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+		Normalized *Dashboard `json:"normalized,omitempty"`
+		Valid      bool       `json:"valid"`
+	}
 	// JSON4XX the response for an HTTP 4XX `application/json` response
 	JSON4XX *Error
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -14498,7 +14525,14 @@ type ValidateDashboardResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ValidateDashboardResponse) GetJSON200() *DashboardResponse {
+func (r ValidateDashboardResponse) GetJSON200() *struct {
+	// Errors the body's problems (empty when valid)
+	Errors []struct {
+		Message string `json:"message"`
+	} `json:"errors"`
+	Normalized *Dashboard `json:"normalized,omitempty"`
+	Valid      bool       `json:"valid"`
+} {
 	return r.JSON200
 }
 
@@ -19228,7 +19262,7 @@ func (c *ClientWithResponses) ImportDatadogDashboardWithResponse(ctx context.Con
 
 // ValidateDashboardWithBodyWithResponse Check a dashboard without storing it
 //
-// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored. As HyperDX answers it, a body a create would refuse is answered 200 with valid false and its problems; a valid one with the dashboard a create would store (normalized, defaults filled)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19243,7 +19277,7 @@ func (c *ClientWithResponses) ValidateDashboardWithBodyWithResponse(ctx context.
 
 // ValidateDashboardWithResponse Check a dashboard without storing it
 //
-// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+// The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored. As HyperDX answers it, a body a create would refuse is answered 200 with valid false and its problems; a valid one with the dashboard a create would store (normalized, defaults filled)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20120,7 +20154,7 @@ func (c *ClientWithResponses) ClickstackCreateDashboardWithResponse(ctx context.
 
 // ClickstackValidateDashboardWithBodyWithResponse Check a dashboard without storing it (ClickStack form)
 //
-// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+// The body is checked by every rule a create applies and never stored; the answer is the dashboard a create would store, or the create's 400
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20135,7 +20169,7 @@ func (c *ClientWithResponses) ClickstackValidateDashboardWithBodyWithResponse(ct
 
 // ClickstackValidateDashboardWithResponse Check a dashboard without storing it (ClickStack form)
 //
-// As POST /api/v2/dashboards/validate, in the ClickStack envelope
+// The body is checked by every rule a create applies and never stored; the answer is the dashboard a create would store, or the create's 400
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -21465,7 +21499,14 @@ func ParseValidateDashboardResponse(rsp *http.Response) (*ValidateDashboardRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest DashboardResponse
+		var dest struct {
+			// Errors the body's problems (empty when valid)
+			Errors []struct {
+				Message string `json:"message"`
+			} `json:"errors"`
+			Normalized *Dashboard `json:"normalized,omitempty"`
+			Valid      bool       `json:"valid"`
+		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

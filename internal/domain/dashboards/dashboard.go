@@ -60,15 +60,19 @@ type Tab struct {
 	Title string `json:"title"`
 }
 
-// Filter is one of a dashboard's filter dropdowns: the values of
-// Expression over SourceID's rows (matching Where), applied to the tiles
-// of AppliesToSourceIDs (absent: the tiles of SourceID).
+// Filter is one of a dashboard's filter dropdowns. A QUERY_EXPRESSION
+// filter offers the values of Expression over SourceID's rows (matching
+// Where), applied to the tiles of AppliesToSourceIDs (absent: the tiles
+// of SourceID); a STATIC_LIST filter offers its Options, as a variable
+// only. A field of the other type is absent, so an answer can be sent
+// back as it is.
 type Filter struct {
 	ID                 string   `json:"id"`
 	Type               string   `json:"type"`
 	Name               string   `json:"name"`
-	Expression         string   `json:"expression"`
-	SourceID           string   `json:"sourceId"`
+	Expression         string   `json:"expression,omitempty"`
+	SourceID           string   `json:"sourceId,omitempty"`
+	Options            []string `json:"options,omitempty"`
 	SourceMetricType   string   `json:"sourceMetricType,omitempty"`
 	Where              string   `json:"where,omitempty"`
 	WhereLanguage      string   `json:"whereLanguage,omitempty"`
@@ -82,10 +86,33 @@ type Filter struct {
 	VariableName       string `json:"variableName,omitempty"`
 }
 
-// FilterValue is a filter condition a dashboard opens with.
+// FilterValue is a filter value a dashboard opens with: a condition
+// (type sql or lucene, or none) or the values chosen for a variable
+// (type variable: Name and Values, which may be empty).
 type FilterValue struct {
-	Type      string `json:"type,omitempty"`
-	Condition string `json:"condition"`
+	Type      string    `json:"type,omitempty"`
+	Condition string    `json:"condition"`
+	Name      string    `json:"name,omitempty"`
+	Values    *[]string `json:"values,omitempty"`
+}
+
+// MarshalJSON answers each kind of value with its own fields alone.
+func (v FilterValue) MarshalJSON() ([]byte, error) {
+	if v.Type == "variable" {
+		values := []string{}
+		if v.Values != nil {
+			values = *v.Values
+		}
+		return json.Marshal(struct {
+			Type   string   `json:"type"`
+			Name   string   `json:"name"`
+			Values []string `json:"values"`
+		}{v.Type, v.Name, values})
+	}
+	return json.Marshal(struct {
+		Type      string `json:"type,omitempty"`
+		Condition string `json:"condition"`
+	}{v.Type, v.Condition})
 }
 
 // Tile is a chart placed on the dashboard's 24-column grid.
@@ -100,6 +127,11 @@ type Tile struct {
 	// ContainerID and TabID place the tile in a container and its tab.
 	ContainerID string `json:"containerId,omitempty"`
 	TabID       string `json:"tabId,omitempty"`
+
+	// emptyContainer and emptyTab: the body sent containerId or tabId
+	// as "", which names nothing and is refused (a stored one reads as
+	// absent).
+	emptyContainer, emptyTab bool
 }
 
 // The display types a tile takes.

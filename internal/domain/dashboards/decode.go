@@ -51,8 +51,8 @@ type tileInput struct {
 	SeriesReturnType string                     `json:"seriesReturnType"`
 	Series           []json.RawMessage          `json:"series"`
 	Config           map[string]json.RawMessage `json:"config"`
-	ContainerID      string                     `json:"containerId"`
-	TabID            string                     `json:"tabId"`
+	ContainerID      *string                    `json:"containerId"`
+	TabID            *string                    `json:"tabId"`
 }
 
 // Decode reads a dashboard body in HyperDX's shapes, or this API's first
@@ -98,13 +98,19 @@ func Decode(body []byte) (Dashboard, error) {
 		d.Tags = []string{}
 	}
 	for i, raw := range in.Tiles {
-		at := fmt.Sprintf("tiles[%d]", i)
+		at := fmt.Sprintf("tiles.%d", i)
 		var ti tileInput
 		if err := strict(raw, &ti); err != nil {
 			p = append(p, fmt.Sprintf("%s: %v", at, err))
 			continue
 		}
-		t := Tile{ID: ti.ID, Name: ti.Name, X: ti.X, Y: ti.Y, W: ti.W, H: ti.H, ContainerID: ti.ContainerID, TabID: ti.TabID}
+		t := Tile{ID: ti.ID, Name: ti.Name, X: ti.X, Y: ti.Y, W: ti.W, H: ti.H}
+		if ti.ContainerID != nil {
+			t.ContainerID, t.emptyContainer = *ti.ContainerID, *ti.ContainerID == ""
+		}
+		if ti.TabID != nil {
+			t.TabID, t.emptyTab = *ti.TabID, *ti.TabID == ""
+		}
 		var err error
 		switch {
 		case ti.SeriesReturnType != "" && ti.SeriesReturnType != "column":
@@ -180,6 +186,14 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 		}
 		return nil
 	}
+	if err := str("configType", &c.ConfigType); err != nil {
+		return c, err
+	}
+	// Checked first: a body of another dialect must not be read as a
+	// builder chart's, whose other fields it may not fit.
+	if c.ConfigType != "" && c.ConfigType != "sql" {
+		return c, fmt.Errorf(`config.configType must be "sql" or omitted, got %q`, c.ConfigType)
+	}
 	for _, k := range []struct {
 		key string
 		dst *string
@@ -254,6 +268,11 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 // chart's alone (HyperDX drops it elsewhere).
 func canonical(c *Config) {
 	if c.ConfigType != "" {
+		// A raw SQL tile keeps its colour alone, as HyperDX's raw SQL
+		// schema does: colour rules and a background chart are the
+		// builder's.
+		delete(c.Display, "colorRules")
+		delete(c.Display, "backgroundChart")
 		return
 	}
 	set := func(k, v string) {

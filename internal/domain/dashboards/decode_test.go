@@ -128,7 +128,7 @@ func TestDecodeRefuses(t *testing.T) {
 		"filter fields":   {`{"name":"d","tiles":[],"filters":[{"type":"QUERY_EXPRESSION","owner":"x"}]}`, "unknown field"},
 		"ratio series":    {tile(`{"x":0,"y":0,"w":1,"h":1,"seriesReturnType":"ratio","series":[{"type":"time"}]}`), "seriesReturnType"},
 		"unknown top":     {`{"name":"d","tiles":[],"owner":"x"}`, "unknown field"},
-		"fractional grid": {tile(`{"x":0.5,"y":0,"w":1,"h":1,"config":{"displayType":"markdown"}}`), "tiles[0]"},
+		"fractional grid": {tile(`{"x":0.5,"y":0,"w":1,"h":1,"config":{"displayType":"markdown"}}`), "tiles.0"},
 	} {
 		_, err := Decode([]byte(tc.body))
 		var bad Invalid

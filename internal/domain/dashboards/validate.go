@@ -78,7 +78,7 @@ func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (
 	seen := map[string]bool{}
 	for i := range d.Tiles {
 		t := &d.Tiles[i]
-		at := fmt.Sprintf("tiles[%d]", i)
+		at := fmt.Sprintf("tiles.%d", i)
 		if t.ID == "" {
 			t.ID = newID()
 		}
@@ -106,48 +106,24 @@ func (d *Dashboard) Validate(newID func() string, sourceExists func(id string) (
 		}
 	}
 	checkContainers(d, &p)
-	fseen := map[string]bool{}
-	for i := range d.Filters {
-		f := &d.Filters[i]
-		at := fmt.Sprintf("filters[%d]", i)
-		if f.ID == "" {
-			f.ID = newID()
-		}
-		if fseen[f.ID] {
-			p.Add("%s.id %q is used twice", at, f.ID)
-		}
-		fseen[f.ID] = true
-		p.OneOf(at+".type", f.Type, []string{"QUERY_EXPRESSION"})
-		if strings.TrimSpace(f.Name) == "" {
-			p.Add("%s.name is required", at)
-		}
-		if strings.TrimSpace(f.Expression) == "" {
-			p.Add("%s.expression is required", at)
-		}
-		if f.WhereLanguage != "" {
-			p.OneOf(at+".whereLanguage", f.WhereLanguage, query.WhereLanguages)
-		}
-		if f.SourceID == "" {
-			p.Add("%s.sourceId is required", at)
-		} else if ok, err := exists(f.SourceID); err != nil {
-			return err
-		} else if !ok {
-			p.Add("%s.sourceId: source %q does not exist", at, f.SourceID)
-		}
-		for _, id := range f.AppliesToSourceIDs {
-			if ok, err := exists(id); err != nil {
-				return err
-			} else if !ok {
-				p.Add("%s.appliesToSourceIds: source %q does not exist", at, id)
-			}
-		}
+	if err := checkFilters(d, &p, newID, exists); err != nil {
+		return err
 	}
 	if d.SavedQueryLanguage != nil {
 		p.OneOf("savedQueryLanguage", *d.SavedQueryLanguage, query.WhereLanguages)
 	}
 	for i, v := range d.SavedFilterValues {
-		if v.Type != "" {
-			p.OneOf(fmt.Sprintf("savedFilterValues[%d].type", i), v.Type, query.WhereLanguages)
+		at := fmt.Sprintf("savedFilterValues.%d", i)
+		switch {
+		case v.Type == "variable":
+			if v.Name == "" {
+				p.Add("%s.name is required with type variable", at)
+			}
+			if v.Values == nil {
+				p.Add("%s.values is required with type variable (the values chosen, maybe none)", at)
+			}
+		case v.Type != "":
+			p.OneOf(at+".type", v.Type, append(slices.Clone(query.WhereLanguages), "variable"))
 		}
 	}
 	// Unknown sources alone are answered as HyperDX answers them, in one
@@ -268,7 +244,7 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 	}
 	for j := range c.Select {
 		s := &c.Select[j]
-		sat := fmt.Sprintf("%s.select[%d]", at, j)
+		sat := fmt.Sprintf("%s.select.%d", at, j)
 		if s.Query != "" {
 			// A Datadog metric query carries its own aggregation and
 			// filter; mixing in the builder's would be ambiguous.
@@ -313,11 +289,11 @@ func checkContainers(d *Dashboard, p *problems.List) {
 	byID := map[string]*Container{}
 	for i := range d.Containers {
 		c := &d.Containers[i]
-		at := fmt.Sprintf("containers[%d]", i)
+		at := fmt.Sprintf("containers.%d", i)
 		if c.ID == "" || len(c.ID) > maxContainerID {
 			p.Add("%s.id is 1 to %d characters", at, maxContainerID)
 		} else if byID[c.ID] != nil {
-			p.Add("%s.id %q is used twice", at, c.ID)
+			p.Add("containers: Container IDs must be unique (%q is used twice)", c.ID)
 		}
 		byID[c.ID] = c
 		if c.Title == "" || len(c.Title) > maxContainerTitle {
@@ -329,21 +305,29 @@ func checkContainers(d *Dashboard, p *problems.List) {
 		tabs := map[string]bool{}
 		for j, t := range c.Tabs {
 			if t.ID == "" || len(t.ID) > maxContainerID {
-				p.Add("%s.tabs[%d].id is 1 to %d characters", at, j, maxContainerID)
+				p.Add("%s.tabs.%d.id is 1 to %d characters", at, j, maxContainerID)
 			} else if tabs[t.ID] {
-				p.Add("%s.tabs[%d].id %q is used twice", at, j, t.ID)
+				p.Add("%s.tabs: Duplicate tab id %q in container %q", at, t.ID, c.ID)
 			}
 			tabs[t.ID] = true
 			if t.Title == "" || len(t.Title) > maxContainerTitle {
-				p.Add("%s.tabs[%d].title is 1 to %d characters", at, j, maxContainerTitle)
+				p.Add("%s.tabs.%d.title is 1 to %d characters", at, j, maxContainerTitle)
 			}
 		}
 	}
 	for i, t := range d.Tiles {
-		at := fmt.Sprintf("tiles[%d]", i)
+		at := fmt.Sprintf("tiles.%d", i)
+		if t.emptyContainer || len(t.ContainerID) > maxContainerID {
+			p.Add("%s.containerId is 1 to %d characters", at, maxContainerID)
+			continue
+		}
+		if t.emptyTab || len(t.TabID) > maxContainerID {
+			p.Add("%s.tabId is 1 to %d characters", at, maxContainerID)
+			continue
+		}
 		switch c := byID[t.ContainerID]; {
 		case t.ContainerID == "" && t.TabID != "":
-			p.Add("%s: tabId requires containerId", at)
+			p.Add("%s: tabId requires containerId to be set", at)
 		case t.ContainerID == "":
 		case c == nil:
 			p.Add("%s: Tile references unknown containerId %q", at, t.ContainerID)
@@ -400,54 +384,4 @@ func (d *Dashboard) OnClickTargets() (dashboardIDs, sourceIDs []string) {
 		}
 	}
 	return dashboardIDs, sourceIDs
-}
-
-// ColorTokens are the colours a tile names (HyperDX's palette tokens): ten
-// hues and three meanings, resolved by the theme; the numbered tokens of
-// HyperDX's first colour picker (chart-1 … chart-10) are still taken.
-var ColorTokens = []string{
-	"chart-blue", "chart-orange", "chart-red", "chart-cyan", "chart-green",
-	"chart-pink", "chart-purple", "chart-light-blue", "chart-brown", "chart-gray",
-	"chart-success", "chart-warning", "chart-error",
-}
-
-func isColorToken(v string) bool {
-	if slices.Contains(ColorTokens, v) {
-		return true
-	}
-	n, ok := strings.CutPrefix(v, "chart-")
-	return ok && slices.Contains([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}, n)
-}
-
-// checkColors refuses a colour that is no palette token: the tile's
-// color, its colorRules' and its backgroundChart's, as HyperDX does.
-func checkColors(c *Config, p *problems.List, at string) {
-	check := func(field string, raw json.RawMessage) {
-		var v string
-		if json.Unmarshal(raw, &v) != nil || !isColorToken(v) {
-			p.Add("%s.%s must be a palette token (%s), got %s", at, field, strings.Join(ColorTokens, ", "), raw)
-		}
-	}
-	if raw, ok := c.Display["color"]; ok && string(raw) != "null" {
-		check("color", raw)
-	}
-	if raw, ok := c.Display["colorRules"]; ok {
-		var rules []map[string]json.RawMessage
-		if json.Unmarshal(raw, &rules) != nil {
-			p.Add("%s.colorRules must be a list of rules", at)
-		}
-		for i, r := range rules {
-			if col, ok := r["color"]; ok {
-				check(fmt.Sprintf("colorRules[%d].color", i), col)
-			}
-		}
-	}
-	if raw, ok := c.Display["backgroundChart"]; ok && string(raw) != "null" {
-		var bg map[string]json.RawMessage
-		if json.Unmarshal(raw, &bg) != nil {
-			p.Add("%s.backgroundChart must be an object", at)
-		} else if col, ok := bg["color"]; ok {
-			check("backgroundChart.color", col)
-		}
-	}
 }

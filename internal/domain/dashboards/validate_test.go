@@ -36,12 +36,12 @@ func TestValidate(t *testing.T) {
 		{name: "no name", body: `{"name":" ","tiles":[]}`, want: []string{"name is required"}},
 		{
 			name: "grid", body: `{"name":"d","tiles":[{"x":24,"y":-1,"w":25,"h":0,` + chart + `}]}`,
-			want: []string{"tiles[0].x must be 0 to 23, got 24", "tiles[0].y must not be negative", "tiles[0].w must be 1 to 24, got 25", "tiles[0].h must be at least 1"},
+			want: []string{"tiles.0.x must be 0 to 23, got 24", "tiles.0.y must not be negative", "tiles.0.w must be 1 to 24, got 25", "tiles.0.h must be at least 1"},
 		},
-		{name: "w zero", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":0,"h":1,` + chart + `}]}`, want: []string{"tiles[0].w must be 1 to 24, got 0"}},
+		{name: "w zero", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":0,"h":1,` + chart + `}]}`, want: []string{"tiles.0.w must be 1 to 24, got 0"}},
 		{
 			name: "duplicate id", body: `{"name":"d","tiles":[{"id":"a","x":0,"y":0,"w":1,"h":1,` + chart + `},{"id":"a","x":0,"y":0,"w":1,"h":1,` + chart + `}]}`,
-			want: []string{`tiles[1].id "a" is used twice`},
+			want: []string{`tiles.1.id "a" is used twice`},
 		},
 		{
 			name: "missing source", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"table","sourceId":"nope","select":[{"aggFn":"sum","valueExpression":"Duration"}]}}]}`,
@@ -51,9 +51,9 @@ func TestValidate(t *testing.T) {
 			name: "select rules", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"number","sourceId":"logs","select":[
 			{"aggFn":"count","valueExpression":"x"},{"aggFn":"avg"},{"aggFn":"quantile","valueExpression":"d"},{"aggFn":"median","valueExpression":"d","whereLanguage":"kql"},{"aggFn":"sum","valueExpression":"d","level":0.5}]}}]}`,
 			want: []string{
-				"select of a number tile takes one item, got 5", "select[0]: valueExpression cannot be used with aggFn count",
-				"select[1].valueExpression is required with aggFn avg", "select[2].level must be between 0 and 1 with aggFn quantile",
-				"select[3].aggFn must be one of", "select[3].whereLanguage must be one of lucene, sql", "select[4].level can only be used with aggFn quantile",
+				"select of a number tile takes one item, got 5", "select.0: valueExpression cannot be used with aggFn count",
+				"select.1.valueExpression is required with aggFn avg", "select.2.level must be between 0 and 1 with aggFn quantile",
+				"select.3.aggFn must be one of", "select.3.whereLanguage must be one of lucene, sql", "select.4.level can only be used with aggFn quantile",
 			},
 		},
 		{name: "datadog metric query", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","select":[
@@ -61,7 +61,7 @@ func TestValidate(t *testing.T) {
 		{
 			name: "datadog metric query mistakes", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","select":[
 			{"query":"median:system.load.1{*}"},{"query":"avg:system.load.1{*}","aggFn":"avg"}]}}]}`,
-			want: []string{"select[0].query: ", "space aggregator", "select[1]: query replaces aggFn"},
+			want: []string{"select.0.query: ", "space aggregator", "select.1: query replaces aggFn"},
 		},
 		{
 			name: "no select", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs"}}]}`,
@@ -89,19 +89,19 @@ func TestValidate(t *testing.T) {
 			want: []string{"tiles[0].config: asRatio can only be used with exactly two select items", "tiles[1].config.asRatio is for line, stacked_bar and table"},
 		},
 		{
-			name: "raw sql", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"configType":"promql","displayType":"search"}}]}`,
-			want: []string{`configType must be "sql" or omitted`, "displayType must be one of line", "connectionId is required", "sqlTemplate is required"},
+			name: "raw sql", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"configType":"sql","displayType":"search"}}]}`,
+			want: []string{"displayType must be one of line", "connectionId is required", "sqlTemplate is required"},
 		},
 		{name: "granularity", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","granularity":"5m","select":[{"aggFn":"count"}]}}]}`},
 		{name: "granularity auto", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","granularity":"auto","select":[{"aggFn":"count"}]}}]}`},
 		{
 			name: "granularity mistakes", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","granularity":"7s","select":[{"aggFn":"count"}]}},
 			{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","granularity":60,"select":[{"aggFn":"count"}]}}]}`,
-			want: []string{`tiles[0].config.granularity must be auto or one of 30s 1m`, `got "7s"`, "tiles[1].config.granularity must be a string"},
+			want: []string{`tiles.0.config.granularity must be auto or one of 30s 1m`, `got "7s"`, "tiles.1.config.granularity must be a string"},
 		},
 		{
 			name: "search needs a source", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"search","select":"Body"}}]}`,
-			want: []string{"tiles[0].config.sourceId is required"},
+			want: []string{"tiles.0.config.sourceId is required"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,9 +173,12 @@ func TestColorsAreTokens(t *testing.T) {
 		bad   string
 	}{
 		{`,"color":"chart-green"`, ""},
-		{`,"color":"chart-3"`, ""},
+		{`,"color":"chart-3"`, "config.color must be a palette token"}, // a legacy token: read, not taken
+		{`,"colorRules":[{"operator":"between","value":[1,2,3],"color":"chart-blue"}]`, "colorRules.0.value of between is two numbers"},
+		{`,"colorRules":[{"operator":"eq","value":"OK","color":"chart-blue","label":"fine"}]`, ""},
+		{`,"backgroundChart":{"type":"bar"}`, "backgroundChart.type must be one of line, area"},
 		{`,"color":"#ff0000"`, "config.color must be a palette token"},
-		{`,"colorRules":[{"operator":"gt","value":1,"color":"chart-warning"},{"operator":"lt","value":0,"color":"red"}]`, "colorRules[1].color must be a palette token"},
+		{`,"colorRules":[{"operator":"gt","value":1,"color":"chart-warning"},{"operator":"lt","value":0,"color":"red"}]`, "colorRules.1.color must be a palette token"},
 		{`,"backgroundChart":{"type":"area","color":"chart-blue"}`, ""},
 		{`,"backgroundChart":{"type":"area","color":"blue"}`, "backgroundChart.color must be a palette token"},
 	} {

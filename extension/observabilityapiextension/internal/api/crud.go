@@ -102,6 +102,7 @@ func publicOf(team, kind string, doc []byte, whole bool) (any, error) {
 	}
 	if kind == kindDashboard {
 		if d, err := dashboards.Decode(doc); err == nil {
+			d.Heal()
 			return d, nil
 		}
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
 )
 
 // Dashboards take HyperDX's two tile forms and this API's first one, and
@@ -30,7 +32,7 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 		}},
 		map[string]any{"name": "Runbook", "x": 0, "y": 8, "w": 24, "h": 2, "config": map[string]any{"displayType": "markdown", "markdown": "# Runbook"}},
 		map[string]any{"name": "SQL", "x": 0, "y": 10, "w": 12, "h": 3, "config": map[string]any{
-			"configType": "sql", "displayType": "table", "connectionId": "default", "sqlTemplate": "SELECT count() FROM otel_logs",
+			"configType": "sql", "displayType": "table", "connectionId": sources.DefaultConnectionID("a"), "sqlTemplate": "SELECT count() FROM otel_logs",
 		}},
 	}})
 	require.Equal(t, http.StatusOK, r.status, r.body)
@@ -79,7 +81,7 @@ func TestDashboardsInHyperDXShapes(t *testing.T) {
 		map[string]any{"x": 0, "y": 0, "w": 1, "h": 1, "config": map[string]any{"displayType": "markdown"}, "series": []any{map[string]any{"type": "markdown"}}},
 	}})
 	assert.Equal(t, http.StatusBadRequest, r.status)
-	for _, want := range []string{"tiles[0]: all series must have the same type", `tiles[2]: a tile cannot have both series and config`} {
+	for _, want := range []string{"tiles.0: all series must have the same type", `tiles.2: a tile cannot have both series and config`} {
 		assert.Contains(t, r.body["message"], want)
 	}
 	r = call(t, http.MethodPost, self, bearer(fx.keyA), map[string]any{"name": "bad", "tiles": []any{

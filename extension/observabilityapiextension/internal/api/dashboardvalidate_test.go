@@ -8,7 +8,8 @@ import (
 )
 
 // TestDashboardValidateAndHyperDXRules: POST /dashboards/validate checks
-// as a create does and stores nothing; a tile's onClick must name a
+// as a create does, answers HyperDX's {valid, errors, normalized} and
+// stores nothing; a tile's onClick must name a
 // dashboard of the team or a log or trace source; containers and the
 // tiles' references to them follow HyperDX's rules, and an update that
 // leaves containers out keeps them.
@@ -29,13 +30,17 @@ func TestDashboardValidateAndHyperDXRules(t *testing.T) {
 	}
 	body := func(tiles ...any) map[string]any { return map[string]any{"name": "D", "tiles": tiles} }
 
-	// validate: a good body answers the dashboard, and nothing is stored.
-	v := c.expect(200, "POST", "/api/v2/dashboards/validate", body(table(nil))).data()
-	assert.Equal(t, "D", v["name"])
+	// validate: a good body answers valid with the dashboard, a bad one
+	// its problems (both 200, as HyperDX's), and nothing is stored.
+	v := c.expect(200, "POST", "/api/v2/dashboards/validate", body(table(nil))).body
+	assert.Equal(t, true, v["valid"])
+	assert.Equal(t, "D", v["normalized"].(map[string]any)["name"])
 	assert.Empty(t, c.expect(200, "GET", "/api/v2/dashboards", nil).list())
 	missing := newID()
-	r := c.expect(400, "POST", "/api/v2/dashboards/validate", body(table(byID("dashboard", missing))))
-	assert.Equal(t, "Could not find the following onClick dashboard IDs: "+missing, r.message())
+	r := c.expect(200, "POST", "/api/v2/dashboards/validate", body(table(byID("dashboard", missing))))
+	assert.Equal(t, map[string]any{"valid": false, "errors": []any{
+		map[string]any{"message": "Could not find the following onClick dashboard IDs: " + missing},
+	}}, r.body)
 
 	// onClick on create.
 	other := c.expect(200, "POST", "/api/v2/dashboards", body(table(nil))).data()["id"].(string)
@@ -69,7 +74,7 @@ func TestDashboardValidateAndHyperDXRules(t *testing.T) {
 		{"unknown container", with(body(with(table(nil), "containerId", "nope")), "containers", containers), `Tile references unknown containerId "nope"`},
 		{"unknown tab", with(body(with(table(nil), "containerId", "s1", "tabId", "c")), "containers", containers), `unknown tabId "c"`},
 		{"tab without container", with(body(with(table(nil), "tabId", "a")), "containers", containers), "tabId requires containerId"},
-		{"duplicate container", with(body(table(nil)), "containers", append(append([]any{}, containers...), containers[0])), `containers[1].id "s1" is used twice`},
+		{"duplicate container", with(body(table(nil)), "containers", append(append([]any{}, containers...), containers[0])), `Container IDs must be unique ("s1" is used twice)`},
 	} {
 		r := c.expect(400, "POST", "/api/v2/dashboards", bad.body)
 		assert.Contains(t, r.message(), bad.want, bad.name)

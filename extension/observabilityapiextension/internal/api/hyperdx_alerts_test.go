@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/otelhouse/otelhouse/internal/domain/sources"
 )
 
 // Replays HyperDX's packages/api/src/routers/external-api/__tests__/
@@ -815,7 +817,7 @@ func TestTileMadeRawSQLTakesItsAlerts(t *testing.T) {
 	}
 	a1, a2 := alertOn(t1), alertOn(t2)
 	raw := map[string]any{"id": t1, "name": "t1", "x": 0, "y": 0, "w": 6, "h": 3, "config": map[string]any{
-		"configType": "sql", "displayType": "line", "connectionId": "default", "sqlTemplate": "SELECT 1",
+		"configType": "sql", "displayType": "line", "connectionId": sources.DefaultConnectionID(c.team), "sqlTemplate": "SELECT 1",
 	}}
 	c.expect(200, "PUT", "/api/v2/dashboards/"+d["id"].(string), map[string]any{"name": "D", "tiles": []any{raw, with(chart(t2), "id", t2)}})
 	c.expect(404, "GET", "/api/v2/alerts/"+a1, nil)

@@ -372,7 +372,9 @@ func TestHyperDXDashboards(t *testing.T) {
 // Replays the same file's "new format" describe (tiles given as config),
 // as far as its PUT "should clear the filter variable settings when an
 // update omits them" case; the cases after it (from "omits the ignored
-// fields on read so a stored filter round-trips") are not replayed yet.
+// fields on read so a stored filter round-trips") are replayed by
+// TestHyperDXDashboardsRest, and the few before it left out here by
+// TestHyperDXDashboardsEarlierGaps (hyperdx_dashboards_rest_test.go).
 func TestHyperDXDashboardsNewFormat(t *testing.T) {
 	const base = "/api/v2/dashboards"
 	sources := func(c *contractFixture) (trace, metric string) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,6 +72,9 @@ func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (doc
 	if err == nil {
 		err = s.checkHeatmapSources(ctx, team, &d)
 	}
+	if err == nil {
+		err = s.checkTileConnections(ctx, team, &d)
+	}
 	if missing := (dashboards.MissingSources{}); errors.As(err, &missing) {
 		// Answered in HyperDX's words, without this API's prefix.
 		return document{}, &apiError{status: http.StatusBadRequest, msg: missing.Error()}
@@ -127,6 +131,56 @@ func forgetNewIDs[T any](old, cur []T, id func(*T) *string) {
 			*p = ""
 		}
 	}
+}
+
+// checkTileConnections checks the connections raw SQL tiles name, as
+// HyperDX does: each is one of the team's, and a tile that also names a
+// source names the source's own connection.
+func (s *Server) checkTileConnections(ctx context.Context, team string, d *dashboards.Dashboard) error {
+	var missing, mismatched []string
+	known := map[string]bool{}
+	for _, t := range d.Tiles {
+		c := t.Config
+		if c.ConfigType == "" || c.ConnectionID == "" {
+			continue
+		}
+		ok, seen := known[c.ConnectionID]
+		if !seen {
+			ok = c.ConnectionID == sources.DefaultConnectionID(team)
+			if !ok {
+				_, err := s.opts.Store.Get(ctx, team, kindConn, c.ConnectionID)
+				if err != nil && !errors.Is(err, store.ErrNotFound) {
+					return err
+				}
+				ok = err == nil
+			}
+			known[c.ConnectionID] = ok
+			if !ok {
+				missing = append(missing, c.ConnectionID)
+			}
+		}
+		if !ok || c.SourceID == "" || slices.Contains(mismatched, c.SourceID) {
+			continue
+		}
+		res, err := s.opts.Store.Get(ctx, team, kindSource, c.SourceID)
+		if err != nil {
+			return err // the source was found when the tile was checked
+		}
+		src, err := sources.Decode(team, res.Doc)
+		if err != nil {
+			return fmt.Errorf("stored source %s: %w", c.SourceID, err)
+		}
+		if src.Connection != c.ConnectionID {
+			mismatched = append(mismatched, c.SourceID)
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		return &apiError{status: http.StatusBadRequest, msg: "Could not find the following connection IDs: " + strings.Join(missing, ", ")}
+	case len(mismatched) > 0:
+		return &apiError{status: http.StatusBadRequest, msg: "The following source IDs do not match the specified connections: " + strings.Join(mismatched, ", ")}
+	}
+	return nil
 }
 
 // checkOnClick checks what the tiles' onClick name by id, as HyperDX

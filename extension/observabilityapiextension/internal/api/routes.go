@@ -84,7 +84,7 @@ func (s *Server) routes() {
 		{"POST /team/invitation", s.invite},
 		{"DELETE /team/invitation/{id}", s.revokeInvitation},
 		{"POST /dashboards/import", s.importDashboard},
-		{"POST /dashboards/validate", s.validateDashboard},
+		{"POST /dashboards/validate", s.validateDashboardV2},
 		{"POST /alerts/import", s.importMonitor},
 		{"POST /saved-searches/import", s.importSavedView},
 	} {

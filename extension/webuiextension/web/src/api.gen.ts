@@ -760,7 +760,7 @@ export interface paths {
         put?: never;
         /**
          * Check a dashboard without storing it
-         * @description The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored; the answer is the dashboard a create would store, or the create's 400
+         * @description The body is checked by every rule a create applies (sources, onClick targets, containers) and is never stored. As HyperDX answers it, a body a create would refuse is answered 200 with valid false and its problems; a valid one with the dashboard a create would store (normalized, defaults filled)
          */
         post: operations["validateDashboard"];
         delete?: never;
@@ -979,7 +979,7 @@ export interface paths {
         put?: never;
         /**
          * Check a dashboard without storing it (ClickStack form)
-         * @description As POST /api/v2/dashboards/validate, in the ClickStack envelope
+         * @description The body is checked by every rule a create applies and never stored; the answer is the dashboard a create would store, or the create's 400
          */
         post: operations["clickstackValidateDashboard"];
         delete?: never;
@@ -1605,32 +1605,41 @@ export interface components {
             /** @description the tab of its container the tile is on (needs containerId) */
             tabId?: string;
         };
+        /** @description A QUERY_EXPRESSION filter lists the values of expression over a source's rows (expression and sourceId required); a STATIC_LIST filter is a variable over its options (no source fields; isBroadcastEnabled false and isVariableEnabled true, their defaults). A filter broadcasts its value, is a variable, or both */
         DashboardFilter: {
             /** @description made by the API; given back on an update to keep it */
             id?: string;
             /** @enum {string} */
-            type: "QUERY_EXPRESSION";
+            type: "QUERY_EXPRESSION" | "STATIC_LIST";
             name: string;
-            /** @description the SQL expression whose values the dropdown lists */
-            expression: string;
-            sourceId: string;
+            /** @description the SQL expression whose values the dropdown lists (QUERY_EXPRESSION) */
+            expression?: string;
+            /** @description the source whose rows the dropdown lists (QUERY_EXPRESSION) */
+            sourceId?: string;
+            /** @description the values a STATIC_LIST filter offers, in order, each once */
+            options?: string[];
             sourceMetricType?: string;
             where?: string;
             /** @enum {string} */
             whereLanguage?: "lucene" | "sql";
             /** @description the sources whose tiles the filter narrows; absent, the tiles of sourceId */
             appliesToSourceIds?: string[];
-            /** @description whether the chosen value narrows the tiles (absent - true); kept absent when not given */
+            /** @description whether the chosen value narrows the tiles (absent - true); kept absent when not given; appliesToSourceIds needs it */
             isBroadcastEnabled?: boolean;
-            /** @description whether the filter is a variable the tiles' queries name */
+            /** @description whether the filter is a variable the tiles' queries name; variableName needs it */
             isVariableEnabled?: boolean;
-            /** @description the variable's name (absent - derived from name) */
+            /** @description the variable's name (absent - derived from name, each run of other characters than ASCII letters, digits and _ made one _); unique among the variables */
             variableName?: string;
         };
+        /** @description A condition the dashboard opens with (type sql or lucene, or none), or the values chosen for a variable (type variable, with name and values, maybe empty) */
         DashboardFilterValue: {
             /** @enum {string} */
-            type?: "lucene" | "sql";
-            condition: string;
+            type?: "lucene" | "sql" | "variable";
+            condition?: string;
+            /** @description the variable's (type variable) */
+            name?: string;
+            /** @description the values chosen for the variable (type variable) */
+            values?: string[];
         };
         Tile: {
             id: string;
@@ -3745,9 +3754,28 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: components["requestBodies"]["DashboardBody"];
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
-            200: components["responses"]["DashboardResponse"];
+            /** @description Whether a create would take the body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        valid: boolean;
+                        /** @description the body's problems (empty when valid) */
+                        errors: {
+                            message: string;
+                        }[];
+                        normalized?: components["schemas"]["Dashboard"];
+                    };
+                };
+            };
             default: components["responses"]["Error"];
             "4XX": components["responses"]["Error"];
         };

@@ -6,6 +6,15 @@ import type { Schemas } from './api';
 // apart from the page.
 
 export type DashboardFilter = Schemas['DashboardFilter'];
+
+// QueryFilter is a filter whose dropdown lists a source's values; a
+// STATIC_LIST filter (a variable over its options) reads no source and
+// narrows no tile here.
+export type QueryFilter = DashboardFilter & { expression: string; sourceId: string };
+
+export function queryFilters(filters: DashboardFilter[]): QueryFilter[] {
+  return filters.filter((f): f is QueryFilter => f.type === 'QUERY_EXPRESSION' && !!f.expression && !!f.sourceId);
+}
 type TileConfig = Schemas['TileConfig'];
 type SelectItem = Schemas['SelectItem'];
 
@@ -52,7 +61,7 @@ export function narrowQuery(q: string, tag: string, value: string): string {
 // narrowTile is a tile's config with the chosen values of the filters
 // that apply to it (chosen: filter id to value; an empty value is "all").
 export function narrowTile(c: TileConfig, filters: DashboardFilter[], chosen: Record<string, string>): TileConfig {
-  const active = filters.filter((f) => f.id && chosen[f.id] && appliesTo(f, c.sourceId));
+  const active = queryFilters(filters).filter((f) => f.id && chosen[f.id] && appliesTo(f, c.sourceId));
   if (!active.length) return c;
   if (!Array.isArray(c.select) || c.displayType === 'heatmap') {
     // A search or heatmap tile: its where is the config's own.

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, messageOf, Source } from '../api';
-import { appliesTo, DashboardFilter, metricOf } from '../filters';
+import { appliesTo, DashboardFilter, metricOf, QueryFilter, queryFilters } from '../filters';
 import { chartItems } from '../tiles';
 import type { Schemas } from '../api';
 
@@ -21,17 +21,18 @@ export function FilterBar({ filters, tiles, sources, from, to, chosen, onChoose,
   onChoose: (id: string, value: string) => void;
   onRemove?: (id: string) => void;
 }) {
-  if (!filters.length) return null;
+  const shown = queryFilters(filters);
+  if (!shown.length) return null;
   return (
     <div class="dash-filters" data-testid="dashboard-filters">
-      {filters.map((f) => <FilterSelect key={f.id} f={f} tiles={tiles} kind={sources.find((s) => s.id === f.sourceId)?.kind}
+      {shown.map((f) => <FilterSelect key={f.id} f={f} tiles={tiles} kind={sources.find((s) => s.id === f.sourceId)?.kind}
         from={from} to={to} value={chosen[f.id ?? ''] ?? ''} onChoose={(v) => onChoose(f.id ?? '', v)} onRemove={onRemove && (() => onRemove(f.id ?? ''))} />)}
     </div>
   );
 }
 
 function FilterSelect({ f, tiles, kind, from, to, value, onChoose, onRemove }: {
-  f: DashboardFilter; tiles: Tile[]; kind?: string; from: number; to: number; value: string;
+  f: QueryFilter; tiles: Tile[]; kind?: string; from: number; to: number; value: string;
   onChoose: (v: string) => void; onRemove?: () => void;
 }) {
   const [values, setValues] = useState<string[] | null>(null);
@@ -72,7 +73,7 @@ function FilterSelect({ f, tiles, kind, from, to, value, onChoose, onRemove }: {
 // FilterForm adds a filter: a name, the source whose values it lists and
 // the expression (a column or attribute, or a metric's tag).
 export function FilterForm({ sources, onAdd, onCancel }: { sources: Source[]; onAdd: (f: DashboardFilter) => Promise<void>; onCancel: () => void }) {
-  const [f, setF] = useState<DashboardFilter>({ type: 'QUERY_EXPRESSION', name: '', expression: '', sourceId: sources[0]?.id ?? '' });
+  const [f, setF] = useState<QueryFilter>({ type: 'QUERY_EXPRESSION', name: '', expression: '', sourceId: sources[0]?.id ?? '' });
   const [error, setError] = useState('');
   const metric = sources.find((s) => s.id === f.sourceId)?.kind === 'metric';
   return (
