@@ -81,3 +81,21 @@ func TestDashboardValidateAndHyperDXRules(t *testing.T) {
 	}
 	require.Len(t, c.expect(200, "GET", "/api/v2/dashboards", nil).list(), 5)
 }
+
+// TestDashboardUpdateKeepsStoredFiltersAsRead: an update that sends no
+// filters keeps the stored ones as a read answers them, so one stored
+// with a field of a mode it is not in (left by HyperDX's filter form)
+// does not fail the update that only keeps it.
+func TestDashboardUpdateKeepsStoredFiltersAsRead(t *testing.T) {
+	fx := setupWith(t, func(*Options) {})
+	c := newContractCase(t, fx)
+	logs := c.put("", kindSource, map[string]any{"name": "Logs", "kind": "log", "database": "default", "table": "otel_logs", "timestampColumn": "Timestamp"})
+	id := c.put("", kindDashboard, map[string]any{"name": "D", "tiles": []any{}, "filters": []any{map[string]any{
+		"id": newID(), "type": "QUERY_EXPRESSION", "name": "Service", "expression": "ServiceName", "sourceId": logs,
+		"isBroadcastEnabled": false, "isVariableEnabled": true, "appliesToSourceIds": []any{logs},
+	}}})
+	d := c.expect(200, "PUT", "/api/v2/dashboards/"+id, map[string]any{"name": "renamed", "tiles": []any{}}).data()
+	f := d["filters"].([]any)[0].(map[string]any)
+	assert.Equal(t, "Service", f["name"])
+	assert.False(t, hasKey(f, "appliesToSourceIds"))
+}

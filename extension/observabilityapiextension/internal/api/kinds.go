@@ -107,6 +107,9 @@ func keepFromOld(d *dashboards.Dashboard, oldDoc []byte) error {
 	if err != nil {
 		return fmt.Errorf("stored dashboard: %w", err)
 	}
+	// Kept as they read back, so that stored filters with a field of a
+	// mode they are not in do not fail the update that keeps them.
+	old.Heal()
 	forgetNewIDs(old.Tiles, d.Tiles, func(t *dashboards.Tile) *string { return &t.ID })
 	if !d.Given.Filters {
 		d.Filters = old.Filters
