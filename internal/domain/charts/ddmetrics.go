@@ -45,6 +45,7 @@ type ddExpr struct {
 	topN    int
 	topBy   string
 	topDesc bool
+	alg     *ddAlgorithm // op 'a': anomalies(…) or forecast(…) of left (ddanomalies.go)
 }
 
 // ddMetricQuery is one agg:metric{filter} by {tags}.functions().
@@ -207,6 +208,9 @@ func (mp *mparser) factor() (*ddExpr, error) {
 	w := mp.word()
 	if w == "top" && mp.peek() == '(' {
 		return mp.top()
+	}
+	if (w == "anomalies" || w == "forecast") && mp.peek() == '(' {
+		return mp.algorithm(w)
 	}
 	mp.i = start
 	return mp.metric()
@@ -607,6 +611,8 @@ func (ev *ddEval) eval(e *ddExpr) (*ddSeries, error) {
 			return nil, err
 		}
 		return topOf(in, e.topN, e.topBy, e.topDesc), nil
+	case 'a':
+		return ev.algorithm(e)
 	}
 	l, err := ev.eval(e.left)
 	if err != nil {
