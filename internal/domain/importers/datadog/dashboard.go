@@ -558,6 +558,9 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 			n.skip("series %q: %v", q, functionError(q, err))
 			return
 		}
+		if how, _ := charts.DatadogAlgorithmNote(q); how != "" {
+			n.approx("%s: a value per bucket, not Datadog's band around the series", how)
+		}
 		if use(d.src.Metrics) {
 			sel = append(sel, Select{Query: q, Alias: alias})
 		}
