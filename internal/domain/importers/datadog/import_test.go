@@ -136,6 +136,16 @@ func TestTemplateVariablesBecomeFilters(t *testing.T) {
 			[]Filter{{Type: "QUERY_EXPRESSION", Name: "env", Expression: "env", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}}},
 		},
 		{"no tag", `[{"name":"scope","default":"*"}]`, "avg:system.load.1{$scope}", "avg:system.load.1{*}", Approximated, []Filter{}},
+		{"no tag, null prefix", `[{"name":"scope","prefix":null,"default":"*"}]`, "avg:system.load.1{$scope,env:prod}", "avg:system.load.1{env:prod}", Approximated, []Filter{}},
+		{"no tag, values of several keys", `[{"name":"scope","default":"*","available_values":["env:prod","host:a"]}]`, "avg:system.load.1{$scope}", "avg:system.load.1{*}", Approximated, []Filter{}},
+		{
+			"no tag, values of one key", `[{"name":"stage","prefix":"","default":"*","available_values":["env:prod","env:dev"]}]`, "avg:system.load.1{$stage}", "avg:system.load.1{*}", Imported,
+			[]Filter{{Type: "QUERY_EXPRESSION", Name: "stage", Expression: "env", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}}},
+		},
+		{
+			"no tag, a default of one key", `[{"name":"stage","defaults":["env:prod"]}]`, "avg:system.load.1{$stage} by {host}", "avg:system.load.1{env:prod} by {host}", Approximated,
+			[]Filter{{Type: "QUERY_EXPRESSION", Name: "stage", Expression: "env", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := `{"title":"t","layout_type":"ordered","template_variables":` + tc.vars + `,
