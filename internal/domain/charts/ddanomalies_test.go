@@ -20,16 +20,26 @@ func TestParseDatadogAlgorithms(t *testing.T) {
 		q    string
 		want ddAlgorithm
 	}{
-		{"anomalies(avg:system.cpu.user{*}, 'basic', 2)",
-			ddAlgorithm{fn: "anomalies", algorithm: "basic", bounds: 2, direction: "both", bound: "trend", history: 7 * 24 * time.Hour}},
-		{"anomalies(+ avg:apache.performance.cpu_load{*} by {host}, 'agile', 3, direction='above', alert_window='last_15m', interval=60, count_default_zero='true', seasonality='hourly')",
-			ddAlgorithm{fn: "anomalies", algorithm: "agile", bounds: 3, direction: "above", interval: time.Minute, bound: "trend", history: 7 * 24 * time.Hour}},
-		{"forecast(avg:system.disk.in_use{*} by {host,device}, 'linear', 1, interval='60m', history='1w', model='default')",
-			ddAlgorithm{fn: "forecast", algorithm: "linear", bounds: 1, direction: "both", interval: time.Hour, bound: "trend", history: 7 * 24 * time.Hour}},
-		{"forecast(avg:a{*}, 'seasonal', 2, history='3d', horizon='1w', bound='upper')",
-			ddAlgorithm{fn: "forecast", algorithm: "seasonal", bounds: 2, direction: "both", bound: "upper", history: 3 * 24 * time.Hour, horizon: 7 * 24 * time.Hour}},
-		{"forecast(avg:a{*}, 'linear')",
-			ddAlgorithm{fn: "forecast", algorithm: "linear", bounds: 1, direction: "both", bound: "trend", history: 7 * 24 * time.Hour}},
+		{
+			"anomalies(avg:system.cpu.user{*}, 'basic', 2)",
+			ddAlgorithm{fn: "anomalies", algorithm: "basic", bounds: 2, direction: "both", bound: "trend", history: 7 * 24 * time.Hour},
+		},
+		{
+			"anomalies(+ avg:apache.performance.cpu_load{*} by {host}, 'agile', 3, direction='above', alert_window='last_15m', interval=60, count_default_zero='true', seasonality='hourly')",
+			ddAlgorithm{fn: "anomalies", algorithm: "agile", bounds: 3, direction: "above", interval: time.Minute, bound: "trend", history: 7 * 24 * time.Hour},
+		},
+		{
+			"forecast(avg:system.disk.in_use{*} by {host,device}, 'linear', 1, interval='60m', history='1w', model='default')",
+			ddAlgorithm{fn: "forecast", algorithm: "linear", bounds: 1, direction: "both", interval: time.Hour, bound: "trend", history: 7 * 24 * time.Hour},
+		},
+		{
+			"forecast(avg:a{*}, 'seasonal', 2, history='3d', horizon='1w', bound='upper')",
+			ddAlgorithm{fn: "forecast", algorithm: "seasonal", bounds: 2, direction: "both", bound: "upper", history: 3 * 24 * time.Hour, horizon: 7 * 24 * time.Hour},
+		},
+		{
+			"forecast(avg:a{*}, 'linear')",
+			ddAlgorithm{fn: "forecast", algorithm: "linear", bounds: 1, direction: "both", bound: "trend", history: 7 * 24 * time.Hour},
+		},
 	} {
 		e, err := ParseDatadogMetric(c.q)
 		require.NoError(t, err, c.q)

@@ -242,6 +242,11 @@ func TestImportMonitor(t *testing.T) {
 			want: `{"name":"low","message":"","threshold":10,"thresholdType":"below","interval":"1h","source":"tile","tileId":"monitor"}`,
 			tile: "forecast(avg:x{*}, 'seasonal', 2, interval='60m', horizon='3d', bound='lower')", note: "a straight line here",
 		},
+		{
+			name: "forecast, interval in seconds", body: `{"type":"query alert","name":"f","query":"max(next_1d):forecast(avg:x{*}, 'linear', 1, interval=900) > 5"}`,
+			want: `{"name":"f","message":"","threshold":5,"thresholdType":"above_exclusive","interval":"15m","source":"tile","tileId":"monitor"}`,
+			tile: "forecast(avg:x{*}, 'linear', 1, interval=900, horizon='1d', bound='upper')",
+		},
 		{name: "next without forecast", body: `{"type":"query alert","name":"a","query":"max(next_1w):avg:x{*} > 1"}`, err: "only a forecast does"},
 		{name: "outliers", body: `{"type":"query alert","name":"a","query":"avg(last_1h):outliers(avg:x{*} by {host}, 'dbscan', 3) > 0"}`, err: "outliers monitors have no counterpart"},
 		{name: "log avg", body: `{"type":"log alert","name":"a","query":"logs(\"*\").index(\"*\").rollup(\"avg\", \"@duration\").last(\"5m\") > 1"}`, err: "avg rollup"},

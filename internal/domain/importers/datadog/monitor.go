@@ -345,6 +345,9 @@ func forecastQuery(expr, timeAgg, window, op string, tw map[string]string, n *no
 	every := tw["trigger_window"]
 	if every == "" {
 		if iv := kwargs(expr)["interval"]; iv != "" {
+			if strings.Trim(iv, "0123456789") == "" {
+				iv += "s" // seconds
+			}
 			every = "last_" + iv
 		} else {
 			every = "last_1h"
