@@ -314,3 +314,23 @@ func TestDatadogAlgorithmsOnTheEngine(t *testing.T) {
 		assert.InDelta(t, 0.54, got[""], 0.01, "a rising line is lowest now")
 	}
 }
+
+// The parser answers an error, never a panic, whatever follows anomalies(
+// or forecast(.
+func FuzzParseDatadogAlgorithms(f *testing.F) {
+	for _, s := range []string{
+		"anomalies(avg:a{*}, 'basic', 2, direction='above', interval=60)",
+		"forecast(avg:a{*} by {h}, 'linear', 1, history='1w', horizon='1d', bound='upper')",
+		"anomalies(+ a{*}, 'agile', 2, alert_window='last_15m', count_default_zero='true')",
+		"anomalies(", "forecast(a{*},", "anomalies(a{*}, '", "forecast(a{*}, 'linear', 1, history=",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		e, err := ParseDatadogMetric(q)
+		if err == nil && e == nil {
+			t.Fatal("no expression and no error")
+		}
+		_, _ = DatadogAlgorithmNote(q)
+	})
+}
