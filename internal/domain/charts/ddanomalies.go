@@ -47,6 +47,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/otelhouse/otelhouse/internal/domain/query"
 )
 
 // ddAlgorithm is what anomalies(…) or forecast(…) asked for.
@@ -268,6 +270,15 @@ func (ev *ddEval) algorithm(e *ddExpr) (*ddSeries, error) {
 	in, err := sub.eval(e.left)
 	if err != nil {
 		return nil, err
+	}
+	// The engine stops one row past MaxPoints: an answer that long may
+	// lack its latest steps, which the band or the line would misread.
+	n := 0
+	for _, vals := range in.values {
+		n += len(vals)
+	}
+	if n > MaxPoints {
+		return nil, query.Mistake(fmt.Errorf("%s(…) reads more than %d points (%d groups at a %s step): group by fewer tags, filter, or give a coarser interval", a.fn, MaxPoints, len(in.values), shortDuration(fine)))
 	}
 	out := &ddSeries{by: in.by, groups: map[string][]string{}, values: map[string]map[int64]*float64{}}
 	for k, vals := range in.values {
