@@ -241,18 +241,26 @@ func (d *dashImport) substitute(q string) (string, bool) {
 	// commas, and a boolean filter's dangling AND or OR ({a AND }).
 	q = danglingAfter.ReplaceAllString(q, "}")
 	q = danglingBefore.ReplaceAllString(q, "{")
-	q = regexp.MustCompile(`\{\s*,|,\s*\}|,\s*,`).ReplaceAllStringFunc(q, func(s string) string {
-		switch {
-		case strings.HasPrefix(s, "{"):
-			return "{"
-		case strings.HasSuffix(s, "}"):
-			return "}"
-		}
-		return ","
-	})
+	// Until nothing changes: two removed variables in a row ({,,a})
+	// leave a comma after the first pass.
+	for prev := ""; prev != q; {
+		prev = q
+		q = strayComma.ReplaceAllStringFunc(q, func(s string) string {
+			switch {
+			case strings.HasPrefix(s, "{"):
+				return "{"
+			case strings.HasSuffix(s, "}"):
+				return "}"
+			}
+			return ","
+		})
+	}
 	q = regexp.MustCompile(`\{\s*\}`).ReplaceAllString(q, "{*}")
 	return strings.Join(strings.Fields(q), " "), approx
 }
+
+// A comma left without a neighbour by a removed variable: {, ,} or ,,.
+var strayComma = regexp.MustCompile(`\{\s*,|,\s*\}|,\s*,`)
 
 // A boolean operator left without an operand by a removed variable.
 var (

@@ -136,6 +136,14 @@ func TestTemplateVariablesBecomeFilters(t *testing.T) {
 			[]Filter{{Type: "QUERY_EXPRESSION", Name: "env", Expression: "env", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}}},
 		},
 		{"no tag", `[{"name":"scope","default":"*"}]`, "avg:system.load.1{$scope}", "avg:system.load.1{*}", Approximated, []Filter{}},
+		{
+			"two tags at * before a tag", `[{"name":"db","prefix":"database_instance","default":"*"},{"name":"cluster","prefix":"cluster_name","default":"*"}]`,
+			"avg:pg.time{$db,$cluster,operation:load} by {operation}", "avg:pg.time{operation:load} by {operation}", Imported,
+			[]Filter{
+				{Type: "QUERY_EXPRESSION", Name: "db", Expression: "database_instance", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}},
+				{Type: "QUERY_EXPRESSION", Name: "cluster", Expression: "cluster_name", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}},
+			},
+		},
 		{"no tag, null prefix", `[{"name":"scope","prefix":null,"default":"*"}]`, "avg:system.load.1{$scope,env:prod}", "avg:system.load.1{env:prod}", Approximated, []Filter{}},
 		{"no tag, values of several keys", `[{"name":"scope","default":"*","available_values":["env:prod","host:a"]}]`, "avg:system.load.1{$scope}", "avg:system.load.1{*}", Approximated, []Filter{}},
 		{
