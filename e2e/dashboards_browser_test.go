@@ -640,7 +640,8 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 		b.see("the monitor's report at "+w, `[data-testid=import-report]`)
 		report := b.text(`[data-testid=import-report]`)
 		assert.Contains(t, report, "dashboard", "a metric monitor watches a tile of a dashboard made for it")
-		assert.Contains(t, report, "warning threshold 70", "the warning threshold has no counterpart and says so")
+		assert.Contains(t, report, "warning 70 is a second alert", "the warning threshold is an alert of its own, and says so")
+		assert.Contains(t, report, "[Redis] High memory consumption (warning)", "both alerts are named")
 		b.screenshot("import-monitor-" + w)
 
 		b.run("the log search at "+w, chromedp.Navigate(ui+"/search/logs"), chromedp.WaitReady(chromedp.CSS(`[data-testid=saved-menu]`)))
@@ -661,5 +662,5 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 		b.run("the view opens in the Datadog language at "+w, poll(`new URLSearchParams(location.search).get('lang') === 'datadog'`))
 	}
 	names := eval[[]string](b, "the imported alerts", `fetch('/api/v2/alerts', {headers: {'X-Otelhouse-Request': '1'}}).then((r) => r.json()).then((j) => j.data.map((a) => a.name))`)
-	assert.Len(t, names, 3, "one alert per import: %v", names)
+	assert.Len(t, names, 6, "two alerts per import, the critical and the warning threshold's: %v", names)
 }

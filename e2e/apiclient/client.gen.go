@@ -13480,6 +13480,8 @@ type ImportDatadogMonitorResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
+		// Alerts Every alert created, the critical threshold's (data) first, then a warning threshold's when the monitor has one
+		Alerts    []Alert    `json:"alerts"`
 		Dashboard *Dashboard `json:"dashboard,omitempty"`
 		Data      Alert      `json:"data"`
 
@@ -13505,6 +13507,8 @@ type ImportDatadogMonitorResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ImportDatadogMonitorResponse) GetJSON200() *struct {
+	// Alerts Every alert created, the critical threshold's (data) first, then a warning threshold's when the monitor has one
+	Alerts    []Alert    `json:"alerts"`
 	Dashboard *Dashboard `json:"dashboard,omitempty"`
 	Data      Alert      `json:"data"`
 
@@ -20772,6 +20776,8 @@ func ParseImportDatadogMonitorResponse(rsp *http.Response) (*ImportDatadogMonito
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
+			// Alerts Every alert created, the critical threshold's (data) first, then a warning threshold's when the monitor has one
+			Alerts    []Alert    `json:"alerts"`
 			Dashboard *Dashboard `json:"dashboard,omitempty"`
 			Data      Alert      `json:"data"`
 

@@ -45,6 +45,7 @@ type ddExpr struct {
 	topN    int
 	topBy   string
 	topDesc bool
+	alg     *ddAlgorithm // op 'a': anomalies(…) or forecast(…) of left (ddanomalies.go)
 }
 
 // ddMetricQuery is one agg:metric{filter} by {tags}.functions().
@@ -210,6 +211,9 @@ func (mp *mparser) factor() (*ddExpr, error) {
 	}
 	if isTimeshift(w) && mp.peek() == '(' {
 		return mp.timeshift(w)
+	}
+	if (w == "anomalies" || w == "forecast") && mp.peek() == '(' {
+		return mp.algorithm(w)
 	}
 	mp.i = start
 	return mp.metric()
@@ -612,6 +616,8 @@ func (ev *ddEval) eval(e *ddExpr) (*ddSeries, error) {
 		return topOf(in, e.topN, e.topBy, e.topDesc), nil
 	case 's':
 		return ev.shifted(e)
+	case 'a':
+		return ev.algorithm(e)
 	}
 	l, err := ev.eval(e.left)
 	if err != nil {

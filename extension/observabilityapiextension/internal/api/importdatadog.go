@@ -104,8 +104,9 @@ func (s *Server) importSavedView(r *http.Request) result {
 
 // importMonitor creates what the monitor watches (a one-tile dashboard or
 // a saved search), then the alert on it, delivered to the webhook the
-// query names (webhookId, required: an alert is delivered somewhere). If
-// the alert is refused, what was created for it is deleted again.
+// query names (webhookId, required: an alert is delivered somewhere),
+// and a second one for a warning threshold; alerts lists them all. If
+// an alert is refused, what was created for it is deleted again.
 func (s *Server) importMonitor(r *http.Request) result {
 	body, err := readJSON(r, maxSmallBody)
 	if err != nil {
@@ -119,32 +120,58 @@ func (s *Server) importMonitor(r *http.Request) result {
 	if err != nil {
 		return importFailed(kindAlert, err)
 	}
-	alert := map[string]any{
-		"name": m.Alert.Name, "message": m.Alert.Message, "threshold": m.Alert.Threshold,
-		"thresholdType": m.Alert.ThresholdType, "interval": m.Alert.Interval, "source": m.Alert.Source,
-		"channel": map[string]any{"type": "webhook", "webhookId": webhookID},
+	alertBody := func(a datadog.Alert) map[string]any {
+		return map[string]any{
+			"name": a.Name, "message": a.Message, "threshold": a.Threshold,
+			"thresholdType": a.ThresholdType, "interval": a.Interval, "source": a.Source,
+			"channel": map[string]any{"type": "webhook", "webhookId": webhookID},
+		}
+	}
+	alerts := []map[string]any{alertBody(m.Alert)}
+	if m.Warning != nil {
+		alerts = append(alerts, alertBody(*m.Warning))
 	}
 	var kind string
 	var watched result
 	if m.Dashboard != nil {
 		kind, watched = kindDashboard, s.createAs(r, kindDashboard, m.Dashboard)
-		alert["dashboardId"], alert["tileId"] = idOf(watched.data), m.Alert.TileID
+		for _, a := range alerts {
+			a["dashboardId"], a["tileId"] = idOf(watched.data), m.Alert.TileID
+		}
 	} else {
 		kind, watched = kindSaved, s.createAs(r, kindSaved, m.SavedSearch)
-		alert["savedSearchId"] = idOf(watched.data)
-		if m.Alert.GroupBy != "" {
-			alert["groupBy"] = m.Alert.GroupBy
+		for _, a := range alerts {
+			a["savedSearchId"] = idOf(watched.data)
+			if m.Alert.GroupBy != "" {
+				a["groupBy"] = m.Alert.GroupBy
+			}
 		}
 	}
 	if watched.err != nil {
 		return watched
 	}
-	res := s.createAs(r, kindAlert, alert)
-	if res.err != nil {
-		_ = s.opts.Store.Delete(r.Context(), teamOf(r.Context()), kind, idOf(watched.data))
-		return res
+	// The warning threshold's alert, when there is one, after the
+	// critical one's; a refusal undoes what was created.
+	var first result
+	var created []any
+	for i, a := range alerts {
+		res := s.createAs(r, kindAlert, a)
+		if i == 0 {
+			first = res
+		}
+		if res.err != nil {
+			team := teamOf(r.Context())
+			for _, c := range created {
+				_ = s.opts.Store.Delete(r.Context(), team, kindAlert, idOf(c))
+			}
+			_ = s.opts.Store.Delete(r.Context(), team, kind, idOf(watched.data))
+			return res
+		}
+		created = append(created, res.data)
 	}
+	res := first
 	res.extra = report(items)
 	res.extra[map[string]string{kindDashboard: "dashboard", kindSaved: "savedSearch"}[kind]] = watched.data
+	res.extra["alerts"] = created
 	return res
 }

@@ -45,10 +45,27 @@ func TestImportDatadogAssets(t *testing.T) {
 	assert.Equal(t, "above_exclusive", a["thresholdType"], "Datadog's > is strictly above")
 	assert.Equal(t, "monitor", a["tileId"])
 	assert.Equal(t, r.body["dashboard"].(map[string]any)["id"], a["dashboardId"])
+	// Its warning threshold, 70, is a second alert on the same tile.
+	alerts := r.body["alerts"].([]any)
+	require.Len(t, alerts, 2)
+	assert.Equal(t, a["id"], alerts[0].(map[string]any)["id"])
+	assert.Equal(t, 70.0, alerts[1].(map[string]any)["threshold"])
+	assert.Equal(t, a["dashboardId"], alerts[1].(map[string]any)["dashboardId"])
+	listed := call(t, http.MethodGet, fx.url+"/api/v2/alerts", bearer(fx.keyA), nil)
+	require.Equal(t, http.StatusOK, listed.status, listed.body)
+	assert.Len(t, listed.body["data"], 2)
 
+	// An anomaly monitor: the fraction of anomalous points over its
+	// alert window.
 	r = call(t, http.MethodPost, fx.url+"/api/v2/alerts/import?webhookId="+item(wh)["id"].(string), bearer(fx.keyA), asset("nginx_monitor_5xx.json"))
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	assert.Equal(t, "15m", item(r)["interval"])
+	assert.Equal(t, "above", item(r)["thresholdType"])
+
+	r = call(t, http.MethodPost, fx.url+"/api/v2/alerts/import?webhookId="+item(wh)["id"].(string), bearer(fx.keyA),
+		map[string]any{"type": "composite", "name": "c", "query": "1 && 2"})
 	assert.Equal(t, http.StatusBadRequest, r.status, r.body)
-	assert.Contains(t, r.body["message"], "anomalies monitors have no counterpart")
+	assert.Contains(t, r.body["message"], "composite monitors have no counterpart")
 
 	r = call(t, http.MethodPost, fx.url+"/api/v2/saved-searches/import", bearer(fx.keyA), asset("nginx_saved_view_5xx_errors.json"))
 	require.Equal(t, http.StatusOK, r.status, r.body)

@@ -19,7 +19,8 @@ import (
 // Issue 45: a Datadog service check monitor, imported, fires on the
 // gauge the receiver stores of /api/v1/check_run (the check's name,
 // 0 OK … 2 critical, host as host.name, tags as attributes), per group
-// of its .by(…) and within its .over(…).
+// of its .by(…) and within its .over(…); its warning threshold is a
+// second alert, firing on a warning or worse.
 func TestImportedServiceCheckMonitorFires(t *testing.T) {
 	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true })
 	ctx := context.Background()
@@ -65,6 +66,10 @@ func TestImportedServiceCheckMonitorFires(t *testing.T) {
 	assert.Equal(t, "1m", a["interval"])
 	report := r.body["report"].(map[string]any)
 	assert.Equal(t, map[string]any{"imported": 1.0, "approximated": 2.0, "skipped": 0.0}, report["summary"], report["items"])
+	require.Len(t, r.body["alerts"], 2)
+	warning := r.body["alerts"].([]any)[1].(map[string]any)
+	assert.Equal(t, "[Redis] cannot connect (warning)", warning["name"])
+	assert.Equal(t, 0.0, warning["threshold"])
 
 	sender := webhook.New(webhook.Options{Attempts: 1, Timeout: 5 * time.Second, AllowPrivate: true})
 	at := func(minute int) time.Time { return m0.Add(time.Duration(minute+1)*time.Minute + 5*time.Second) }
@@ -86,20 +91,26 @@ func TestImportedServiceCheckMonitorFires(t *testing.T) {
 		run(1, sec, "db-2", "6379", map[bool]int{true: 2, false: 0}[sec == 30])
 	}
 	require.NoError(t, fx.alerts.EvaluateDue(ctx, at(1), sender))
-	got := rc.notifications()
+	got := named(rc.notifications(), "[Redis] cannot connect")
 	require.Len(t, got, 1)
 	assert.Equal(t, StateAlert, got[0].State)
 	assert.Equal(t, 2.0, *got[0].Value)
 	assert.Equal(t, []string{"db-2"}, got[0].Group)
 	assert.Equal(t, "Redis is down", got[0].Message)
 
-	// Minute 2: a warning is not critical → resolved.
 	for _, sec := range []int{0, 15, 30, 45} {
 		run(2, sec, "db-1", "6379", 1)
 		run(2, sec, "db-2", "6379", 0)
 	}
+	warned := named(rc.notifications(), "[Redis] cannot connect (warning)")
+	require.Len(t, warned, 1, "critical is worse than a warning")
+	assert.Equal(t, []string{"db-2"}, warned[0].Group)
+
+	// Minute 2: a warning is not critical → resolved; the warning's
+	// alert keeps firing (db-1 warns).
 	require.NoError(t, fx.alerts.EvaluateDue(ctx, at(2), sender))
-	got = rc.notifications()
+	got = named(rc.notifications(), "[Redis] cannot connect")
 	require.Len(t, got, 2)
 	assert.Equal(t, StateOK, got[1].State)
+	assert.Len(t, named(rc.notifications(), "[Redis] cannot connect (warning)"), 1)
 }

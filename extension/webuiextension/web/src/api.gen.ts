@@ -3847,7 +3847,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description A Datadog monitor's JSON (metric alert, query alert, log alert, service check, event alert), or an integration's asset with it under definition */
+        /** @description A Datadog monitor's JSON (metric alert, query alert with anomalies or forecast too, log alert, service check, event alert), or an integration's asset with it under definition */
         requestBody: {
             content: {
                 "application/json": Record<string, never>;
@@ -3862,6 +3862,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Alert"];
+                        /** @description Every alert created, the critical threshold's (data) first, then a warning threshold's when the monitor has one */
+                        alerts: components["schemas"]["Alert"][];
                         dashboard?: components["schemas"]["Dashboard"];
                         savedSearch?: components["schemas"]["SavedSearch"];
                         /** @description What became of each widget (or part of a monitor or view), never silently dropped */

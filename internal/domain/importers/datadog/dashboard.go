@@ -72,6 +72,30 @@ type templateVar struct {
 	Default string `json:"default"`
 	// Newer dashboards give defaults as a list.
 	Defaults []string `json:"defaults"`
+	// AvailableValues restricts what may be chosen.
+	AvailableValues []string `json:"available_values"`
+}
+
+// scopeTag is the tag a variable without a prefix stands for, when every
+// value it names (defaults, available values; * aside) is a tag of one
+// key: {env:prod, env:dev} is env. Otherwise "": a $scope at * may be any
+// tag of any key, which no one filter of a tag lists.
+func (v templateVar) scopeTag() string {
+	if v.Prefix != "" {
+		return ""
+	}
+	key := ""
+	for _, val := range append(append([]string{v.Default}, v.Defaults...), v.AvailableValues...) {
+		if val == "" || val == "*" {
+			continue
+		}
+		k, rest, ok := strings.Cut(val, ":")
+		if !ok || k == "" || rest == "" || strings.ContainsAny(val, " ,{}()") || (key != "" && k != key) {
+			return ""
+		}
+		key = k
+	}
+	return key
 }
 
 type dashIn struct {
@@ -135,8 +159,9 @@ func ImportDashboard(body []byte, src Sources) (Dashboard, []Item, error) {
 	return d.out, d.items, nil
 }
 
-// templateFilters makes each template variable with a tag (its prefix) a
-// dashboard filter on that tag, for the metric, log and span tiles alike
+// templateFilters makes each template variable with a tag (its prefix,
+// or the one key all its values name: scopeTag) a dashboard filter on
+// that tag, for the metric, log and span tiles alike
 // (a Datadog where and a metric query both name it so). Its default is
 // written into the queries (substitute); a value chosen in the filter
 // narrows them further, so a default of * (most) imports exactly.
@@ -145,14 +170,18 @@ func (d *dashImport) templateFilters(vars []templateVar) {
 		return
 	}
 	d.out.Filters = []Filter{}
-	var notes, fixed []string
+	var notes, fixed, inferred []string
 	for _, v := range vars {
-		if v.Prefix == "" {
-			notes = append(notes, fmt.Sprintf("$%s has no tag: its default %q is written into the queries, with no filter", v.Name, v.value()))
-			continue
+		tag := v.Prefix
+		if tag == "" {
+			if tag = v.scopeTag(); tag == "" {
+				notes = append(notes, fmt.Sprintf("$%s has no tag: its default %q is written into the queries, with no filter (a dashboard filter lists one tag's values; this variable takes a tag of any key)", v.Name, v.value()))
+				continue
+			}
+			inferred = append(inferred, fmt.Sprintf("$%s has no tag, but its values are all %s:…: a filter on %s", v.Name, tag, tag))
 		}
 		d.out.Filters = append(d.out.Filters, Filter{
-			Type: "QUERY_EXPRESSION", Name: v.Name, Expression: v.Prefix, SourceID: d.src.Metrics,
+			Type: "QUERY_EXPRESSION", Name: v.Name, Expression: tag, SourceID: d.src.Metrics,
 			AppliesToSourceIDs: []string{d.src.Metrics, d.src.Logs, d.src.Traces},
 		})
 		if v.value() != "*" {
@@ -162,7 +191,7 @@ func (d *dashImport) templateFilters(vars []templateVar) {
 	if len(fixed) > 0 {
 		notes = append(notes, "defaults are written into the queries, so a value chosen in the filter narrows within them ("+strings.Join(fixed, ", ")+")")
 	}
-	item := Item{Path: "template_variables", Outcome: Imported, Notes: []string{fmt.Sprintf("%d dashboard filters", len(d.out.Filters))}}
+	item := Item{Path: "template_variables", Outcome: Imported, Notes: append([]string{fmt.Sprintf("%d dashboard filters", len(d.out.Filters))}, inferred...)}
 	if len(notes) > 0 {
 		item.Outcome, item.Notes = Approximated, append(item.Notes, notes...)
 	}
@@ -195,7 +224,7 @@ func (d *dashImport) substitute(q string) (string, bool) {
 		}
 		used = true
 		val := v.value()
-		approx = approx || v.Prefix == "" || val != "*"
+		approx = approx || (v.Prefix == "" && v.scopeTag() == "") || val != "*"
 		rep := ""
 		if val != "*" {
 			rep = val
@@ -212,18 +241,26 @@ func (d *dashImport) substitute(q string) (string, bool) {
 	// commas, and a boolean filter's dangling AND or OR ({a AND }).
 	q = danglingAfter.ReplaceAllString(q, "}")
 	q = danglingBefore.ReplaceAllString(q, "{")
-	q = regexp.MustCompile(`\{\s*,|,\s*\}|,\s*,`).ReplaceAllStringFunc(q, func(s string) string {
-		switch {
-		case strings.HasPrefix(s, "{"):
-			return "{"
-		case strings.HasSuffix(s, "}"):
-			return "}"
-		}
-		return ","
-	})
+	// Until nothing changes: two removed variables in a row ({,,a})
+	// leave a comma after the first pass.
+	for prev := ""; prev != q; {
+		prev = q
+		q = strayComma.ReplaceAllStringFunc(q, func(s string) string {
+			switch {
+			case strings.HasPrefix(s, "{"):
+				return "{"
+			case strings.HasSuffix(s, "}"):
+				return "}"
+			}
+			return ","
+		})
+	}
 	q = regexp.MustCompile(`\{\s*\}`).ReplaceAllString(q, "{*}")
 	return strings.Join(strings.Fields(q), " "), approx
 }
+
+// A comma left without a neighbour by a removed variable: {, ,} or ,,.
+var strayComma = regexp.MustCompile(`\{\s*,|,\s*\}|,\s*,`)
 
 // A boolean operator left without an operand by a removed variable.
 var (
@@ -562,6 +599,9 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 		if _, err := charts.ParseDatadogMetric(q); err != nil {
 			n.skip("series %q: %v", q, functionError(q, err))
 			return
+		}
+		if how, _ := charts.DatadogAlgorithmNote(q); how != "" {
+			n.approx("%s: a value per bucket, not Datadog's band around the series", how)
 		}
 		if use(d.src.Metrics) {
 			sel = append(sel, Select{Query: q, Alias: alias})

@@ -140,7 +140,7 @@ func splitSeries(q string) []string {
 
 // noCounterpartFn finds a monitor query's function that makes it more
 // than a value compared with a threshold.
-var noCounterpartFn = regexp.MustCompile(`\b(anomalies|forecast|outliers|monotonic_diff|diff|derivative|ewma_?[0-9]*|timeshift|week_before|day_before|hour_before)\s*\(`)
+var noCounterpartFn = regexp.MustCompile(`\b(outliers|monotonic_diff|diff|derivative|ewma_?[0-9]*|timeshift|week_before|day_before|hour_before)\s*\(`)
 
 func monitorFunction(expr string) error {
 	if m := noCounterpartFn.FindStringSubmatch(expr); m != nil {

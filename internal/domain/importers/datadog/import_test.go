@@ -2,6 +2,7 @@ package datadog
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,6 +166,24 @@ func TestTemplateVariablesBecomeFilters(t *testing.T) {
 			[]Filter{{Type: "QUERY_EXPRESSION", Name: "env", Expression: "env", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}}},
 		},
 		{"no tag", `[{"name":"scope","default":"*"}]`, "avg:system.load.1{$scope}", "avg:system.load.1{*}", Approximated, []Filter{}},
+		{
+			"two tags at * before a tag", `[{"name":"db","prefix":"database_instance","default":"*"},{"name":"cluster","prefix":"cluster_name","default":"*"}]`,
+			"avg:pg.time{$db,$cluster,operation:load} by {operation}", "avg:pg.time{operation:load} by {operation}", Imported,
+			[]Filter{
+				{Type: "QUERY_EXPRESSION", Name: "db", Expression: "database_instance", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}},
+				{Type: "QUERY_EXPRESSION", Name: "cluster", Expression: "cluster_name", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}},
+			},
+		},
+		{"no tag, null prefix", `[{"name":"scope","prefix":null,"default":"*"}]`, "avg:system.load.1{$scope,env:prod}", "avg:system.load.1{env:prod}", Approximated, []Filter{}},
+		{"no tag, values of several keys", `[{"name":"scope","default":"*","available_values":["env:prod","host:a"]}]`, "avg:system.load.1{$scope}", "avg:system.load.1{*}", Approximated, []Filter{}},
+		{
+			"no tag, values of one key", `[{"name":"stage","prefix":"","default":"*","available_values":["env:prod","env:dev"]}]`, "avg:system.load.1{$stage}", "avg:system.load.1{*}", Imported,
+			[]Filter{{Type: "QUERY_EXPRESSION", Name: "stage", Expression: "env", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}}},
+		},
+		{
+			"no tag, a default of one key", `[{"name":"stage","defaults":["env:prod"]}]`, "avg:system.load.1{$stage} by {host}", "avg:system.load.1{env:prod} by {host}", Approximated,
+			[]Filter{{Type: "QUERY_EXPRESSION", Name: "stage", Expression: "env", SourceID: "metrics", AppliesToSourceIDs: []string{"metrics", "logs", "traces"}}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			body := `{"title":"t","layout_type":"ordered","template_variables":` + tc.vars + `,
@@ -235,7 +254,39 @@ func TestImportMonitor(t *testing.T) {
 			want: `{"name":"e","message":"","threshold":3,"thresholdType":"above_exclusive","interval":"15m","source":"saved_search"}`, note: "events are logs here",
 		},
 		{name: "composite", body: `{"type":"composite","name":"c","query":"123 && 456"}`, err: "composite monitors have no counterpart yet"},
-		{name: "anomaly", body: `{"type":"query alert","name":"a","query":"avg(last_1h):anomalies(avg:x{*}, 'basic', 2) >= 1"}`, err: "anomalies monitors"},
+		{
+			name: "anomaly", body: `{"type":"query alert","name":"a","query":"avg(last_1h):anomalies(avg:x{*}, 'basic', 2) >= 1"}`,
+			want: `{"name":"a","message":"","threshold":1,"thresholdType":"above","interval":"1h","source":"tile","tileId":"monitor"}`,
+			tile: "anomalies(avg:x{*}, 'basic', 2)", note: "outside the median ± 2 robust standard deviations",
+		},
+		{
+			name: "anomaly, 4h", body: `{"type":"query alert","name":"a","query":"avg(last_4h):anomalies(avg:system.cpu.user{*}, 'basic', 2) >= 1"}`,
+			want: `{"name":"a","message":"","threshold":1,"thresholdType":"above","interval":"6h","source":"tile","tileId":"monitor"}`,
+			tile: "anomalies(avg:system.cpu.user{*}, 'basic', 2)", note: "no alert_window",
+		},
+		{
+			name: "anomaly, agile, alert window", body: `{"type":"query alert","name":"a","query":"avg(last_4h):anomalies(+ avg:x{*} by {host}, 'agile', 2, direction='above', alert_window='last_15m', interval=60, seasonality='hourly') >= 1","options":{"thresholds":{"critical":1,"critical_recovery":0}}}`,
+			want: `{"name":"a","message":"","threshold":1,"thresholdType":"above","interval":"15m","source":"tile","tileId":"monitor"}`,
+			tile: "anomalies(+ avg:x{*} by {host}, 'agile', 2, direction='above', alert_window='last_15m', interval=60, seasonality='hourly')", note: "agile algorithm, which learns seasonality, is computed as a basic rolling band",
+		},
+		{
+			name: "forecast", body: `{"type":"query alert","name":"disk","query":"max(next_1w):forecast(avg:system.disk.in_use{*} by {host,device}, 'linear', 1, interval='60m', history='1w', model='default') >= 0.9","options":{"thresholds":{"critical":0.9},"threshold_windows":{"trigger_window":"last_30m"}}}`,
+			want: `{"name":"disk","message":"","threshold":0.9,"thresholdType":"above","interval":"30m","source":"tile","tileId":"monitor"}`,
+			tile: "forecast(avg:system.disk.in_use{*} by {host,device}, 'linear', 1, interval='60m', history='1w', model='default', horizon='1w', bound='upper')",
+			note: "upper bound over the next 1w",
+		},
+		{
+			name: "forecast below, every interval", body: `{"type":"query alert","name":"low","query":"min(next_3d):forecast(avg:x{*}, 'seasonal', 2, interval='60m') < 10"}`,
+			want: `{"name":"low","message":"","threshold":10,"thresholdType":"below","interval":"1h","source":"tile","tileId":"monitor"}`,
+			tile: "forecast(avg:x{*}, 'seasonal', 2, interval='60m', horizon='3d', bound='lower')", note: "a straight line here",
+		},
+		{
+			name: "forecast, interval in seconds", body: `{"type":"query alert","name":"f","query":"max(next_1d):forecast(avg:x{*}, 'linear', 1, interval=900) > 5"}`,
+			want: `{"name":"f","message":"","threshold":5,"thresholdType":"above_exclusive","interval":"15m","source":"tile","tileId":"monitor"}`,
+			tile: "forecast(avg:x{*}, 'linear', 1, interval=900, horizon='1d', bound='upper')",
+		},
+		{name: "next without forecast", body: `{"type":"query alert","name":"a","query":"max(next_1w):avg:x{*} > 1"}`, err: "only a forecast does"},
+		{name: "outliers", body: `{"type":"query alert","name":"a","query":"avg(last_1h):outliers(avg:x{*} by {host}, 'dbscan', 3) > 0"}`, err: "outliers monitors have no counterpart"},
 		{name: "log avg", body: `{"type":"log alert","name":"a","query":"logs(\"*\").index(\"*\").rollup(\"avg\", \"@duration\").last(\"5m\") > 1"}`, err: "avg rollup"},
 		{name: "not a monitor", body: `{"name":"x"}`, err: "not a Datadog monitor"},
 	} {
@@ -269,6 +320,65 @@ func TestMessageGroupVariables(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(n.notes, "; "), "{{host.name}} is the group's value")
 	assert.Contains(t, strings.Join(n.notes, "; "), "{{env.name}} has no counterpart")
+}
+
+// A monitor's warning threshold is a second alert: same query, its own
+// threshold and name, its message the warning's blocks.
+func TestImportWarningThresholds(t *testing.T) {
+	const msg = `{{#is_alert}}critical{{/is_alert}}{{#is_warning}}warning{{/is_warning}}{{#is_recovery}}ok{{/is_recovery}}`
+	for _, tc := range []struct {
+		name, query, thresholds, typ string
+		warn                         *Alert // nil: none
+		notes                        []string
+	}{
+		{
+			name: "metric", typ: "query alert", query: "avg(last_5m):avg:redis.mem.used{*} > 90", thresholds: `{"critical":90,"warning":70}`,
+			warn:  &Alert{Name: "m (warning)", Message: `{{if false}}critical{{end}}{{if eq .state "ALERT"}}warning{{end}}{{if eq .state "OK"}}ok{{end}}`, Threshold: 70, ThresholdType: "above_exclusive", Interval: "5m", Source: "tile", TileID: MonitorTileID},
+			notes: []string{"warning 70 is a second alert"},
+		},
+		{
+			name: "below, with recoveries", typ: "query alert", query: "min(last_15m):avg:disk.free{*} by {host} <= 10", thresholds: `{"critical":10,"warning":20,"critical_recovery":12,"warning_recovery":25}`,
+			warn:  &Alert{Name: "m (warning)", Message: `{{if false}}critical{{end}}{{if eq .state "ALERT"}}warning{{end}}{{if eq .state "OK"}}ok{{end}}`, Threshold: 20, ThresholdType: "below_or_equal", Interval: "15m", Source: "tile", TileID: MonitorTileID},
+			notes: []string{"critical_recovery 12: an alert recovers once its value no longer breaches its threshold", "warning_recovery 25"},
+		},
+		{
+			name: "log", typ: "log alert", query: `logs("status:error").index("*").rollup("count").last("5m") > 100`, thresholds: `{"critical":100,"warning":50}`,
+			warn: &Alert{Name: "m (warning)", Message: `{{if false}}critical{{end}}{{if eq .state "ALERT"}}warning{{end}}{{if eq .state "OK"}}ok{{end}}`, Threshold: 50, ThresholdType: "above_exclusive", Interval: "5m", Source: "saved_search"},
+		},
+		{
+			name: "service check", typ: "service check", query: `"http.can_connect".over("*").by("host").last(3).count_by_status()`, thresholds: `{"critical":3,"warning":1,"ok":1}`,
+			warn:  &Alert{Name: "m (warning)", Message: `{{if false}}critical{{end}}{{if eq .state "ALERT"}}warning{{end}}{{if eq .state "OK"}}ok{{end}}`, Threshold: 0, ThresholdType: "above_exclusive", Interval: "1m", Source: "tile", TileID: MonitorTileID},
+			notes: []string{"warning 1 counts warnings in a row", "ok threshold 1: an alert has one threshold"},
+		},
+		{name: "no warning", typ: "query alert", query: "avg(last_5m):avg:x{*} > 1", thresholds: `{"critical":1}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, _ := json.Marshal(tc.query)
+			body := fmt.Sprintf(`{"type":%q,"name":"m","query":%s,"message":%q,"options":{"thresholds":%s}}`, tc.typ, q, msg, tc.thresholds)
+			m, items, err := ImportMonitor([]byte(body), DefaultSources)
+			require.NoError(t, err)
+			if tc.warn == nil {
+				assert.Nil(t, m.Warning)
+				assert.Equal(t, `{{if eq .state "ALERT"}}critical{{end}}{{if false}}warning{{end}}{{if eq .state "OK"}}ok{{end}}`, m.Alert.Message)
+				return
+			}
+			require.NotNil(t, m.Warning)
+			assert.Equal(t, *tc.warn, *m.Warning)
+			assert.Equal(t, "m", m.Alert.Name)
+			assert.Equal(t, `{{if eq .state "ALERT"}}critical{{end}}{{if false}}warning{{end}}{{if eq .state "OK"}}ok{{end}}`, m.Alert.Message)
+			var th Item
+			for _, it := range items {
+				if it.Path == "options.thresholds" {
+					th = it
+				}
+			}
+			assert.Equal(t, Approximated, th.Outcome)
+			for _, n := range tc.notes {
+				assert.Contains(t, strings.Join(th.Notes, "; "), n)
+			}
+			assert.NotContains(t, jsonOf(t, items), "{{#is_warning}} has no counterpart")
+		})
+	}
 }
 
 func TestMessageTemplates(t *testing.T) {
@@ -316,12 +426,19 @@ func TestImportIntegrationAssets(t *testing.T) {
 		Interval: "5m", Source: "tile", TileID: MonitorTileID,
 	}, m.Alert)
 	assert.Contains(t, m.Alert.Message, `{{if eq .state "ALERT"}}`)
-	assert.Contains(t, jsonOf(t, items), "warning threshold 70")
+	assert.Contains(t, m.Alert.Message, "{{if false}}\nRedis memory usage has exceeded 70%", "the warning's text is the warning alert's")
+	assert.Contains(t, jsonOf(t, items), "warning 70 is a second alert")
+	require.NotNil(t, m.Warning)
+	assert.Equal(t, "[Redis] High memory consumption (warning)", m.Warning.Name)
+	assert.Equal(t, 70.0, m.Warning.Threshold)
+	assert.Contains(t, m.Warning.Message, "{{if eq .state \"ALERT\"}}\nRedis memory usage has exceeded 70%")
 
 	body, err = os.ReadFile(filepath.Join(dir, "nginx_monitor_5xx.json"))
 	require.NoError(t, err)
-	_, _, err = ImportMonitor(body, DefaultSources)
-	require.ErrorContains(t, err, "anomalies monitors have no counterpart")
+	m, _, err = ImportMonitor(body, DefaultSources)
+	require.NoError(t, err)
+	assert.Equal(t, "15m", m.Alert.Interval, "the alert window")
+	assert.Equal(t, "above", m.Alert.ThresholdType)
 
 	body, err = os.ReadFile(filepath.Join(dir, "nginx_saved_view_5xx_errors.json"))
 	require.NoError(t, err)

@@ -21,6 +21,9 @@ type Monitor struct {
 	// savedSearchId are filled in once it is created.
 	Dashboard   *Dashboard   `json:"dashboard,omitempty"`
 	SavedSearch *SavedSearch `json:"savedSearch,omitempty"`
+	// Warning is the monitor's warning threshold as an alert of its own
+	// on the same tile or search (an alert has one threshold).
+	Warning *Alert `json:"warning,omitempty"`
 }
 
 // Alert is the body of POST /api/v2/alerts, short of its channel and of
@@ -57,7 +60,8 @@ var intervals = []struct {
 var (
 	// avg(last_5m):<query> > 90
 	// (some name the groups after the threshold: "> 0.9 by {host}")
-	metricMonitor = regexp.MustCompile(`(?s)^\s*(avg|sum|min|max|change|pct_change)\((last_\w+)(?:,\s*last_\w+)?\)\s*:\s*(.+?)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)(?:\s+by\s*\{([^{}]*)\})?\s*$`)
+	// (a forecast looks ahead: max(next_1w):forecast(…) >= 90)
+	metricMonitor = regexp.MustCompile(`(?s)^\s*(avg|sum|min|max|change|pct_change)\(((?:last|next)_\w+)(?:,\s*last_\w+)?\)\s*:\s*(.+?)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)(?:\s+by\s*\{([^{}]*)\})?\s*$`)
 	// logs("query").index("*").rollup("count").by("@x").last("5m") > 100
 	// (an event monitor's events("…") reads the same way)
 	logMonitor = regexp.MustCompile(`(?s)^\s*(?:logs|events)\(\s*("(?:[^"\\]|\\.)*")\s*\)((?:\.\w+\([^)]*\))*)\s*(>=|<=|!=|>|<|==)\s*(-?[0-9.eE+-]+)\s*$`)
@@ -82,7 +86,8 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 	}
 	var items []Item
 	var opts struct {
-		Thresholds map[string]*float64 `json:"thresholds"`
+		Thresholds       map[string]*float64 `json:"thresholds"`
+		ThresholdWindows map[string]string   `json:"threshold_windows"`
 	}
 	_ = json.Unmarshal(m["options"], &opts)
 	var qn note
@@ -107,11 +112,25 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 		}
 		expr = withGroups(rewriteFunctions(expr, &qn), strings.TrimSpace(sub[6]), &qn)
 		groups = queryGroups(expr)
+		alg := algorithmOf(expr)
+		if strings.HasPrefix(window, "next_") && alg != "forecast" {
+			return Monitor{}, nil, invalidf("query %q: a %s window looks ahead, which only a forecast does", query, window)
+		}
+		switch alg {
+		case "anomalies":
+			window = anomalyWindow(expr, window, opts.ThresholdWindows, &qn)
+		case "forecast":
+			expr, window = forecastQuery(expr, timeAgg, window, sub[4], opts.ThresholdWindows, &qn)
+		}
 		if _, err := charts.ParseDatadogMetric(expr); err != nil {
 			return Monitor{}, nil, invalidf("query %q: %v", expr, functionError(expr, err))
 		}
+		if alg != "" {
+			how, _ := charts.DatadogAlgorithmNote(expr)
+			qn.approx("%s", how)
+		}
 		out.Alert.Interval = interval(window, &qn)
-		if timeAgg != "avg" {
+		if timeAgg != "avg" && alg != "forecast" {
 			qn.approx("the window's %s is the query's own rollup over it (avg for gauges, sum for counts)", timeAgg)
 		}
 		out.Alert.Source, out.Alert.TileID = "tile", MonitorTileID
@@ -219,7 +238,25 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 	default:
 		return Monitor{}, nil, invalidf("comparator %s has no counterpart", op)
 	}
-	for _, k := range []string{"warning", "critical_recovery", "warning_recovery", "ok", "unknown"} {
+	if w := opts.Thresholds["warning"]; w != nil {
+		warn := out.Alert
+		warn.Name = name + " (warning)"
+		warn.Threshold = *w
+		if typ == "service check" {
+			// The worst status is a warning (1) or worse.
+			warn.Threshold, warn.ThresholdType = 0, "above_exclusive"
+			tn.approx("warning %v counts warnings in a row: a second alert, %q, fires once the worst status in the window is a warning or worse", *w, warn.Name)
+		} else {
+			tn.approx("warning %v is a second alert, %q, on the same query and channel (it fires above the critical threshold too)", *w, warn.Name)
+		}
+		out.Warning = &warn
+	}
+	for _, k := range []string{"critical_recovery", "warning_recovery"} {
+		if v := opts.Thresholds[k]; v != nil {
+			tn.approx("%s %v: an alert recovers once its value no longer breaches its threshold", k, *v)
+		}
+	}
+	for _, k := range []string{"ok", "unknown"} {
 		if v := opts.Thresholds[k]; v != nil {
 			tn.skip("%s threshold %v: an alert has one threshold", k, *v)
 		}
@@ -231,9 +268,96 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 	items = append(items, it)
 
 	var mn note
-	out.Alert.Message = Message(str(m, "message"), groups, &mn)
+	msg := str(m, "message")
+	if out.Warning == nil {
+		out.Alert.Message = messageFor(msg, groups, &mn, "")
+	} else {
+		out.Alert.Message = messageFor(msg, groups, &mn, "critical")
+		out.Warning.Message = messageFor(msg, groups, &mn, "warning")
+	}
 	items = append(items, mn.item("message", "", ""))
 	return out, items, nil
+}
+
+// algorithmOf is the algorithm function a monitor's query is, if any.
+func algorithmOf(expr string) string {
+	e := strings.TrimSpace(expr)
+	for _, fn := range []string{"anomalies", "forecast"} {
+		if rest, ok := strings.CutPrefix(e, fn); ok && strings.HasPrefix(strings.TrimSpace(rest), "(") {
+			return fn
+		}
+	}
+	return ""
+}
+
+var kwarg = regexp.MustCompile(`\b(alert_window|interval|history)\s*=\s*'?([A-Za-z0-9_]+)'?`)
+
+// kwargs are an algorithm call's key='value' arguments.
+func kwargs(expr string) map[string]string {
+	out := map[string]string{}
+	for _, m := range kwarg.FindAllStringSubmatch(expr, -1) {
+		out[m[1]] = m[2]
+	}
+	return out
+}
+
+// anomalyWindow is the window an anomaly monitor's alert is evaluated
+// over: its alert_window (Datadog's trigger window), the query's own
+// (last_4h) being the history Datadog draws the band over.
+func anomalyWindow(expr, window string, tw map[string]string, n *note) string {
+	aw := cmpOr(kwargs(expr)["alert_window"], tw["trigger_window"])
+	if aw == "" {
+		n.approx("no alert_window: the fraction is of the query's whole %s window", strings.TrimPrefix(window, "last_"))
+		return window
+	}
+	if !strings.HasPrefix(aw, "last_") {
+		aw = "last_" + aw
+	}
+	n.approx("the alert compares the fraction over the %s alert window with its threshold (the query's %s is the history Datadog draws)", strings.TrimPrefix(aw, "last_"), strings.TrimPrefix(window, "last_"))
+	return aw
+}
+
+// forecastQuery writes a forecast monitor's look ahead (max(next_1w))
+// and side (the comparator) into its forecast(…) as horizon and bound,
+// and answers the window its alert is evaluated over: the trigger
+// window, else the forecast's interval, else an hour.
+func forecastQuery(expr, timeAgg, window, op string, tw map[string]string, n *note) (string, string) {
+	open := strings.IndexByte(expr, '(')
+	end := closing(expr, open)
+	if end < 0 {
+		return expr, window
+	}
+	bound := "trend"
+	switch op {
+	case ">", ">=":
+		bound = "upper"
+	case "<", "<=":
+		bound = "lower"
+	}
+	if want := map[string]string{"upper": "max", "lower": "min"}[bound]; want != "" && timeAgg != want {
+		n.approx("%s(%s) of a forecast compared with %s reads its %s bound's extreme over the horizon", timeAgg, window, op, bound)
+	}
+	horizon := strings.TrimPrefix(window, "next_")
+	if horizon == window {
+		horizon = "0"
+	}
+	expr = expr[:end] + fmt.Sprintf(", horizon='%s', bound='%s'", horizon, bound) + expr[end:]
+	every := tw["trigger_window"]
+	if every == "" {
+		if iv := kwargs(expr)["interval"]; iv != "" {
+			if strings.Trim(iv, "0123456789") == "" {
+				iv += "s" // seconds
+			}
+			every = "last_" + iv
+		} else {
+			every = "last_1h"
+		}
+	}
+	if !strings.HasPrefix(every, "last_") {
+		every = "last_" + every
+	}
+	n.approx("the alert checks every %s whether the forecast's %s bound over the next %s breaches the threshold", strings.TrimPrefix(every, "last_"), bound, horizon)
+	return expr, every
 }
 
 func unquoteArgs(s string) []string {
@@ -318,6 +442,15 @@ var byClause = regexp.MustCompile(`\bby\s*\{([^{}]*)\}`)
 // States otelhouse has no counterpart for (warning, no data) drop their
 // blocks' condition to "never", noted.
 func Message(msg string, groups []string, n *note) string {
+	return messageFor(msg, groups, n, "")
+}
+
+// messageFor is Message for the alert of a monitor's only threshold
+// (role ""), or, when it has a warning threshold too, for the alert of
+// its critical one ("critical") or of its warning one ("warning", whose
+// ALERT is Datadog's warning state).
+func messageFor(msg string, groups []string, n *note, role string) string {
+	warning := role == "warning"
 	kept := map[string]bool{}
 	out := mustacheTag.ReplaceAllStringFunc(msg, func(tag string) string {
 		sub := mustacheTag.FindStringSubmatch(tag)
@@ -325,13 +458,21 @@ func Message(msg string, groups []string, n *note) string {
 		switch sigil {
 		case "#", "^":
 			cond := ""
-			switch name {
-			case "is_alert", "is_match":
+			switch {
+			case warning && name == "is_warning":
 				cond = `eq .state "ALERT"`
-			case "is_recovery", "is_alert_recovery":
+			case warning && (name == "is_warning_recovery" || name == "is_recovery"):
 				cond = `eq .state "OK"`
-			case "is_no_data":
+			case warning && (name == "is_alert" || name == "is_alert_recovery"):
+				cond = "false"
+			case name == "is_alert" || name == "is_match":
+				cond = `eq .state "ALERT"`
+			case name == "is_recovery" || name == "is_alert_recovery":
+				cond = `eq .state "OK"`
+			case name == "is_no_data":
 				cond = `eq .state "NO_DATA"`
+			case role == "critical" && (name == "is_warning" || name == "is_warning_recovery"):
+				cond = "false" // the warning alert's text
 			default:
 				if !kept[name] {
 					n.approx("{{#%s}} has no counterpart state: its text is never sent", name)

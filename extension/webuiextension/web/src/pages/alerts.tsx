@@ -308,7 +308,7 @@ export function AlertsPage() {
         </span>
       </div>
       {imported && <DatadogImportReport report={imported.report} onClose={() => setImported(null)} heading={<>
-        Imported alert “{imported.data.name}”, watching {imported.dashboard
+        Imported alert “{imported.data.name}”{imported.alerts.length > 1 && <> and, for its warning threshold, “{imported.alerts.slice(1).map((a) => a.name).join('”, “')}”</>}, watching {imported.dashboard
           ? <a href={`/dashboards/${imported.dashboard.id}`} onClick={(e) => onLink(e, `/dashboards/${imported.dashboard!.id}`)}>dashboard “{imported.dashboard.name}”</a>
           : <>saved search “{imported.savedSearch?.name}”</>}</>} />}
       <div class="row-between">
