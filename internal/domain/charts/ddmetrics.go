@@ -211,6 +211,9 @@ func (mp *mparser) factor() (*ddExpr, error) {
 	if isTimeshift(w) && mp.peek() == '(' {
 		return mp.timeshift(w)
 	}
+	if isArith(w) && mp.peek() == '(' {
+		return mp.arith(w)
+	}
 	mp.i = start
 	return mp.metric()
 }
@@ -612,6 +615,8 @@ func (ev *ddEval) eval(e *ddExpr) (*ddSeries, error) {
 		return topOf(in, e.topN, e.topBy, e.topDesc), nil
 	case 's':
 		return ev.shifted(e)
+	case 'a':
+		return ev.arith(e)
 	}
 	l, err := ev.eval(e.left)
 	if err != nil {
