@@ -563,6 +563,7 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 			n.skip("series %q: %v", q, functionError(q, err))
 			return
 		}
+		arithmeticNotes(q, n)
 		if use(d.src.Metrics) {
 			sel = append(sel, Select{Query: q, Alias: alias})
 		}

@@ -139,8 +139,10 @@ func splitSeries(q string) []string {
 }
 
 // noCounterpartFn finds a monitor query's function that makes it more
-// than a value compared with a threshold.
-var noCounterpartFn = regexp.MustCompile(`\b(anomalies|forecast|outliers|monotonic_diff|diff|derivative|ewma_?[0-9]*|timeshift|week_before|day_before|hour_before)\s*\(`)
+// than a value compared with a threshold. (diff(), rate() and the other
+// arithmetic functions are the metric query's own: an alert compares
+// their value.)
+var noCounterpartFn = regexp.MustCompile(`\b(anomalies|forecast|outliers|ewma_?[0-9]*|timeshift|week_before|day_before|hour_before)\s*\(`)
 
 func monitorFunction(expr string) error {
 	if m := noCounterpartFn.FindStringSubmatch(expr); m != nil {
@@ -182,4 +184,21 @@ func functionError(q string, err error) error {
 		}
 	}
 	return err
+}
+
+// comparingFn are the arithmetic functions that compare each point with
+// the one before: Datadog applies them to each series before the space
+// aggregation, the metric query to the aggregated series.
+var comparingFn = map[string]bool{"diff": true, "monotonic_diff": true, "derivative": true, "rate": true, "per_second": true, "per_minute": true, "per_hour": true}
+
+// arithmeticNotes notes the comparing functions left in q (the metric
+// query evaluates them), once each.
+func arithmeticNotes(q string, n *note) {
+	seen := map[string]bool{}
+	for _, m := range outerFunction.FindAllStringSubmatch(q, -1) {
+		if fn := m[1]; comparingFn[fn] && !seen[fn] {
+			seen[fn] = true
+			n.approx("%s(…) compares each point of the aggregated series with the one before (Datadog compares each series' points, then aggregates)", fn)
+		}
+	}
 }

@@ -110,6 +110,7 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 		if _, err := charts.ParseDatadogMetric(expr); err != nil {
 			return Monitor{}, nil, invalidf("query %q: %v", expr, functionError(expr, err))
 		}
+		arithmeticNotes(expr, &qn)
 		out.Alert.Interval = interval(window, &qn)
 		if timeAgg != "avg" {
 			qn.approx("the window's %s is the query's own rollup over it (avg for gauges, sum for counts)", timeAgg)
