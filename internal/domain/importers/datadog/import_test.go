@@ -378,6 +378,10 @@ func TestRewriteFunctions(t *testing.T) {
 		{"default_zero(avg:d{*} by {db}) + 1", "avg:d{*} by {db}.fill(zero) + 1", "fill(zero)"},
 		{"default_zero(per_second(sum:e{*}))", "sum:e{*}.as_rate().fill(zero)", "fill(zero)"},
 		{"diff(avg:f{*})", "diff(avg:f{*})", ""},
+		{"sum:g{*} by {h}.fill(0)", "sum:g{*} by {h}.fill(zero)", "fill(0) is .fill(zero)"},
+		{"top(sum:g{*} by {h}.fill(60), 5)", "top(sum:g{*} by {h}, 5)", "is left out"},
+		{"top(timeshift(sum:g{*} by {h}, 40), 5)", "top(sum:g{*} by {h}, 5)", "shifts forward"},
+		{"a{*} / timeshift(a{*}, -300)", "a{*} / timeshift(a{*}, -300)", ""},
 		{"sum:per_second.g{*}", "sum:per_second.g{*}", ""},
 		{"per_second(", "per_second(", ""},
 	} {
