@@ -284,6 +284,16 @@ func TestMessageGroupVariables(t *testing.T) {
 	assert.Contains(t, strings.Join(n.notes, "; "), "{{env.name}} has no counterpart")
 }
 
+// A log alert's {{@attribute}} is the group's value when the alert groups
+// by that attribute, and kept as written otherwise.
+func TestMessageAttributeVariables(t *testing.T) {
+	var n note
+	got := Message("connector {{@Connector}} on {{@host}}", []string{"Connector"}, &n)
+	assert.Equal(t, `connector {{if gt (len .group) 0}}{{index .group 0}}{{end}} on {{"{{@host}}"}}`, got)
+	assert.Contains(t, strings.Join(n.notes, "; "), "{{@Connector}} is the group's value")
+	assert.Contains(t, strings.Join(n.notes, "; "), "{{@host}} has no counterpart")
+}
+
 func TestMessageTemplates(t *testing.T) {
 	var n note
 	got := Message("{{#is_alert}}high {{value}} > {{threshold}}{{/is_alert}}{{#is_warning}}warn{{/is_warning}}{{^is_alert}}fine{{/is_alert}}", nil, &n)
