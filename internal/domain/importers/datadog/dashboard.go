@@ -644,6 +644,15 @@ func (d *dashImport) formula(f, alias string, byName map[string]dsQuery, n *note
 			}
 		}
 	}
+	// default_zero(query1) of a logs or spans query: the count or
+	// aggregate as it is.
+	if inner, ok := strings.CutPrefix(f, "default_zero("); ok && strings.HasSuffix(inner, ")") {
+		inner = strings.TrimSpace(strings.TrimSuffix(inner, ")"))
+		if q, ok := byName[inner]; ok && q.DataSource != "metrics" && q.DataSource != "" {
+			n.approx("default_zero(%s) is the query as it is: buckets without a match draw no value rather than zero", inner)
+			f = inner
+		}
+	}
 	if q, ok := byName[f]; ok && q.DataSource != "metrics" && q.DataSource != "" {
 		src := ""
 		switch q.DataSource {

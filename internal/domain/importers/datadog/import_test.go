@@ -56,6 +56,14 @@ func TestImportDashboardWidgets(t *testing.T) {
 			Imported, `{"displayType":"bar","sourceId":"logs","groupBy":"service","select":[{"aggFn":"count","where":"status:error","whereLanguage":"datadog"}]}`, "",
 		},
 		{
+			"default_zero of logs", `{"type":"query_value","requests":[{"queries":[{"name":"q","data_source":"logs","search":{"query":"status:error"},"compute":{"aggregation":"count"}}],"formulas":[{"formula":"default_zero(q)"}]}]}`,
+			Approximated, `{"displayType":"number","sourceId":"logs","select":[{"aggFn":"count","where":"status:error","whereLanguage":"datadog"}]}`, "default_zero(q) is the query as it is",
+		},
+		{
+			"security signals", `{"type":"query_value","requests":[{"queries":[{"name":"q","data_source":"security_signals","search":{"query":"status:high"},"compute":{"aggregation":"count"}}],"formulas":[{"formula":"default_zero(q)"}]}]}`,
+			Skipped, "", "security_signals queries have no counterpart",
+		},
+		{
 			"spans avg", `{"type":"query_table","requests":[{"queries":[{"name":"q","data_source":"spans","search":{"query":"service:web"},"compute":{"aggregation":"avg","metric":"@duration"}}],"formulas":[{"formula":"q"}]}]}`,
 			Imported, `{"displayType":"table","sourceId":"traces","select":[{"aggFn":"avg","valueExpression":"duration","where":"service:web","whereLanguage":"datadog"}]}`, "",
 		},
