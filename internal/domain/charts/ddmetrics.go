@@ -37,7 +37,7 @@ import (
 // ddExpr is a parsed formula: a metric query, a number, an operation on
 // two formulas or top() of one.
 type ddExpr struct {
-	op          byte    // 0 metric, 'n' number, '+', '-', '*', '/', 't' top, 's' timeshift
+	op          byte    // 0 metric, 'n' number, '+', '-', '*', '/', 't' top, 's' timeshift, 'a' anomalies/forecast, 'f' arithmetic function
 	num         float64 // a number, or a timeshift's seconds (ddtimeshift.go)
 	left, right *ddExpr
 	q           *ddMetricQuery
@@ -214,6 +214,9 @@ func (mp *mparser) factor() (*ddExpr, error) {
 	}
 	if (w == "anomalies" || w == "forecast") && mp.peek() == '(' {
 		return mp.algorithm(w)
+	}
+	if isArith(w) && mp.peek() == '(' {
+		return mp.arith(w)
 	}
 	mp.i = start
 	return mp.metric()
@@ -618,6 +621,8 @@ func (ev *ddEval) eval(e *ddExpr) (*ddSeries, error) {
 		return ev.shifted(e)
 	case 'a':
 		return ev.algorithm(e)
+	case 'f':
+		return ev.arith(e)
 	}
 	l, err := ev.eval(e.left)
 	if err != nil {

@@ -603,6 +603,7 @@ func (d *dashImport) seriesConfig(display string, rs []request, n *note) map[str
 		if how, _ := charts.DatadogAlgorithmNote(q); how != "" {
 			n.approx("%s: a value per bucket, not Datadog's band around the series", how)
 		}
+		arithmeticNotes(q, n)
 		if use(d.src.Metrics) {
 			sel = append(sel, Select{Query: q, Alias: alias})
 		}
@@ -681,6 +682,15 @@ func (d *dashImport) formula(f, alias string, byName map[string]dsQuery, n *note
 				metric(expr, alias)
 				return
 			}
+		}
+	}
+	// default_zero(query1) of a logs or spans query: the count or
+	// aggregate as it is.
+	if inner, ok := strings.CutPrefix(f, "default_zero("); ok && strings.HasSuffix(inner, ")") {
+		inner = strings.TrimSpace(strings.TrimSuffix(inner, ")"))
+		if q, ok := byName[inner]; ok && q.DataSource != "metrics" && q.DataSource != "" {
+			n.approx("default_zero(%s) is the query as it is: buckets without a match draw no value rather than zero", inner)
+			f = inner
 		}
 	}
 	if q, ok := byName[f]; ok && q.DataSource != "metrics" && q.DataSource != "" {

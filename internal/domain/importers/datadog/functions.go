@@ -3,6 +3,7 @@ package datadog
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -20,6 +21,7 @@ var perUnitFn = map[string]string{"per_second": "", "per_minute": " * 60", "per_
 // rewriteFunctions writes the functions of q that have a counterpart as
 // it, noting each as approximated.
 func rewriteFunctions(q string, n *note) string {
+	q = numericFill(q, n)
 	var b strings.Builder
 	for i := 0; i < len(q); {
 		if !identStart(q[i]) || (i > 0 && (identChar(q[i-1]) || q[i-1] == '.' || q[i-1] == ':')) {
@@ -37,6 +39,13 @@ func rewriteFunctions(q string, n *note) string {
 			k++
 		}
 		_, rate := perUnitFn[name]
+		if name == "timeshift" && k < len(q) && q[k] == '(' {
+			if end := closing(q, k); end > 0 {
+				b.WriteString(forwardShift(q[k+1:end], n))
+				i = end + 1
+				continue
+			}
+		}
 		if (rate || name == "default_zero") && k < len(q) && q[k] == '(' {
 			if end := closing(q, k); end > 0 {
 				inner := strings.TrimSpace(rewriteFunctions(q[k+1:end], n))
@@ -139,8 +148,10 @@ func splitSeries(q string) []string {
 }
 
 // noCounterpartFn finds a monitor query's function that makes it more
-// than a value compared with a threshold.
-var noCounterpartFn = regexp.MustCompile(`\b(outliers|monotonic_diff|diff|derivative|ewma_?[0-9]*|timeshift|week_before|day_before|hour_before)\s*\(`)
+// than a value compared with a threshold. (diff(), rate() and the other
+// arithmetic functions, anomalies(), forecast() and the timeshifts are
+// the metric query's own: an alert compares their value.)
+var noCounterpartFn = regexp.MustCompile(`\b(outliers|ewma_?[0-9]*)\s*\(`)
 
 func monitorFunction(expr string) error {
 	if m := noCounterpartFn.FindStringSubmatch(expr); m != nil {
@@ -182,4 +193,50 @@ func functionError(q string, err error) error {
 		}
 	}
 	return err
+}
+
+// comparingFn are the arithmetic functions that compare each point with
+// the one before: Datadog applies them to each series before the space
+// aggregation, the metric query to the aggregated series.
+var comparingFn = map[string]bool{"diff": true, "monotonic_diff": true, "derivative": true, "rate": true, "per_second": true, "per_minute": true, "per_hour": true}
+
+// arithmeticNotes notes the comparing functions left in q (the metric
+// query evaluates them), once each.
+func arithmeticNotes(q string, n *note) {
+	seen := map[string]bool{}
+	for _, m := range outerFunction.FindAllStringSubmatch(q, -1) {
+		if fn := m[1]; comparingFn[fn] && !seen[fn] {
+			seen[fn] = true
+			n.approx("%s(…) compares each point of the aggregated series with the one before (Datadog compares each series' points, then aggregates)", fn)
+		}
+	}
+}
+
+// fillNumber is an older dashboard's .fill(N): .fill(0) fills with zero;
+// a larger N, read as a limit in seconds without a method, fills nothing.
+var fillNumber = regexp.MustCompile(`\.fill\(\s*([0-9]+)\s*\)`)
+
+func numericFill(q string, n *note) string {
+	return fillNumber.ReplaceAllStringFunc(q, func(m string) string {
+		if fillNumber.FindStringSubmatch(m)[1] == "0" {
+			n.approx(".fill(0) is .fill(zero)")
+			return ".fill(zero)"
+		}
+		n.approx("%s is left out: a number is not a fill method (null, zero, last or linear)", m)
+		return ""
+	})
+}
+
+// forwardShift is timeshift(args) with its inner query's functions
+// rewritten; a positive shift (forward in time, which the metric query
+// does not draw) is left out, the query drawn unshifted.
+func forwardShift(args string, n *note) string {
+	parts := splitSeries(args)
+	if len(parts) == 2 {
+		if s, err := strconv.Atoi(parts[1]); err == nil && s > 0 {
+			n.approx("timeshift(…, %d) shifts forward: the query is drawn unshifted", s)
+			return rewriteFunctions(parts[0], n)
+		}
+	}
+	return "timeshift(" + rewriteFunctions(args, n) + ")"
 }

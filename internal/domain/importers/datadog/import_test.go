@@ -41,12 +41,28 @@ func TestImportDashboardWidgets(t *testing.T) {
 		},
 		{
 			"diff", `{"type":"timeseries","requests":[{"queries":[{"name":"q","data_source":"metrics","query":"sum:x{*}"}],"formulas":[{"formula":"diff(q)"}]}]}`,
-			Skipped, "", "diff() has no counterpart",
+			Approximated, `{"displayType":"line","sourceId":"metrics","select":[{"query":"diff(sum:x{*})"}]}`, "diff(…) compares each point of the aggregated series",
 		},
-		{"rate in q", `{"type":"timeseries","requests":[{"q":"rate(avg:x{*}),rate(avg:y{*})"}]}`, Skipped, "", "rate() has no counterpart"},
+		{
+			"rate in q", `{"type":"timeseries","requests":[{"q":"rate(avg:x{*}),rate(avg:y{*})"}]}`, Approximated,
+			`{"displayType":"line","sourceId":"metrics","select":[{"query":"rate(avg:x{*})"},{"query":"rate(avg:y{*})"}]}`, "rate(…) compares",
+		},
+		{
+			"cumsum and abs", `{"type":"query_value","requests":[{"q":"cumsum(abs(avg:x{*}))"}]}`, Imported,
+			`{"displayType":"number","sourceId":"metrics","select":[{"query":"cumsum(abs(avg:x{*}))"}]}`, "",
+		},
+		{"ewma", `{"type":"timeseries","requests":[{"q":"ewma_3(avg:x{*})"}]}`, Skipped, "", "ewma_3() has no counterpart"},
 		{
 			"logs count", `{"type":"toplist","requests":[{"queries":[{"name":"q","data_source":"logs","search":{"query":"status:error"},"compute":{"aggregation":"count"},"group_by":[{"facet":"service"}]}],"formulas":[{"formula":"q"}]}]}`,
 			Imported, `{"displayType":"bar","sourceId":"logs","groupBy":"service","select":[{"aggFn":"count","where":"status:error","whereLanguage":"datadog"}]}`, "",
+		},
+		{
+			"default_zero of logs", `{"type":"query_value","requests":[{"queries":[{"name":"q","data_source":"logs","search":{"query":"status:error"},"compute":{"aggregation":"count"}}],"formulas":[{"formula":"default_zero(q)"}]}]}`,
+			Approximated, `{"displayType":"number","sourceId":"logs","select":[{"aggFn":"count","where":"status:error","whereLanguage":"datadog"}]}`, "default_zero(q) is the query as it is",
+		},
+		{
+			"security signals", `{"type":"query_value","requests":[{"queries":[{"name":"q","data_source":"security_signals","search":{"query":"status:high"},"compute":{"aggregation":"count"}}],"formulas":[{"formula":"default_zero(q)"}]}]}`,
+			Skipped, "", "security_signals queries have no counterpart",
 		},
 		{
 			"spans avg", `{"type":"query_table","requests":[{"queries":[{"name":"q","data_source":"spans","search":{"query":"service:web"},"compute":{"aggregation":"avg","metric":"@duration"}}],"formulas":[{"formula":"q"}]}]}`,
@@ -242,7 +258,12 @@ func TestImportMonitor(t *testing.T) {
 			name: "not equal", body: `{"type":"query alert","name":"h","query":"max(last_5m):avg:mongodb.replset.health{*} by {member} != 1"}`,
 			want: `{"name":"h","message":"","threshold":1,"thresholdType":"not_equal","interval":"5m","source":"tile","tileId":"monitor"}`,
 		},
-		{name: "monotonic_diff", body: `{"type":"query alert","name":"q","query":"avg(last_5m):monotonic_diff( avg:q.time{*} ) / monotonic_diff( avg:q.total{*} ) > 3"}`, err: "monotonic_diff monitors have no counterpart"},
+		{
+			name: "monotonic_diff", body: `{"type":"query alert","name":"q","query":"avg(last_5m):monotonic_diff( avg:q.time{*} ) / monotonic_diff( avg:q.total{*} ) > 3"}`,
+			want: `{"name":"q","message":"","threshold":3,"thresholdType":"above_exclusive","interval":"5m","source":"tile","tileId":"monitor"}`,
+			tile: "monotonic_diff( avg:q.time{*} ) / monotonic_diff( avg:q.total{*} )", note: "monotonic_diff(…) compares",
+		},
+		{name: "outliers", body: `{"type":"query alert","name":"q","query":"avg(last_5m):outliers(avg:q.time{*} by {host}, 'dbscan', 3) > 0"}`, err: "outliers monitors have no counterpart"},
 		{
 			name: "service check", body: `{"type":"service check","name":"up","query":"\"http.can_connect\".over(\"env:prod\").by(\"host\",\"url\").last(4).count_by_status()","options":{"thresholds":{"critical":3,"warning":2}}}`,
 			want: `{"name":"up","message":"","threshold":1,"thresholdType":"above_exclusive","interval":"1m","source":"tile","tileId":"monitor"}`,
@@ -381,6 +402,16 @@ func TestImportWarningThresholds(t *testing.T) {
 	}
 }
 
+// A log alert's {{@attribute}} is the group's value when the alert groups
+// by that attribute, and kept as written otherwise.
+func TestMessageAttributeVariables(t *testing.T) {
+	var n note
+	got := Message("connector {{@Connector}} on {{@host}}", []string{"Connector"}, &n)
+	assert.Equal(t, `connector {{if gt (len .group) 0}}{{index .group 0}}{{end}} on {{"{{@host}}"}}`, got)
+	assert.Contains(t, strings.Join(n.notes, "; "), "{{@Connector}} is the group's value")
+	assert.Contains(t, strings.Join(n.notes, "; "), "{{@host}} has no counterpart")
+}
+
 func TestMessageTemplates(t *testing.T) {
 	var n note
 	got := Message("{{#is_alert}}high {{value}} > {{threshold}}{{/is_alert}}{{#is_warning}}warn{{/is_warning}}{{^is_alert}}fine{{/is_alert}}", nil, &n)
@@ -407,11 +438,11 @@ func TestImportIntegrationAssets(t *testing.T) {
 	// the groups and notes are imported as they are, the rest read $scope
 	// at its default (dashboard filters are not applied yet).
 	assert.Len(t, items, 32)
-	assert.Equal(t, Skipped, byPath["widgets[1].widgets[3]"].Outcome, "diff() has no counterpart")
+	assert.Equal(t, Approximated, byPath["widgets[1].widgets[3]"].Outcome, "diff() of the aggregated series")
 	assert.Equal(t, Approximated, byPath["widgets[3].widgets[2]"].Outcome, "per_minute is a scaled rate")
 	assert.Equal(t, Approximated, byPath["widgets[0].widgets[5]"].Outcome, "the host map is a table")
 	assert.Equal(t, "search", d.Tiles[len(d.Tiles)-1].Config["displayType"], "the log stream")
-	assert.Equal(t, map[string]int{Imported: 10, Approximated: 21, Skipped: 1}, sum)
+	assert.Equal(t, map[string]int{Imported: 10, Approximated: 22, Skipped: 0}, sum)
 	for _, tl := range d.Tiles {
 		assert.True(t, tl.X >= 0 && tl.X+tl.W <= 24 && tl.W >= 1 && tl.H >= 1, "%+v", tl)
 	}
@@ -482,6 +513,10 @@ func TestRewriteFunctions(t *testing.T) {
 		{"default_zero(avg:d{*} by {db}) + 1", "avg:d{*} by {db}.fill(zero) + 1", "fill(zero)"},
 		{"default_zero(per_second(sum:e{*}))", "sum:e{*}.as_rate().fill(zero)", "fill(zero)"},
 		{"diff(avg:f{*})", "diff(avg:f{*})", ""},
+		{"sum:g{*} by {h}.fill(0)", "sum:g{*} by {h}.fill(zero)", "fill(0) is .fill(zero)"},
+		{"top(sum:g{*} by {h}.fill(60), 5)", "top(sum:g{*} by {h}, 5)", "is left out"},
+		{"top(timeshift(sum:g{*} by {h}, 40), 5)", "top(sum:g{*} by {h}, 5)", "shifts forward"},
+		{"a{*} / timeshift(a{*}, -300)", "a{*} / timeshift(a{*}, -300)", ""},
 		{"sum:per_second.g{*}", "sum:per_second.g{*}", ""},
 		{"per_second(", "per_second(", ""},
 	} {

@@ -129,6 +129,7 @@ func ImportMonitor(body []byte, src Sources) (Monitor, []Item, error) {
 			how, _ := charts.DatadogAlgorithmNote(expr)
 			qn.approx("%s", how)
 		}
+		arithmeticNotes(expr, &qn)
 		out.Alert.Interval = interval(window, &qn)
 		if timeAgg != "avg" && alg != "forecast" {
 			qn.approx("the window's %s is the query's own rollup over it (avg for gauges, sum for counts)", timeAgg)
@@ -490,10 +491,17 @@ func messageFor(msg string, groups []string, n *note, role string) string {
 		if v, ok := messageVars[name]; ok {
 			return v
 		}
-		// {{host.name}}, {{[@http.status_code].name}}: a group's value.
-		if tag, ok := strings.CutSuffix(name, ".name"); ok {
-			tag = strings.TrimPrefix(strings.Trim(tag, "[]"), "@")
-			if i := slices.Index(groups, tag); i >= 0 {
+		// {{host.name}}, {{[@http.status_code].name}}: a group's value;
+		// {{@Connector}} too when the alert groups by that attribute
+		// (elsewhere it is an attribute of a sample log, which the
+		// notification does not carry).
+		grp, ok := strings.CutSuffix(name, ".name")
+		if !ok && strings.HasPrefix(name, "@") && slices.Contains(groups, name[1:]) {
+			grp, ok = name, true
+		}
+		if ok {
+			grp = strings.TrimPrefix(strings.Trim(grp, "[]"), "@")
+			if i := slices.Index(groups, grp); i >= 0 {
 				if !kept[name] {
 					n.approx("{{%s}} is the group's value of the series the alert reports (one notification for all groups)", name)
 					kept[name] = true
