@@ -383,7 +383,7 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 	}
 	if (state == StateAlert && prev != StateAlert) || (state == StateOK && prev == StateAlert) {
 		n := Notification{
-			AlertID: a.ID, Name: a.Name, State: state, PreviousState: prev, Value: value, Threshold: *a.Threshold,
+			AlertID: a.ID, Name: a.title(), State: state, PreviousState: prev, Value: value, Threshold: *a.Threshold,
 			ThresholdType: a.ThresholdType, WindowStart: start.UnixMilli(), WindowEnd: end.UnixMilli(), Group: group,
 			DashboardID: a.DashboardID, TileID: a.TileID, SavedSearchID: a.SavedSearchID, IdempotencyKey: key,
 		}

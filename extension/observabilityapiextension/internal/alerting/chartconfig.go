@@ -226,3 +226,16 @@ func ratio(v []*float64) *float64 {
 	r := *v[0] / *v[1]
 	return &r
 }
+
+// title is the alert's name in a notification: an inline alert without
+// one takes its chart's (HyperDX's fallback).
+func (a *Alert) title() string {
+	if a.Name != "" || a.Source != "inline" {
+		return a.Name
+	}
+	var c struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(a.ChartConfig, &c)
+	return c.Name
+}

@@ -17,7 +17,7 @@ import (
 // TestInlineAlertFires: the scheduler evaluates an inline alert's own
 // chart on the engine, with the chart series a tile alert uses: a ratio
 // (asRatio) grouped by its groupBy, and a number chart's formula over
-// items narrowed by the chart-level where.
+// items narrowed by the chart-level where, notified under the chart's name.
 func TestInlineAlertFires(t *testing.T) {
 	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true }) // the receiver is on loopback
 	ctx := context.Background()
@@ -44,9 +44,10 @@ func TestInlineAlertFires(t *testing.T) {
 		"displayType": "line", "sourceId": src, "groupBy": "svc", "asRatio": true,
 		"select": []any{map[string]any{"aggFn": "count", "where": "level:error"}, map[string]any{"aggFn": "count"}},
 	})
-	// Ten per error plus one per info, of cart only.
-	formula := create("cart score", 40, map[string]any{
-		"displayType": "number", "sourceId": src, "where": "svc:cart",
+	// Ten per error plus one per info, of cart only; unnamed, the alert is
+	// called by its chart's name.
+	formula := create("", 40, map[string]any{
+		"name": "cart score", "displayType": "number", "sourceId": src, "where": "svc:cart",
 		"select": []any{
 			map[string]any{"aggFn": "count", "where": "level:error"},
 			map[string]any{"aggFn": "count", "where": "level:info"},
@@ -76,6 +77,7 @@ func TestInlineAlertFires(t *testing.T) {
 	got = rc.notifications()
 	require.Len(t, got, 2)
 	assert.Equal(t, formula, got[1].AlertID)
+	assert.Equal(t, "cart score", got[1].Name)
 	assert.Equal(t, StateAlert, got[1].State)
 	assert.Equal(t, 50.0, *got[1].Value)
 }
