@@ -22,7 +22,7 @@ func TestAlertListTile(t *testing.T) {
 		{"all", `{"displayType":"alerts"}`, ""},
 		{"filtered", `{"displayType":"alerts","where":"redis memory","alertStates":["ALERT","NO_DATA"]}`, ""},
 		{"null where", `{"displayType":"alerts","where":null}`, ""},
-		{"unknown state", `{"displayType":"alerts","alertStates":["WARN"]}`, "tiles[0].config.alertStates[0] must be one of OK, ALERT, NO_DATA"},
+		{"unknown state", `{"displayType":"alerts","alertStates":["WARN"]}`, "tiles.0.config.alertStates[0] must be one of OK, ALERT, NO_DATA"},
 		{"state twice", `{"displayType":"alerts","alertStates":["OK","OK"]}`, "alertStates names OK twice"},
 		{"states not a list", `{"displayType":"alerts","alertStates":"ALERT"}`, "config.alertStates must be a list of states"},
 		{"where not text", `{"displayType":"alerts","where":3}`, "config.where must be a string"},

@@ -77,8 +77,8 @@ func TestValidate(t *testing.T) {
 			{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","sourceId":"logs","select":[{"valueExpression":"a"},{"valueExpression":"b","heatmapScaleType":"sqrt"}]}},
 			{"x":0,"y":0,"w":1,"h":1,"config":{"configType":"sql","displayType":"heatmap","connectionId":"c","sqlTemplate":"SELECT 1"}}]}`,
 			want: []string{
-				"tiles[0].config.select[0].valueExpression is required", "tiles[1].config.select of a heatmap tile takes one item, got 2",
-				"heatmapScaleType must be one of log, linear", "tiles[2].config.displayType must be one of line",
+				"tiles.0.config.select[0].valueExpression is required", "tiles.1.config.select of a heatmap tile takes one item, got 2",
+				"heatmapScaleType must be one of log, linear", "tiles.2.config.displayType must be one of line",
 			},
 		},
 		{name: "event patterns", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"event_patterns","sourceId":"logs"}}]}`},
@@ -86,7 +86,7 @@ func TestValidate(t *testing.T) {
 		{
 			name: "ratio mistakes", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","asRatio":true,"select":[{"aggFn":"count"}]}},
 			{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"pie","sourceId":"logs","asRatio":true,"select":[{"aggFn":"count"}]}}]}`,
-			want: []string{"tiles[0].config: asRatio can only be used with exactly two select items", "tiles[1].config.asRatio is for line, stacked_bar and table"},
+			want: []string{"tiles.0.config: asRatio can only be used with exactly two select items", "tiles.1.config.asRatio is for line, stacked_bar and table"},
 		},
 		{
 			name: "raw sql", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"configType":"sql","displayType":"search"}}]}`,

@@ -28,7 +28,7 @@ func TestImportDatadogAssets(t *testing.T) {
 	d := item(r)
 	assert.Equal(t, "Redis - Overview", d["name"])
 	report := r.body["report"].(map[string]any)
-	assert.Equal(t, map[string]any{"imported": 10.0, "approximated": 21.0, "skipped": 1.0}, report["summary"])
+	assert.Equal(t, map[string]any{"imported": 10.0, "approximated": 22.0, "skipped": 0.0}, report["summary"])
 	got := call(t, http.MethodGet, fx.url+"/api/v2/dashboards/"+d["id"].(string), bearer(fx.keyA), nil)
 	require.Equal(t, http.StatusOK, got.status, got.body)
 	assert.Len(t, item(got)["tiles"], len(d["tiles"].([]any)), "stored as answered")
