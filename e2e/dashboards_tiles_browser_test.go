@@ -76,6 +76,21 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 		b.screenshot("tiles-" + w)
 	}
 
+	// The heatmap edited in the tile editor: its preview is a heatmap,
+	// and the tile saved keeps its kind with the scale chosen.
+	b.clickFor("editing the heatmap", `[data-tile=Latency] [data-action=edit-tile]`, `!!document.querySelector('[data-testid=tile-editor]')`)
+	b.see("the heatmap's value field", `[data-testid=tile-editor] input[name=valueExpression]`)
+	b.run("a linear scale", poll(`(() => { const e = document.querySelector('select[name=heatmapScaleType]'); if (!e) return false; e.value = 'linear'; e.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`))
+	b.run("the preview", waitText(`[data-testid=tile-preview] .heatmap-hover`, "80 events"))
+	b.see("the preview's heatmap", `[data-testid=tile-preview] [data-testid=heatmap] canvas`)
+	b.screenshot("heatmap-editor")
+	b.click("saving it", `[data-action=save-tile]`)
+	b.run("the editor closes", poll(`!document.querySelector('[data-testid=tile-editor]')`))
+	saved := eval[map[string]any](b, "the stored tile", fmt.Sprintf(`fetch('/api/v2/dashboards/%s').then((r) => r.json()).then((j) => j.data.tiles.find((t) => t.name === 'Latency').config)`, id))
+	assert.Equal(t, map[string]any{"displayType": "heatmap", "sourceId": "traces", "select": []any{map[string]any{"valueExpression": "Duration", "heatmapScaleType": "linear"}},
+		"where": "", "whereLanguage": "lucene"}, saved)
+	b.run("still drawn", waitText(`[data-tile=Latency] .heatmap-hover`, "80 events"))
+
 	// The ratio tile draws what the chart API divides: errors over all
 	// spans per minute, a half in the minutes with a failure, else none.
 	ratios := eval[[]float64](b, "the ratio answer", fmt.Sprintf(`fetch('/api/v2/charts/series', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
