@@ -101,8 +101,10 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 	b.click("saving it", `[data-action=save-tile]`)
 	b.run("the editor closes", poll(`!document.querySelector('[data-testid=tile-editor]')`))
 	saved := eval[map[string]any](b, "the stored tile", fmt.Sprintf(`fetch('/api/v2/dashboards/%s').then((r) => r.json()).then((j) => j.data.tiles.find((t) => t.name === 'Latency').config)`, id))
-	assert.Equal(t, map[string]any{"displayType": "heatmap", "sourceId": "traces", "select": []any{map[string]any{"valueExpression": "Duration", "heatmapScaleType": "linear"}},
-		"where": "", "whereLanguage": "lucene"}, saved)
+	assert.Equal(t, map[string]any{
+		"displayType": "heatmap", "sourceId": "traces", "select": []any{map[string]any{"valueExpression": "Duration", "heatmapScaleType": "linear"}},
+		"where": "", "whereLanguage": "lucene",
+	}, saved)
 	b.run("still drawn", waitText(`[data-tile=Latency] .heatmap-hover`, "80 events"))
 
 	// The ratio tile draws what the chart API divides: errors over all
