@@ -76,8 +76,11 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 		w := fmt.Sprint(width)
 		b.run("a screen of this width", chromedp.EmulateViewport(width, 900), chromedp.Navigate(ui+"/dashboards/"+id+"?range=1h"))
 		b.see("the heatmap at "+w, `[data-tile=Latency] [data-testid=heatmap] canvas`)
-		b.run("every span counted at "+w, waitText(`[data-tile=Latency] .heatmap-hover`, "80 events"))
-		assert.Equal(t, "80", eval[string](b, "the heatmap's count", `document.querySelector('[data-tile=Latency] [data-testid=heatmap]').dataset.events`))
+		// The count under the heatmap (a hovered cell's, should the
+		// pointer rest on it) and the one it draws.
+		b.run("every span counted at "+w, poll(`document.querySelector('[data-tile=Latency] [data-testid=heatmap]')?.dataset.events === '80'`))
+		b.see("the heatmap's caption at "+w, `[data-tile=Latency] .heatmap-hover`)
+		assert.Regexp(t, `^80 events|events$`, b.text(`[data-tile=Latency] .heatmap-hover`))
 		// Cells are drawn: the canvas holds coloured pixels.
 		assert.True(t, eval[bool](b, "coloured cells at "+w, `(() => { const c = document.querySelector('[data-tile=Latency] canvas'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
 			for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && d[i + 2] > d[i] + 40) return true; return false; })()`))
