@@ -16,7 +16,7 @@ import (
 // them at three screen widths: a heatmap of the spans' durations over
 // the last hour, drawn with every span counted; a ratio tile (asRatio)
 // drawing errors over all spans as one line, the values the chart API
-// divides; an event-patterns tile saying it is kept but not drawn.
+// divides; an event-patterns tile listing the logs' messages by shape.
 func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 	c := run(t, nil, shippedConfig(t))
 	c.waitHealthy(t)
@@ -50,13 +50,25 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 	body := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"pay"}}]},"scopeSpans":[{"spans":[` + strings.Join(spans, ",") + `]}]}]}`
 	require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/traces", "Authorization", "Bearer "+ingestKey, "application/json", body))
 	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_traces") == "80" }, 30*time.Second, 200*time.Millisecond, "stored")
+	// Logs of two shapes: six failed payments, two cache warm-ups.
+	var recs []string
+	for i := 0; i < 8; i++ {
+		msg := fmt.Sprintf("payment %d failed for user=u%d", 1000+i, i)
+		if i >= 6 {
+			msg = fmt.Sprintf("cache warmed in %dms", 10*i)
+		}
+		recs = append(recs, fmt.Sprintf(`{"timeUnixNano":"%d","severityText":"INFO","body":{"stringValue":%q}}`, now.Add(-time.Duration(i+1)*time.Minute).UnixNano(), msg))
+	}
+	logs := `{"resourceLogs":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"pay"}}]},"scopeLogs":[{"logRecords":[` + strings.Join(recs, ",") + `]}]}]}`
+	require.Equal(t, http.StatusOK, postWithKey(t, otlp+"/v1/logs", "Authorization", "Bearer "+ingestKey, "application/json", logs))
+	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_logs") == "8" }, 30*time.Second, 200*time.Millisecond, "stored")
 
 	id := eval[string](b, "a dashboard", `fetch('/api/v2/dashboards', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
 		body: JSON.stringify({name: 'Payments', tiles: [
 			{name: 'Latency', x: 0, y: 0, w: 12, h: 4, config: {displayType: 'heatmap', sourceId: 'traces', select: [{valueExpression: 'Duration', heatmapScaleType: 'log'}]}},
 			{name: 'ErrorRatio', x: 12, y: 0, w: 12, h: 4, config: {displayType: 'line', sourceId: 'traces', asRatio: true, granularity: '1m', select: [
 				{aggFn: 'count', where: 'StatusCode:Error', whereLanguage: 'lucene', alias: 'errors'}, {aggFn: 'count', where: '', whereLanguage: 'lucene', alias: 'spans'}]}},
-			{name: 'Patterns', x: 0, y: 4, w: 24, h: 2, config: {displayType: 'event_patterns', sourceId: 'logs'}}]})})
+			{name: 'Patterns', x: 0, y: 4, w: 24, h: 3, config: {displayType: 'event_patterns', sourceId: 'logs'}}]})})
 		.then((r) => r.json()).then((j) => j.data.id)`)
 	require.NotEmpty(t, id)
 
@@ -64,17 +76,39 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 		w := fmt.Sprint(width)
 		b.run("a screen of this width", chromedp.EmulateViewport(width, 900), chromedp.Navigate(ui+"/dashboards/"+id+"?range=1h"))
 		b.see("the heatmap at "+w, `[data-tile=Latency] [data-testid=heatmap] canvas`)
-		b.run("every span counted at "+w, waitText(`[data-tile=Latency] .heatmap-hover`, "80 events"))
-		assert.Equal(t, "80", eval[string](b, "the heatmap's count", `document.querySelector('[data-tile=Latency] [data-testid=heatmap]').dataset.events`))
+		// The count under the heatmap (a hovered cell's, should the
+		// pointer rest on it) and the one it draws.
+		b.run("every span counted at "+w, poll(`document.querySelector('[data-tile=Latency] [data-testid=heatmap]')?.dataset.events === '80'`))
+		b.see("the heatmap's caption at "+w, `[data-tile=Latency] .heatmap-hover`)
+		assert.Regexp(t, `^80 events|events$`, b.text(`[data-tile=Latency] .heatmap-hover`))
 		// Cells are drawn: the canvas holds coloured pixels.
 		assert.True(t, eval[bool](b, "coloured cells at "+w, `(() => { const c = document.querySelector('[data-tile=Latency] canvas'); const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
 			for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && d[i + 2] > d[i] + 40) return true; return false; })()`))
 		b.see("the ratio line at "+w, `[data-tile=ErrorRatio] .chart .u-over`)
 		assert.Contains(t, b.text(`[data-tile=ErrorRatio] .tile-what`), "errors / spans")
 		assert.Zero(t, eval[int](b, "no alert on a ratio", `document.querySelectorAll('[data-tile=ErrorRatio] [data-action=alert-tile]').length`), "an alert cannot watch a ratio yet")
-		b.see("the patterns note at "+w, `[data-tile=Patterns] [data-testid=tile-not-drawn]`)
+		b.see("the patterns at "+w, `[data-tile=Patterns] [data-testid=patterns] tbody tr:nth-child(2)`)
+		assert.Equal(t, "payment <*> failed for user=<*>\t6\t75%", b.text(`[data-tile=Patterns] [data-testid=patterns] tbody tr:first-child`))
+		assert.Equal(t, "cache warmed in <*>\t2\t25%", b.text(`[data-tile=Patterns] [data-testid=patterns] tbody tr:nth-child(2)`))
 		b.screenshot("tiles-" + w)
 	}
+
+	// The heatmap edited in the tile editor: its preview is a heatmap,
+	// and the tile saved keeps its kind with the scale chosen.
+	b.clickFor("editing the heatmap", `[data-tile=Latency] [data-action=edit-tile]`, `!!document.querySelector('[data-testid=tile-editor]')`)
+	b.see("the heatmap's value field", `[data-testid=tile-editor] input[name=valueExpression]`)
+	b.run("a linear scale", poll(`(() => { const e = document.querySelector('select[name=heatmapScaleType]'); if (!e) return false; e.value = 'linear'; e.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`))
+	b.run("the preview", waitText(`[data-testid=tile-preview] .heatmap-hover`, "80 events"))
+	b.see("the preview's heatmap", `[data-testid=tile-preview] [data-testid=heatmap] canvas`)
+	b.screenshot("heatmap-editor")
+	b.click("saving it", `[data-action=save-tile]`)
+	b.run("the editor closes", poll(`!document.querySelector('[data-testid=tile-editor]')`))
+	saved := eval[map[string]any](b, "the stored tile", fmt.Sprintf(`fetch('/api/v2/dashboards/%s').then((r) => r.json()).then((j) => j.data.tiles.find((t) => t.name === 'Latency').config)`, id))
+	assert.Equal(t, map[string]any{
+		"displayType": "heatmap", "sourceId": "traces", "select": []any{map[string]any{"valueExpression": "Duration", "heatmapScaleType": "linear"}},
+		"where": "", "whereLanguage": "lucene",
+	}, saved)
+	b.run("still drawn", waitText(`[data-tile=Latency] .heatmap-hover`, "80 events"))
 
 	// The ratio tile draws what the chart API divides: errors over all
 	// spans per minute, a half in the minutes with a failure, else none.

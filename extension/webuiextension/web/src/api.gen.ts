@@ -1489,8 +1489,8 @@ export interface components {
          *     select item; asRatio draws a line, stacked_bar or table tile's first item over its second (two
          *     items). A heatmap tile (a trace source) takes one HeatmapSelectItem and counts the events of where
          *     per time bucket and bucket of its valueExpression. A search tile's select is the columns shown (a
-         *     string) and its where filters the events; an event_patterns tile keeps the same fields (stored and
-         *     answered, not drawn yet). A markdown tile shows markdown. configType sql keeps a raw-SQL tile's sqlTemplate, which
+         *     string) and its where filters the events; an event_patterns tile keeps the same fields (the web UI
+         *     groups the newest events by the shape of the column select names, the body when empty). A markdown tile shows markdown. configType sql keeps a raw-SQL tile's sqlTemplate, which
          *     is stored but not run. Presentation options (numberFormat, fillNulls, seriesLimit, ...) are kept
          *     as given.
          */

@@ -4,6 +4,7 @@ import { callWhole, del, get, getSources, messageOf, post, put, Schemas, Source,
 import { chartItems, label, linesOf, mergeSeries } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { Cells, Heatmap } from '../components/heatmap';
+import { groupPatterns, Pattern } from '../patterns';
 import { TimePicker } from '../components/timepicker';
 import { Markdown } from '../markdown';
 import { AlertListFields, AlertListTile } from '../components/alertlist';
@@ -39,7 +40,7 @@ function heatmapItem(c: TileConfig): HeatmapItem {
 // The aggregations /api/v2 takes (dashboards.AggFns).
 const aggFns = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max', 'quantile', 'last_value'];
 const languages = ['lucene', 'sql', 'datadog'];
-const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie'], ['heatmap', 'Heatmap'], ['search', 'Search'], ['markdown', 'Markdown'], ['alerts', 'Alert list']];
+const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie'], ['heatmap', 'Heatmap'], ['search', 'Search'], ['event_patterns', 'Event patterns'], ['markdown', 'Markdown'], ['alerts', 'Alert list']];
 const granularities = ['auto', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '2h', '6h', '12h', '1d'];
 
 // A dashboard written back: what the API answers, without what it sets.
@@ -415,6 +416,25 @@ export async function runHeatmap(c: TileConfig, from: number, to: number, signal
   return { cells: a.data, stepMs: goDuration(a.granularity ?? '') };
 }
 
+// patternSample is how many of the newest events an event-patterns tile
+// groups.
+const patternSample = 1000;
+
+// runPatterns groups the newest events of an event-patterns tile by the
+// shape of their message (the select's first column, else the source's
+// body: a span's name on a trace source), through POST /api/v2/search.
+export async function runPatterns(c: TileConfig, from: number, to: number, signal?: AbortSignal): Promise<{ patterns: Pattern[]; events: number; field: string }> {
+  const src = (await getSources()).find((x) => x.id === c.sourceId);
+  const chosen = typeof c.select === 'string' ? c.select.split(',')[0].trim() : '';
+  const field = chosen || src?.bodyColumn || 'Body';
+  const r = await callWhole<{ data: Record<string, unknown>[] }>('POST', '/api/v2/search', {
+    sourceId: c.sourceId, startTime: from, endTime: to, where: c.where ?? '', whereLanguage: c.whereLanguage || 'lucene', select: field, maxResults: patternSample,
+  }, signal);
+  const rows = r.data ?? [];
+  const messages = rows.map((row) => row[field]).filter((v) => v !== undefined && v !== null && v !== '').map(String);
+  return { patterns: groupPatterns(messages), events: messages.length, field };
+}
+
 // TileView draws one tile, its title always on top; tables and pies
 // scroll inside the tile.
 export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: number; to: number; tools?: ComponentChildren; onZoom?: (from: number, to: number) => void }) {
@@ -428,15 +448,18 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
   const unit = unitOf(c.numberFormat ?? (items[0] as { numberFormat?: unknown } | undefined)?.numberFormat) || (heat && hm.valueExpression === 'Duration' ? 'ns' : '');
   const [data, setData] = useState<Series | null>(null);
   const [cells, setCells] = useState<{ cells: Cells; stepMs: number } | null>(null);
+  const patterned = c.displayType === 'event_patterns' && !c.configType;
+  const [patterns, setPatterns] = useState<Awaited<ReturnType<typeof runPatterns>> | null>(null);
   const [error, setError] = useState('');
   const key = JSON.stringify(c);
   useEffect(() => {
-    if (!chart && !heat) return;
+    if (!chart && !heat && !patterned) return;
     // The last answer stays drawn until the next arrives (an auto-refresh
     // does not blank the board).
     const ac = new AbortController();
     const done = (e: Error) => { if (!ac.signal.aborted) setError(e.message); };
     if (heat) runHeatmap(c, from, to, ac.signal).then((d) => { setCells(d); setError(''); }).catch(done);
+    else if (patterned) runPatterns(c, from, to, ac.signal).then((d) => { setPatterns(d); setError(''); }).catch(done);
     else runTile(c, from, to, ac.signal).then((d) => { setData(d); setError(''); }).catch(done);
     return () => ac.abort();
   }, [key, from, to]);
@@ -453,12 +476,10 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
   } else if (c.displayType === 'search') {
     const to2 = `/search/logs?q=${encodeURIComponent(c.where ?? '')}`;
     content = <p class="small"><a href={to2} onClick={(e) => onLink(e, to2)}>Open the search →</a></p>;
-  } else if (c.displayType === 'event_patterns') {
-    const to2 = `/search/logs?q=${encodeURIComponent(c.where ?? '')}`;
-    content = <><p class="muted small" data-testid="tile-not-drawn">Event patterns are kept with the dashboard but not drawn here yet: this API does not group events by pattern.</p>
-      <p class="small"><a href={to2} onClick={(e) => onLink(e, to2)}>Open the events in search →</a></p></>;
   } else if (error) {
     content = <p class="error small" data-testid="tile-error">{error}</p>;
+  } else if (patterned) {
+    content = patterns ? <PatternTable p={patterns} /> : <p class="muted small">Loading…</p>;
   } else if (heat) {
     content = cells ? <Heatmap cells={cells.cells} stepMs={cells.stepMs} unit={unit} height={Math.max(100, tile.h * 82 - 70 - 20)} /> : <p class="muted small">Loading…</p>;
   } else if (!data) {
@@ -470,6 +491,23 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
     content = <TileData c={c} items={isRatio(c) ? [ratioItem(items)] : items} data={data} unit={isRatio(c) ? '' : unit} height={Math.max(100, tile.h * 82 - 70 - legend)} onZoom={onZoom} />;
   }
   return <>{head}<div class="tile-body">{content}</div></>;
+}
+
+// PatternTable lists an event-patterns tile's shapes, the most frequent
+// first, each with its count, its share and a message of that shape.
+function PatternTable({ p }: { p: Awaited<ReturnType<typeof runPatterns>> }) {
+  if (!p.events) return <p class="muted small" data-testid="patterns-empty">No events in the range.</p>;
+  return (
+    <div class="tile-scroll">
+      <p class="muted small" data-testid="patterns-note">{`${p.patterns.length.toLocaleString()} patterns in the newest ${p.events.toLocaleString()} events' ${p.field} (numbers, ids and quoted values masked as <*>)`}</p>
+      <table class="plain small" data-testid="patterns">
+        <thead><tr><th>Pattern</th><th class="num">Events</th><th class="num">Share</th></tr></thead>
+        <tbody>{p.patterns.map((x) => (
+          <tr title={x.sample}><td class="mono">{x.pattern}</td><td class="num">{x.count.toLocaleString()}</td><td class="num">{`${Math.round((x.count / p.events) * 1000) / 10}%`}</td></tr>
+        ))}</tbody>
+      </table>
+    </div>
+  );
 }
 
 // summary is a line's one value: count and sum add up over the range;
@@ -525,7 +563,9 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
   const c = t.config;
   const item: SelectItem = chartItems(c)[0] ?? { aggFn: 'count', where: '', whereLanguage: 'lucene' };
   const markdown = c.displayType === 'markdown';
-  const search = c.displayType === 'search';
+  // An event-patterns tile takes what a search tile does: a source, a
+  // where, the column read.
+  const search = c.displayType === 'search' || c.displayType === 'event_patterns';
   const heat = c.displayType === 'heatmap';
   const hm = heatmapItem(c);
   // A metric source's tile may carry a Datadog metric query, which
@@ -568,7 +608,7 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
                 if (v === 'markdown') setC({ displayType: v, markdown: c.markdown ?? '' });
                 else if (v === 'alerts') setC({ displayType: v });
                 // A search tile lists events: its select is the columns.
-                else if (v === 'search') setC({ displayType: v, select: '', where: item.where ?? '', whereLanguage: item.whereLanguage || 'lucene', sourceId: c.sourceId || sources[0]?.id });
+                else if (v === 'search' || v === 'event_patterns') setC({ displayType: v, select: '', where: item.where ?? '', whereLanguage: item.whereLanguage || 'lucene', sourceId: c.sourceId || sources[0]?.id });
                 // A heatmap counts a trace source's spans by a value.
                 else if (v === 'heatmap') setC({ displayType: v, select: [{ valueExpression: 'Duration' }], where: item.where ?? '', whereLanguage: item.whereLanguage || 'lucene', sourceId: sources.find((x) => x.kind === 'trace')?.id ?? c.sourceId, groupBy: undefined, asRatio: undefined });
                 else setC({ displayType: v as TileConfig['displayType'], select: chartItems(c).length ? chartItems(c) : [item], sourceId: c.sourceId || sources[0]?.id });
@@ -610,7 +650,9 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
                       <input name="where" class="mono" placeholder="level:error service:api" value={c.where ?? ''} onInput={(e) => setC({ where: e.currentTarget.value })} />
                     </span>
                   </label>
-                  <label class="wide">Columns<input name="columns" placeholder="Timestamp, ServiceName, Body" value={typeof c.select === 'string' ? c.select : ''} onInput={(e) => setC({ select: e.currentTarget.value })} /></label>
+                  {c.displayType === 'search'
+                    ? <label class="wide">Columns<input name="columns" placeholder="Timestamp, ServiceName, Body" value={typeof c.select === 'string' ? c.select : ''} onInput={(e) => setC({ select: e.currentTarget.value })} /></label>
+                    : <label class="wide">Message column (the source's body when empty)<input name="columns" placeholder="Body" value={typeof c.select === 'string' ? c.select : ''} onInput={(e) => setC({ select: e.currentTarget.value })} /></label>}
                 </>
               ) : (
                 <>
@@ -678,15 +720,15 @@ function tileOut(t: Tile): Tile {
   const c = t.config;
   if (c.displayType === 'markdown') return { ...t, config: { displayType: 'markdown', markdown: c.markdown ?? '' } };
   if (c.displayType === 'alerts') return { ...t, config: alertListConfig(c) };
-  if (c.displayType === 'search') {
-    return { ...t, config: { displayType: 'search', sourceId: c.sourceId, select: typeof c.select === 'string' ? c.select : '', where: c.where ?? '', whereLanguage: c.whereLanguage || 'lucene' } };
+  if (c.displayType === 'search' || c.displayType === 'event_patterns') {
+    return { ...t, config: { displayType: c.displayType, sourceId: c.sourceId, select: typeof c.select === 'string' ? c.select : '', where: c.where ?? '', whereLanguage: c.whereLanguage || 'lucene' } };
   }
   if (c.displayType === 'heatmap') {
     const hm = heatmapItem(c);
     return { ...t, config: { displayType: 'heatmap', sourceId: c.sourceId, select: [hm], where: c.where ?? '', whereLanguage: c.whereLanguage || 'lucene', ...(c.numberFormat ? { numberFormat: c.numberFormat } : {}) } };
   }
   // What the editor does not change is kept as it came.
-  if (c.displayType === 'event_patterns' || c.configType) return t;
+  if (c.configType) return t;
   const out: TileConfig = { ...c };
   delete out.markdown;
   if (!out.granularity || out.granularity === 'auto') delete out.granularity; // auto is the default
