@@ -601,6 +601,11 @@ func (ps *ddParser) target(key string) (ddTarget, error) {
 		} else if t, ok := column(ps.f.s.SeverityColumn, ddLogStatus); ok {
 			return t, nil
 		}
+		// A metric's status is one of its tags (an HTTP client's
+		// request count by {status}), not a severity.
+		if tg.alts = ps.attribute(key); len(tg.alts) > 0 {
+			return tg, nil
+		}
 		return tg, fmt.Errorf("this source has no status")
 	case "trace_id":
 		if t, ok := column("TraceId", ddTraceID); ok {

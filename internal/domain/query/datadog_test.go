@@ -242,3 +242,22 @@ func TestDatadogTagNamesResourceKeys(t *testing.T) {
 	_, ok := DatadogTag("http.route")
 	assert.False(t, ok, "an attribute with no Datadog tag keeps its name")
 }
+
+// A metric source has no severity: its status is a tag like any other
+// (cert-manager's request count by {status}).
+func TestDatadogStatusOfAMetricIsATag(t *testing.T) {
+	metric := fields{
+		s: Source{Database: "otel", Table: "otel_metrics_sum", TimestampColumn: "TimeUnix", ServiceColumn: "ServiceName", AttributesMap: "Attributes", ResourceMap: "ResourceAttributes"},
+		cols: map[string]string{
+			"TimeUnix": "DateTime64(9)", "ServiceName": "LowCardinality(String)", "MetricName": "String",
+			"Attributes": "Map(LowCardinality(String), String)", "ResourceAttributes": "Map(LowCardinality(String), String)",
+		},
+	}
+	var p Params
+	got, err := datadogWhere("status:400", metric, &p)
+	require.NoError(t, err)
+	assert.Contains(t, filled(got, p), "`Attributes`['status']")
+	assert.NotContains(t, filled(got, p), "Severity")
+	_, err = datadogWhere("status:error", ddLogFields, &Params{})
+	require.NoError(t, err, "a log's status is still its severity")
+}
