@@ -1,8 +1,6 @@
 package charts
 
 import (
-	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -72,21 +70,7 @@ func TestDatadogArithmeticOnTheEngine(t *testing.T) {
 	src := seedDatadogMetrics(t)
 	db := chtest.DB(t)
 	seeded := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	// run answers group → values per minute over three minutes from start.
-	run := func(q string, start time.Time) map[string][]any {
-		points, err := Run(context.Background(), db, []Series{{Source: src, Query: q}}, start, start.Add(3*time.Minute), time.Minute, time.Minute)
-		require.NoError(t, err, q)
-		out := map[string][]any{}
-		for _, p := range points {
-			k := strings.Join(p.Group, ",")
-			if p.Values[0] == nil {
-				out[k] = append(out[k], nil)
-			} else {
-				out[k] = append(out[k], *p.Values[0])
-			}
-		}
-		return out
-	}
+	run := func(q string, start time.Time) map[string][]any { return threeMinutes(t, db, src, q, start) }
 	cpu := "avg:system.cpu.user{*}" // 38, 40 at 12:00 and 12:01
 	// Variables, so that the divisions round as at run time.
 	two, minute := 2.0, 60.0

@@ -2,6 +2,7 @@ package charts
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
 )
 
 func TestParseDatadogTimeshift(t *testing.T) {
@@ -57,21 +59,7 @@ func TestDatadogTimeshiftOnTheEngine(t *testing.T) {
 	src := seedDatadogMetrics(t)
 	db := chtest.DB(t)
 	seeded := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	// run answers group → values per minute over three minutes from start.
-	run := func(q string, start time.Time) map[string][]any {
-		points, err := Run(context.Background(), db, []Series{{Source: src, Query: q}}, start, start.Add(3*time.Minute), time.Minute, time.Minute)
-		require.NoError(t, err, q)
-		out := map[string][]any{}
-		for _, p := range points {
-			k := strings.Join(p.Group, ",")
-			if p.Values[0] == nil {
-				out[k] = append(out[k], nil)
-			} else {
-				out[k] = append(out[k], *p.Values[0])
-			}
-		}
-		return out
-	}
+	run := func(q string, start time.Time) map[string][]any { return threeMinutes(t, db, src, q, start) }
 	cpu := "avg:system.cpu.user{*}" // 38, 40 at 12:00 and 12:01
 	diff, before := 2.0, 38.0       // variables: the division rounds as at run time
 	rel := diff / before * 100
@@ -101,4 +89,22 @@ func TestDatadogTimeshiftOnTheEngine(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, run(tc.q, tc.start), tc.q)
 	}
+}
+
+// threeMinutes runs a Datadog query over three minutes from start and
+// answers group → its value each minute.
+func threeMinutes(t *testing.T, db *sql.DB, src query.Source, q string, start time.Time) map[string][]any {
+	t.Helper()
+	points, err := Run(context.Background(), db, []Series{{Source: src, Query: q}}, start, start.Add(3*time.Minute), time.Minute, time.Minute)
+	require.NoError(t, err, q)
+	out := map[string][]any{}
+	for _, p := range points {
+		k := strings.Join(p.Group, ",")
+		if p.Values[0] == nil {
+			out[k] = append(out[k], nil)
+		} else {
+			out[k] = append(out[k], *p.Values[0])
+		}
+	}
+	return out
 }
