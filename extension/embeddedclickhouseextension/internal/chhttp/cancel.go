@@ -15,6 +15,7 @@ package chhttp
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"go.uber.org/zap"
@@ -122,3 +123,13 @@ func (s *Server) killMarked(mark string) (bool, error) {
 	_, err = s.control.Query("KILL QUERY WHERE query_id = "+quoteString(rows[0].QueryID)+" ASYNC", "TSV")
 	return err == nil, err
 }
+
+// cancelledUnasked reports whether err is the engine's QUERY_WAS_CANCELLED,
+// which only a KILL QUERY gives.
+func cancelledUnasked(err error) bool {
+	var e *chdb.Error
+	return errors.As(err, &e) && e.Code == queryWasCancelled
+}
+
+// queryWasCancelled is the engine's error code for a killed statement.
+const queryWasCancelled = 394

@@ -44,6 +44,9 @@ type Server struct {
 	// byID holds the engine sessions of open session_ids.
 	held sync.Mutex
 	byID map[string]*httpSession
+	// rerun counts the SELECTs run again after a kill their client did
+	// not ask for.
+	rerun atomic.Int64
 }
 
 type session struct {
@@ -168,7 +171,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// No write is due while the statement runs; a streamed result's
 	// writes each set their own deadline.
 	_ = rc.SetWriteDeadline(time.Time{})
-	res, err := s.run(sess, req.sessionID != "", headerOr(r, "X-ClickHouse-Database", req.q.Get("database")), req.settings, req.st.effect, func(c *chdb.Conn) (*chdb.Result, error) {
+	statement := func(c *chdb.Conn) (*chdb.Result, error) {
 		if !req.st.insert && req.st.effect != effectSettings {
 			// An INSERT's data comes from its client: one that goes away
 			// ends the data, and the statement with it. A SET is quick,
@@ -191,7 +194,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		return c.QueryParams(sql, req.format, req.params)
-	})
+	}
+	database := headerOr(r, "X-ClickHouse-Database", req.q.Get("database"))
+	res, err := s.run(sess, req.sessionID != "", database, req.settings, req.st.effect, statement)
+	if cancelledUnasked(err) && r.Context().Err() == nil && req.st.streams && !rw.started {
+		// Only a client's leaving kills its statement (cancel.go), yet
+		// under load a SELECT is now and then killed while its client
+		// still waits: the kill was meant for another request. Nothing
+		// of it was sent and a SELECT changes nothing, so it runs
+		// again, once.
+		s.logger.Warn("a statement was cancelled while its client waited; running it again", zap.Error(err))
+		s.rerun.Add(1)
+		res, err = s.run(sess, req.sessionID != "", database, req.settings, req.st.effect, statement)
+	}
 	answering()
 	if err != nil {
 		if !rw.started {

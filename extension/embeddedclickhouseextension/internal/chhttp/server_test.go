@@ -562,6 +562,60 @@ func TestDisconnectedClientCancelsItsQuery(t *testing.T) {
 	assert.Eventually(t, func() bool { return running() == "0" }, 10*time.Second, 100*time.Millisecond, "and stops when its client goes away")
 }
 
+// A SELECT killed while its client still waits (a kill that was not its
+// client's) runs again, and its client gets its answer; killed again, it
+// answers the engine's error.
+func TestSelectKilledUnaskedRunsAgain(t *testing.T) {
+	need(t)
+	kill := func() {
+		do(t, http.MethodPost, "", strings.NewReader("KILL QUERY WHERE query LIKE '%/* unasked */%' AND query NOT LIKE '%KILL%' ASYNC"))
+	}
+	running := func() bool {
+		_, body, _ := do(t, http.MethodPost, "", strings.NewReader(
+			"SELECT count() FROM system.processes WHERE query LIKE '%/* unasked */%' AND query NOT LIKE '%system.processes%' AND query NOT LIKE '%KILL%'"))
+		return strings.TrimSpace(body) == "1"
+	}
+	before := srv.rerun.Load()
+	type answer struct {
+		status int
+		body   string
+	}
+	got := make(chan answer, 1)
+	// ask runs the statement on a goroutine of its own (no assertions
+	// there) and answers on got.
+	ask := func() {
+		go func() {
+			req, _ := http.NewRequest(http.MethodPost, srvURL+"/", strings.NewReader("SELECT /* unasked */ count() FROM numbers(40) WHERE sleepEachRow(0.05) = 0"))
+			req.SetBasicAuth("otel", "s3cret")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				got <- answer{0, err.Error()}
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			got <- answer{resp.StatusCode, string(b)}
+		}()
+	}
+	ask()
+	require.Eventually(t, running, 10*time.Second, 20*time.Millisecond, "the statement runs")
+	kill()
+	a := <-got
+	assert.Equal(t, http.StatusOK, a.status, a.body)
+	assert.Equal(t, "40\n", a.body, "the second run answers")
+	assert.Equal(t, before+1, srv.rerun.Load())
+
+	ask()
+	require.Eventually(t, running, 10*time.Second, 20*time.Millisecond, "the statement runs")
+	kill()
+	require.Eventually(t, func() bool { return srv.rerun.Load() == before+2 }, 10*time.Second, 20*time.Millisecond, "run again")
+	require.Eventually(t, running, 10*time.Second, 20*time.Millisecond, "the second run")
+	kill()
+	a = <-got
+	assert.NotEqual(t, http.StatusOK, a.status)
+	assert.Contains(t, a.body, "QUERY_WAS_CANCELLED", "once only")
+}
+
 // A session_id keeps its engine session between its requests: SET, USE
 // and temporary tables stay for it and for nobody else; a concurrent
 // request in the session is refused; session_check finds only open
