@@ -406,6 +406,9 @@ func externalChartConfig(raw json.RawMessage) (*externalChart, bool) {
 			AggFn: s.AggFn, Alias: s.Alias, Where: s.AggCondition, WhereLanguage: cmp.Or(s.AggConditionLanguage, "lucene"),
 			NumberFormat: s.NumberFormat, MetricType: s.MetricType, MetricName: s.MetricName,
 		}
+		if s.IsDelta {
+			e.PeriodAggFn = "delta"
+		}
 		// The leftovers the renderer ignores: a level off a quantile, a
 		// value expression on a count.
 		if s.AggFn == "quantile" {
