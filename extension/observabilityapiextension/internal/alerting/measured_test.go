@@ -38,22 +38,44 @@ func TestMeasured(t *testing.T) {
 		ratio bool
 		err   string
 	}{
-		{"tile: first item only", tile(dashboards.Config{DisplayType: "line", SourceID: "s", Select: []dashboards.Select{{AggFn: "count"}, {AggFn: "count"}}}),
-			logs, []want{{"", "otel_logs"}}, false, ""},
-		{"tile: ratio of two", tile(dashboards.Config{DisplayType: "line", SourceID: "s", Select: []dashboards.Select{{AggFn: "count", Where: "a"}, {AggFn: "count"}}, Display: ratioDisplay}),
-			logs, []want{{"", "otel_logs"}, {"", "otel_logs"}}, true, ""},
-		{"tile: metric item of another type", tile(dashboards.Config{DisplayType: "number", SourceID: "s", Select: []dashboards.Select{{AggFn: "max", ValueExpression: "Value", MetricName: "jobs", MetricType: "sum"}}}),
-			metrics, []want{{"jobs", "otel_metrics_sum"}}, false, ""},
-		{"tile: metric fields on a log source mean nothing, as on the chart", tile(dashboards.Config{DisplayType: "number", SourceID: "s", Select: []dashboards.Select{{AggFn: "count", MetricName: "jobs", MetricType: "sum"}}}),
-			logs, []want{{"", "otel_logs"}}, false, ""},
+		{
+			"tile: first item only", tile(dashboards.Config{DisplayType: "line", SourceID: "s", Select: []dashboards.Select{{AggFn: "count"}, {AggFn: "count"}}}),
+			logs,
+			[]want{{"", "otel_logs"}},
+			false, "",
+		},
+		{
+			"tile: ratio of two", tile(dashboards.Config{DisplayType: "line", SourceID: "s", Select: []dashboards.Select{{AggFn: "count", Where: "a"}, {AggFn: "count"}}, Display: ratioDisplay}),
+			logs,
+			[]want{{"", "otel_logs"}, {"", "otel_logs"}},
+			true, "",
+		},
+		{
+			"tile: metric item of another type", tile(dashboards.Config{DisplayType: "number", SourceID: "s", Select: []dashboards.Select{{AggFn: "max", ValueExpression: "Value", MetricName: "jobs", MetricType: "sum"}}}),
+			metrics,
+			[]want{{"jobs", "otel_metrics_sum"}},
+			false, "",
+		},
+		{
+			"tile: metric fields on a log source mean nothing, as on the chart", tile(dashboards.Config{DisplayType: "number", SourceID: "s", Select: []dashboards.Select{{AggFn: "count", MetricName: "jobs", MetricType: "sum"}}}),
+			logs,
+			[]want{{"", "otel_logs"}},
+			false, "",
+		},
 		{"tile: no longer a chart", tile(dashboards.Config{DisplayType: "markdown"}), logs, nil, false, "no longer a chart"},
-		{"inline: metric ratio", inline(`{"displayType":"line","source":"s","seriesReturnType":"ratio","select":[
+		{
+			"inline: metric ratio", inline(`{"displayType":"line","source":"s","seriesReturnType":"ratio","select":[
 			{"aggFn":"sum","valueExpression":"Value","aggCondition":"","metricType":"gauge","metricName":"used"},
 			{"aggFn":"sum","valueExpression":"Value","aggCondition":"","metricType":"gauge","metricName":"total"}]}`),
-			metrics, []want{{"used", "otel_metrics_gauge"}, {"total", "otel_metrics_gauge"}}, true, ""},
-		{"inline: a delta is not judged as the aggregate", inline(`{"displayType":"line","source":"s","select":[
+			metrics,
+			[]want{{"used", "otel_metrics_gauge"}, {"total", "otel_metrics_gauge"}},
+			true, "",
+		},
+		{
+			"inline: a delta is not judged as the aggregate", inline(`{"displayType":"line","source":"s","select":[
 			{"aggFn":"sum","valueExpression":"Value","aggCondition":"","metricType":"gauge","metricName":"used","isDelta":true}]}`),
-			metrics, nil, false, "isDelta"},
+			metrics, nil, false, "isDelta",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := tc.m()
