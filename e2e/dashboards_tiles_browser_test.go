@@ -86,12 +86,29 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 			for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && d[i + 2] > d[i] + 40) return true; return false; })()`))
 		b.see("the ratio line at "+w, `[data-tile=ErrorRatio] .chart .u-over`)
 		assert.Contains(t, b.text(`[data-tile=ErrorRatio] .tile-what`), "errors / spans")
-		assert.Zero(t, eval[int](b, "no alert on a ratio", `document.querySelectorAll('[data-tile=ErrorRatio] [data-action=alert-tile]').length`), "an alert cannot watch a ratio yet")
+		b.see("the ratio's Alert button at "+w, `[data-tile=ErrorRatio] [data-action=alert-tile]`)
 		b.see("the patterns at "+w, `[data-tile=Patterns] [data-testid=patterns] tbody tr:nth-child(2)`)
 		assert.Equal(t, "payment <*> failed for user=<*>\t6\t75%", b.text(`[data-tile=Patterns] [data-testid=patterns] tbody tr:first-child`))
 		assert.Equal(t, "cache warmed in <*>\t2\t25%", b.text(`[data-tile=Patterns] [data-testid=patterns] tbody tr:nth-child(2)`))
 		b.screenshot("tiles-" + w)
 	}
+
+	// An alert on the ratio: the Alerts page says it judges errors over
+	// spans, on which tile of which dashboard.
+	require.Equal(t, "ok", eval[string](b, "an alert on the ratio", fmt.Sprintf(`(async () => {
+		const h = {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'};
+		const wh = await (await fetch('/api/v2/webhooks', {method: 'POST', headers: h, body: JSON.stringify({name: 'W', service: 'slack', url: 'https://hooks.slack.com/test'})})).json();
+		const d = await (await fetch('/api/v2/dashboards/%s')).json();
+		const tile = d.data.tiles.find((t) => t.name === 'ErrorRatio').id;
+		const r = await fetch('/api/v2/alerts', {method: 'POST', headers: h, body: JSON.stringify({name: 'error share', source: 'tile', dashboardId: '%s', tileId: tile,
+			threshold: 0.5, thresholdType: 'above', interval: '5m', channel: {type: 'webhook', webhookId: wh.data.id}})});
+		return r.ok ? 'ok' : await r.text();
+	})()`, id, id)))
+	b.run("the alerts", chromedp.EmulateViewport(1400, 900), chromedp.Navigate(ui+"/alerts"))
+	b.see("what the alert judges", `tr[data-alert="error share"] [data-testid=alert-watched]`)
+	assert.Equal(t, "“Payments” › “ErrorRatio”: errors / spans", b.text(`tr[data-alert="error share"] [data-testid=alert-tile]`))
+	b.screenshot("alert-on-ratio")
+	b.run("back to the dashboard", chromedp.Navigate(ui+"/dashboards/"+id+"?range=1h"))
 
 	// The heatmap edited in the tile editor: its preview is a heatmap,
 	// and the tile saved keeps its kind with the scale chosen.

@@ -209,6 +209,48 @@ func (e AlertChartSelectLevel) Valid() bool {
 	}
 }
 
+// Defines values for AlertChartSelectMetricType.
+const (
+	AlertChartSelectMetricTypeExponentialHistogram AlertChartSelectMetricType = "exponential histogram"
+	AlertChartSelectMetricTypeGauge                AlertChartSelectMetricType = "gauge"
+	AlertChartSelectMetricTypeHistogram            AlertChartSelectMetricType = "histogram"
+	AlertChartSelectMetricTypeSum                  AlertChartSelectMetricType = "sum"
+	AlertChartSelectMetricTypeSummary              AlertChartSelectMetricType = "summary"
+)
+
+// Valid indicates whether the value is a known member of the AlertChartSelectMetricType enum.
+func (e AlertChartSelectMetricType) Valid() bool {
+	switch e {
+	case AlertChartSelectMetricTypeExponentialHistogram:
+		return true
+	case AlertChartSelectMetricTypeGauge:
+		return true
+	case AlertChartSelectMetricTypeHistogram:
+		return true
+	case AlertChartSelectMetricTypeSum:
+		return true
+	case AlertChartSelectMetricTypeSummary:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertChartSelectPeriodAggFn.
+const (
+	Delta AlertChartSelectPeriodAggFn = "delta"
+)
+
+// Valid indicates whether the value is a known member of the AlertChartSelectPeriodAggFn enum.
+func (e AlertChartSelectPeriodAggFn) Valid() bool {
+	switch e {
+	case Delta:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AlertChartSelectWhereLanguage.
 const (
 	AlertChartSelectWhereLanguageLucene AlertChartSelectWhereLanguage = "lucene"
@@ -1707,8 +1749,17 @@ type AlertChartSelect struct {
 	Alias *string `json:"alias,omitempty"`
 
 	// Level quantile only
-	Level        *AlertChartSelectLevel  `json:"level,omitempty"`
-	NumberFormat *map[string]interface{} `json:"numberFormat,omitempty"`
+	Level *AlertChartSelectLevel `json:"level,omitempty"`
+
+	// MetricName on a metric source, with metricType, the metric judged (HyperDX's metric item), read as a tile's metric item is
+	MetricName *string `json:"metricName,omitempty"`
+
+	// MetricType the type of the table metricName is read from (the source database's table of that type)
+	MetricType   *AlertChartSelectMetricType `json:"metricType,omitempty"`
+	NumberFormat *map[string]interface{}     `json:"numberFormat,omitempty"`
+
+	// PeriodAggFn HyperDX's gauge change over the period; refused (400), this server judging aggregates only
+	PeriodAggFn *AlertChartSelectPeriodAggFn `json:"periodAggFn,omitempty"`
 
 	// ValueExpression required but with count, which takes none
 	ValueExpression *string                        `json:"valueExpression,omitempty"`
@@ -1718,6 +1769,12 @@ type AlertChartSelect struct {
 
 // AlertChartSelectLevel quantile only
 type AlertChartSelectLevel float32
+
+// AlertChartSelectMetricType the type of the table metricName is read from (the source database's table of that type)
+type AlertChartSelectMetricType string
+
+// AlertChartSelectPeriodAggFn HyperDX's gauge change over the period; refused (400), this server judging aggregates only
+type AlertChartSelectPeriodAggFn string
 
 // AlertChartSelectWhereLanguage defines model for AlertChartSelect.WhereLanguage.
 type AlertChartSelectWhereLanguage string

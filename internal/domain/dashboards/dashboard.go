@@ -301,14 +301,21 @@ func (c *Config) AsRatio() bool {
 	return c.IsChart() && string(c.Display["asRatio"]) == "true"
 }
 
-// Watched is what an alert on a chart tile measures: the tile's first
-// select item, grouped by the tile's groupBy fields. A ratio tile has
-// none (its value is a quotient of two items), nor one whose first item
-// names a metric by metricName (read from the table of its metricType):
-// the scheduler evaluates neither yet.
-func (c *Config) Watched() (Select, []string, bool) {
-	if !c.IsChart() || len(c.Select) == 0 || c.AsRatio() || c.Select[0].MetricName != "" {
-		return Select{}, nil, false
+// Watched is what an alert on a chart tile measures, as the tile draws
+// it: the tile's first select item, or, on a ratio tile (AsRatio), its
+// first two (the first over the second), grouped by the tile's groupBy
+// fields. An item naming a metric (metricName, metricType) reads that
+// metric, as on the chart. A ratio without exactly two items, which
+// Validate refuses, is nothing the tile draws, so nothing is watched.
+func (c *Config) Watched() ([]Select, []string, bool) {
+	if !c.IsChart() || len(c.Select) == 0 {
+		return nil, nil, false
 	}
-	return c.Select[0], SplitGroupBy(c.GroupBy), true
+	if c.AsRatio() {
+		if len(c.Select) != 2 {
+			return nil, nil, false
+		}
+		return c.Select[:2], SplitGroupBy(c.GroupBy), true
+	}
+	return c.Select[:1], SplitGroupBy(c.GroupBy), true
 }

@@ -421,17 +421,19 @@ func (s *Scheduler) evaluate(ctx context.Context, team string, a *Alert, now tim
 // windows does; the reported value is the window's own, of the most
 // extreme breaching group (or, with no breach, the most extreme one).
 func (s *Scheduler) measure(ctx context.Context, team string, a *Alert, start, end time.Time, iv time.Duration) (*float64, []string, bool, bool, error) {
-	sourceID, series, combine, err := s.watched(ctx, team, a)
+	m, err := s.watched(ctx, team, a)
 	if err != nil {
 		return nil, nil, false, false, err
 	}
-	src, err := s.o.Sources.Get(ctx, team, sourceID)
+	src, err := s.o.Sources.Get(ctx, team, m.sourceID)
 	if err != nil {
 		return nil, nil, false, false, err
 	}
-	for i := range series {
-		series[i].Source = src.Chart()
+	series, err := m.series(src)
+	if err != nil {
+		return nil, nil, false, false, err
 	}
+	combine := m.combine
 	n := a.windows()
 	from := start.Add(-time.Duration(n-1) * iv)
 	points, err := charts.Run(ctx, s.o.DB, series, from, end, iv, s.o.QueryTimeout)
@@ -538,59 +540,44 @@ func (s *Scheduler) recordError(ctx context.Context, team string, a *Alert, now 
 	}
 }
 
-// watched is the series an alert measures (their source still to
-// resolve), that source's id, and how a bucket's values combine into the
-// one judged (nil: the first series'): its tile's first select item
-// grouped as the tile, the count of its saved search's events grouped by
-// the alert's groupBy, or its inline chart (inlineSeries).
-func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (string, []charts.Series, func([]*float64) *float64, error) {
-	if a.Source == "inline" {
-		return inlineSeries(a.ChartConfig)
-	}
-	id, series, err := s.watchedOne(ctx, team, a)
-	return id, []charts.Series{series}, nil, err
-}
-
-func (s *Scheduler) watchedOne(ctx context.Context, team string, a *Alert) (string, charts.Series, error) {
-	if a.Source == "saved_search" {
+// watched is what an alert measures (measured): its tile's chart as the
+// tile draws it (tileMeasured), the count of its saved search's events
+// grouped by the alert's groupBy, or its inline chart (inlineMeasured).
+func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (measured, error) {
+	switch a.Source {
+	case "inline":
+		return inlineMeasured(a.ChartConfig)
+	case "saved_search":
 		res, err := s.o.Store.Get(ctx, team, store.KindSavedSearch, a.SavedSearchID)
 		if err != nil {
-			return "", charts.Series{}, fmt.Errorf("saved search %s: %w", a.SavedSearchID, err)
+			return measured{}, fmt.Errorf("saved search %s: %w", a.SavedSearchID, err)
 		}
 		var ss savedsearch.SavedSearch
 		if err := json.Unmarshal(res.Doc, &ss); err != nil {
-			return "", charts.Series{}, err
+			return measured{}, err
 		}
-		return ss.Source, charts.Series{
+		return measured{sourceID: ss.Source, items: []item{{series: charts.Series{
 			AggFn: "count", Where: ss.Where, WhereLanguage: ss.WhereLanguage,
 			GroupBy: dashboards.SplitGroupBy(a.GroupBy),
-		}, nil
+		}}}}, nil
 	}
 	d, err := s.o.Store.Get(ctx, team, store.KindDashboard, a.DashboardID)
 	if err != nil {
-		return "", charts.Series{}, err
+		return measured{}, err
 	}
 	dash, err := dashboards.Decode(d.Doc)
 	if err != nil {
-		return "", charts.Series{}, err
+		return measured{}, err
 	}
 	tile, ok := dash.Tile(a.TileID)
 	if !ok {
-		return "", charts.Series{}, fmt.Errorf("tile %s is gone", a.TileID)
+		return measured{}, fmt.Errorf("tile %s is gone", a.TileID)
 	}
-	sel, groupBy, ok := tile.Config.Watched()
-	if !ok {
-		return "", charts.Series{}, fmt.Errorf("tile %s is no longer a chart", a.TileID)
+	m, err := tileMeasured(&tile.Config)
+	if err != nil {
+		return measured{}, fmt.Errorf("tile %s: %w", a.TileID, err)
 	}
-	s2 := charts.Series{
-		AggFn: sel.AggFn, Field: sel.ValueExpression,
-		Level: sel.Level, Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy,
-	}
-	if sel.Query != "" {
-		// A Datadog metric query groups itself (its by {…}).
-		s2 = charts.Series{Query: sel.Query}
-	}
-	return tile.Config.SourceID, s2, nil
+	return m, nil
 }
 
 // notify delivers to each of the alert's webhooks; the result is the

@@ -40,15 +40,18 @@ type ChartConfig struct {
 
 // ChartSelect is one select item of an inline alert's chart.
 type ChartSelect struct {
-	AggFn                string          `json:"aggFn"`
-	AggCondition         string          `json:"aggCondition"`
-	AggConditionLanguage string          `json:"aggConditionLanguage,omitempty"`
-	ValueExpression      string          `json:"valueExpression"`
-	Alias                string          `json:"alias,omitempty"`
-	Level                *float64        `json:"level,omitempty"`
-	MetricType           string          `json:"metricType,omitempty"`
-	MetricName           string          `json:"metricName,omitempty"`
-	NumberFormat         json.RawMessage `json:"numberFormat,omitempty"`
+	AggFn                string   `json:"aggFn"`
+	AggCondition         string   `json:"aggCondition"`
+	AggConditionLanguage string   `json:"aggConditionLanguage,omitempty"`
+	ValueExpression      string   `json:"valueExpression"`
+	Alias                string   `json:"alias,omitempty"`
+	Level                *float64 `json:"level,omitempty"`
+	MetricType           string   `json:"metricType,omitempty"`
+	MetricName           string   `json:"metricName,omitempty"`
+	// IsDelta (the external periodAggFn "delta") asks for a gauge's
+	// change over the period, which the scheduler does not compute.
+	IsDelta      bool            `json:"isDelta,omitempty"`
+	NumberFormat json.RawMessage `json:"numberFormat,omitempty"`
 }
 
 // ChartFormula is a derived series over the select items (Formula).
@@ -157,25 +160,24 @@ func EmptyJSON(v any) bool {
 	return false
 }
 
-// inlineSeries is what an inline alert measures: one chart series per
-// select item, and how a bucket's values become the value judged (nil:
-// the first item's). With formulas, the first formula's value; with
-// seriesReturnType ratio, the first item over the second.
-func inlineSeries(raw json.RawMessage) (string, []charts.Series, func([]*float64) *float64, error) {
+// inlineMeasured is what an inline alert measures: one item per select
+// item (a metric item reading its metric), combined by the first formula
+// or, with seriesReturnType ratio, as the first item over the second.
+func inlineMeasured(raw json.RawMessage) (measured, error) {
 	var c ChartConfig
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return "", nil, nil, fmt.Errorf("chartConfig: %w", err)
+		return measured{}, fmt.Errorf("chartConfig: %w", err)
 	}
 	if c.ConfigType != "" {
 		// Raw SQL charts are stored here, not run; the API refuses such
 		// alerts, so only a document written behind its back holds one.
-		return "", nil, nil, errors.New("chartConfig is raw SQL, which this server does not run for alerts")
+		return measured{}, errors.New("chartConfig is raw SQL, which this server does not run for alerts")
 	}
 	if bad := UnevaluatedKeys(raw); len(bad) > 0 {
-		return "", nil, nil, fmt.Errorf("chartConfig holds fields this server does not evaluate: %v", bad)
+		return measured{}, fmt.Errorf("chartConfig holds fields this server does not evaluate: %v", bad)
 	}
 	if len(c.Select) == 0 {
-		return "", nil, nil, errors.New("chartConfig has no select item")
+		return measured{}, errors.New("chartConfig has no select item")
 	}
 	groupBy := dashboards.SplitGroupBy(c.GroupBy)
 	if c.DisplayType == "number" {
@@ -185,46 +187,39 @@ func inlineSeries(raw json.RawMessage) (string, []charts.Series, func([]*float64
 	if c.Where != nil {
 		where, whereLanguage = *c.Where, c.WhereLanguage
 	}
-	series := make([]charts.Series, len(c.Select))
+	m := measured{sourceID: c.Source, items: make([]item, len(c.Select))}
 	for i, sel := range c.Select {
-		if sel.MetricName != "" || sel.MetricType != "" {
-			return "", nil, nil, errors.New("chartConfig: metric select items (metricName, metricType) are not evaluated by this server")
-		}
 		s := charts.Series{
 			AggFn: sel.AggFn, Field: sel.ValueExpression, Where: sel.AggCondition, WhereLanguage: sel.AggConditionLanguage,
 			GroupBy: groupBy, Filter: where, FilterLanguage: whereLanguage,
 		}
+		if sel.IsDelta {
+			return measured{}, fmt.Errorf("chartConfig.select[%d]: isDelta (a gauge's change over the period) is not evaluated by this server", i)
+		}
 		if sel.Level != nil {
 			s.Level = *sel.Level
 		}
-		series[i] = s
+		m.items[i] = item{series: s, metricName: sel.MetricName, metricType: sel.MetricType}
 	}
 	switch {
 	case len(c.Formulas) > 0:
 		f, err := ParseFormula(c.Formulas[0].Expression, len(c.Select))
 		if err != nil {
-			return "", nil, nil, fmt.Errorf("chartConfig.formulas[0]: %w", err)
+			return measured{}, fmt.Errorf("chartConfig.formulas[0]: %w", err)
 		}
-		return c.Source, series, f.Eval, nil
+		m.combine = f.Eval
+		return m, nil
 	case c.SeriesReturnType == "ratio":
-		if len(series) != 2 {
-			return "", nil, nil, errors.New("chartConfig: a ratio needs exactly two select items")
+		if len(m.items) != 2 {
+			return measured{}, errors.New("chartConfig: a ratio needs exactly two select items")
 		}
-		return c.Source, series, ratio, nil
+		m.combine = ratio
+		return m, nil
 	}
 	// The first item is the one watched, as on a tile: the others are
 	// drawn, not judged, so they are not queried.
-	return c.Source, series[:1], nil, nil
-}
-
-// ratio is the first value over the second: nil when either is, or when
-// the second is 0.
-func ratio(v []*float64) *float64 {
-	if len(v) < 2 || v[0] == nil || v[1] == nil || *v[1] == 0 {
-		return nil
-	}
-	r := *v[0] / *v[1]
-	return &r
+	m.items = m.items[:1]
+	return m, nil
 }
 
 // title is the alert's name in a notification: an inline alert without

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -226,32 +225,11 @@ func (s *Server) seriesFor(ctx context.Context, team string, sr chartSeries) (ch
 	if src.Kind != "metric" || sr.Query != "" || (sr.MetricName == "" && sr.MetricDataType == "") {
 		return cs, nil
 	}
-	cs.MetricName, cs.Field = cmp.Or(sr.MetricName, sr.Field), "Value"
-	if sr.MetricName != "" && sr.Field != "" {
-		cs.Field = sr.Field
-	}
-	if cs.MetricName == "" {
-		return cs, validationError{errors.New("a metric series names its metric: metricName, or field")}
-	}
-	if t := strings.ToLower(sr.MetricDataType); t != "" && t != cs.Source.MetricType {
-		table, ok := metricTable(cs.Source.Table, cs.Source.MetricType, t)
-		if !ok {
-			return cs, validationError{fmt.Errorf("source %q reads the %s table %s; its %s table is not known (name the tables otel_metrics_<type>)", src.Name, cs.Source.MetricType, cs.Source.Table, t)}
-		}
-		cs.Source.Table, cs.Source.MetricType = table, t
+	cs, err = charts.MetricItem(cs, sr.MetricName, sr.MetricDataType, sr.Field)
+	if err != nil {
+		return cs, validationError{fmt.Errorf("source %q: %w", src.Name, err)}
 	}
 	return cs, nil
-}
-
-// metricTable is the table of metric type t beside a metric source's
-// table of type own, named as the exporter names them
-// (otel_metrics_gauge, otel_metrics_sum, otel_metrics_histogram).
-func metricTable(table, own, t string) (string, bool) {
-	base, ok := strings.CutSuffix(table, "_"+own)
-	if !ok {
-		return "", false
-	}
-	return base + "_" + t, true
 }
 
 // heatmapRequest is POST /api/v2/charts/heatmap: a heatmap tile's select

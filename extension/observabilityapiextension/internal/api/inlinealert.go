@@ -191,7 +191,11 @@ func validateBuilderChart(ctx context.Context, a *Alert, ext externalChart, disp
 		internal.Display = display
 	}
 	for i, sel := range ext.Select {
-		internal.Select = append(internal.Select, checkSelect(i, sel, p))
+		kind := ""
+		if found {
+			kind = src.Kind
+		}
+		internal.Select = append(internal.Select, checkSelect(i, sel, kind, p))
 	}
 	if ext.AsRatio != nil && *ext.AsRatio && n != 2 {
 		p.Add("asRatio can only be used with exactly two select items")
@@ -241,7 +245,8 @@ func formulaCapable(kind string) bool { return kind == "log" || kind == "trace" 
 
 // checkSelect checks a select item (HyperDX's external rules) and gives
 // its internal form.
-func checkSelect(i int, sel externalSelect, p *problems.List) alerting.ChartSelect {
+// kind is the chart's source's kind ("" when the source is not found).
+func checkSelect(i int, sel externalSelect, kind string, p *problems.List) alerting.ChartSelect {
 	at := fmt.Sprintf("chartConfig.select[%d]", i)
 	if !slices.Contains(aggFns, sel.AggFn) {
 		p.Add("%s.aggFn must be one of %s, got %q", at, strings.Join(aggFns, ", "), sel.AggFn)
@@ -258,17 +263,41 @@ func checkSelect(i int, sel externalSelect, p *problems.List) alerting.ChartSele
 	case sel.ValueExpression == "" && sel.AggFn != "count" && sel.AggFn != "":
 		p.Add("%s: Value expression is required for non-count aggregation functions", at)
 	}
-	if sel.MetricType != "" || sel.MetricName != "" || sel.PeriodAggFn != "" {
-		// The scheduler reads a metric through no other path than a
-		// tile's; HyperDX's metric select items are not taken here yet.
-		p.Add("%s: metric select items (metricType, metricName, periodAggFn) are not supported on inline alerts by this server", at)
-	}
+	checkMetricItem(at, sel, kind, p)
 	checkText(at+".where", sel.Where, p)
 	checkText(at+".valueExpression", sel.ValueExpression, p)
 	checkLanguage(at+".whereLanguage", sel.WhereLanguage, p)
 	return alerting.ChartSelect{
 		AggFn: sel.AggFn, AggCondition: sel.Where, AggConditionLanguage: cmp.Or(sel.WhereLanguage, "lucene"),
 		ValueExpression: sel.ValueExpression, Alias: sel.Alias, Level: sel.Level, NumberFormat: sel.NumberFormat,
+		MetricType: sel.MetricType, MetricName: sel.MetricName,
+	}
+}
+
+// checkMetricItem checks HyperDX's metric select item: metricName and
+// metricType name a metric and the table of its type on a metric source,
+// read as a tile's metric item is (charts.MetricItem).
+func checkMetricItem(at string, sel externalSelect, kind string, p *problems.List) {
+	if sel.PeriodAggFn != "" {
+		// HyperDX's delta of a gauge over the period is a different
+		// measure from the bucket's aggregate; judging the aggregate
+		// instead would fire on other values than the chart shows.
+		p.Add("%s.periodAggFn is not evaluated by this server; leave it out to judge the metric's aggregate per window", at)
+	}
+	if sel.MetricType == "" && sel.MetricName == "" {
+		return
+	}
+	switch {
+	case sel.MetricName == "" || sel.MetricType == "":
+		p.Add("%s: a metric select item names both metricName and metricType", at)
+	case !slices.Contains(sources.MetricTypes, sel.MetricType):
+		p.Add("%s.metricType must be one of %s, got %q", at, strings.Join(sources.MetricTypes, ", "), sel.MetricType)
+	}
+	if kind != "" && kind != "metric" {
+		p.Add("%s: metricName and metricType are for a metric source; the chart's source is a %s source", at, kind)
+	}
+	if len(sel.MetricName) > maxChartText {
+		p.Add("%s.metricName is longer than %d characters", at, maxChartText)
 	}
 }
 
@@ -376,6 +405,9 @@ func externalChartConfig(raw json.RawMessage) (*externalChart, bool) {
 		e := externalSelect{
 			AggFn: s.AggFn, Alias: s.Alias, Where: s.AggCondition, WhereLanguage: cmp.Or(s.AggConditionLanguage, "lucene"),
 			NumberFormat: s.NumberFormat, MetricType: s.MetricType, MetricName: s.MetricName,
+		}
+		if s.IsDelta {
+			e.PeriodAggFn = "delta"
 		}
 		// The leftovers the renderer ignores: a level off a quantile, a
 		// value expression on a count.

@@ -147,7 +147,10 @@ func TestInlineAlertBadInputIs400(t *testing.T) {
 		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "quantile", "valueExpression": "x", "level": 0.3}}), "level must be one of"},
 		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "avg", "valueExpression": "x", "level": 0.5}}), "Level can only be used with quantile"},
 		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "median"}}), "aggFn must be one of"},
-		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "sum", "metricName": "m", "metricType": "gauge"}}), "metric select items"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "count", "metricName": "m", "metricType": "gauge"}}), "metricName and metricType are for a metric source"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "count", "metricName": "m"}}), "names both metricName and metricType"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "count", "metricName": "m", "metricType": "Gauges"}}), "metricType must be one of"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "count", "periodAggFn": "delta"}}), "periodAggFn is not evaluated"},
 		{map[string]any{"configType": "sql", "displayType": "line", "sqlTemplate": "SELECT 1", "connectionId": "nope"}, "connection must be a valid connection id"},
 	} {
 		r := c.do("POST", "/api/v2/alerts", inlineAlert(tc.chart, wh))

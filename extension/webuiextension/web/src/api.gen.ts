@@ -1817,6 +1817,18 @@ export interface components {
              */
             whereLanguage: "lucene" | "sql";
             numberFormat?: Record<string, never>;
+            /** @description on a metric source, with metricType, the metric judged (HyperDX's metric item), read as a tile's metric item is */
+            metricName?: string;
+            /**
+             * @description the type of the table metricName is read from (the source database's table of that type)
+             * @enum {string}
+             */
+            metricType?: "gauge" | "sum" | "histogram" | "summary" | "exponential histogram";
+            /**
+             * @description HyperDX's gauge change over the period; refused (400), this server judging aggregates only
+             * @enum {string}
+             */
+            periodAggFn?: "delta";
         };
         Alert: {
             id: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it, test } from 'vitest';
-import { chartItems, linesOf, mergeSeries } from './tiles';
+import { alertable, chartItems, linesOf, mergeSeries, watchedLabel } from './tiles';
 
 const count = { aggFn: 'count', where: '', whereLanguage: 'lucene' } as const;
 
@@ -56,4 +56,25 @@ describe('chartItems', () => {
     expect(chartItems({ displayType: 'heatmap', select: [{ valueExpression: 'Duration' }] })).toEqual([]);
     expect(chartItems({ displayType: 'search', select: 'Body' })).toEqual([]);
   });
+});
+
+describe('alertable and watchedLabel', () => {
+  const errors = { ...count, where: 'level:error', alias: 'errors' };
+  const gauge = (name: string) => ({ aggFn: 'avg', valueExpression: 'Value', metricType: 'gauge', metricName: name, where: '', whereLanguage: 'lucene' });
+  const cases: { name: string; config: Record<string, unknown>; alertable: boolean; label?: string }[] = [
+    { name: 'a line: its first item', config: { displayType: 'line', sourceId: 's', select: [errors, count] }, alertable: true, label: 'errors' },
+    { name: 'a ratio: first over second', config: { displayType: 'line', sourceId: 's', asRatio: true, select: [errors, count] }, alertable: true, label: 'errors / count' },
+    { name: 'a metric item: by its metric', config: { displayType: 'number', sourceId: 'm', select: [gauge('cpu')] }, alertable: true, label: 'avg of cpu' },
+    { name: 'a ratio of metrics', config: { displayType: 'stacked_bar', sourceId: 'm', asRatio: true, select: [gauge('used'), gauge('total')] }, alertable: true, label: 'avg of used / avg of total' },
+    { name: 'a ratio of three is nothing drawn', config: { displayType: 'line', sourceId: 's', asRatio: true, select: [errors, count, count] }, alertable: false },
+    { name: 'raw SQL', config: { displayType: 'line', configType: 'sql', sqlTemplate: 'SELECT 1', connectionId: 'c' }, alertable: false },
+    { name: 'markdown', config: { displayType: 'markdown', markdown: 'x' }, alertable: false },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const config = c.config as Parameters<typeof alertable>[0];
+      expect(alertable(config)).toBe(c.alertable);
+      if (c.label) expect(watchedLabel(config)).toBe(c.label);
+    });
+  }
 });

@@ -22,6 +22,28 @@ export function label(s: SelectItem): string {
   return `${agg}${s.valueExpression ? `(${s.valueExpression})` : ''}`;
 }
 
+// alertable says whether an alert can watch a tile
+// (dashboards.Config.Watched): a chart tile, a ratio one only of its two
+// items (a ratio of more is nothing the tile draws).
+export function alertable(c: Schemas['TileConfig']): boolean {
+  const items = chartItems(c);
+  return !c.configType && items.length > 0 && ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar'].includes(c.displayType)
+    && (c.asRatio !== true || items.length === 2);
+}
+
+// watchedLabel says what an alert on a chart tile judges, as the
+// scheduler reads it: the tile's first item, or on a ratio tile its first
+// over its second; a metric item by its metric's name.
+export function watchedLabel(c: Schemas['TileConfig']): string {
+  const items = chartItems(c);
+  const one = (s: SelectItem) => {
+    if (s.alias || !s.metricName) return label(s);
+    return `${label({ ...s, valueExpression: '' })} of ${s.metricName}`;
+  };
+  if (c.asRatio === true && items.length === 2) return `${one(items[0])} / ${one(items[1])}`;
+  return items[0] ? one(items[0]) : '';
+}
+
 // levelColumns are the columns a tile's series merge by level() when
 // grouped by them: the exporter's severity and status, and their usual
 // names.

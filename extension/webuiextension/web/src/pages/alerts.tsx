@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Answer, del, Evaluation, get, messageOf, post, put, Schemas, Webhook, Whole } from '../api';
 import { DatadogImportButton, DatadogImportReport } from '../components/datadogimport';
 import { onLink } from '../router';
+import { watchedLabel } from '../tiles';
 import { fmtShort } from '../time';
 import './dashboards.css';
 
@@ -163,6 +164,20 @@ function WebhookForm({ initial, onDone, onCancel }: { initial: Partial<Webhook>;
   );
 }
 
+// TileWatched names a tile alert's dashboard and tile (a link to the
+// dashboard) and what of the tile it judges; before the dashboards are
+// read, or for a tile gone, just a link.
+function TileWatched({ a, d }: { a: Alert; d?: Schemas['Dashboard'] }) {
+  const tile = d?.tiles.find((t) => t.id === a.tileId);
+  const href = `/dashboards/${a.dashboardId}`;
+  return (
+    <span data-testid="alert-tile">
+      <a href={href} onClick={(e) => { e.stopPropagation(); onLink(e, href); }}>{d && tile ? `“${d.name}” › “${tile.name || 'tile'}”` : 'dashboard tile'}</a>
+      {tile && <span class="muted small" data-testid="alert-watched">: {watchedLabel(tile.config)}</span>}
+    </span>
+  );
+}
+
 // AlertsPage lists the team's alerts with their state, an alert's recent
 // evaluations, and the webhooks they deliver to.
 export function AlertsPage() {
@@ -173,6 +188,9 @@ export function AlertsPage() {
   const [history, setHistory] = useState<Evaluation[] | null>(null);
   const [error, setError] = useState('');
   const [saved, setSaved] = useState<Record<string, string>>({});
+  // dashboards name a tile alert's dashboard and tile, and say what of
+  // the tile it judges (a ratio, a metric).
+  const [dashboards, setDashboards] = useState<Record<string, Schemas['Dashboard']>>({});
   const [editAlert, setEditAlert] = useState<Alert | null>(null);
   const [editHook, setEditHook] = useState<Partial<Webhook> | null>(null);
   const [confirm, setConfirm] = useState('');
@@ -216,6 +234,11 @@ export function AlertsPage() {
     return () => window.clearInterval(t);
   }, []);
   useEffect(() => {
+    get<Schemas['Dashboard'][]>('/api/v2/dashboards')
+      .then((l) => setDashboards(Object.fromEntries(l.map((d) => [d.id, d]))))
+      .catch((e) => setError(`Dashboards could not be read (tile alerts' tiles are not named): ${e.message}`));
+  }, []);
+  useEffect(() => {
     get<{ id: string; name: string }[]>('/api/v2/saved-searches')
       .then((l) => setSaved(Object.fromEntries(l.map((x) => [x.id, x.name]))))
       .catch((e) => setError(`Saved searches could not be read (their names are missing): ${e.message}`));
@@ -248,7 +271,7 @@ export function AlertsPage() {
                   <td class="wrap">{a.source === 'saved_search'
                     ? <span>saved search “{saved[a.savedSearchId ?? ''] ?? a.savedSearchId}”{a.groupBy ? ` by ${a.groupBy}` : ''}</span>
                     : a.source === 'inline' ? <span data-testid="alert-inline">its own chart (made through the API)</span>
-                    : <a href={`/dashboards/${a.dashboardId}`} onClick={(e) => { e.stopPropagation(); onLink(e, `/dashboards/${a.dashboardId}`); }}>dashboard tile</a>}</td>
+                    : <TileWatched a={a} d={dashboards[a.dashboardId ?? '']} />}</td>
                   <td>{(a.channels ?? [a.channel]).map((c) => hookName[c.webhookId] ?? c.webhookId).join(', ')}</td>
                   <td class="actions" onClick={(e) => e.stopPropagation()}>{confirm === a.id ? (
                     <span class="confirm" role="alertdialog">Delete?{' '}

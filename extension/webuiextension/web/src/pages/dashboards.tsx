@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { callWhole, del, get, getSources, messageOf, post, put, Schemas, Source, Whole } from '../api';
-import { chartItems, label, linesOf, mergeSeries } from '../tiles';
+import { alertable, chartItems, label, linesOf, mergeSeries } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { Cells, Heatmap } from '../components/heatmap';
 import { groupPatterns, Pattern } from '../patterns';
@@ -332,12 +332,6 @@ function isChart(c: TileConfig) {
 // asRatio: the tile draws its first select item over its second.
 function isRatio(c: TileConfig) {
   return isChart(c) && c.asRatio === true && chartItems(c).length === 2;
-}
-
-// alertable: what an alert can watch (dashboards.Config.Watched): a
-// chart tile's first item, not a ratio nor a metric named by metricName.
-function alertable(c: TileConfig) {
-  return isChart(c) && !isRatio(c) && !chartItems(c)[0].metricName;
 }
 
 // ratioItem stands for a ratio tile's one line: named after both items,
