@@ -172,6 +172,15 @@ type Config struct {
 	ConnectionID  string
 	SQLTemplate   string
 	HeatmapSelect []HeatmapItem
+	// Formulas, on a builder chart, are series computed from its select
+	// items by arithmetic naming them by letter, A the first
+	// (charts.ParseFormula); Display's showOperandSeries says whether the
+	// items are drawn beside them.
+	Formulas []Formula
+	// Having, on a builder table, keeps the grouped rows whose aggregates
+	// meet it: a SQL condition, checked on the engine's parse when the
+	// tile is drawn, as a sql where is.
+	Having string
 	// Display holds HyperDX's presentation options (numberFormat,
 	// fillNulls, seriesLimit, …) as they came, so a dashboard read and
 	// written back keeps them.
@@ -197,6 +206,14 @@ type Select struct {
 	Where         string          `json:"where"`
 	WhereLanguage string          `json:"whereLanguage"`
 	NumberFormat  json.RawMessage `json:"numberFormat,omitempty"`
+}
+
+// Formula is one computed series of a chart tile (HyperDX's metric
+// formula): its expression, and how it is labelled and formatted.
+type Formula struct {
+	Expression   string          `json:"expression"`
+	Alias        string          `json:"alias,omitempty"`
+	NumberFormat json.RawMessage `json:"numberFormat,omitempty"`
 }
 
 // HeatmapItem is a heatmap tile's select item (HyperDX's): the value
@@ -281,6 +298,10 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		m["sourceId"] = c.SourceID
 		m["select"] = c.Select
 		put("groupBy", c.GroupBy)
+		put("having", c.Having)
+		if len(c.Formulas) > 0 {
+			m["formulas"] = c.Formulas
+		}
 	}
 	return json.Marshal(m)
 }
@@ -304,10 +325,11 @@ func (c *Config) AsRatio() bool {
 // Watched is what an alert on a chart tile measures: the tile's first
 // select item, grouped by the tile's groupBy fields. A ratio tile has
 // none (its value is a quotient of two items), nor one whose first item
-// names a metric by metricName (read from the table of its metricType):
-// the scheduler evaluates neither yet.
+// names a metric by metricName (read from the table of its metricType),
+// nor one whose value is a formula: the scheduler evaluates none of them
+// yet.
 func (c *Config) Watched() (Select, []string, bool) {
-	if !c.IsChart() || len(c.Select) == 0 || c.AsRatio() || c.Select[0].MetricName != "" {
+	if !c.IsChart() || len(c.Select) == 0 || c.AsRatio() || c.Select[0].MetricName != "" || len(c.Formulas) > 0 {
 		return Select{}, nil, false
 	}
 	return c.Select[0], SplitGroupBy(c.GroupBy), true

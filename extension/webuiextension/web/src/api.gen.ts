@@ -1538,9 +1538,22 @@ export interface components {
             /** @description where a table row click leads, HyperDX's: {type: dashboard | search, target: {mode: id, id} or {mode: template, …}}; a dashboard named by id must be the team's, a search source a log or trace source of the team */
             onClick?: Record<string, never>;
             orderBy?: string;
+            /** @description line, stacked_bar, table and number tiles of the builder (one on a number tile, never with asRatio; on a metric, log or trace source); series computed from the select items, named A (the first), B, ... by arithmetic (+ - * /, unary minus, parentheses, numbers), drawn beside or instead of the items (showOperandSeries). A number tile with a formula may have several select items, its operands */
+            formulas?: components["schemas"]["TileFormula"][];
+            /** @description with formulas, whether the select items are drawn beside them (default true; a number tile never draws them) */
             showOperandSeries?: boolean;
+            /** @description a table tile of the builder; a SQL condition over the aggregates of each grouped row (e.g. count() > 10), keeping the rows that meet it. Checked on the engine's parse when the tile is drawn, as a sql where is; aggregate functions are allowed in it */
+            having?: string;
             /** @description a number tile's background sparkline, HyperDX's ({type, color}); kept as given */
             backgroundChart?: Record<string, never>;
+        };
+        TileFormula: {
+            /** @description e.g. A / (A + B) * 100; a division by zero or a missing operand gives no value */
+            expression: string;
+            alias?: string;
+            numberFormat?: {
+                [key: string]: unknown;
+            };
         };
         /** @description This API's first tile config, still accepted; answered as a TileConfig */
         FirstTileConfig: {
