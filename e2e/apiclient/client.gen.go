@@ -1797,6 +1797,12 @@ type ChartQuery struct {
 	// Fill every bucket of the range answered, empty ones 0 for count, count_distinct and sum and null otherwise (the web UI's charts); without it only the buckets and groups with data are, as HyperDX's
 	Fill *bool `json:"fill,omitempty"`
 
+	// Formulas further series computed per bucket and group from the series' values (a dashboard tile's formulas), the series named A (the first), B, ...; answered after them as series_N, N counting on from the last series. A formula has no value where an operand has none or it divides by zero. Not with seriesReturnType ratio
+	Formulas *[]struct {
+		// Expression arithmetic (+ - * /, unary minus, parentheses, numbers) over the letters, e.g. A / (A + B) * 100
+		Expression string `json:"expression"`
+	} `json:"formulas,omitempty"`
+
 	// Granularity auto (absent too) picks the smallest of 30s and up giving at most 120 buckets; 1s is HyperDX's test bucket
 	Granularity *ChartQueryGranularity `json:"granularity,omitempty"`
 

@@ -38,8 +38,8 @@ const hyperdxCommit = "b52a6fa83a1a8f6d1cc70e8b676103ade6a1b207"
 
 // Why alerts.int.test.ts cases are left out.
 const (
-	alertsInlineRawSQL    = `its inline alert's chartConfig is raw SQL, which is stored here, not run, so the scheduler could never evaluate the alert: it is checked as HyperDX checks it (connection the team's, source on it, no chart-level where) and then refused (400), as an alert on a raw SQL tile is; the case expects it accepted`
-	alertsRawSQL          = "raw SQL tiles are stored here, not run, so the scheduler could never evaluate an alert on one: it is refused (400), and a tile made raw SQL takes its alerts with it"
+	alertsInlineRawSQL = `its inline alert's chartConfig is raw SQL, which is stored here, not run, so the scheduler could never evaluate the alert: it is checked as HyperDX checks it (connection the team's, source on it, no chart-level where) and then refused (400), as an alert on a raw SQL tile is; the case expects it accepted`
+	alertsRawSQL       = "raw SQL tiles are stored here, not run, so the scheduler could never evaluate an alert on one: it is refused (400), and a tile made raw SQL takes its alerts with it"
 )
 
 // skipped lists the HyperDX cases that cannot apply, by file, with why.

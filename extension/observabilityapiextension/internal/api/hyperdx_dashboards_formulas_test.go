@@ -221,7 +221,7 @@ func TestHyperDXDashboardFormulas(t *testing.T) {
 				tile("Bar Chart", 6, 0, map[string]any{
 					"displayType": "stacked_bar", "asRatio": false, "fillNulls": false, "sourceId": metric,
 					"numberFormat": map[string]any{"output": "byte", "decimalBytes": true, "mantissa": 0},
-					"select": []any{q(0.95, "95th Percentile Duration", prod, "sql", "metricName", "ClickHouseAsyncMetrics_BlockWriteBytes_ram1", "metricType", "gauge")},
+					"select":       []any{q(0.95, "95th Percentile Duration", prod, "sql", "metricName", "ClickHouseAsyncMetrics_BlockWriteBytes_ram1", "metricType", "gauge")},
 				}),
 				tile("Table Chart", 12, 0, map[string]any{
 					"displayType": "table", "asRatio": false, "sourceId": trace,

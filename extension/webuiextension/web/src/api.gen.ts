@@ -1341,6 +1341,11 @@ export interface components {
              * @default false
              */
             fill: boolean;
+            /** @description further series computed per bucket and group from the series' values (a dashboard tile's formulas), the series named A (the first), B, ...; answered after them as series_N, N counting on from the last series. A formula has no value where an operand has none or it divides by zero. Not with seriesReturnType ratio */
+            formulas?: {
+                /** @description arithmetic (+ - * /, unary minus, parentheses, numbers) over the letters, e.g. A / (A + B) * 100 */
+                expression: string;
+            }[];
             /** @description every series but a Datadog query groups by the same groupBy */
             series: {
                 sourceId: string;
