@@ -507,7 +507,8 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
     else runTile(c, from, to, ac.signal).then((d) => { setData(d); setError(''); }).catch(done);
     return () => ac.abort();
   }, [key, from, to]);
-  const what = chart ? (isRatio(c) ? label(ratioItem(items)) : drawnItems(c).map(label).join(', ')) + (items[0].where ? ` · ${items[0].where}` : '')
+  // A formula drawn alone is not its first operand's where.
+  const what = chart ? (isRatio(c) ? label(ratioItem(items)) : drawnItems(c).map(label).join(', ')) + (items[0].where && operandsShown(c) ? ` · ${items[0].where}` : '')
     : heat ? `count by ${hm.valueExpression}${c.where ? ` · ${c.where}` : ''}` : c.configType ? 'SQL' : c.displayType;
   const head = <div class="tile-head"><strong class="tile-title" title={tile.name || what}>{tile.name || what}</strong><span class="muted small tile-what">{what}</span>{tools}</div>;
   let content: ComponentChildren;
