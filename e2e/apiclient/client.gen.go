@@ -2594,7 +2594,7 @@ type TileConfig struct {
 	GroupBy              *string                `json:"groupBy,omitempty"`
 	GroupByColumnsOnLeft *bool                  `json:"groupByColumnsOnLeft,omitempty"`
 
-	// Having a table tile of the builder; a SQL condition over the aggregates of each grouped row (e.g. count() > 10), keeping the rows that meet it. Checked on the engine's parse when the tile is drawn, as a sql where is; aggregate functions are allowed in it
+	// Having a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10). Kept and answered as given; not applied to the rows a tile draws here yet
 	Having       *string                 `json:"having,omitempty"`
 	Limit        *int                    `json:"limit,omitempty"`
 	Markdown     *string                 `json:"markdown,omitempty"`

@@ -177,9 +177,10 @@ type Config struct {
 	// (charts.ParseFormula); Display's showOperandSeries says whether the
 	// items are drawn beside them.
 	Formulas []Formula
-	// Having, on a builder table, keeps the grouped rows whose aggregates
-	// meet it: a SQL condition, checked on the engine's parse when the
-	// tile is drawn, as a sql where is.
+	// Having, on a builder table, is HyperDX's SQL condition over a
+	// grouped row's aggregates. Kept and answered as given, it is not
+	// applied to the rows a tile draws yet: when it is, it must be
+	// checked on the engine's parse, as a sql where is.
 	Having string
 	// Display holds HyperDX's presentation options (numberFormat,
 	// fillNulls, seriesLimit, …) as they came, so a dashboard read and

@@ -1547,7 +1547,7 @@ export interface components {
             formulas?: components["schemas"]["TileFormula"][];
             /** @description with formulas, whether the select items are drawn beside them (default true; a number tile never draws them) */
             showOperandSeries?: boolean;
-            /** @description a table tile of the builder; a SQL condition over the aggregates of each grouped row (e.g. count() > 10), keeping the rows that meet it. Checked on the engine's parse when the tile is drawn, as a sql where is; aggregate functions are allowed in it */
+            /** @description a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10). Kept and answered as given; not applied to the rows a tile draws here yet */
             having?: string;
             /** @description a number tile's background sparkline, HyperDX's ({type, color}); kept as given */
             backgroundChart?: Record<string, never>;
