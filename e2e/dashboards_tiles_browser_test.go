@@ -106,6 +106,18 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 		eval[bool](b, "back to the top at "+w, `(document.querySelector('[data-tile=Latency]').scrollIntoView({block: 'center'}), true)`)
 	}
 
+	// The formula tile in the tile editor: its formula, over A = errors
+	// and B = spans, with the items not drawn; its preview draws it.
+	b.clickFor("editing the formula tile", `[data-tile=ErrorRate] [data-action=edit-tile]`, `!!document.querySelector('[data-testid=tile-editor]')`)
+	b.see("the formula field", `[data-testid=tile-editor] input[name=formula]`)
+	assert.Equal(t, "A / B * 100", eval[string](b, "the formula", `document.querySelector('[data-testid=tile-editor] input[name=formula]').value`))
+	assert.Contains(t, b.text(`[data-testid=tile-editor] label.wide:has(input[name=formula])`), "A = errors, B = spans")
+	assert.False(t, eval[bool](b, "operands not drawn", `document.querySelector('[data-testid=tile-editor] input[name=showOperandSeries]').checked`))
+	b.see("the preview's formula line", `[data-testid=tile-preview] .chart .u-over`)
+	b.screenshot("formula-editor")
+	b.click("cancel", `[data-testid=tile-editor] button[type=button]`)
+	b.run("the editor closes", poll(`!document.querySelector('[data-testid=tile-editor]')`))
+
 	// The heatmap edited in the tile editor: its preview is a heatmap,
 	// and the tile saved keeps its kind with the scale chosen.
 	b.clickFor("editing the heatmap", `[data-tile=Latency] [data-action=edit-tile]`, `!!document.querySelector('[data-testid=tile-editor]')`)
