@@ -16,7 +16,9 @@ import (
 // them at three screen widths: a heatmap of the spans' durations over
 // the last hour, drawn with every span counted; a ratio tile (asRatio)
 // drawing errors over all spans as one line, the values the chart API
-// divides; an event-patterns tile listing the logs' messages by shape.
+// divides; an event-patterns tile listing the logs' messages by shape; a
+// formula tile drawing the error percentage alone, which the chart API
+// computes.
 func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 	c := run(t, nil, shippedConfig(t))
 	c.waitHealthy(t)
@@ -68,7 +70,10 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 			{name: 'Latency', x: 0, y: 0, w: 12, h: 4, config: {displayType: 'heatmap', sourceId: 'traces', select: [{valueExpression: 'Duration', heatmapScaleType: 'log'}]}},
 			{name: 'ErrorRatio', x: 12, y: 0, w: 12, h: 4, config: {displayType: 'line', sourceId: 'traces', asRatio: true, granularity: '1m', select: [
 				{aggFn: 'count', where: 'StatusCode:Error', whereLanguage: 'lucene', alias: 'errors'}, {aggFn: 'count', where: '', whereLanguage: 'lucene', alias: 'spans'}]}},
-			{name: 'Patterns', x: 0, y: 4, w: 24, h: 3, config: {displayType: 'event_patterns', sourceId: 'logs'}}]})})
+			{name: 'Patterns', x: 0, y: 4, w: 24, h: 3, config: {displayType: 'event_patterns', sourceId: 'logs'}},
+			{name: 'ErrorRate', x: 0, y: 7, w: 24, h: 4, config: {displayType: 'line', sourceId: 'traces', granularity: '1m', showOperandSeries: false,
+				formulas: [{expression: 'A / B * 100', alias: 'error %'}], select: [
+				{aggFn: 'count', where: 'StatusCode:Error', whereLanguage: 'lucene', alias: 'errors'}, {aggFn: 'count', where: '', whereLanguage: 'lucene', alias: 'spans'}]}}]})})
 		.then((r) => r.json()).then((j) => j.data.id)`)
 	require.NotEmpty(t, id)
 
@@ -91,6 +96,14 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 		assert.Equal(t, "payment <*> failed for user=<*>\t6\t75%", b.text(`[data-tile=Patterns] [data-testid=patterns] tbody tr:first-child`))
 		assert.Equal(t, "cache warmed in <*>\t2\t25%", b.text(`[data-tile=Patterns] [data-testid=patterns] tbody tr:nth-child(2)`))
 		b.screenshot("tiles-" + w)
+		// The formula tile draws its formula alone (showOperandSeries
+		// false): one line, named by its alias.
+		eval[bool](b, "scrolling to the formula tile at "+w, `(document.querySelector('[data-tile=ErrorRate]').scrollIntoView({block: 'center'}), true)`)
+		b.see("the formula line at "+w, `[data-tile=ErrorRate] .chart .u-over`)
+		assert.Equal(t, "error %", b.text(`[data-tile=ErrorRate] .tile-what`))
+		assert.Zero(t, eval[int](b, "no alert on a formula", `document.querySelectorAll('[data-tile=ErrorRate] [data-action=alert-tile]').length`), "an alert cannot watch a formula yet")
+		b.screenshot("formula-" + w)
+		eval[bool](b, "back to the top at "+w, `(document.querySelector('[data-tile=Latency]').scrollIntoView({block: 'center'}), true)`)
 	}
 
 	// An alert on the ratio: the Alerts page says it judges errors over
@@ -109,6 +122,17 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 	assert.Equal(t, "“Payments” › “ErrorRatio”: errors / spans", b.text(`tr[data-alert="error share"] [data-testid=alert-tile]`))
 	b.screenshot("alert-on-ratio")
 	b.run("back to the dashboard", chromedp.Navigate(ui+"/dashboards/"+id+"?range=1h"))
+	// The formula tile in the tile editor: its formula, over A = errors
+	// and B = spans, with the items not drawn; its preview draws it.
+	b.clickFor("editing the formula tile", `[data-tile=ErrorRate] [data-action=edit-tile]`, `!!document.querySelector('[data-testid=tile-editor]')`)
+	b.see("the formula field", `[data-testid=tile-editor] input[name=formula]`)
+	assert.Equal(t, "A / B * 100", eval[string](b, "the formula", `document.querySelector('[data-testid=tile-editor] input[name=formula]').value`))
+	assert.Contains(t, b.text(`[data-testid=tile-editor] label.wide:has(input[name=formula])`), "A = errors, B = spans")
+	assert.False(t, eval[bool](b, "operands not drawn", `document.querySelector('[data-testid=tile-editor] input[name=showOperandSeries]').checked`))
+	b.see("the preview's formula line", `[data-testid=tile-preview] .chart .u-over`)
+	b.screenshot("formula-editor")
+	b.click("cancel", `[data-testid=tile-editor] button[type=button]`)
+	b.run("the editor closes", poll(`!document.querySelector('[data-testid=tile-editor]')`))
 
 	// The heatmap edited in the tile editor: its preview is a heatmap,
 	// and the tile saved keeps its kind with the scale chosen.
@@ -140,4 +164,18 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 		}
 	}
 	assert.Equal(t, errors, half, "a half in each minute with a failure: %v", ratios)
+
+	// The formula tile's line is what the chart API computes: 50 (%) in
+	// each minute with a failure, 0 in the others.
+	rates := eval[[]float64](b, "the formula answer", fmt.Sprintf(`fetch('/api/v2/charts/series', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({startTime: %d, endTime: %d, granularity: '1m', formulas: [{expression: 'A / B * 100'}], series: [
+			{sourceId: 'traces', aggFn: 'count', where: 'StatusCode:Error', whereLanguage: 'lucene'}, {sourceId: 'traces', aggFn: 'count', where: '', whereLanguage: 'lucene'}]})})
+		.then((r) => r.json()).then((j) => j.data.map((row) => row['series_2.data']).filter((v) => v !== undefined))`, now.Add(-time.Hour).UnixMilli(), now.UnixMilli()))
+	fifty := 0
+	for _, r := range rates {
+		if r == 50 {
+			fifty++
+		}
+	}
+	assert.Equal(t, errors, fifty, "50 in each minute with a failure: %v", rates)
 }

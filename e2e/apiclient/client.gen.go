@@ -1854,6 +1854,12 @@ type ChartQuery struct {
 	// Fill every bucket of the range answered, empty ones 0 for count, count_distinct and sum and null otherwise (the web UI's charts); without it only the buckets and groups with data are, as HyperDX's
 	Fill *bool `json:"fill,omitempty"`
 
+	// Formulas further series computed per bucket and group from the series' values (a dashboard tile's formulas), the series named A (the first), B, ...; answered after them as series_N, N counting on from the last series. A formula has no value where an operand has none or it divides by zero. Not with seriesReturnType ratio
+	Formulas *[]struct {
+		// Expression arithmetic (+ - * /, unary minus, parentheses, numbers) over the letters, e.g. A / (A + B) * 100
+		Expression string `json:"expression"`
+	} `json:"formulas,omitempty"`
+
 	// Granularity auto (absent too) picks the smallest of 30s and up giving at most 120 buckets; 1s is HyperDX's test bucket
 	Granularity *ChartQueryGranularity `json:"granularity,omitempty"`
 
@@ -2637,22 +2643,30 @@ type TileConfig struct {
 	FillNulls      *bool                 `json:"fillNulls,omitempty"`
 	FitYAxisToData *bool                 `json:"fitYAxisToData,omitempty"`
 
+	// Formulas line, stacked_bar, table and number tiles of the builder (one on a number tile, never with asRatio; on a metric, log or trace source); series computed from the select items, named A (the first), B, ... by arithmetic (+ - * /, unary minus, parentheses, numbers), drawn beside or instead of the items (showOperandSeries). A number tile with a formula may have several select items, its operands
+	Formulas *[]TileFormula `json:"formulas,omitempty"`
+
 	// Granularity the bucket the tile is drawn at
-	Granularity          *TileConfigGranularity  `json:"granularity,omitempty"`
-	GroupBy              *string                 `json:"groupBy,omitempty"`
-	GroupByColumnsOnLeft *bool                   `json:"groupByColumnsOnLeft,omitempty"`
-	Limit                *int                    `json:"limit,omitempty"`
-	Markdown             *string                 `json:"markdown,omitempty"`
-	NumberFormat         *map[string]interface{} `json:"numberFormat,omitempty"`
+	Granularity          *TileConfigGranularity `json:"granularity,omitempty"`
+	GroupBy              *string                `json:"groupBy,omitempty"`
+	GroupByColumnsOnLeft *bool                  `json:"groupByColumnsOnLeft,omitempty"`
+
+	// Having a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10). Kept and answered as given; not applied to the rows a tile draws here yet
+	Having       *string                 `json:"having,omitempty"`
+	Limit        *int                    `json:"limit,omitempty"`
+	Markdown     *string                 `json:"markdown,omitempty"`
+	NumberFormat *map[string]interface{} `json:"numberFormat,omitempty"`
 
 	// OnClick where a table row click leads, HyperDX's: {type: dashboard | search, target: {mode: id, id} or {mode: template, …}}; a dashboard named by id must be the team's, a search source a log or trace source of the team
 	OnClick *map[string]interface{} `json:"onClick,omitempty"`
 	OrderBy *string                 `json:"orderBy,omitempty"`
 
 	// Select a chart's select items, a heatmap's one HeatmapSelectItem, or a search or event_patterns tile's columns (a string)
-	Select            *TileConfig_Select `json:"select,omitempty"`
-	SeriesLimit       *int               `json:"seriesLimit,omitempty"`
-	ShowOperandSeries *bool              `json:"showOperandSeries,omitempty"`
+	Select      *TileConfig_Select `json:"select,omitempty"`
+	SeriesLimit *int               `json:"seriesLimit,omitempty"`
+
+	// ShowOperandSeries with formulas, whether the select items are drawn beside them (default true; a number tile never draws them)
+	ShowOperandSeries *bool `json:"showOperandSeries,omitempty"`
 
 	// SourceId id of a source of the team
 	SourceId      *string                  `json:"sourceId,omitempty"`
@@ -2689,6 +2703,15 @@ type TileConfig_Select struct {
 
 // TileConfigWhereLanguage defines model for TileConfig.WhereLanguage.
 type TileConfigWhereLanguage string
+
+// TileFormula defines model for TileFormula.
+type TileFormula struct {
+	Alias *string `json:"alias,omitempty"`
+
+	// Expression e.g. A / (A + B) * 100; a division by zero or a missing operand gives no value
+	Expression   string                  `json:"expression"`
+	NumberFormat *map[string]interface{} `json:"numberFormat,omitempty"`
+}
 
 // TileInput A tile with either config or series
 type TileInput struct {

@@ -172,6 +172,16 @@ type Config struct {
 	ConnectionID  string
 	SQLTemplate   string
 	HeatmapSelect []HeatmapItem
+	// Formulas, on a builder chart, are series computed from its select
+	// items by arithmetic naming them by letter, A the first
+	// (charts.ParseFormula); Display's showOperandSeries says whether the
+	// items are drawn beside them.
+	Formulas []Formula
+	// Having, on a builder table, is HyperDX's SQL condition over a
+	// grouped row's aggregates. Kept and answered as given, it is not
+	// applied to the rows a tile draws yet: when it is, it must be
+	// checked on the engine's parse, as a sql where is.
+	Having string
 	// Display holds HyperDX's presentation options (numberFormat,
 	// fillNulls, seriesLimit, …) as they came, so a dashboard read and
 	// written back keeps them.
@@ -197,6 +207,14 @@ type Select struct {
 	Where         string          `json:"where"`
 	WhereLanguage string          `json:"whereLanguage"`
 	NumberFormat  json.RawMessage `json:"numberFormat,omitempty"`
+}
+
+// Formula is one computed series of a chart tile (HyperDX's metric
+// formula): its expression, and how it is labelled and formatted.
+type Formula struct {
+	Expression   string          `json:"expression"`
+	Alias        string          `json:"alias,omitempty"`
+	NumberFormat json.RawMessage `json:"numberFormat,omitempty"`
 }
 
 // HeatmapItem is a heatmap tile's select item (HyperDX's): the value
@@ -281,6 +299,10 @@ func (c Config) MarshalJSON() ([]byte, error) {
 		m["sourceId"] = c.SourceID
 		m["select"] = c.Select
 		put("groupBy", c.GroupBy)
+		put("having", c.Having)
+		if len(c.Formulas) > 0 {
+			m["formulas"] = c.Formulas
+		}
 	}
 	return json.Marshal(m)
 }
@@ -306,9 +328,11 @@ func (c *Config) AsRatio() bool {
 // first two (the first over the second), grouped by the tile's groupBy
 // fields. An item naming a metric (metricName, metricType) reads that
 // metric, as on the chart. A ratio without exactly two items, which
-// Validate refuses, is nothing the tile draws, so nothing is watched.
+// Validate refuses, is nothing the tile draws, so nothing is watched; nor
+// is a tile whose value is a formula, which the scheduler does not
+// evaluate yet.
 func (c *Config) Watched() ([]Select, []string, bool) {
-	if !c.IsChart() || len(c.Select) == 0 {
+	if !c.IsChart() || len(c.Select) == 0 || len(c.Formulas) > 0 {
 		return nil, nil, false
 	}
 	if c.AsRatio() {

@@ -158,13 +158,6 @@ func strict(b []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// refused are HyperDX config fields that change what a chart computes in
-// ways not run here yet: refused rather than stored and ignored.
-var refused = map[string]string{
-	"formulas": "formulas",
-	"having":   "having",
-}
-
 // heatmapKeys are the fields of HyperDX's heatmap tile config: no
 // groupBy, no chart options beside numberFormat.
 var heatmapKeys = []string{"displayType", "sourceId", "select", "where", "whereLanguage", "numberFormat"}
@@ -207,6 +200,7 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 		{"markdown", &c.Markdown},
 		{"connectionId", &c.ConnectionID},
 		{"sqlTemplate", &c.SQLTemplate},
+		{"having", &c.Having},
 	} {
 		if err := str(k.key, k.dst); err != nil {
 			return c, err
@@ -232,28 +226,25 @@ func fromConfig(m map[string]json.RawMessage) (Config, error) {
 			return c, fmt.Errorf("config.select: %w", err)
 		}
 	}
+	if raw, ok := m["formulas"]; ok && string(raw) != "null" {
+		if err := strict(raw, &c.Formulas); err != nil {
+			return c, fmt.Errorf("config.formulas: %w", err)
+		}
+		if len(c.Formulas) == 0 {
+			c.Formulas = nil
+		}
+	}
 	for k, raw := range m {
 		switch {
 		case slices.Contains([]string{
 			"configType", "displayType", "sourceId", "groupBy", "where", "whereLanguage",
-			"markdown", "connectionId", "sqlTemplate", "select",
+			"markdown", "connectionId", "sqlTemplate", "select", "formulas", "having",
 		}, k):
 		case slices.Contains(displayOptions, k):
 			if c.Display == nil {
 				c.Display = map[string]json.RawMessage{}
 			}
 			c.Display[k] = raw
-		case refused[k] != "":
-			if s := string(raw); s != "false" && s != "null" && s != "[]" && s != `""` {
-				return c, fmt.Errorf("config.%s is not supported yet", k)
-			}
-			if string(raw) == "false" {
-				// Kept, so a dashboard read back says what it was given.
-				if c.Display == nil {
-					c.Display = map[string]json.RawMessage{}
-				}
-				c.Display[k] = raw
-			}
 		default:
 			return c, fmt.Errorf("unknown field config.%s", k)
 		}
@@ -298,6 +289,11 @@ func canonical(c *Config) {
 	}
 	if c.DisplayType != Line {
 		delete(c.Display, "fitYAxisToData")
+	}
+	if c.DisplayType == Number {
+		// A number tile draws its one formula alone: its operands are
+		// never shown, so the option says nothing (HyperDX answers none).
+		delete(c.Display, "showOperandSeries")
 	}
 }
 

@@ -119,7 +119,7 @@ func TestDecodeRefuses(t *testing.T) {
 		"two sources":     {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"time","sourceId":"a"},{"type":"time","sourceId":"b"}]}`), "share one source"},
 		"empty series":    {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[]}`), "at least one"},
 		"unknown series":  {tile(`{"x":0,"y":0,"w":1,"h":1,"series":[{"type":"heatmap"}]}`), "series type must be one of"},
-		"formulas":        {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","formulas":[{"expression":"A/B"}]}}`), "config.formulas is not supported"},
+		"formulas":        {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","formulas":[{"expr":"A/B"}]}}`), "config.formulas: json: unknown field"},
 		"ratio in config": {tile(`{"x":0,"y":0,"w":1,"h":1,"asRatio":true,"config":{"displayType":"line"}}`), "specify config.asRatio instead"},
 		"heatmap groupBy": {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","groupBy":"ServiceName"}}`), "config.groupBy is not a field of a heatmap tile"},
 		"heatmap aggFn":   {tile(`{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"heatmap","select":[{"valueExpression":"Duration","aggFn":"count"}]}}`), "select of a heatmap tile"},

@@ -27,6 +27,7 @@ var (
 const (
 	maxTiles     = 500
 	maxSelect    = 20
+	maxFormulas  = 10
 	maxTileID    = 36
 	maxTags      = 50
 	maxTagLength = 128
@@ -184,6 +185,7 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 			p.Add("%s: asRatio can only be used with exactly two select items", at)
 		}
 	}
+	c.checkFormulas(p, at)
 	switch {
 	case c.ConfigType != "":
 		if c.ConfigType != "sql" {
@@ -239,7 +241,10 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 	switch n := len(c.Select); {
 	case n == 0 || n > maxSelect:
 		p.Add("%s.select takes 1 to %d items, got %d", at, maxSelect, n)
-	case n != 1 && slices.Contains([]string{Number, Pie, Bar}, c.DisplayType):
+	case n != 1 && c.DisplayType == Number && len(c.Formulas) == 0:
+		// With a formula, a number tile shows it over several items.
+		p.Add("%s.select: Number tiles support a single select item without formulas, got %d", at, n)
+	case n != 1 && slices.Contains([]string{Pie, Bar}, c.DisplayType):
 		p.Add("%s.select of a %s tile takes one item, got %d", at, c.DisplayType, n)
 	}
 	for j := range c.Select {
@@ -276,6 +281,44 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 		language(sat+".whereLanguage", &s.WhereLanguage)
 	}
 	return source(true)
+}
+
+// checkFormulas applies HyperDX's rules to a tile's formulas and having:
+// formulas on the builder's line, stacked_bar, table and number tiles
+// only, at most maxFormulas (one on a number tile), each an expression
+// over the tile's select items, never beside asRatio (a ratio is the
+// formula "A / B"); having on the builder's table tiles only (it is not
+// run, so not yet checked as SQL).
+func (c *Config) checkFormulas(p *problems.List, at string) {
+	builder := c.ConfigType == ""
+	switch {
+	case len(c.Formulas) == 0:
+	case !builder || !slices.Contains([]string{Line, StackedBar, Table, Number}, c.DisplayType):
+		p.Add("%s.formulas are for line, stacked_bar, table and number tiles of the builder", at)
+	default:
+		switch {
+		case len(c.Formulas) > maxFormulas:
+			p.Add("%s.formulas: at most %d", at, maxFormulas)
+		case c.DisplayType == Number && len(c.Formulas) > 1:
+			p.Add("%s.formulas: Number charts support a single formula", at)
+		}
+		for i, f := range c.Formulas {
+			if _, err := charts.ParseFormula(f.Expression, len(c.Select)); err != nil {
+				p.Add("%s.formulas.%d.expression: %v", at, i, err)
+			}
+		}
+		if c.AsRatio() {
+			p.Add(`%s.formulas: formulas cannot be combined with asRatio; express the ratio as a formula instead (e.g. "A / B")`, at)
+		}
+	}
+	if c.Having != "" {
+		switch {
+		case !builder || c.DisplayType != Table:
+			p.Add("%s.having is for table tiles of the builder", at)
+		case len(c.Having) > query.MaxSQLWhere:
+			p.Add("%s.having may be at most %d bytes", at, query.MaxSQLWhere)
+		}
+	}
 }
 
 // checkContainers applies HyperDX's rules to a dashboard's containers and

@@ -51,7 +51,7 @@ func TestValidate(t *testing.T) {
 			name: "select rules", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"number","sourceId":"logs","select":[
 			{"aggFn":"count","valueExpression":"x"},{"aggFn":"avg"},{"aggFn":"quantile","valueExpression":"d"},{"aggFn":"median","valueExpression":"d","whereLanguage":"kql"},{"aggFn":"sum","valueExpression":"d","level":0.5}]}}]}`,
 			want: []string{
-				"select of a number tile takes one item, got 5", "select.0: valueExpression cannot be used with aggFn count",
+				"select: Number tiles support a single select item without formulas, got 5", "select.0: valueExpression cannot be used with aggFn count",
 				"select.1.valueExpression is required with aggFn avg", "select.2.level must be between 0 and 1 with aggFn quantile",
 				"select.3.aggFn must be one of", "select.3.whereLanguage must be one of lucene, sql", "select.4.level can only be used with aggFn quantile",
 			},
@@ -79,6 +79,17 @@ func TestValidate(t *testing.T) {
 			want: []string{
 				"tiles.0.config.select[0].valueExpression is required", "tiles.1.config.select of a heatmap tile takes one item, got 2",
 				"heatmapScaleType must be one of log, linear", "tiles.2.config.displayType must be one of line",
+			},
+		},
+		{name: "formulas", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"number","sourceId":"logs","formulas":[{"expression":"A / (A + B) * 100","alias":"%"}],"select":[{"aggFn":"count","where":"level:error"},{"aggFn":"count"}]}},
+			{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"table","sourceId":"logs","having":"count() > 10","select":[{"aggFn":"count"}],"groupBy":"service"}}]}`},
+		{
+			name: "formula mistakes", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"number","sourceId":"logs","asRatio":true,"formulas":[{"expression":"A / C"},{"expression":"A +"}],"select":[{"aggFn":"count"},{"aggFn":"count"}]}},
+			{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"pie","sourceId":"logs","formulas":[{"expression":"A"}],"having":"count() > 1","select":[{"aggFn":"count"}]}}]}`,
+			want: []string{
+				"tiles.0.config.formulas: Number charts support a single formula", `tiles.0.config.formulas.0.expression: Unknown series "C"`,
+				"tiles.0.config.formulas.1.expression: Unexpected end of expression", "tiles.1.config.formulas are for line, stacked_bar, table and number",
+				"tiles.1.config.having is for table tiles",
 			},
 		},
 		{name: "event patterns", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"event_patterns","sourceId":"logs"}}]}`},

@@ -54,7 +54,7 @@ type ChartSelect struct {
 	NumberFormat json.RawMessage `json:"numberFormat,omitempty"`
 }
 
-// ChartFormula is a derived series over the select items (Formula).
+// ChartFormula is a derived series over the select items (charts.Formula).
 type ChartFormula struct {
 	Expression string `json:"expression"`
 	Alias      string `json:"alias,omitempty"`
@@ -203,7 +203,7 @@ func inlineMeasured(raw json.RawMessage) (measured, error) {
 	}
 	switch {
 	case len(c.Formulas) > 0:
-		f, err := ParseFormula(c.Formulas[0].Expression, len(c.Select))
+		f, err := charts.ParseFormula(c.Formulas[0].Expression, len(c.Select))
 		if err != nil {
 			return measured{}, fmt.Errorf("chartConfig.formulas[0]: %w", err)
 		}

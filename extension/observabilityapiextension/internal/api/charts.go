@@ -32,7 +32,20 @@ type chartRequest struct {
 	// count_distinct and sum and null otherwise (the web UI's charts);
 	// HyperDX's answer, without it, holds the buckets with data only.
 	Fill bool `json:"fill"`
+	// Formulas are further series computed per bucket and group from the
+	// series' values, named A (the first), B, ... (a dashboard tile's
+	// formulas, charts.ParseFormula): answered after them, series_N with
+	// N counting on from the last series.
+	Formulas []chartFormula `json:"formulas"`
 }
+
+// chartFormula is one computed series of a chart request.
+type chartFormula struct {
+	Expression string `json:"expression"`
+}
+
+// maxFormulas bounds a request's formulas, as a tile's are.
+const maxFormulas = 10
 
 type chartSeries struct {
 	SourceID      string   `json:"sourceId"`
@@ -91,6 +104,20 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 		p.OneOf("seriesReturnType", req.SeriesReturnType, []string{"column", "ratio"})
 		if req.SeriesReturnType == "ratio" && len(req.Series) != 2 {
 			p.Add("seriesReturnType ratio divides the first series by the second: send two series")
+		}
+	}
+	formulas := make([]charts.Formula, len(req.Formulas))
+	switch {
+	case len(req.Formulas) > maxFormulas:
+		p.Add("formulas: at most %d", maxFormulas)
+	case len(req.Formulas) > 0 && req.SeriesReturnType == "ratio":
+		p.Add(`formulas cannot be combined with seriesReturnType ratio; send the ratio as the formula "A / B"`)
+	default:
+		for j, f := range req.Formulas {
+			var err error
+			if formulas[j], err = charts.ParseFormula(f.Expression, len(req.Series)); err != nil {
+				p.Add("formulas[%d].expression: %v", j, err)
+			}
 		}
 	}
 	var groupBy []string
@@ -158,6 +185,11 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 		if v == nil {
 			return nil
 		}
+		if i >= len(req.Series) {
+			// A formula's value: a quotient or a sum of any of the
+			// series, never a count, so a number.
+			return *v
+		}
 		if sr := req.Series[i]; sr.Query == "" && (sr.AggFn == "count" || sr.AggFn == "count_distinct") {
 			return strconv.FormatFloat(*v, 'f', -1, 64)
 		}
@@ -173,6 +205,9 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 				q = &x
 			}
 			vals = []*float64{q}
+		}
+		for _, f := range formulas {
+			vals = append(vals, f.Eval(pt.Values))
 		}
 		row := map[string]any{}
 		if req.SeriesReturnType == "column" {

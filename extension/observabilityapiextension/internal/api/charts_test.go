@@ -51,6 +51,25 @@ func TestChartSeriesEndpoint(t *testing.T) {
 	assert.Equal(t, [2]any{"0", nil}, got[float64(start+60_000)], "empty: 0 for count, null for max")
 	assert.Equal(t, [2]any{"1", 3.0}, got[float64(start+120_000)])
 
+	// A tile's formulas: computed per bucket from the series, answered
+	// after them; no value where an operand has none or divides by 0.
+	query["formulas"] = []any{map[string]any{"expression": "B / A * 100"}, map[string]any{"expression": "-A + 2"}}
+	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	formulas := map[float64][2]any{}
+	for _, d := range r.body["data"].([]any) {
+		m := d.(map[string]any)
+		formulas[m["ts_bucket"].(float64)] = [2]any{m["series_2.data"], m["series_3.data"]}
+	}
+	assert.Equal(t, [2]any{200.0, 1.0}, formulas[float64(start)])
+	assert.Equal(t, [2]any{nil, 2.0}, formulas[float64(start+60_000)], "max is null there, and A is 0")
+	assert.Equal(t, [2]any{300.0, 1.0}, formulas[float64(start+120_000)])
+	query["formulas"] = []any{map[string]any{"expression": "A / C"}}
+	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Contains(t, r.body["message"], `formulas[0].expression: Unknown series "C"`)
+	delete(query, "formulas")
+
 	// HyperDX's answer (no fill): the buckets with data only.
 	delete(query, "fill")
 	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query)

@@ -38,11 +38,8 @@ const hyperdxCommit = "b52a6fa83a1a8f6d1cc70e8b676103ade6a1b207"
 
 // Why alerts.int.test.ts cases are left out.
 const (
-	alertsInlineRawSQL    = `its inline alert's chartConfig is raw SQL, which is stored here, not run, so the scheduler could never evaluate the alert: it is checked as HyperDX checks it (connection the team's, source on it, no chart-level where) and then refused (400), as an alert on a raw SQL tile is; the case expects it accepted`
-	dashboardsHeatmap     = "heatmap tiles are not drawn here yet: refused with 400"
-	dashboardsFormulas    = "its tile sets formulas (series computed from the select items by an expression), which charts here do not compute yet: refused with 400 rather than stored and drawn wrong"
-	dashboardsMetricItems = "its select items name a metric (metricName, metricType), which a builder tile here does not take yet (a metric is chosen with where MetricName:…): refused with 400"
-	alertsRawSQL          = "raw SQL tiles are stored here, not run, so the scheduler could never evaluate an alert on one: it is refused (400), and a tile made raw SQL takes its alerts with it"
+	alertsInlineRawSQL = `its inline alert's chartConfig is raw SQL, which is stored here, not run, so the scheduler could never evaluate the alert: it is checked as HyperDX checks it (connection the team's, source on it, no chart-level where) and then refused (400), as an alert on a raw SQL tile is; the case expects it accepted`
+	alertsRawSQL       = "raw SQL tiles are stored here, not run, so the scheduler could never evaluate an alert on one: it is refused (400), and a tile made raw SQL takes its alerts with it"
 )
 
 // skipped lists the HyperDX cases that cannot apply, by file, with why.
@@ -56,23 +53,6 @@ var skipped = map[string]map[string]string{
 		"rejects a raw SQL inline alert whose source is on a different connection":           alertsInlineRawSQL,
 		"should allow creating an alert on a raw SQL line tile":                              alertsRawSQL,
 		"should allow creating an alert on a raw SQL number tile":                            alertsRawSQL,
-	},
-	"dashboards.int.test.ts": {
-		"can round-trip all supported chart types and all supported fields on each chart type": "its table tile sets having, which is not computed here: refused (400) rather than stored and ignored; its asRatio, heatmap and metric select items are taken (TestHyperDXDashboardTiles)",
-		"does not re-validate heatmap source-kind for unchanged heatmap tiles":                 dashboardsHeatmap,
-		"round-trips a line tile with formulas and showOperandSeries":                          dashboardsFormulas,
-		"round-trips a table tile with formulas":                                               dashboardsFormulas,
-		"round-trips a number tile with multiple operands and one formula":                     dashboardsFormulas,
-		"round-trips formulas through an update (PUT)":                                         dashboardsFormulas,
-		"rejects a formula referencing a series the tile does not have":                        dashboardsFormulas,
-		"rejects a malformed formula expression":                                               dashboardsFormulas,
-		"rejects formulas combined with asRatio":                                               dashboardsFormulas,
-		"rejects multiple formulas on a number tile":                                           dashboardsFormulas,
-		"round-trips formulas on a log/trace event source":                                     dashboardsFormulas,
-		"rejects formulas on a formula-incapable source kind (session)":                        dashboardsFormulas,
-		"does not block updates over an unchanged formula tile whose source kind changed":      dashboardsFormulas,
-		"rejects multiple select items on a number tile without formulas":                      dashboardsMetricItems,
-		"round-trips a multi-series metric tile with no formulas":                              dashboardsMetricItems,
 	},
 	"sources-crud.int.test.ts": {
 		"should return 404 on a kind change when the source is deleted concurrently": "it spies on the raw collection's replaceOne to delete the document mid-update; an update here is one versioned write with no such seam",

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
+	"github.com/otelhouse/otelhouse/internal/domain/charts"
 	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
 	"github.com/otelhouse/otelhouse/internal/domain/query"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
@@ -325,7 +326,7 @@ func checkFormulas(ext externalChart, p *problems.List) {
 		p.Add("chartConfig.formulas takes at most %d entries", maxChartFormulas)
 	}
 	for i, f := range ext.Formulas {
-		if _, err := alerting.ParseFormula(f.Expression, len(ext.Select)); err != nil {
+		if _, err := charts.ParseFormula(f.Expression, len(ext.Select)); err != nil {
 			p.Add("chartConfig.formulas[%d].expression: %v", i, err)
 		}
 	}

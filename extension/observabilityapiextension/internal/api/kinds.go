@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -70,7 +71,7 @@ func decodeDashboard(s *Server, ctx context.Context, body []byte, st stamp) (doc
 		err = s.checkOnClick(ctx, team, &d)
 	}
 	if err == nil {
-		err = s.checkHeatmapSources(ctx, team, &d)
+		err = s.checkTileSourceKinds(ctx, team, &d, st.old)
 	}
 	if err == nil {
 		err = s.checkTileConnections(ctx, team, &d)
@@ -235,24 +236,81 @@ func (s *Server) checkOnClick(ctx context.Context, team string, d *dashboards.Da
 	return nil
 }
 
-// checkHeatmapSources refuses a heatmap tile over a source that is no
-// trace source, as HyperDX does: its buckets are of a span's value (a
-// duration), which its UI offers on traces only.
-func (s *Server) checkHeatmapSources(ctx context.Context, team string, d *dashboards.Dashboard) error {
-	var wrong []string
-	for _, id := range d.HeatmapSources() {
-		kind, err := s.sourceKind(ctx, team, id)
+// checkTileSourceKinds refuses, as HyperDX does, a heatmap tile over a
+// source that is no trace source (its buckets are of a span's value, a
+// duration, which its UI offers on traces only) and a tile with formulas
+// over a source that is no metric, log or trace source. Only the tiles an
+// update adds or changes are checked: a source whose kind changed since a
+// tile was accepted must not wedge every later edit of the dashboard.
+func (s *Server) checkTileSourceKinds(ctx context.Context, team string, d *dashboards.Dashboard, oldDoc []byte) error {
+	changed, err := changedTiles(d, oldDoc)
+	if err != nil {
+		return err
+	}
+	kinds := map[string]string{}
+	kindOf := func(id string) (string, error) {
+		if k, ok := kinds[id]; ok {
+			return k, nil
+		}
+		k, err := s.sourceKind(ctx, team, id)
+		kinds[id] = k
+		return k, err
+	}
+	var notTrace, noFormulas []string
+	for _, t := range changed {
+		c := t.Config
+		if c.ConfigType != "" || c.SourceID == "" {
+			continue
+		}
+		heatmap, formulas := c.DisplayType == dashboards.Heatmap, len(c.Formulas) > 0
+		if !heatmap && !formulas {
+			continue
+		}
+		kind, err := kindOf(c.SourceID)
 		if err != nil {
 			return err
 		}
-		if kind != "trace" {
-			wrong = append(wrong, id)
+		switch {
+		case heatmap && kind != "trace" && !slices.Contains(notTrace, c.SourceID):
+			notTrace = append(notTrace, c.SourceID)
+		case formulas && kind != "metric" && kind != "log" && kind != "trace" && !slices.Contains(noFormulas, c.SourceID):
+			noFormulas = append(noFormulas, c.SourceID)
 		}
 	}
-	if len(wrong) > 0 {
-		return &apiError{status: http.StatusBadRequest, msg: "Heatmap tiles require a Trace source; not trace sources: " + strings.Join(wrong, ", ")}
+	switch {
+	case len(notTrace) > 0:
+		return &apiError{status: http.StatusBadRequest, msg: "Heatmap tiles require a Trace source; not trace sources: " + strings.Join(notTrace, ", ")}
+	case len(noFormulas) > 0:
+		return &apiError{status: http.StatusBadRequest, msg: "Tiles with formulas require a Metric, Log, or Trace source; not such sources: " + strings.Join(noFormulas, ", ")}
 	}
 	return nil
+}
+
+// changedTiles are the tiles of d that are new to the stored dashboard
+// oldDoc (nil on a create) or whose config differs from its tile of the
+// same id.
+func changedTiles(d *dashboards.Dashboard, oldDoc []byte) ([]dashboards.Tile, error) {
+	if oldDoc == nil {
+		return d.Tiles, nil
+	}
+	old, err := dashboards.Decode(oldDoc)
+	if err != nil {
+		return nil, fmt.Errorf("stored dashboard: %w", err)
+	}
+	var out []dashboards.Tile
+	for _, t := range d.Tiles {
+		if o, ok := old.Tile(t.ID); ok && sameConfig(o.Config, t.Config) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func sameConfig(a, b dashboards.Config) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
 
 // sourceKind is the kind of a team's source as stored (Validate has

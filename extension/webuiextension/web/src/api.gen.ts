@@ -1341,6 +1341,11 @@ export interface components {
              * @default false
              */
             fill: boolean;
+            /** @description further series computed per bucket and group from the series' values (a dashboard tile's formulas), the series named A (the first), B, ...; answered after them as series_N, N counting on from the last series. A formula has no value where an operand has none or it divides by zero. Not with seriesReturnType ratio */
+            formulas?: {
+                /** @description arithmetic (+ - * /, unary minus, parentheses, numbers) over the letters, e.g. A / (A + B) * 100 */
+                expression: string;
+            }[];
             /** @description every series but a Datadog query groups by the same groupBy */
             series: {
                 sourceId: string;
@@ -1538,9 +1543,22 @@ export interface components {
             /** @description where a table row click leads, HyperDX's: {type: dashboard | search, target: {mode: id, id} or {mode: template, …}}; a dashboard named by id must be the team's, a search source a log or trace source of the team */
             onClick?: Record<string, never>;
             orderBy?: string;
+            /** @description line, stacked_bar, table and number tiles of the builder (one on a number tile, never with asRatio; on a metric, log or trace source); series computed from the select items, named A (the first), B, ... by arithmetic (+ - * /, unary minus, parentheses, numbers), drawn beside or instead of the items (showOperandSeries). A number tile with a formula may have several select items, its operands */
+            formulas?: components["schemas"]["TileFormula"][];
+            /** @description with formulas, whether the select items are drawn beside them (default true; a number tile never draws them) */
             showOperandSeries?: boolean;
+            /** @description a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10). Kept and answered as given; not applied to the rows a tile draws here yet */
+            having?: string;
             /** @description a number tile's background sparkline, HyperDX's ({type, color}); kept as given */
             backgroundChart?: Record<string, never>;
+        };
+        TileFormula: {
+            /** @description e.g. A / (A + B) * 100; a division by zero or a missing operand gives no value */
+            expression: string;
+            alias?: string;
+            numberFormat?: {
+                [key: string]: unknown;
+            };
         };
         /** @description This API's first tile config, still accepted; answered as a TileConfig */
         FirstTileConfig: {

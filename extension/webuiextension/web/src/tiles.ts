@@ -24,11 +24,12 @@ export function label(s: SelectItem): string {
 
 // alertable says whether an alert can watch a tile
 // (dashboards.Config.Watched): a chart tile, a ratio one only of its two
-// items (a ratio of more is nothing the tile draws).
+// items (a ratio of more is nothing the tile draws), not a formula tile
+// (the scheduler does not evaluate formulas on tiles yet).
 export function alertable(c: Schemas['TileConfig']): boolean {
   const items = chartItems(c);
   return !c.configType && items.length > 0 && ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar'].includes(c.displayType)
-    && (c.asRatio !== true || items.length === 2);
+    && (c.asRatio !== true || items.length === 2) && !(c.formulas ?? []).length;
 }
 
 // watchedLabel says what an alert on a chart tile judges, as the

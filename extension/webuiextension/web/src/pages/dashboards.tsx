@@ -130,6 +130,7 @@ export function DashboardsPage() {
 }
 
 type Imported = Whole<'/api/v2/dashboards/import', 'post'>;
+type Formula = Schemas['TileFormula'];
 
 // DashboardPage draws a dashboard's tiles on its 24-column grid over one
 // time range; in edit mode tiles are added, edited and removed, each
@@ -334,6 +335,31 @@ function isRatio(c: TileConfig) {
   return isChart(c) && c.asRatio === true && chartItems(c).length === 2;
 }
 
+// formulasOf are a chart tile's formulas: series the API computes from
+// its select items (A the first).
+function formulasOf(c: TileConfig): Formula[] {
+  return isChart(c) && !isRatio(c) ? c.formulas ?? [] : [];
+}
+
+// operandsShown: whether a formula tile draws its select items beside its
+// formulas (a number tile shows its one formula alone).
+function operandsShown(c: TileConfig) {
+  return !formulasOf(c).length || (c.displayType !== 'number' && c.showOperandSeries !== false);
+}
+
+// formulaItem stands for a formula's series: named by its alias or its
+// expression, and not additive (its summary is its latest bucket).
+function formulaItem(f: Formula): SelectItem {
+  return { alias: f.alias || f.expression, where: '', whereLanguage: 'lucene' };
+}
+
+// drawnItems are what a chart tile draws, a line (or column) each: its
+// select items, its formulas' series, or both.
+function drawnItems(c: TileConfig): SelectItem[] {
+  const fs = formulasOf(c).map(formulaItem);
+  return operandsShown(c) ? [...chartItems(c), ...fs] : fs;
+}
+
 // ratioItem stands for a ratio tile's one line: named after both items,
 // and not additive (a ratio's summary is its latest bucket).
 function ratioItem(items: SelectItem[]): SelectItem {
@@ -383,6 +409,23 @@ export async function runTile(c: TileConfig, from: number, to: number, signal?: 
       startTime: from, endTime: to, granularity: c.granularity || 'auto', fill: true, seriesReturnType: 'ratio', series: items.map(one),
     }, signal);
     const perItem = linesOf([ratioItem(items)], a.data ?? [], groupBy);
+    return { stepMs: goDuration(a.granularity ?? ''), lines: perItem.flat(), perItem };
+  }
+  const formulas = formulasOf(c);
+  if (formulas.length) {
+    // The API computes the formulas over the series of one request.
+    if (items.length > seriesPerRequest) throw new Error(`a tile's formulas are computed over at most ${seriesPerRequest} select items; this one has ${items.length}`);
+    const a = await callWhole<{ data: Parameters<typeof linesOf>[1]; granularity: string }>('POST', '/api/v2/charts/series', {
+      startTime: from, endTime: to, granularity: c.granularity || 'auto', fill: true, series: items.map(one),
+      formulas: formulas.map((f) => ({ expression: f.expression })),
+    }, signal);
+    const drawn = drawnItems(c);
+    let perItem = linesOf([...items, ...formulas.map(formulaItem)], a.data ?? [], groupBy);
+    if (!operandsShown(c)) perItem = perItem.slice(items.length);
+    if (drawn.length === 1 && items.length + formulas.length > 1) {
+      // One line per group: named by the group alone, as a one-item tile's.
+      perItem = perItem.map((ls) => ls.map((l) => ({ ...l, group: l.group.slice(1) })));
+    }
     return { stepMs: goDuration(a.granularity ?? ''), lines: perItem.flat(), perItem };
   }
   const chunks: SelectItem[][] = [];
@@ -457,7 +500,8 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
     else runTile(c, from, to, ac.signal).then((d) => { setData(d); setError(''); }).catch(done);
     return () => ac.abort();
   }, [key, from, to]);
-  const what = chart ? (isRatio(c) ? label(ratioItem(items)) : items.map(label).join(', ')) + (items[0].where ? ` · ${items[0].where}` : '')
+  // A formula drawn alone is not its first operand's where.
+  const what = chart ? (isRatio(c) ? label(ratioItem(items)) : drawnItems(c).map(label).join(', ')) + (items[0].where && operandsShown(c) ? ` · ${items[0].where}` : '')
     : heat ? `count by ${hm.valueExpression}${c.where ? ` · ${c.where}` : ''}` : c.configType ? 'SQL' : c.displayType;
   const head = <div class="tile-head"><strong class="tile-title" title={tile.name || what}>{tile.name || what}</strong><span class="muted small tile-what">{what}</span>{tools}</div>;
   let content: ComponentChildren;
@@ -482,7 +526,10 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
     // A line or bar chart's legend (its series and hover values) sits
     // under the plot, inside the tile.
     const legend = ['line', 'stacked_bar'].includes(c.displayType) && data.lines.length <= 12 ? 30 : 0;
-    content = <TileData c={c} items={isRatio(c) ? [ratioItem(items)] : items} data={data} unit={isRatio(c) ? '' : unit} height={Math.max(100, tile.h * 82 - 70 - legend)} onZoom={onZoom} />;
+    // A formula drawn alone is in its own unit (A / B * 100 is no longer
+    // the items' bytes).
+    const drawnUnit = isRatio(c) ? '' : operandsShown(c) ? unit : unitOf(c.numberFormat ?? formulasOf(c)[0].numberFormat);
+    content = <TileData c={c} items={isRatio(c) ? [ratioItem(items)] : drawnItems(c)} data={data} unit={drawnUnit} height={Math.max(100, tile.h * 82 - 70 - legend)} onZoom={onZoom} />;
   }
   return <>{head}<div class="tile-body">{content}</div></>;
 }
@@ -682,6 +729,20 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
                   </label>
                   <label>Group by<input name="groupBy" placeholder="ServiceName, SeverityText" value={c.groupBy ?? ''} onInput={(e) => setC({ groupBy: e.currentTarget.value })} /></label>
                   </>}
+                  {['line', 'stacked_bar', 'table', 'number'].includes(c.displayType) && !c.asRatio && (
+                    <>
+                      <label class="wide">{`Formula over ${chartItems(c).map((s, i) => `${String.fromCharCode(65 + i)} = ${label(s)}`).join(', ')} (optional)`}
+                        <input name="formula" class="mono" placeholder="A * 100" value={c.formulas?.[0]?.expression ?? ''} onInput={(e) => {
+                          const expression = e.currentTarget.value;
+                          const rest = (c.formulas ?? []).slice(1);
+                          setC({ formulas: expression ? [{ ...c.formulas?.[0], expression }, ...rest] : rest.length ? rest : undefined });
+                        }} /></label>
+                      {c.formulas?.length && c.displayType !== 'number' ? (
+                        <label class="check"><input type="checkbox" name="showOperandSeries" checked={c.showOperandSeries !== false}
+                          onChange={(e) => setC({ showOperandSeries: e.currentTarget.checked ? undefined : false })} />Draw the select items beside the formula</label>
+                      ) : null}
+                    </>
+                  )}
                   <div class="pair">
                     <label>Granularity<select name="granularity" value={c.granularity || 'auto'} onChange={(e) => setC({ granularity: e.currentTarget.value === 'auto' ? undefined : e.currentTarget.value as TileConfig['granularity'] })}>
                       {granularities.map((g) => <option value={g}>{g}</option>)}
@@ -728,6 +789,7 @@ function tileOut(t: Tile): Tile {
   if (!out.granularity || out.granularity === 'auto') delete out.granularity; // auto is the default
   if (!out.numberFormat) delete out.numberFormat;
   if (!out.groupBy) delete out.groupBy;
+  if (!out.formulas?.length) { delete out.formulas; delete out.showOperandSeries; }
   out.select = chartItems(c).map((s) => {
     // A Datadog metric query (a tile from the metrics explorer) is kept
     // whole: it replaces aggFn, field and where.

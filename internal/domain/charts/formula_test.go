@@ -1,4 +1,4 @@
-package alerting
+package charts
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package alerting
+package charts
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Formula is a parsed metric formula of an inline alert's chart:
+// Formula is a parsed chart formula (a dashboard tile's or an inline alert's):
 // arithmetic (+ - * /, unary minus, parentheses, numbers) over the
 // chart's select items named by letter, A the first. HyperDX's grammar;
 // there are no functions, so nothing of it reaches SQL.
