@@ -34,6 +34,12 @@ export function metricQuery(metric: string, agg: string, filters: string[], by: 
   return `${agg}:${metric}{${filters.length ? filters.join(',') : '*'}}${by.length ? ` by {${by.join(',')}}` : ''}${rate ? '.as_rate()' : ''}`;
 }
 
+// breakable lets a long metric name wrap after its dots and underscores
+// (a narrow list broke it mid-word); the text stays the name as typed.
+function breakable(name: string) {
+  return name.split(/(?<=[._])/).map((part, i) => <>{i > 0 && <wbr />}{part}</>);
+}
+
 export function MetricsPage() {
   const loc = useLocation();
   const params = loc.searchParams;
@@ -111,7 +117,7 @@ export function MetricsPage() {
                   <tr class={m.name === picked ? 'sel' : ''} data-metric={m.name} title={m.description} tabIndex={0}
                     onClick={() => go({ metric: m.name, agg: null, filter: null, by: null, rate: null })}
                     onKeyDown={(e) => { if (e.key === 'Enter') go({ metric: m.name, agg: null, filter: null, by: null, rate: null }); }}>
-                    <td class="name">{m.name}{m.description && <div class="desc muted small">{m.description}</div>}</td>
+                    <td class="name">{breakable(m.name)}{m.description && <div class="desc muted small">{m.description}</div>}</td>
                     <td class="small">{m.type.replace('_', ' ')}{m.monotonic ? ' (monotonic)' : ''}</td>
                     <td class="small">{m.unit}</td>
                   </tr>
