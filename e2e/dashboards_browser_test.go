@@ -208,12 +208,14 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 	want := fmt.Sprint(len(recs))
 	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_logs") == want }, 30*time.Second, 200*time.Millisecond, "stored")
 
-	// With no webhook yet, the page says what a monitor import and an
-	// alert need rather than offer an empty menu and a dead button.
+	// With no webhook or saved search yet, the page says what a monitor
+	// import and an alert need rather than offer empty menus and the
+	// API's refusal after a click.
 	b.run("the alerts page", chromedp.Navigate(ui+"/alerts"))
 	b.see("what an import needs", `[data-testid=import-needs-webhook]`)
 	b.click("a new alert", `[data-action=new-search-alert]`)
 	b.see("what an alert needs", `[data-testid=alert-no-webhook]`)
+	b.see("what an alert on a search needs", `[data-testid=alert-no-search]`)
 	assert.True(t, eval[bool](b, "the create button", `document.querySelector('[data-action=save-alert]').disabled`), "no alert without a webhook")
 	b.click("cancel", `[data-testid=alert-form] button[type=button]`)
 

@@ -75,6 +75,7 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
   const [a, setA] = useState<Partial<Alert>>({ threshold: 1, thresholdType: 'above', interval: '5m', channel: { type: 'webhook', webhookId: '' }, ...initial });
   const [hooks, setHooks] = useState<Webhook[]>([]);
   const [hooksRead, setHooksRead] = useState(false);
+  const [searchesRead, setSearchesRead] = useState(false);
   const [searches, setSearches] = useState<{ id: string; name: string }[]>([]);
   const [error, setError] = useState('');
   const onSearch = a.source === 'saved_search';
@@ -82,6 +83,7 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
     if (onSearch) {
       get<{ id: string; name: string }[]>('/api/v2/saved-searches').then((l) => {
         setSearches(l);
+        setSearchesRead(true);
         if (!a.savedSearchId && l.length) setA((x) => ({ ...x, savedSearchId: l[0].id }));
       }).catch((e) => setError(e.message));
     }
@@ -104,9 +106,11 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
         <label class="wide">Name<input name="alert-name" value={a.name ?? ''} onInput={(e) => setA({ ...a, name: e.currentTarget.value })} /></label>
         {onSearch && <>
           <label>Saved search<select name="savedSearch" value={a.savedSearchId ?? ''} onChange={(e) => setA({ ...a, savedSearchId: e.currentTarget.value })}>
-            {searches.length === 0 && <option value="">(save a search first, on the Logs or Traces page)</option>}
+            {searches.length === 0 && <option value="">(none yet)</option>}
             {searches.map((x) => <option value={x.id}>{x.name}</option>)}</select></label>
           <label>Group by (optional)<input name="alert-groupBy" placeholder="ServiceName" value={a.groupBy ?? ''} onInput={(e) => setA({ ...a, groupBy: e.currentTarget.value || undefined })} /></label>
+          {searchesRead && searches.length === 0 && <p class="muted small wide" data-testid="alert-no-search">
+            The team has no saved search yet: search on the <a href="/search/logs" onClick={(e) => onLink(e, '/search/logs')}>Logs</a> or <a href="/search/traces" onClick={(e) => onLink(e, '/search/traces')}>Traces</a> page and Save it, then come back.</p>}
           <p class="muted small wide">The value is the number of events the search matches in each interval{a.groupBy ? ', per group' : ''}.</p>
         </>}
         <label>When the value is<select name="thresholdType" value={a.thresholdType} onChange={(e) => setA({ ...a, thresholdType: e.currentTarget.value as Alert['thresholdType'] })}>
@@ -124,7 +128,7 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
       {error && <p class="error small" role="alert" data-testid="alert-error">{error}</p>}
       <div class="editor-actions">
         <button type="button" onClick={onCancel}>Cancel</button>
-        <button class="primary" type="submit" data-action="save-alert" disabled={hooksRead && hooks.length === 0}>{a.id ? 'Save alert' : 'Create alert'}</button>
+        <button class="primary" type="submit" data-action="save-alert" disabled={(hooksRead && hooks.length === 0) || (onSearch && searchesRead && searches.length === 0)}>{a.id ? 'Save alert' : 'Create alert'}</button>
       </div>
     </form>
   );
