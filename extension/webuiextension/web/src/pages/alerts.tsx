@@ -39,7 +39,12 @@ function fmtValue(v: number | null): string {
 
 // stateClass colours a state: NO_DATA (the query found nothing to judge)
 // is a warning, not the green of OK.
-const stateClass = (s?: string) => s === 'ALERT' ? 'sev err' : s === 'NO_DATA' ? 'sev warn' : 'sev info';
+const stateClass = (s?: string) => s === 'ALERT' ? 'sev err' : s === 'NO_DATA' ? 'sev warn' : s === 'PENDING' ? 'sev dbg' : 'sev info';
+
+// shownState is an alert's state as the list shows it: a new alert is
+// stored as OK, but until its first evaluation (none in its history) it
+// is PENDING, not a verdict.
+const shownState = (a: Alert, last: Evaluation | null | undefined) => (!a.state || (a.state === 'OK' && last === null) ? 'PENDING' : a.state);
 
 const intervals = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'];
 
@@ -251,7 +256,7 @@ export function AlertsPage() {
             {list.map((a) => (
               <>
                 <tr data-alert={a.name} data-alert-id={a.id} class={open === a.id ? 'open' : undefined} onClick={() => setOpen(open === a.id ? '' : a.id)}>
-                  <td data-testid="alert-state"><span class={stateClass(a.state)}>{a.state || 'PENDING'}</span>
+                  <td data-testid="alert-state"><span class={stateClass(shownState(a, last[a.id]))} title={shownState(a, last[a.id]) === 'PENDING' ? 'not evaluated yet' : undefined}>{shownState(a, last[a.id])}</span>
                     {muted(a) && <span class="muted small" data-testid="alert-muted" title={`muted by ${a.silenced!.by}`}> muted until {fmtShort(Date.parse(a.silenced!.until))}</span>}</td>
                   <td class="wrap">{a.name}</td>
                   <td>{condition(a)}{a.numConsecutiveWindows && a.numConsecutiveWindows > 1 ? `, ${a.numConsecutiveWindows} windows in a row` : ''}</td>
