@@ -224,6 +224,7 @@ function TagInput({ metric, from, to, name, label, pairs, onAdd }: {
 }) {
   const [text, setText] = useState('');
   const [options, setOptions] = useState<string[]>([]);
+  const [why, setWhy] = useState('');
   useEffect(() => {
     const ac = new AbortController();
     const colon = text.indexOf(':');
@@ -244,15 +245,18 @@ function TagInput({ metric, from, to, name, label, pairs, onAdd }: {
     <form data-testid={`${name}-form`} onSubmit={(e) => {
       e.preventDefault();
       const v = text.trim();
-      if (!v || (pairs && !/^[^:\s]+:\S+$/.test(v))) return;
+      if (!v) return;
+      // Add on a filter without its value did nothing: it says why.
+      if (pairs && !/^[^:\s]+:\S+$/.test(v)) { setWhy('a filter is tag:value, e.g. host:web-1'); return; }
       onAdd(v);
       setText('');
     }}>
       <label>{label}
-        <input name={name} list={id} autocomplete="off" value={text} placeholder={pairs ? 'host:web-1' : 'host'} onInput={(e) => setText(e.currentTarget.value)} />
+        <input name={name} list={id} autocomplete="off" value={text} placeholder={pairs ? 'host:web-1' : 'host'} onInput={(e) => { setText(e.currentTarget.value); setWhy(''); }} />
       </label>
       <datalist id={id}>{options.map((o) => <option value={o} />)}</datalist>
       <button class="small" type="submit" disabled={!text.trim()}>Add</button>
+      {why && <span class="error small" role="alert" data-testid={`${name}-error`}>{why}</span>}
     </form>
   );
 }
