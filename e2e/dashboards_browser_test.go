@@ -208,8 +208,18 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 	want := fmt.Sprint(len(recs))
 	require.Eventually(t, func() bool { return c.sql(t, "SELECT count() FROM otel.otel_logs") == want }, 30*time.Second, 200*time.Millisecond, "stored")
 
-	// The webhook, made on the Alerts page.
+	// With no webhook or saved search yet, the page says what a monitor
+	// import and an alert need rather than offer empty menus and the
+	// API's refusal after a click.
 	b.run("the alerts page", chromedp.Navigate(ui+"/alerts"))
+	b.see("what an import needs", `[data-testid=import-needs-webhook]`)
+	b.click("a new alert", `[data-action=new-search-alert]`)
+	b.see("what an alert needs", `[data-testid=alert-no-webhook]`)
+	b.see("what an alert on a search needs", `[data-testid=alert-no-search]`)
+	assert.True(t, eval[bool](b, "the create button", `document.querySelector('[data-action=save-alert]').disabled`), "no alert without a webhook")
+	b.click("cancel", `[data-testid=alert-form] button[type=button]`)
+
+	// The webhook, made on the Alerts page.
 	b.click("new webhook", `[data-action=new-webhook]`)
 	b.run("the webhook", fill(`input[name=webhook-name]`, "On call"), fill(`input[name=webhook-url]`, receiver.URL+"/hook"),
 		fill(`textarea[name=headers]`, "X-Secret: s3cret-value"))
@@ -596,6 +606,12 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 	b.see("the CPU tile", `[data-tile="CPU user (%)"]`)
 	b.run("a line per host", poll(`document.querySelector('[data-tile="CPU user (%)"]').textContent.includes('web-2')`))
 	b.screenshot("host-dashboard")
+	// On a narrow screen a narrow tile's buttons go under its title
+	// rather than cut the title to a letter.
+	b.run("a narrow screen", chromedp.EmulateViewport(1000, 900),
+		poll(`[...document.querySelectorAll('.tile-title')].every((e) => e.clientWidth >= Math.min(e.scrollWidth, 60))`))
+	b.screenshot("host-dashboard-1000")
+	b.run("back to a wide screen", chromedp.EmulateViewport(1400, 900))
 	// Its host filter (the importer's template variable) lists both
 	// hosts; choosing one leaves its line alone, and the choice is a link.
 	eval[bool](b, "scrolling to the filter", `(document.querySelector('[data-filter=host]').scrollIntoView({block: 'center'}), true)`)

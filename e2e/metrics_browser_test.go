@@ -72,6 +72,8 @@ func TestBrowserMetricsExplorer(t *testing.T) {
 	// A filter with the value autocomplete.
 	b.run("typing a filter key", fill(`input[name=filter]`, "host:"))
 	b.run("values offered", poll(`!!document.querySelector('#filter-options option[value="host:web-2"]')`))
+	b.click("adding a filter without its value", `[data-testid=filter-form] button[type=submit]`)
+	b.see("why it was not added", `[data-testid=filter-error]`)
 	b.run("typing a filter", fill(`input[name=filter]`, "host:web-2"))
 	b.click("filtering", `[data-testid=filter-form] button[type=submit]`)
 	b.run("the query filters", waitText(`[data-testid=metric-query]`, "avg:system.cpu.user{host:web-2} by {host}"))

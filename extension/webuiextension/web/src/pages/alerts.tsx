@@ -38,6 +38,15 @@ function fmtValue(v: number | null): string {
   return Number.isInteger(v) ? String(v) : v.toPrecision(4);
 }
 
+// stateClass colours a state: NO_DATA (the query found nothing to judge)
+// is a warning, not the green of OK.
+const stateClass = (s?: string) => s === 'ALERT' ? 'sev err' : s === 'NO_DATA' ? 'sev warn' : s === 'PENDING' ? 'sev dbg' : 'sev info';
+
+// shownState is an alert's state as the list shows it: a new alert is
+// stored as OK, but until its first evaluation (none in its history) it
+// is PENDING, not a verdict.
+const shownState = (a: Alert, last: Evaluation | null | undefined) => (!a.state || (a.state === 'OK' && last === null) ? 'PENDING' : a.state);
+
 const intervals = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'];
 
 // The threshold types, HyperDX's, as the form words them; the ranges
@@ -71,6 +80,8 @@ function body(a: Partial<Alert> & { teamId?: unknown; executionErrors?: unknown 
 export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Alert>; onDone: () => void; onCancel: () => void }) {
   const [a, setA] = useState<Partial<Alert>>({ threshold: 1, thresholdType: 'above', interval: '5m', channel: { type: 'webhook', webhookId: '' }, ...initial });
   const [hooks, setHooks] = useState<Webhook[]>([]);
+  const [hooksRead, setHooksRead] = useState(false);
+  const [searchesRead, setSearchesRead] = useState(false);
   const [searches, setSearches] = useState<{ id: string; name: string }[]>([]);
   const [error, setError] = useState('');
   const onSearch = a.source === 'saved_search';
@@ -78,11 +89,13 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
     if (onSearch) {
       get<{ id: string; name: string }[]>('/api/v2/saved-searches').then((l) => {
         setSearches(l);
+        setSearchesRead(true);
         if (!a.savedSearchId && l.length) setA((x) => ({ ...x, savedSearchId: l[0].id }));
       }).catch((e) => setError(e.message));
     }
     get<Webhook[]>('/api/v2/webhooks').then((l) => {
       setHooks(l);
+      setHooksRead(true);
       if (!a.channel?.webhookId && l.length) setA((x) => ({ ...x, channel: { type: 'webhook', webhookId: l[0].id } }));
     }).catch((e) => setError(e.message));
   }, []);
@@ -99,9 +112,11 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
         <label class="wide">Name<input name="alert-name" value={a.name ?? ''} onInput={(e) => setA({ ...a, name: e.currentTarget.value })} /></label>
         {onSearch && <>
           <label>Saved search<select name="savedSearch" value={a.savedSearchId ?? ''} onChange={(e) => setA({ ...a, savedSearchId: e.currentTarget.value })}>
-            {searches.length === 0 && <option value="">(save a search first, on the Logs or Traces page)</option>}
+            {searches.length === 0 && <option value="">(none yet)</option>}
             {searches.map((x) => <option value={x.id}>{x.name}</option>)}</select></label>
           <label>Group by (optional)<input name="alert-groupBy" placeholder="ServiceName" value={a.groupBy ?? ''} onInput={(e) => setA({ ...a, groupBy: e.currentTarget.value || undefined })} /></label>
+          {searchesRead && searches.length === 0 && <p class="muted small wide" data-testid="alert-no-search">
+            The team has no saved search yet: search on the <a href="/search/logs" onClick={(e) => onLink(e, '/search/logs')}>Logs</a> or <a href="/search/traces" onClick={(e) => onLink(e, '/search/traces')}>Traces</a> page and Save it, then come back.</p>}
           <p class="muted small wide">The value is the number of events the search matches in each interval{a.groupBy ? ', per group' : ''}.</p>
         </>}
         <label>When the value is<select name="thresholdType" value={a.thresholdType} onChange={(e) => setA({ ...a, thresholdType: e.currentTarget.value as Alert['thresholdType'] })}>
@@ -111,13 +126,15 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
         <label>Every<select name="interval" value={a.interval} onChange={(e) => setA({ ...a, interval: e.currentTarget.value as Alert['interval'] })}>
           {intervals.map((i) => <option value={i}>{i}</option>)}</select></label>
         <label>Webhook<select name="webhook" value={a.channel?.webhookId} onChange={(e) => setA({ ...a, channel: { type: 'webhook', webhookId: e.currentTarget.value } })}>
-          {hooks.length === 0 && <option value="">(make a webhook first, on the Alerts page)</option>}
+          {hooks.length === 0 && <option value="">(none yet)</option>}
           {hooks.map((h) => <option value={h.id}>{h.name}</option>)}</select></label>
+        {hooksRead && hooks.length === 0 && <p class="muted small wide" data-testid="alert-no-webhook">
+          An alert notifies a webhook, and the team has none yet: make one under <a href="/alerts" onClick={(e) => onLink(e, '/alerts')}>Alerts → Webhooks</a> (New webhook), then come back.</p>}
       </div>
       {error && <p class="error small" role="alert" data-testid="alert-error">{error}</p>}
       <div class="editor-actions">
         <button type="button" onClick={onCancel}>Cancel</button>
-        <button class="primary" type="submit" data-action="save-alert">{a.id ? 'Save alert' : 'Create alert'}</button>
+        <button class="primary" type="submit" data-action="save-alert" disabled={(hooksRead && hooks.length === 0) || (onSearch && searchesRead && searches.length === 0)}>{a.id ? 'Save alert' : 'Create alert'}</button>
       </div>
     </form>
   );
@@ -262,12 +279,12 @@ export function AlertsPage() {
             {list.map((a) => (
               <>
                 <tr data-alert={a.name} data-alert-id={a.id} class={open === a.id ? 'open' : undefined} onClick={() => setOpen(open === a.id ? '' : a.id)}>
-                  <td data-testid="alert-state"><span class={a.state === 'ALERT' ? 'sev err' : 'sev info'}>{a.state || 'PENDING'}</span>
+                  <td data-testid="alert-state"><span class={stateClass(shownState(a, last[a.id]))} title={shownState(a, last[a.id]) === 'PENDING' ? 'not evaluated yet' : undefined}>{shownState(a, last[a.id])}</span>
                     {muted(a) && <span class="muted small" data-testid="alert-muted" title={`muted by ${a.silenced!.by}`}> muted until {fmtShort(Date.parse(a.silenced!.until))}</span>}</td>
                   <td class="wrap">{a.name}</td>
                   <td>{condition(a)}{a.numConsecutiveWindows && a.numConsecutiveWindows > 1 ? `, ${a.numConsecutiveWindows} windows in a row` : ''}</td>
                   <td>{a.interval}</td>
-                  <td class="small" data-testid="alert-last">{last[a.id] ? `${fmtShort(last[a.id]!.evaluatedAt)} (value ${fmtValue(last[a.id]!.value ?? null)})` : <span class="muted">not yet</span>}</td>
+                  <td class="small wrap" data-testid="alert-last">{last[a.id] ? `${fmtShort(last[a.id]!.evaluatedAt)} (value ${fmtValue(last[a.id]!.value ?? null)})` : <span class="muted">not yet</span>}</td>
                   <td class="wrap">{a.source === 'saved_search'
                     ? <span>saved search “{saved[a.savedSearchId ?? ''] ?? a.savedSearchId}”{a.groupBy ? ` by ${a.groupBy}` : ''}</span>
                     : a.source === 'inline' ? <span data-testid="alert-inline">its own chart (made through the API)</span>
@@ -302,7 +319,7 @@ export function AlertsPage() {
                         <tbody>{history.map((h) => (
                           <tr data-window={h.windowStart}>
                             <td>{fmtShort(h.windowStart)} – {fmtShort(h.windowEnd)}</td>
-                            <td><span class={h.state === 'ALERT' ? 'sev err' : 'sev info'}>{h.state}</span></td>
+                            <td><span class={stateClass(h.state)}>{h.state}</span></td>
                             <td data-testid="history-value">{fmtValue(h.value ?? null)}</td>
                             <td>{h.group && h.group !== '[]' ? h.group : '–'}</td>
                             <td data-testid="history-delivery">{delivery(h)}{h.deliveryError && <span class="error"> {h.deliveryError}</span>}</td>
@@ -321,10 +338,11 @@ export function AlertsPage() {
       <div class="editor-actions">
         <button data-action="new-search-alert" onClick={() => setEditAlert({ source: 'saved_search', name: '' } as Alert)}>New alert on a saved search</button>
         <span class="import-monitor">
-          <label class="small">Deliver imports to{' '}
-            <select name="import-webhook" value={importHook} disabled={hooks.length === 0} onChange={(e) => setImportHook(e.currentTarget.value)}>
-              {hooks.map((h) => <option value={h.id}>{h.name}</option>)}
-            </select></label>{' '}
+          {hooks.length === 0 ? <span class="muted small" data-testid="import-needs-webhook">An imported monitor delivers to a webhook: make one below first.</span> : (
+            <label class="small">Deliver imports to{' '}
+              <select name="import-webhook" value={importHook} onChange={(e) => setImportHook(e.currentTarget.value)}>
+                {hooks.map((h) => <option value={h.id}>{h.name}</option>)}
+              </select></label>)}{' '}
           <DatadogImportButton<ImportedMonitor> path={`/api/v2/alerts/import?webhookId=${encodeURIComponent(importHook)}`} what="monitor" label="Import Datadog monitor"
             disabled={!importHook} disabledWhy="An imported monitor delivers to a webhook: make one first"
             onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />

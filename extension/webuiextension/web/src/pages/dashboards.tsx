@@ -474,6 +474,10 @@ export async function runPatterns(c: TileConfig, from: number, to: number, signa
 
 // TileView draws one tile, its title always on top; tables and pies
 // scroll inside the tile.
+// displayWords names a tile's kind as the editor's Display menu does
+// (“event patterns”, not the config's event_patterns).
+const displayWords = (t: string) => (displays.find(([v]) => v === t)?.[1] ?? t).toLowerCase();
+
 export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: number; to: number; tools?: ComponentChildren; onZoom?: (from: number, to: number) => void }) {
   const c = tile.config;
   const items = chartItems(c);
@@ -502,7 +506,7 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
   }, [key, from, to]);
   // A formula drawn alone is not its first operand's where.
   const what = chart ? (isRatio(c) ? label(ratioItem(items)) : drawnItems(c).map(label).join(', ')) + (items[0].where && operandsShown(c) ? ` · ${items[0].where}` : '')
-    : heat ? `count by ${hm.valueExpression}${c.where ? ` · ${c.where}` : ''}` : c.configType ? 'SQL' : c.displayType;
+    : heat ? `count by ${hm.valueExpression}${c.where ? ` · ${c.where}` : ''}` : c.configType ? 'SQL' : displayWords(c.displayType);
   const head = <div class="tile-head"><strong class="tile-title" title={tile.name || what}>{tile.name || what}</strong><span class="muted small tile-what">{what}</span>{tools}</div>;
   let content: ComponentChildren;
   if (c.configType) {

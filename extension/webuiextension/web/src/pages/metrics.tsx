@@ -34,6 +34,12 @@ export function metricQuery(metric: string, agg: string, filters: string[], by: 
   return `${agg}:${metric}{${filters.length ? filters.join(',') : '*'}}${by.length ? ` by {${by.join(',')}}` : ''}${rate ? '.as_rate()' : ''}`;
 }
 
+// breakable lets a long metric name wrap after its dots and underscores
+// (a narrow list broke it mid-word); the text stays the name as typed.
+function breakable(name: string) {
+  return name.split(/(?<=[._])/).map((part, i) => <>{i > 0 && <wbr />}{part}</>);
+}
+
 export function MetricsPage() {
   const loc = useLocation();
   const params = loc.searchParams;
@@ -111,7 +117,7 @@ export function MetricsPage() {
                   <tr class={m.name === picked ? 'sel' : ''} data-metric={m.name} title={m.description} tabIndex={0}
                     onClick={() => go({ metric: m.name, agg: null, filter: null, by: null, rate: null })}
                     onKeyDown={(e) => { if (e.key === 'Enter') go({ metric: m.name, agg: null, filter: null, by: null, rate: null }); }}>
-                    <td class="name">{m.name}{m.description && <div class="desc muted small">{m.description}</div>}</td>
+                    <td class="name">{breakable(m.name)}{m.description && <div class="desc muted small">{m.description}</div>}</td>
                     <td class="small">{m.type.replace('_', ' ')}{m.monotonic ? ' (monotonic)' : ''}</td>
                     <td class="small">{m.unit}</td>
                   </tr>
@@ -218,6 +224,7 @@ function TagInput({ metric, from, to, name, label, pairs, onAdd }: {
 }) {
   const [text, setText] = useState('');
   const [options, setOptions] = useState<string[]>([]);
+  const [why, setWhy] = useState('');
   useEffect(() => {
     const ac = new AbortController();
     const colon = text.indexOf(':');
@@ -238,15 +245,18 @@ function TagInput({ metric, from, to, name, label, pairs, onAdd }: {
     <form data-testid={`${name}-form`} onSubmit={(e) => {
       e.preventDefault();
       const v = text.trim();
-      if (!v || (pairs && !/^[^:\s]+:\S+$/.test(v))) return;
+      if (!v) return;
+      // Add on a filter without its value did nothing: it says why.
+      if (pairs && !/^[^:\s]+:\S+$/.test(v)) { setWhy('a filter is tag:value, e.g. host:web-1'); return; }
       onAdd(v);
       setText('');
     }}>
       <label>{label}
-        <input name={name} list={id} autocomplete="off" value={text} placeholder={pairs ? 'host:web-1' : 'host'} onInput={(e) => setText(e.currentTarget.value)} />
+        <input name={name} list={id} autocomplete="off" value={text} placeholder={pairs ? 'host:web-1' : 'host'} onInput={(e) => { setText(e.currentTarget.value); setWhy(''); }} />
       </label>
       <datalist id={id}>{options.map((o) => <option value={o} />)}</datalist>
       <button class="small" type="submit" disabled={!text.trim()}>Add</button>
+      {why && <span class="error small" role="alert" data-testid={`${name}-error`}>{why}</span>}
     </form>
   );
 }
