@@ -84,7 +84,7 @@ func cmdRun(args []string) error {
 	pid := fs.Int("pid", 0, "the receiver's process, for its CPU per item and memory (Linux)")
 	label := fs.String("label", "target", "label of the RESULT line")
 	seed := fs.Uint64("seed", 1, "payload generator seed")
-	fs.StringVar(&apiKey, "api-key", apiKey, "DD-API-KEY sent with Agent payloads")
+	fs.StringVar(&apiKey, "api-key", apiKey, "the Ingestion API Key: DD-API-KEY of Agent payloads, the Bearer token of OTLP ones")
 	_ = fs.Parse(args)
 	if u, err := url.Parse(*target); err != nil || u.Host == "" {
 		return fmt.Errorf("--target %q is not a URL", *target)

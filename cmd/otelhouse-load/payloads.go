@@ -91,7 +91,8 @@ func kindNamed(name string) (kind, bool) {
 	return kind{}, false
 }
 
-// apiKey is sent as DD-API-KEY; a receiver that checks keys takes one
+// apiKey is the ingestion key: DD-API-KEY of Agent payloads, the Bearer
+// token of OTLP ones; a receiver that checks keys takes one
 // with --api-key.
 var apiKey = "0123456789abcdef0123456789abcdef"
 
@@ -493,7 +494,7 @@ func otlpTraces(t pb.Traces) payload {
 	if err != nil {
 		panic(err)
 	}
-	return payload{Path: "/v1/traces", Header: http.Header{"Content-Type": {"application/x-protobuf"}}, Items: td.SpanCount(), Body: body, RawSize: len(body)}
+	return payload{Path: "/v1/traces", Header: otlpHeader(), Items: td.SpanCount(), Body: body, RawSize: len(body)}
 }
 
 func (g *gen) otlpLogs(n int) payload {
@@ -514,7 +515,13 @@ func (g *gen) otlpLogs(n int) payload {
 	if err != nil {
 		panic(err)
 	}
-	return payload{Path: "/v1/logs", Header: http.Header{"Content-Type": {"application/x-protobuf"}}, Items: n, Body: body, RawSize: len(body)}
+	return payload{Path: "/v1/logs", Header: otlpHeader(), Items: n, Body: body, RawSize: len(body)}
+}
+
+// otlpHeader is an OTLP/HTTP exporter's: the ingestion key as a Bearer
+// token, as the collector's ingestion auth takes it.
+func otlpHeader() http.Header {
+	return http.Header{"Content-Type": {"application/x-protobuf"}, "Authorization": {"Bearer " + apiKey}}
 }
 
 func putUint64(b []byte, v uint64) {

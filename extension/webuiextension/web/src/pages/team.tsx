@@ -28,7 +28,7 @@ export function TeamPage({ me }: { me: Account }) {
       <section class="card">
         <h2>API Keys</h2>
         <KeyRow title="Personal API Access Key" testid="personal-key"
-          help="Your key for the REST API on port 8000: Authorization: Bearer <key>."
+          help="Your key for the REST API (port 8000 unless the operator moved it): Authorization: Bearer <key>."
           keys={keys?.personal} onRotate={async () => { await post('/api/v2/keys/personal/rotate', {}); load(); }} />
         <KeyRow title="Ingestion API Key" testid="ingestion-key"
           help="The team's key for agents and SDKs: the Datadog Agent's api_key (DD-API-KEY), and OTLP's Authorization: Bearer <key>."
