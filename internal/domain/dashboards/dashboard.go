@@ -328,12 +328,15 @@ func (c *Config) AsRatio() bool {
 // first two (the first over the second), grouped by the tile's groupBy
 // fields. An item naming a metric (metricName, metricType) reads that
 // metric, as on the chart. A ratio without exactly two items, which
-// Validate refuses, is nothing the tile draws, so nothing is watched; nor
-// is a tile whose value is a formula, which the scheduler does not
-// evaluate yet.
+// Validate refuses, is nothing the tile draws, so nothing is watched. A
+// tile with formulas is watched through its first formula: every item is
+// one of its operands (A the first).
 func (c *Config) Watched() ([]Select, []string, bool) {
-	if !c.IsChart() || len(c.Select) == 0 || len(c.Formulas) > 0 {
+	if !c.IsChart() || len(c.Select) == 0 {
 		return nil, nil, false
+	}
+	if len(c.Formulas) > 0 {
+		return c.Select, SplitGroupBy(c.GroupBy), true
 	}
 	if c.AsRatio() {
 		if len(c.Select) != 2 {

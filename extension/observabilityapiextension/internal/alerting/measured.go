@@ -52,7 +52,7 @@ func (m measured) series(src sources.Source) ([]charts.Series, error) {
 
 // tileMeasured is what an alert on a chart tile measures
 // (dashboards.Config.Watched): the tile's first item grouped as the tile,
-// or its first two as a ratio.
+// its first two as a ratio, or its first formula over its items.
 func tileMeasured(c *dashboards.Config) (measured, error) {
 	sels, groupBy, ok := c.Watched()
 	if !ok {
@@ -73,7 +73,14 @@ func tileMeasured(c *dashboards.Config) (measured, error) {
 		}
 		m.items = append(m.items, it)
 	}
-	if len(m.items) == 2 {
+	switch {
+	case len(c.Formulas) > 0:
+		f, err := charts.ParseFormula(c.Formulas[0].Expression, len(m.items))
+		if err != nil {
+			return measured{}, fmt.Errorf("formula: %w", err)
+		}
+		m.combine = f.Eval
+	case len(m.items) == 2:
 		m.combine = ratio
 	}
 	return m, nil

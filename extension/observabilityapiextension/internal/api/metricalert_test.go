@@ -188,3 +188,52 @@ func TestInlineAlertOnMetricItems(t *testing.T) {
 	assert.Equal(t, id, got[0].AlertID)
 	assert.Equal(t, 5.0, *got[0].Value)
 }
+
+// TestTileAlertOnFormulaTile: an alert on a tile with formulas watches
+// its first formula over its items (A, B…), grouped as the tile.
+func TestTileAlertOnFormulaTile(t *testing.T) {
+	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true }) // the receiver is on loopback
+	ctx := context.Background()
+	m0 := time.Date(2026, 11, 5, 12, 0, 0, 0, time.UTC)
+	addLog := alertTable(t, "formula_logs", m0)
+	rc := &receiver{}
+	hook := httptest.NewServer(rc)
+	t.Cleanup(hook.Close)
+	post := func(path string, body map[string]any) map[string]any {
+		r := call(t, http.MethodPost, fx.url+path, bearer(fx.keyA), body)
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		return item(r)
+	}
+	logs := post("/api/v2/sources", map[string]any{
+		"name": "formula logs", "kind": "log",
+		"database": "api_alerts", "table": "formula_logs", "timestampColumn": "ts", "severityColumn": "level", "serviceColumn": "svc",
+	})["id"].(string)
+	dash := post("/api/v2/dashboards", map[string]any{"name": "d", "tiles": []any{map[string]any{
+		"id": "pct", "name": "error %", "x": 0, "y": 0, "w": 6, "h": 3, "config": map[string]any{
+			"displayType": "line", "sourceId": logs, "groupBy": "svc",
+			"select": []any{
+				map[string]any{"aggFn": "count", "where": "level:error"},
+				map[string]any{"aggFn": "count", "where": ""},
+			},
+			"formulas": []any{map[string]any{"expression": "A / B * 100"}},
+		},
+	}}})["id"].(string)
+	wh := post("/api/v2/webhooks", map[string]any{"name": "test", "url": hook.URL})["id"].(string)
+	id := post("/api/v2/alerts", map[string]any{
+		"name": "error %", "dashboardId": dash, "tileId": "pct", "threshold": 50, "interval": "1m",
+		"source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": wh},
+	})["id"].(string)
+
+	sender := webhook.New(webhook.Options{Attempts: 2, Backoff: 5 * time.Millisecond, AllowPrivate: true})
+	// checkout's errors are 3 of 4 (75 %), cart's 1 of 4 (25 %).
+	addLog(0, "error", "checkout", 3)
+	addLog(0, "info", "checkout", 1)
+	addLog(0, "error", "cart", 1)
+	addLog(0, "info", "cart", 3)
+	require.NoError(t, fx.alerts.EvaluateDue(ctx, m0.Add(time.Minute+5*time.Second), sender))
+	got := rc.notifications()
+	require.Len(t, got, 1)
+	assert.Equal(t, id, got[0].AlertID)
+	assert.Equal(t, 75.0, *got[0].Value)
+	assert.Equal(t, []string{"checkout"}, got[0].Group)
+}

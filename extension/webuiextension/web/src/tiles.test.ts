@@ -66,6 +66,7 @@ describe('alertable and watchedLabel', () => {
     { name: 'a ratio: first over second', config: { displayType: 'line', sourceId: 's', asRatio: true, select: [errors, count] }, alertable: true, label: 'errors / count' },
     { name: 'a metric item: by its metric', config: { displayType: 'number', sourceId: 'm', select: [gauge('cpu')] }, alertable: true, label: 'avg of cpu' },
     { name: 'a ratio of metrics', config: { displayType: 'stacked_bar', sourceId: 'm', asRatio: true, select: [gauge('used'), gauge('total')] }, alertable: true, label: 'avg of used / avg of total' },
+    { name: 'a formula: its first, over its items', config: { displayType: 'number', sourceId: 's', select: [errors, count], formulas: [{ expression: 'A / B * 100', alias: 'error %' }] }, alertable: true, label: 'error % (A = errors, B = count)' },
     { name: 'a ratio of three is nothing drawn', config: { displayType: 'line', sourceId: 's', asRatio: true, select: [errors, count, count] }, alertable: false },
     { name: 'raw SQL', config: { displayType: 'line', configType: 'sql', sqlTemplate: 'SELECT 1', connectionId: 'c' }, alertable: false },
     { name: 'markdown', config: { displayType: 'markdown', markdown: 'x' }, alertable: false },

@@ -24,17 +24,18 @@ export function label(s: SelectItem): string {
 
 // alertable says whether an alert can watch a tile
 // (dashboards.Config.Watched): a chart tile, a ratio one only of its two
-// items (a ratio of more is nothing the tile draws), not a formula tile
-// (the scheduler does not evaluate formulas on tiles yet).
+// items (a ratio of more is nothing the tile draws); a formula tile, of
+// its first formula.
 export function alertable(c: Schemas['TileConfig']): boolean {
   const items = chartItems(c);
   return !c.configType && items.length > 0 && ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar'].includes(c.displayType)
-    && (c.asRatio !== true || items.length === 2) && !(c.formulas ?? []).length;
+    && (c.asRatio !== true || items.length === 2);
 }
 
 // watchedLabel says what an alert on a chart tile judges, as the
-// scheduler reads it: the tile's first item, or on a ratio tile its first
-// over its second; a metric item by its metric's name.
+// scheduler reads it: the tile's first item, on a ratio tile its first
+// over its second, on a formula tile its first formula over its items; a
+// metric item by its metric's name.
 export function watchedLabel(c: Schemas['TileConfig']): string {
   const items = chartItems(c);
   const one = (s: SelectItem) => {
@@ -42,6 +43,8 @@ export function watchedLabel(c: Schemas['TileConfig']): string {
     return `${label({ ...s, valueExpression: '' })} of ${s.metricName}`;
   };
   if (c.asRatio === true && items.length === 2) return `${one(items[0])} / ${one(items[1])}`;
+  const f = c.formulas?.[0];
+  if (f) return `${f.alias || f.expression} (${items.map((s, i) => `${String.fromCharCode(65 + i)} = ${one(s)}`).join(', ')})`;
   return items[0] ? one(items[0]) : '';
 }
 
