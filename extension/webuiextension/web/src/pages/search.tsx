@@ -328,6 +328,16 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
   const [list, setList] = useState<SavedSearch[] | null>(null);
   const [open, setOpen] = useState(false);
   const [naming, setNaming] = useState(false);
+  // The menus open toward the room there is: right-aligned under the
+  // buttons, unless the bar has wrapped them to its left edge, where a
+  // right-aligned popover would reach under the Fields sidebar.
+  const box = useRef<HTMLDivElement>(null);
+  const [leftward, setLeftward] = useState(true);
+  const place = () => {
+    const el = box.current;
+    const bar = el?.closest('.searchbar')?.getBoundingClientRect();
+    if (el && bar) setLeftward(el.getBoundingClientRect().right - 400 >= bar.left);
+  };
   const [name, setName] = useState('');
   const [error, setError] = useState('');
   const [confirm, setConfirm] = useState('');
@@ -365,9 +375,9 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
     navigate(`${path}?${q}`);
   };
   return (
-    <div class="saved">
-      <button type="button" class="ghost" onClick={() => setOpen(!open)} data-testid="saved-menu">Saved ({mine.length})</button>
-      <button type="button" class="ghost" onClick={() => setNaming(!naming)}>Save</button>
+    <div class={leftward ? 'saved' : 'saved rightward'} ref={box}>
+      <button type="button" class="ghost" onClick={() => { place(); setOpen(!open); }} data-testid="saved-menu">Saved ({mine.length})</button>
+      <button type="button" class="ghost" onClick={() => { place(); setNaming(!naming); }}>Save</button>
       {naming && (
         <form class="popover saved-form" onSubmit={save}>
           <label>Name this search<input name="saved-name" value={name} onInput={(e) => setName(e.currentTarget.value)} required /></label>
