@@ -72,14 +72,23 @@ var ChartDisplayOptions = map[string][]string{
 func (c ChartConfig) MarshalJSON() ([]byte, error) {
 	type plain ChartConfig
 	b, err := json.Marshal(plain(c))
-	if err != nil || len(c.Display) == 0 {
-		return b, err
+	if err != nil {
+		return nil, err
+	}
+	return WithDisplay(b, c.Display)
+}
+
+// WithDisplay adds a chart's display options to its fields' JSON object,
+// b; a field of that name keeps its own value.
+func WithDisplay(b []byte, display map[string]json.RawMessage) ([]byte, error) {
+	if len(display) == 0 {
+		return b, nil
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	for k, v := range c.Display {
+	for k, v := range display {
 		if _, taken := m[k]; !taken {
 			m[k] = v
 		}

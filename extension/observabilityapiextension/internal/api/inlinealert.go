@@ -75,19 +75,10 @@ type externalChart struct {
 func (c externalChart) MarshalJSON() ([]byte, error) {
 	type plain externalChart
 	b, err := json.Marshal(plain(c))
-	if err != nil || len(c.Display) == 0 {
-		return b, err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	for k, v := range c.Display {
-		if _, taken := m[k]; !taken {
-			m[k] = v
-		}
-	}
-	return json.Marshal(m)
+	return alerting.WithDisplay(b, c.Display)
 }
 
 // rawSQLDisplayOptions are the presentation options of a raw SQL chart,
