@@ -69,6 +69,26 @@ type chartSeries struct {
 // maxSeries bounds one request, as HyperDX's does.
 const maxSeries = 5
 
+// bucketedRange reads a chart's range (epoch milliseconds) and its
+// buckets of granularity, adding what is wrong with them to p: at most
+// 10,000 buckets. oneSecond takes "1s" as a bucket of a second.
+func bucketedRange(p *problems.List, startMs, endMs int64, granularity string, oneSecond bool) (start, end time.Time, step time.Duration) {
+	start, end = time.UnixMilli(startMs).UTC(), time.UnixMilli(endMs).UTC()
+	if startMs <= 0 || endMs <= startMs {
+		p.Add("startTime and endTime are epoch milliseconds with startTime < endTime")
+	}
+	step, err := charts.Bucket(granularity, start, end)
+	if oneSecond && granularity == "1s" {
+		step, err = time.Second, nil
+	}
+	if err != nil {
+		p.Add("%v", err)
+	} else if endMs > startMs && end.Sub(start)/step > 10000 {
+		p.Add("the range holds more than 10000 buckets of %s", step)
+	}
+	return start, end, step
+}
+
 // chartSeriesHandler answers HyperDX's rows: one per bucket and group
 // holding data, {"ts_bucket": ms, "group": [...], "series_N.data": v},
 // a count as the engine's JSON writes a 64-bit integer (a string).
@@ -82,21 +102,9 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 		return fail(http.StatusBadRequest, err.Error())
 	}
 	var p problems.List
-	start, end := time.UnixMilli(req.StartTime).UTC(), time.UnixMilli(req.EndTime).UTC()
-	if req.StartTime <= 0 || req.EndTime <= req.StartTime {
-		p.Add("startTime and endTime are epoch milliseconds with startTime < endTime")
-	}
-	step, err := charts.Bucket(req.Granularity, start, end)
-	if req.Granularity == "1s" {
-		// HyperDX's bucket for its own tests (its API takes it in a test
-		// build only); the range is still held to 10,000 buckets.
-		step, err = time.Second, nil
-	}
-	if err != nil {
-		p.Add("%v", err)
-	} else if req.EndTime > req.StartTime && end.Sub(start)/step > 10000 {
-		p.Add("the range holds more than 10000 buckets of %s", step)
-	}
+	// "1s" is HyperDX's bucket for its own tests (its API takes it in a
+	// test build only); the range is still held to 10,000 buckets.
+	start, end, step := bucketedRange(&p, req.StartTime, req.EndTime, req.Granularity, true)
 	if len(req.Series) == 0 || len(req.Series) > maxSeries {
 		p.Add("series must hold 1 to %d entries", maxSeries)
 	}
@@ -294,16 +302,7 @@ func (s *Server) heatmapHandler(r *http.Request) result {
 		return fail(http.StatusBadRequest, err.Error())
 	}
 	var p problems.List
-	start, end := time.UnixMilli(req.StartTime).UTC(), time.UnixMilli(req.EndTime).UTC()
-	if req.StartTime <= 0 || req.EndTime <= req.StartTime {
-		p.Add("startTime and endTime are epoch milliseconds with startTime < endTime")
-	}
-	step, err := charts.Bucket(req.Granularity, start, end)
-	if err != nil {
-		p.Add("%v", err)
-	} else if req.EndTime > req.StartTime && end.Sub(start)/step > 10000 {
-		p.Add("the range holds more than 10000 buckets of %s", step)
-	}
+	start, end, step := bucketedRange(&p, req.StartTime, req.EndTime, req.Granularity, false)
 	if req.SourceID == "" {
 		p.Add("sourceId is required")
 	}
