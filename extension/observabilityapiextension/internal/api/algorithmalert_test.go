@@ -4,17 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 )
 
 // named are the notifications of the alert named name.
@@ -33,18 +28,9 @@ func named(ns []Notification, name string) []Notification {
 // for the whole alert window, the forecast monitor (and its warning
 // threshold's alert) on a disk filling up within the week.
 func TestImportedAlgorithmMonitorsFire(t *testing.T) {
-	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true })
+	mi := setupMonitorImport(t, "algo_gauge")
+	fx, db, rc, importURL, sender := mi.fx, mi.db, mi.hook, mi.url, mi.sender
 	ctx := context.Background()
-	db := chtest.DB(t)
-	for _, q := range []string{
-		"CREATE DATABASE IF NOT EXISTS api_alerts",
-		`CREATE TABLE IF NOT EXISTS api_alerts.algo_gauge (ResourceAttributes Map(LowCardinality(String), String), ServiceName LowCardinality(String),
-		  MetricName String, Attributes Map(LowCardinality(String), String), TimeUnix DateTime64(9), Value Float64) ENGINE = MergeTree ORDER BY TimeUnix`,
-		"TRUNCATE TABLE api_alerts.algo_gauge",
-	} {
-		_, err := db.ExecContext(ctx, q)
-		require.NoError(t, err, q)
-	}
 	m0 := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	// Every minute from two hours before m0 to 15 minutes after: CPU of
 	// hosts a and b about 20 (±1), host a at 90 from m0; the disk 0.5
@@ -63,18 +49,6 @@ func TestImportedAlgorithmMonitorsFire(t *testing.T) {
 	}
 	_, err := db.ExecContext(ctx, "INSERT INTO api_alerts.algo_gauge VALUES "+strings.Join(rows, ","))
 	require.NoError(t, err)
-	metrics := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
-		"name": "algo", "kind": "metric",
-		"database": "api_alerts", "table": "algo_gauge", "timestampColumn": "TimeUnix", "serviceColumn": "ServiceName",
-		"attributesMap": "Attributes", "resourceMap": "ResourceAttributes", "metricType": "gauge",
-	})
-	require.Equal(t, http.StatusOK, metrics.status, metrics.body)
-	rc := &receiver{}
-	hook := httptest.NewServer(rc)
-	defer hook.Close()
-	wh := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "hook", "url": hook.URL}))["id"].(string)
-	importURL := fx.url + "/api/v2/alerts/import?webhookId=" + wh + "&metricsSourceId=" + url.QueryEscape(item(metrics)["id"].(string))
-
 	anomaly := call(t, http.MethodPost, importURL, bearer(fx.keyA), map[string]any{
 		"type": "query alert", "name": "[CPU] anomalous", "message": "{{#is_alert}}CPU is anomalous on {{host.name}}{{/is_alert}}",
 		"query":   "avg(last_4h):anomalies(avg:system.cpu.user{*} by {host}, 'basic', 2, direction='above', alert_window='last_15m', interval=60, count_default_zero='true') >= 1",
@@ -100,8 +74,6 @@ func TestImportedAlgorithmMonitorsFire(t *testing.T) {
 	assert.Equal(t, alerts[0].(map[string]any)["dashboardId"], alerts[1].(map[string]any)["dashboardId"], "one tile watched")
 	report := forecast.body["report"].(map[string]any)
 	assert.Contains(t, fmt.Sprint(report["items"]), "warning 1.5 is a second alert")
-
-	sender := webhook.New(webhook.Options{Attempts: 1, Timeout: 5 * time.Second, AllowPrivate: true})
 
 	// The window before m0: the CPU is steady (nothing sent); the disk,
 	// at about 0.52 and rising 0.01 an hour, reaches about 2.2 in a week,

@@ -4,16 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/otelhouse/otelhouse/extension/embeddedclickhouseextension/chtest"
-	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/webhook"
 )
 
 // Issue 45: a Datadog service check monitor, imported, fires on the
@@ -22,18 +17,9 @@ import (
 // of its .by(…) and within its .over(…); its warning threshold is a
 // second alert, firing on a warning or worse.
 func TestImportedServiceCheckMonitorFires(t *testing.T) {
-	fx := setupWith(t, func(o *Options) { o.AllowPrivateWebhooks = true })
+	mi := setupMonitorImport(t, "checks_gauge")
+	fx, db, rc, sender := mi.fx, mi.db, mi.hook, mi.sender
 	ctx := context.Background()
-	db := chtest.DB(t)
-	for _, q := range []string{
-		"CREATE DATABASE IF NOT EXISTS api_alerts",
-		`CREATE TABLE IF NOT EXISTS api_alerts.checks_gauge (ResourceAttributes Map(LowCardinality(String), String), ServiceName LowCardinality(String),
-		  MetricName String, Attributes Map(LowCardinality(String), String), TimeUnix DateTime64(9), Value Float64) ENGINE = MergeTree ORDER BY TimeUnix`,
-		"TRUNCATE TABLE api_alerts.checks_gauge",
-	} {
-		_, err := db.ExecContext(ctx, q)
-		require.NoError(t, err, q)
-	}
 	m0 := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	// run inserts a check run of redis.can_connect as the receiver stores
 	// it, at a second of a minute after m0.
@@ -42,23 +28,12 @@ func TestImportedServiceCheckMonitorFires(t *testing.T) {
 			host, port, m0.Add(time.Duration(minute)*time.Minute+time.Duration(sec)*time.Second).Format(time.DateTime), status))
 		require.NoError(t, err)
 	}
-	metrics := call(t, http.MethodPost, fx.url+"/api/v2/sources", bearer(fx.keyA), map[string]any{
-		"name": "check runs", "kind": "metric",
-		"database": "api_alerts", "table": "checks_gauge", "timestampColumn": "TimeUnix", "serviceColumn": "ServiceName",
-		"attributesMap": "Attributes", "resourceMap": "ResourceAttributes", "metricType": "gauge",
-	})
-	require.Equal(t, http.StatusOK, metrics.status, metrics.body)
-	rc := &receiver{}
-	hook := httptest.NewServer(rc)
-	defer hook.Close()
-	wh := item(call(t, http.MethodPost, fx.url+"/api/v2/webhooks", bearer(fx.keyA), map[string]any{"name": "hook", "url": hook.URL}))["id"].(string)
-
 	monitor := map[string]any{
 		"type": "service check", "name": "[Redis] cannot connect", "message": "{{#is_alert}}Redis is down{{/is_alert}}",
 		"query":   `"redis.can_connect".over("port:6379").by("host").last(2).count_by_status()`,
 		"options": map[string]any{"thresholds": map[string]any{"critical": 1, "ok": 1, "warning": 1}},
 	}
-	r := call(t, http.MethodPost, fx.url+"/api/v2/alerts/import?webhookId="+wh+"&metricsSourceId="+url.QueryEscape(item(metrics)["id"].(string)), bearer(fx.keyA), monitor)
+	r := call(t, http.MethodPost, mi.url, bearer(fx.keyA), monitor)
 	require.Equal(t, http.StatusOK, r.status, r.body)
 	a := item(r)
 	assert.Equal(t, 1.0, a["threshold"])
@@ -71,7 +46,6 @@ func TestImportedServiceCheckMonitorFires(t *testing.T) {
 	assert.Equal(t, "[Redis] cannot connect (warning)", warning["name"])
 	assert.Equal(t, 0.0, warning["threshold"])
 
-	sender := webhook.New(webhook.Options{Attempts: 1, Timeout: 5 * time.Second, AllowPrivate: true})
 	at := func(minute int) time.Time { return m0.Add(time.Duration(minute+1)*time.Minute + 5*time.Second) }
 
 	// Minute 0: both hosts OK, and another port's check critical (not
