@@ -18,11 +18,7 @@ import (
 // documents of the case's team.
 func TestHyperDXDashboardFormulas(t *testing.T) {
 	const base = "/api/v2/dashboards"
-	sources := func(c *contractFixture) (trace, metric string) {
-		trace = c.put("", kindSource, map[string]any{"name": "Traces", "kind": "trace", "database": "default", "table": "otel_traces", "timestampColumn": "Timestamp"})
-		metric = c.put("", kindSource, map[string]any{"name": "Metrics", "kind": "metric", "database": "default", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix"})
-		return trace, metric
-	}
+	sources := dashboardSources
 	// setKind rewrites a stored source's kind behind the API's back, as
 	// the cases do through Mongo's raw collection.
 	setKind := func(c *contractFixture, id, kind string) {

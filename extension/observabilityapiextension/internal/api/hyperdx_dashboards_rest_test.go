@@ -23,11 +23,7 @@ import (
 // team's default connection, which the case's sources read.
 func TestHyperDXDashboardsRest(t *testing.T) {
 	const base = "/api/v2/dashboards"
-	sources := func(c *contractFixture) (trace, metric string) {
-		trace = c.put("", kindSource, map[string]any{"name": "Traces", "kind": "trace", "database": "default", "table": "otel_traces", "timestampColumn": "Timestamp"})
-		metric = c.put("", kindSource, map[string]any{"name": "Metrics", "kind": "metric", "database": "default", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix"})
-		return trace, metric
-	}
+	sources := dashboardSources
 	connection := func(c *contractFixture) string { return domainsources.DefaultConnectionID(c.team) }
 	countSelect := []any{map[string]any{"aggFn": "count", "where": ""}}
 	externalTile := func(src string) map[string]any {
@@ -1050,11 +1046,7 @@ func TestHyperDXDashboardsRest(t *testing.T) {
 // filters are not provided".
 func TestHyperDXDashboardsEarlierGaps(t *testing.T) {
 	const base = "/api/v2/dashboards"
-	sources := func(c *contractFixture) (trace, metric string) {
-		trace = c.put("", kindSource, map[string]any{"name": "Traces", "kind": "trace", "database": "default", "table": "otel_traces", "timestampColumn": "Timestamp"})
-		metric = c.put("", kindSource, map[string]any{"name": "Metrics", "kind": "metric", "database": "default", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix"})
-		return trace, metric
-	}
+	sources := dashboardSources
 	testDashboard := func(c *contractFixture, kv ...any) string {
 		return c.put("", kindDashboard, with(map[string]any{"name": "Test Dashboard", "tiles": []any{}}, kv...))
 	}

@@ -15,11 +15,7 @@ import (
 // Mongo: here source documents of the case's team.
 func TestHyperDXDashboards(t *testing.T) {
 	const base = "/api/v2/dashboards"
-	sources := func(c *contractFixture) (trace, metric string) {
-		trace = c.put("", kindSource, map[string]any{"name": "Traces", "kind": "trace", "database": "default", "table": "otel_traces", "timestampColumn": "Timestamp"})
-		metric = c.put("", kindSource, map[string]any{"name": "Metrics", "kind": "metric", "database": "default", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix"})
-		return trace, metric
-	}
+	sources := dashboardSources
 	// HyperDX's fixtures makeExternalChart and the file's chart factories.
 	externalChart := func(src string) map[string]any {
 		return map[string]any{
@@ -377,11 +373,7 @@ func TestHyperDXDashboards(t *testing.T) {
 // TestHyperDXDashboardsEarlierGaps (hyperdx_dashboards_rest_test.go).
 func TestHyperDXDashboardsNewFormat(t *testing.T) {
 	const base = "/api/v2/dashboards"
-	sources := func(c *contractFixture) (trace, metric string) {
-		trace = c.put("", kindSource, map[string]any{"name": "Traces", "kind": "trace", "database": "default", "table": "otel_traces", "timestampColumn": "Timestamp"})
-		metric = c.put("", kindSource, map[string]any{"name": "Metrics", "kind": "metric", "database": "default", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix"})
-		return trace, metric
-	}
+	sources := dashboardSources
 	countSelect := []any{map[string]any{"aggFn": "count", "where": ""}}
 	// HyperDX's fixture makeExternalTile and the describe's factories.
 	externalTile := func(src string) map[string]any {
@@ -768,4 +760,13 @@ func TestHyperDXDashboardsNewFormat(t *testing.T) {
 		}},
 	}
 	replay(t, "dashboards.int.test.ts", cases)
+}
+
+// dashboardSources are the trace and metric sources the dashboards
+// test file's beforeEach makes (HyperDX's trace and metric source
+// fixtures), as otelhouse documents.
+func dashboardSources(c *contractFixture) (trace, metric string) {
+	trace = c.put("", kindSource, map[string]any{"name": "Traces", "kind": "trace", "database": "default", "table": "otel_traces", "timestampColumn": "Timestamp"})
+	metric = c.put("", kindSource, map[string]any{"name": "Metrics", "kind": "metric", "database": "default", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix"})
+	return trace, metric
 }

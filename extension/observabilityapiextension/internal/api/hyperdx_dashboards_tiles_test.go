@@ -15,11 +15,7 @@ import (
 // case's team.
 func TestHyperDXDashboardTiles(t *testing.T) {
 	const base = "/api/v2/dashboards"
-	sources := func(c *contractFixture) (trace, metric string) {
-		trace = c.put("", kindSource, map[string]any{"name": "Traces", "kind": "trace", "database": "default", "table": "otel_traces", "timestampColumn": "Timestamp"})
-		metric = c.put("", kindSource, map[string]any{"name": "Metrics", "kind": "metric", "database": "default", "table": "otel_metrics_gauge", "timestampColumn": "TimeUnix"})
-		return trace, metric
-	}
+	sources := dashboardSources
 	heatmapTile := func(name string, cfg map[string]any) map[string]any {
 		return map[string]any{"name": name, "x": 0, "y": 0, "w": 6, "h": 3, "config": cfg}
 	}
