@@ -83,6 +83,26 @@ func TestAlertsOnGaugeDelta(t *testing.T) {
 	point("a", 0, 40, 40)
 	point("b", 0, 10, 5)
 	point("b", 0, 40, 5)
+	// The chart endpoint draws the tile as its alert judges it; without
+	// periodAggFn, the last values.
+	drawn := func(periodAggFn string) any {
+		sr := map[string]any{"sourceId": src, "aggFn": "sum", "metricName": "disk.used", "metricDataType": "gauge", "where": "", "groupBy": []any{}}
+		if periodAggFn != "" {
+			sr["periodAggFn"] = periodAggFn
+		}
+		r := call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), map[string]any{
+			"startTime": m0.UnixMilli(), "endTime": m0.Add(time.Minute).UnixMilli(), "granularity": "1m", "series": []any{sr},
+		})
+		if r.status != http.StatusOK {
+			return r.body["message"]
+		}
+		data := r.body["data"].([]any)
+		require.Len(t, data, 1, r.body)
+		return data[0].(map[string]any)["series_0.data"]
+	}
+	assert.Equal(t, 60.0, drawn("delta"))
+	assert.Equal(t, 45.0, drawn(""))
+	assert.Contains(t, drawn("rate"), "series[0].periodAggFn must be one of delta")
 	require.NoError(t, fx.alerts.EvaluateDue(ctx, at(0), sender))
 	got := byAlert(rc.notifications())
 	require.Len(t, got, 2, "both fire on the delta")
