@@ -59,22 +59,38 @@ func TestGaugeDelta(t *testing.T) {
 		step time.Duration
 		want map[string][]any // by group, one value a bucket
 	}{
-		{"sum of the series' deltas", item("sum", "used", "gauge", true), time.Minute,
-			map[string][]any{"": {20.0 + 40, -22.5 + 6, 0.0}}},
-		{"max of the series' deltas", item("max", "used", "gauge", true), time.Minute,
-			map[string][]any{"": {40.0, 6.0, 0.0}}},
-		{"avg of the series' deltas", item("avg", "used", "gauge", true), time.Minute,
-			map[string][]any{"": {30.0, -8.25, 0.0}}},
-		{"count: the series with a delta", item("count", "used", "gauge", true), time.Minute,
-			map[string][]any{"": {2.0, 2.0, 1.0}}},
-		{"per group", item("max", "used", "gauge", true, "host"), time.Minute,
-			map[string][]any{"a": {20.0, -22.5, 0.0}, "b": {40.0, 6.0, nil}}},
-		{"scaled to a wider bucket", item("max", "used", "gauge", true, "host"), 2 * time.Minute,
-			map[string][]any{"a": {-5.0 * 120 / 100, 0.0}, "b": {-96.0 * 120 / 90, nil}}},
-		{"without delta: the series' last values", item("sum", "used", "gauge", false), time.Minute,
-			map[string][]any{"": {150.0, 9.0, 7.0}}},
-		{"a sum item ignores it, as HyperDX's renderer does", item("sum", "requests", "sum", true), time.Minute,
-			map[string][]any{"": {5.0, 10.0, 0.0}}},
+		{
+			"sum of the series' deltas", item("sum", "used", "gauge", true), time.Minute,
+			map[string][]any{"": {20.0 + 40, -22.5 + 6, 0.0}},
+		},
+		{
+			"max of the series' deltas", item("max", "used", "gauge", true), time.Minute,
+			map[string][]any{"": {40.0, 6.0, 0.0}},
+		},
+		{
+			"avg of the series' deltas", item("avg", "used", "gauge", true), time.Minute,
+			map[string][]any{"": {30.0, -8.25, 0.0}},
+		},
+		{
+			"count: the series with a delta", item("count", "used", "gauge", true), time.Minute,
+			map[string][]any{"": {2.0, 2.0, 1.0}},
+		},
+		{
+			"per group", item("max", "used", "gauge", true, "host"), time.Minute,
+			map[string][]any{"a": {20.0, -22.5, 0.0}, "b": {40.0, 6.0, nil}},
+		},
+		{
+			"scaled to a wider bucket", item("max", "used", "gauge", true, "host"), 2 * time.Minute,
+			map[string][]any{"a": {-5.0 * 120 / 100, 0.0}, "b": {-96.0 * 120 / 90, nil}},
+		},
+		{
+			"without delta: the series' last values", item("sum", "used", "gauge", false), time.Minute,
+			map[string][]any{"": {150.0, 9.0, 7.0}},
+		},
+		{
+			"a sum item ignores it, as HyperDX's renderer does", item("sum", "requests", "sum", true), time.Minute,
+			map[string][]any{"": {5.0, 10.0, 0.0}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			points, err := Run(ctx, db, []Series{tc.s}, start, start.Add(3*time.Minute), tc.step, time.Minute)
