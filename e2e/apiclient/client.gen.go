@@ -238,13 +238,13 @@ func (e AlertChartSelectMetricType) Valid() bool {
 
 // Defines values for AlertChartSelectPeriodAggFn.
 const (
-	Delta AlertChartSelectPeriodAggFn = "delta"
+	AlertChartSelectPeriodAggFnDelta AlertChartSelectPeriodAggFn = "delta"
 )
 
 // Valid indicates whether the value is a known member of the AlertChartSelectPeriodAggFn enum.
 func (e AlertChartSelectPeriodAggFn) Valid() bool {
 	switch e {
-	case Delta:
+	case AlertChartSelectPeriodAggFnDelta:
 		return true
 	default:
 		return false
@@ -485,6 +485,21 @@ func (e ChartQuerySeriesDataSource) Valid() bool {
 	case Events:
 		return true
 	case Metrics:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChartQuerySeriesPeriodAggFn.
+const (
+	ChartQuerySeriesPeriodAggFnDelta ChartQuerySeriesPeriodAggFn = "delta"
+)
+
+// Valid indicates whether the value is a known member of the ChartQuerySeriesPeriodAggFn enum.
+func (e ChartQuerySeriesPeriodAggFn) Valid() bool {
+	switch e {
+	case ChartQuerySeriesPeriodAggFnDelta:
 		return true
 	default:
 		return false
@@ -980,6 +995,21 @@ func (e SelectItemMetricType) Valid() bool {
 	case SelectItemMetricTypeHistogram:
 		return true
 	case SelectItemMetricTypeSum:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SelectItemPeriodAggFn.
+const (
+	SelectItemPeriodAggFnDelta SelectItemPeriodAggFn = "delta"
+)
+
+// Valid indicates whether the value is a known member of the SelectItemPeriodAggFn enum.
+func (e SelectItemPeriodAggFn) Valid() bool {
+	switch e {
+	case SelectItemPeriodAggFnDelta:
 		return true
 	default:
 		return false
@@ -1758,7 +1788,7 @@ type AlertChartSelect struct {
 	MetricType   *AlertChartSelectMetricType `json:"metricType,omitempty"`
 	NumberFormat *map[string]interface{}     `json:"numberFormat,omitempty"`
 
-	// PeriodAggFn HyperDX's gauge change over the period; refused (400), this server judging aggregates only
+	// PeriodAggFn on a gauge item, judge each series' change over the window (its last value less its first, scaled to the window) rather than its last value, then aggFn across the series (HyperDX's); other items ignore it, as HyperDX does
 	PeriodAggFn *AlertChartSelectPeriodAggFn `json:"periodAggFn,omitempty"`
 
 	// ValueExpression required but with count, which takes none
@@ -1773,7 +1803,7 @@ type AlertChartSelectLevel float32
 // AlertChartSelectMetricType the type of the table metricName is read from (the source database's table of that type)
 type AlertChartSelectMetricType string
 
-// AlertChartSelectPeriodAggFn HyperDX's gauge change over the period; refused (400), this server judging aggregates only
+// AlertChartSelectPeriodAggFn on a gauge item, judge each series' change over the window (its last value less its first, scaled to the window) rather than its last value, then aggFn across the series (HyperDX's); other items ignore it, as HyperDX does
 type AlertChartSelectPeriodAggFn string
 
 // AlertChartSelectWhereLanguage defines model for AlertChartSelect.WhereLanguage.
@@ -1880,6 +1910,9 @@ type ChartQuery struct {
 		// MetricName on a metric source, the metric whose points are aggregated (field names it when absent)
 		MetricName *string `json:"metricName,omitempty"`
 
+		// PeriodAggFn beyond HyperDX's request, a tile select item's periodAggFn, so a tile is drawn as its alert judges it; on a gauge metric, each series' change over a bucket rather than its last value
+		PeriodAggFn *ChartQuerySeriesPeriodAggFn `json:"periodAggFn,omitempty"`
+
 		// Query a Datadog metric query or formula on a metric source, in place of aggFn, field, where and groupBy
 		Query         *string                        `json:"query,omitempty"`
 		SourceId      string                         `json:"sourceId"`
@@ -1902,6 +1935,9 @@ type ChartQuerySeriesAggFn string
 
 // ChartQuerySeriesDataSource HyperDX's; what the source is decides how it is read
 type ChartQuerySeriesDataSource string
+
+// ChartQuerySeriesPeriodAggFn beyond HyperDX's request, a tile select item's periodAggFn, so a tile is drawn as its alert judges it; on a gauge metric, each series' change over a bucket rather than its last value
+type ChartQuerySeriesPeriodAggFn string
 
 // ChartQuerySeriesWhereLanguage defines model for ChartQuery.Series.WhereLanguage.
 type ChartQuerySeriesWhereLanguage string
@@ -2339,6 +2375,9 @@ type SelectItem struct {
 	MetricType   *SelectItemMetricType   `json:"metricType,omitempty"`
 	NumberFormat *map[string]interface{} `json:"numberFormat,omitempty"`
 
+	// PeriodAggFn on a gauge item, chart each series' change over a bucket (its last value less its first, scaled to the bucket) rather than its last value, then aggFn across the series (HyperDX's); other items ignore it, as HyperDX does
+	PeriodAggFn *SelectItemPeriodAggFn `json:"periodAggFn,omitempty"`
+
 	// Query a Datadog metric query or formula on a metric source, in place of aggFn, valueExpression, level and where
 	Query *string `json:"query,omitempty"`
 
@@ -2353,6 +2392,9 @@ type SelectItemAggFn string
 
 // SelectItemMetricType the metric table metricName is read from
 type SelectItemMetricType string
+
+// SelectItemPeriodAggFn on a gauge item, chart each series' change over a bucket (its last value less its first, scaled to the bucket) rather than its last value, then aggFn across the series (HyperDX's); other items ignore it, as HyperDX does
+type SelectItemPeriodAggFn string
 
 // SelectItemWhereLanguage defines model for SelectItem.WhereLanguage.
 type SelectItemWhereLanguage string

@@ -37,6 +37,11 @@ type Series struct {
 	// metricName). A gauge named so is read as HyperDX reads one: each
 	// series' last value in a bucket, then AggFn across the series.
 	MetricName string
+	// Delta, on a gauge named by MetricName, replaces each series' last
+	// value in a bucket by its change over the bucket (HyperDX's isDelta,
+	// the external periodAggFn "delta"). Other items ignore it, as
+	// HyperDX's renderer does.
+	Delta bool
 }
 
 // Granularities are the documented bucket sizes; "auto" picks the
@@ -177,15 +182,19 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 			" ORDER BY %[3]s ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS __prev FROM %[4]s"+
 			" WHERE %[3]s >= fromUnixTimestamp64Milli(%[5]s) AND %[3]s < fromUnixTimestamp64Milli(%[6]s)))"+
 			" WHERE %[7]s AND %[8]s GROUP BY bucket, grp ORDER BY bucket", bucket, grp, ts, from, prevStart, endP, inRange, cond)
-	case src.MetricType == "gauge" && s.MetricName != "" && s.AggFn != "count":
-		// Each series' (tag set's) last value in the bucket, then the
-		// aggregate across the series.
+	case src.MetricType == "gauge" && s.MetricName != "" && (s.AggFn != "count" || s.Delta):
+		// Each series' (tag set's) last value in the bucket, or its
+		// change over the bucket, then the aggregate across the series.
 		e, numeric, err := scope.Resolve(cmp.Or(s.Field, "Value"), &p)
 		if err != nil {
 			return "", nil, err
 		}
 		if !numeric {
 			e = "toFloat64OrNull(toString(" + e + "))"
+		}
+		value := "argMax(" + e + ", " + ts + ")"
+		if s.Delta {
+			value = gaugeDelta(e, ts, step)
 		}
 		outer, err := aggOf(s.AggFn, s.Level, "__last", "__last", "__at")
 		if err != nil {
@@ -202,8 +211,8 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 			series = "cityHash64(" + strings.Join(tags, ", ") + ")"
 		}
 		q = fmt.Sprintf("SELECT bucket, grp, %[1]s AS value FROM"+
-			" (SELECT %[2]s AS bucket, %[3]s AS grp, argMax(%[4]s, %[5]s) AS __last, max(%[5]s) AS __at FROM %[6]s WHERE %[7]s AND %[8]s GROUP BY bucket, grp, %[9]s)"+
-			" GROUP BY bucket, grp ORDER BY bucket", outer, bucket, grp, e, ts, from, inRange, cond, series)
+			" (SELECT %[2]s AS bucket, %[3]s AS grp, %[4]s AS __last, max(%[5]s) AS __at FROM %[6]s WHERE %[7]s AND %[8]s GROUP BY bucket, grp, %[9]s)"+
+			" GROUP BY bucket, grp ORDER BY bucket", outer, bucket, grp, value, ts, from, inRange, cond, series)
 	default:
 		q = fmt.Sprintf("SELECT %s AS bucket, %s AS grp, %s AS value FROM %s WHERE %s AND %s GROUP BY bucket, grp ORDER BY bucket",
 			bucket, grp, agg, from, inRange, cond)
@@ -216,6 +225,15 @@ func Build(ctx context.Context, db *sql.DB, s Series, start, end time.Time, step
 		params[k] = v
 	}
 	return q, params, nil
+}
+
+// gaugeDelta is a gauge series' change over a bucket of step, as
+// HyperDX's delta measures it (Prometheus' delta()): its last value less
+// its first, scaled from the seconds between them to the whole bucket;
+// 0 when they are the same second (one point: no change is seen).
+func gaugeDelta(e, ts string, step time.Duration) string {
+	span := "dateDiff('second', min(toDateTime(" + ts + ")), max(toDateTime(" + ts + ")))"
+	return fmt.Sprintf("if(%[1]s > 0, (argMax(%[2]s, %[3]s) - argMin(%[2]s, %[3]s)) * %[4]d / %[1]s, 0)", span, e, ts, int64(step/time.Second))
 }
 
 // Point is one bucket of one group, with every series' value (nil: no

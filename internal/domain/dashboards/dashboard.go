@@ -200,8 +200,12 @@ type Select struct {
 	// the source's table of that type (HyperDX's metric select item); the
 	// metric's Value is aggregated unless valueExpression names another
 	// column.
-	MetricName    string          `json:"metricName,omitempty"`
-	MetricType    string          `json:"metricType,omitempty"`
+	MetricName string `json:"metricName,omitempty"`
+	MetricType string `json:"metricType,omitempty"`
+	// PeriodAggFn "delta" charts a gauge metric's change over each bucket
+	// rather than its last value (charts.Series.Delta); other items
+	// ignore it, as HyperDX does.
+	PeriodAggFn   string          `json:"periodAggFn,omitempty"`
 	Alias         string          `json:"alias,omitempty"`
 	Level         float64         `json:"level,omitempty"`
 	Where         string          `json:"where"`

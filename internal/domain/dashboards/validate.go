@@ -19,6 +19,9 @@ var (
 	// MetricTypes are the metric tables a select item's metricType names
 	// (HyperDX's that it can chart).
 	MetricTypes = []string{"gauge", "sum", "histogram", "exponential histogram"}
+	// PeriodAggFns are what a select item's periodAggFn may be:
+	// HyperDX's delta of a gauge over each bucket.
+	PeriodAggFns = []string{"delta"}
 	// HeatmapScales are the y axes a heatmap takes.
 	HeatmapScales = []string{"log", "linear"}
 	sqlDisplay    = []string{Line, StackedBar, Table, Number, Pie, Bar}
@@ -253,8 +256,8 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 		if s.Query != "" {
 			// A Datadog metric query carries its own aggregation and
 			// filter; mixing in the builder's would be ambiguous.
-			if s.AggFn != "" || s.ValueExpression != "" || s.Where != "" || s.Level != 0 {
-				p.Add("%s: query replaces aggFn, valueExpression, level and where; give one or the other", sat)
+			if s.AggFn != "" || s.ValueExpression != "" || s.Where != "" || s.Level != 0 || s.PeriodAggFn != "" {
+				p.Add("%s: query replaces aggFn, valueExpression, level, where and periodAggFn; give one or the other", sat)
 			} else if _, err := charts.ParseDatadogMetric(s.Query); err != nil {
 				p.Add("%s.query: %v", sat, err)
 			}
@@ -265,6 +268,9 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 		metric := s.MetricName != "" && s.MetricType != ""
 		if s.MetricType != "" {
 			p.OneOf(sat+".metricType", s.MetricType, MetricTypes)
+		}
+		if s.PeriodAggFn != "" {
+			p.OneOf(sat+".periodAggFn", s.PeriodAggFn, PeriodAggFns)
 		}
 		switch {
 		case s.AggFn == "count" && s.ValueExpression != "":

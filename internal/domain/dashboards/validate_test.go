@@ -63,6 +63,13 @@ func TestValidate(t *testing.T) {
 			{"query":"median:system.load.1{*}"},{"query":"avg:system.load.1{*}","aggFn":"avg"}]}}]}`,
 			want: []string{"select.0.query: ", "space aggregator", "select.1: query replaces aggFn"},
 		},
+		{name: "gauge delta", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","select":[
+			{"aggFn":"sum","valueExpression":"Value","metricName":"disk.used","metricType":"gauge","periodAggFn":"delta"}]}}]}`},
+		{
+			name: "periodAggFn mistakes", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs","select":[
+			{"aggFn":"sum","valueExpression":"Value","metricName":"disk.used","metricType":"gauge","periodAggFn":"rate"},{"query":"avg:system.load.1{*}","periodAggFn":"delta"}]}}]}`,
+			want: []string{"select.0.periodAggFn must be one of delta", "select.1: query replaces aggFn, valueExpression, level, where and periodAggFn"},
+		},
 		{
 			name: "no select", body: `{"name":"d","tiles":[{"x":0,"y":0,"w":1,"h":1,"config":{"displayType":"line","sourceId":"logs"}}]}`,
 			want: []string{"select takes 1 to 20 items, got 0"},

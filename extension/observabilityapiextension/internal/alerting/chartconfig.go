@@ -48,8 +48,9 @@ type ChartSelect struct {
 	Level                *float64 `json:"level,omitempty"`
 	MetricType           string   `json:"metricType,omitempty"`
 	MetricName           string   `json:"metricName,omitempty"`
-	// IsDelta (the external periodAggFn "delta") asks for a gauge's
-	// change over the period, which the scheduler does not compute.
+	// IsDelta (the external periodAggFn "delta") judges a gauge's
+	// change over each window rather than its last value
+	// (charts.Series.Delta).
 	IsDelta      bool            `json:"isDelta,omitempty"`
 	NumberFormat json.RawMessage `json:"numberFormat,omitempty"`
 }
@@ -200,10 +201,7 @@ func inlineMeasured(raw json.RawMessage) (measured, error) {
 	for i, sel := range c.Select {
 		s := charts.Series{
 			AggFn: sel.AggFn, Field: sel.ValueExpression, Where: sel.AggCondition, WhereLanguage: sel.AggConditionLanguage,
-			GroupBy: groupBy, Filter: where, FilterLanguage: whereLanguage,
-		}
-		if sel.IsDelta {
-			return measured{}, fmt.Errorf("chartConfig.select[%d]: isDelta (a gauge's change over the period) is not evaluated by this server", i)
+			GroupBy: groupBy, Filter: where, FilterLanguage: whereLanguage, Delta: sel.IsDelta,
 		}
 		if sel.Level != nil {
 			s.Level = *sel.Level

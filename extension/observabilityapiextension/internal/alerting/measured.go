@@ -64,6 +64,7 @@ func tileMeasured(c *dashboards.Config) (measured, error) {
 			series: charts.Series{
 				AggFn: sel.AggFn, Field: sel.ValueExpression, Level: sel.Level,
 				Where: sel.Where, WhereLanguage: sel.WhereLanguage, GroupBy: groupBy,
+				Delta: sel.PeriodAggFn == "delta",
 			},
 			metricName: sel.MetricName, metricType: sel.MetricType,
 		}

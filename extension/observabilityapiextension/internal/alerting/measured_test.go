@@ -29,6 +29,7 @@ func TestMeasured(t *testing.T) {
 	}
 	type want struct {
 		metric, table string // per item
+		delta         bool
 	}
 	for _, tc := range []struct {
 		name  string
@@ -41,25 +42,25 @@ func TestMeasured(t *testing.T) {
 		{
 			"tile: first item only", tile(dashboards.Config{DisplayType: "line", SourceID: "s", Select: []dashboards.Select{{AggFn: "count"}, {AggFn: "count"}}}),
 			logs,
-			[]want{{"", "otel_logs"}},
+			[]want{{"", "otel_logs", false}},
 			false, "",
 		},
 		{
 			"tile: ratio of two", tile(dashboards.Config{DisplayType: "line", SourceID: "s", Select: []dashboards.Select{{AggFn: "count", Where: "a"}, {AggFn: "count"}}, Display: ratioDisplay}),
 			logs,
-			[]want{{"", "otel_logs"}, {"", "otel_logs"}},
+			[]want{{"", "otel_logs", false}, {"", "otel_logs", false}},
 			true, "",
 		},
 		{
 			"tile: metric item of another type", tile(dashboards.Config{DisplayType: "number", SourceID: "s", Select: []dashboards.Select{{AggFn: "max", ValueExpression: "Value", MetricName: "jobs", MetricType: "sum"}}}),
 			metrics,
-			[]want{{"jobs", "otel_metrics_sum"}},
+			[]want{{"jobs", "otel_metrics_sum", false}},
 			false, "",
 		},
 		{
 			"tile: metric fields on a log source mean nothing, as on the chart", tile(dashboards.Config{DisplayType: "number", SourceID: "s", Select: []dashboards.Select{{AggFn: "count", MetricName: "jobs", MetricType: "sum"}}}),
 			logs,
-			[]want{{"", "otel_logs"}},
+			[]want{{"", "otel_logs", false}},
 			false, "",
 		},
 		{"tile: no longer a chart", tile(dashboards.Config{DisplayType: "markdown"}), logs, nil, false, "no longer a chart"},
@@ -68,13 +69,21 @@ func TestMeasured(t *testing.T) {
 			{"aggFn":"sum","valueExpression":"Value","aggCondition":"","metricType":"gauge","metricName":"used"},
 			{"aggFn":"sum","valueExpression":"Value","aggCondition":"","metricType":"gauge","metricName":"total"}]}`),
 			metrics,
-			[]want{{"used", "otel_metrics_gauge"}, {"total", "otel_metrics_gauge"}},
+			[]want{{"used", "otel_metrics_gauge", false}, {"total", "otel_metrics_gauge", false}},
 			true, "",
 		},
 		{
-			"inline: a delta is not judged as the aggregate", inline(`{"displayType":"line","source":"s","select":[
+			"inline: a delta is judged as the chart draws it", inline(`{"displayType":"line","source":"s","select":[
 			{"aggFn":"sum","valueExpression":"Value","aggCondition":"","metricType":"gauge","metricName":"used","isDelta":true}]}`),
-			metrics, nil, false, "isDelta",
+			metrics,
+			[]want{{"used", "otel_metrics_gauge", true}},
+			false, "",
+		},
+		{
+			"tile: a delta too", tile(dashboards.Config{DisplayType: "line", SourceID: "s", Select: []dashboards.Select{{AggFn: "sum", MetricName: "used", MetricType: "gauge", PeriodAggFn: "delta"}}}),
+			metrics,
+			[]want{{"used", "otel_metrics_gauge", true}},
+			false, "",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,6 +101,7 @@ func TestMeasured(t *testing.T) {
 			for i, w := range tc.items {
 				assert.Equal(t, w.metric, series[i].MetricName, "item %d", i)
 				assert.Equal(t, w.table, series[i].Source.Table, "item %d", i)
+				assert.Equal(t, w.delta, series[i].Delta, "item %d", i)
 			}
 			if tc.ratio {
 				assert.Equal(t, 0.25, *m.combine([]*float64{f(1), f(4)}))

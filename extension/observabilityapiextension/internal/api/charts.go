@@ -61,6 +61,10 @@ type chartSeries struct {
 	// Field names the metric.
 	MetricName     string `json:"metricName"`
 	MetricDataType string `json:"metricDataType"`
+	// PeriodAggFn "delta" draws a gauge metric's change over each bucket
+	// (a tile select item's periodAggFn, which this request carries
+	// beyond HyperDX's so a tile is drawn as its alert judges it).
+	PeriodAggFn string `json:"periodAggFn"`
 	// Query is a Datadog metric query or formula on a metric source; it
 	// takes the place of aggFn, field, where and groupBy.
 	Query string `json:"query"`
@@ -140,9 +144,12 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 		if sr.MetricDataType != "" {
 			p.OneOf(fmt.Sprintf("series[%d].metricDataType", i), strings.ToLower(sr.MetricDataType), sources.MetricTypes)
 		}
+		if sr.PeriodAggFn != "" {
+			p.OneOf(fmt.Sprintf("series[%d].periodAggFn", i), sr.PeriodAggFn, dashboards.PeriodAggFns)
+		}
 		if sr.Query != "" {
-			if sr.AggFn != "" || sr.Field != "" || sr.Where != "" || len(sr.GroupBy) > 0 {
-				p.Add("series[%d]: query replaces aggFn, field, where and groupBy; send one or the other", i)
+			if sr.AggFn != "" || sr.Field != "" || sr.Where != "" || len(sr.GroupBy) > 0 || sr.PeriodAggFn != "" {
+				p.Add("series[%d]: query replaces aggFn, field, where, groupBy and periodAggFn; send one or the other", i)
 			}
 			if _, err := charts.ParseDatadogMetric(sr.Query); err != nil {
 				p.Add("series[%d].query: %v", i, err)
@@ -263,7 +270,7 @@ func (s *Server) seriesFor(ctx context.Context, team string, sr chartSeries) (ch
 	cs := charts.Series{
 		Source: src.Chart(),
 		AggFn:  sr.AggFn, Field: sr.Field, Level: sr.Level, Where: sr.Where, WhereLanguage: sr.WhereLanguage, GroupBy: sr.GroupBy,
-		Query: sr.Query,
+		Query: sr.Query, Delta: sr.PeriodAggFn == "delta",
 	}
 	if src.Kind != "metric" || sr.Query != "" || (sr.MetricName == "" && sr.MetricDataType == "") {
 		return cs, nil

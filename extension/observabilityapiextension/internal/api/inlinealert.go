@@ -262,7 +262,7 @@ func checkSelect(i int, sel externalSelect, kind string, p *problems.List) alert
 	return alerting.ChartSelect{
 		AggFn: sel.AggFn, AggCondition: sel.Where, AggConditionLanguage: cmp.Or(sel.WhereLanguage, "lucene"),
 		ValueExpression: sel.ValueExpression, Alias: sel.Alias, Level: sel.Level, NumberFormat: sel.NumberFormat,
-		MetricType: sel.MetricType, MetricName: sel.MetricName,
+		MetricType: sel.MetricType, MetricName: sel.MetricName, IsDelta: sel.PeriodAggFn == "delta",
 	}
 }
 
@@ -271,10 +271,7 @@ func checkSelect(i int, sel externalSelect, kind string, p *problems.List) alert
 // read as a tile's metric item is (charts.MetricItem).
 func checkMetricItem(at string, sel externalSelect, kind string, p *problems.List) {
 	if sel.PeriodAggFn != "" {
-		// HyperDX's delta of a gauge over the period is a different
-		// measure from the bucket's aggregate; judging the aggregate
-		// instead would fire on other values than the chart shows.
-		p.Add("%s.periodAggFn is not evaluated by this server; leave it out to judge the metric's aggregate per window", at)
+		p.OneOf(at+".periodAggFn", sel.PeriodAggFn, dashboards.PeriodAggFns)
 	}
 	if sel.MetricType == "" && sel.MetricName == "" {
 		return

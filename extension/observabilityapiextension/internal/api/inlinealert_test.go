@@ -150,7 +150,7 @@ func TestInlineAlertBadInputIs400(t *testing.T) {
 		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "count", "metricName": "m", "metricType": "gauge"}}), "metricName and metricType are for a metric source"},
 		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "count", "metricName": "m"}}), "names both metricName and metricType"},
 		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "count", "metricName": "m", "metricType": "Gauges"}}), "metricType must be one of"},
-		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "count", "periodAggFn": "delta"}}), "periodAggFn is not evaluated"},
+		{with(inlineConfig(src), "select", []any{map[string]any{"aggFn": "count", "periodAggFn": "rate"}}), "periodAggFn must be one of delta"},
 		{map[string]any{"configType": "sql", "displayType": "line", "sqlTemplate": "SELECT 1", "connectionId": "nope"}, "connection must be a valid connection id"},
 	} {
 		r := c.do("POST", "/api/v2/alerts", inlineAlert(tc.chart, wh))

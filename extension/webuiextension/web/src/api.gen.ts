@@ -1359,6 +1359,11 @@ export interface components {
                 /** @description on a metric source, the table read (otel_metrics_<type> beside the source's); any case (HyperDX sends Gauge, Sum, Histogram) */
                 metricDataType?: string;
                 /**
+                 * @description beyond HyperDX's request, a tile select item's periodAggFn, so a tile is drawn as its alert judges it; on a gauge metric, each series' change over a bucket rather than its last value
+                 * @enum {string}
+                 */
+                periodAggFn?: "delta";
+                /**
                  * @description required unless query is given
                  * @enum {string}
                  */
@@ -1461,6 +1466,11 @@ export interface components {
              * @enum {string}
              */
             metricType?: "gauge" | "sum" | "histogram" | "exponential histogram";
+            /**
+             * @description on a gauge item, chart each series' change over a bucket (its last value less its first, scaled to the bucket) rather than its last value, then aggFn across the series (HyperDX's); other items ignore it, as HyperDX does
+             * @enum {string}
+             */
+            periodAggFn?: "delta";
             /** @enum {string} */
             aggFn?: "count" | "count_distinct" | "sum" | "avg" | "min" | "max" | "quantile" | "last_value";
             /** @description the field aggregated; required by every aggFn but count (and a metric item naming metricName and metricType), refused with count */
@@ -1843,7 +1853,7 @@ export interface components {
              */
             metricType?: "gauge" | "sum" | "histogram" | "summary" | "exponential histogram";
             /**
-             * @description HyperDX's gauge change over the period; refused (400), this server judging aggregates only
+             * @description on a gauge item, judge each series' change over the window (its last value less its first, scaled to the window) rather than its last value, then aggFn across the series (HyperDX's); other items ignore it, as HyperDX does
              * @enum {string}
              */
             periodAggFn?: "delta";

@@ -401,6 +401,7 @@ export async function runTile(c: TileConfig, from: number, to: number, signal?: 
     : {
       sourceId: c.sourceId, aggFn: s.aggFn, field: s.valueExpression ?? '', level: s.level ?? 0, where: s.where ?? '', whereLanguage: s.whereLanguage || 'lucene', groupBy,
       ...(s.metricName ? { metricName: s.metricName, metricDataType: s.metricType ?? '' } : {}),
+      ...(s.periodAggFn ? { periodAggFn: s.periodAggFn } : {}),
     };
   if (isRatio(c)) {
     // The API divides the first series by the second per bucket and
@@ -803,6 +804,9 @@ function tileOut(t: Tile): Tile {
     if (s.aggFn === 'quantile') o.level = s.level ?? 0.95;
     if (s.alias) o.alias = s.alias;
     if (s.metricName) { o.metricName = s.metricName; o.metricType = s.metricType; }
+    // A gauge's delta per bucket (HyperDX's periodAggFn) is what the tile
+    // draws and its alert judges: saving the tile keeps it.
+    if (s.periodAggFn) o.periodAggFn = s.periodAggFn;
     return o;
   });
   return { ...t, config: out };
