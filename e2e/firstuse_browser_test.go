@@ -17,7 +17,7 @@ import (
 
 // What a first-time user met on a walk through the UI, as they see it at
 // three screen widths: an empty tile says it holds no data (a failed one
-// its error); a ratio tile's legend names the ratio; the heatmap writes
+// its error, a count of nothing its 0); a ratio tile's legend names the ratio; the heatmap writes
 // times as the other charts do; a legend of many series fits its tile
 // without a scrollbar; a formula over seven select items is drawn; a
 // search that fails shows its error and no empty histogram; a failed
@@ -60,7 +60,8 @@ func TestBrowserFirstUseWalk(t *testing.T) {
 			{name: 'Routes', x: 8, y: 3, w: 8, h: 5, config: {displayType: 'line', sourceId: 'traces', granularity: '5m', groupBy: 'SpanName', select: [{aggFn: 'count', where: '', whereLanguage: 'lucene'}]}},
 			{name: 'Latency', x: 16, y: 3, w: 8, h: 4, config: {displayType: 'heatmap', sourceId: 'traces', select: [{valueExpression: 'Duration', heatmapScaleType: 'log'}]}},
 			{name: 'Seven', x: 0, y: 8, w: 24, h: 4, config: {displayType: 'line', sourceId: 'traces', granularity: '5m', showOperandSeries: false,
-				formulas: [{expression: 'A + G', alias: 'first and seventh'}], select: [`+strings.Join(seven, ",")+`]}}]})})
+				formulas: [{expression: 'A + G', alias: 'first and seventh'}], select: [`+strings.Join(seven, ",")+`]}},
+			{name: 'NoCount', x: 0, y: 12, w: 8, h: 2, config: {displayType: 'number', sourceId: 'traces', select: [{aggFn: 'count', where: 'ServiceName:nowhere', whereLanguage: 'lucene'}]}}]})})
 		.then((r) => r.json()).then((j) => j.data.id)`)
 	require.NotEmpty(t, id)
 
@@ -80,7 +81,7 @@ func TestBrowserFirstUseWalk(t *testing.T) {
 		// route's row seen, the plot beside it of a readable height.
 		b.see("the routes' legend at "+w, `[data-tile=Routes] .u-legend`)
 		b.run("eight routes at "+w, poll(`document.querySelectorAll('[data-tile=Routes] .u-legend .u-series').length === 9`))
-		assert.Equal(t, "", eval[string](b, "the legend fits at "+w, `(() => {
+		assert.Empty(t, eval[string](b, "the legend fits at "+w, `(() => {
 			const tile = document.querySelector('[data-tile=Routes]'), body = tile.querySelector('.tile-body');
 			if (body.scrollHeight > body.clientHeight + 1) return 'the tile scrolls: ' + body.scrollHeight + ' > ' + body.clientHeight;
 			const bottom = body.getBoundingClientRect().bottom;
@@ -103,6 +104,10 @@ func TestBrowserFirstUseWalk(t *testing.T) {
 		assert.Equal(t, "first and seventh", b.text(`[data-tile=Seven] .u-legend .u-series:nth-child(2) .u-label`))
 		assert.Zero(t, eval[int](b, "no error on the formula", `document.querySelectorAll('[data-tile=Seven] [data-testid=tile-error]').length`))
 		b.screenshot("formula-" + w)
+		// A count of nothing is a number: 0.
+		eval[bool](b, "scrolling to the count at "+w, `(document.querySelector('[data-tile=NoCount]').scrollIntoView({block: 'center'}), true)`)
+		b.see("the count of nothing at "+w, `[data-tile=NoCount] [data-testid=number]`)
+		assert.Equal(t, "0", b.text(`[data-tile=NoCount] [data-testid=number]`))
 
 		// A search whose where does not parse: its error, no histogram.
 		b.run("a failing search at "+w, chromedp.Navigate(ui+"/search/traces?q="+strings.ReplaceAll("(unbalanced", "(", "%28")))

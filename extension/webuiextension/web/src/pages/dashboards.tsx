@@ -532,8 +532,8 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
     const drawnUnit = isRatio(c) ? '' : operandsShown(c) ? unit : unitOf(c.numberFormat ?? formulasOf(c)[0].numberFormat);
     const drawn = isRatio(c) ? [ratioItem(items)] : drawnItems(c);
     // An answer without a value would draw bare axes (or an empty table):
-    // the tile says so instead.
-    content = noData(drawn, data.perItem) ? <p class="muted tile-empty" data-testid="tile-empty">No data in this range</p>
+    // the tile says so instead. A number tile's count of 0 is its number.
+    content = c.displayType !== 'number' && noData(drawn, data.perItem) ? <NoData />
       // A line or bar chart's legend (its series and hover values) sits
       // under the plot, inside the tile: the chart fits both in its height.
       : <TileData c={c} items={drawn} data={data} unit={drawnUnit} height={Math.max(100, tile.h * 82 - 70)} onZoom={onZoom} />;
@@ -566,10 +566,15 @@ function summary(aggFn: string, l?: Line): number | null {
   return ['count', 'sum'].includes(aggFn) ? vs.reduce((a, b) => a + b, 0) : vs[vs.length - 1];
 }
 
+function NoData() {
+  return <p class="muted tile-empty" data-testid="tile-empty">No data in this range</p>;
+}
+
 function TileData({ c, items, data, unit, height, onZoom }: { c: TileConfig; items: SelectItem[]; data: Series; unit: Unit; height: number; onZoom?: (from: number, to: number) => void }) {
   const additive = ['count', 'sum'].includes(items[0].aggFn ?? '');
   if (c.displayType === 'number') {
     const v = summary(items[0].aggFn ?? '', data.perItem[0][0]);
+    if (v === null) return <NoData />;
     return <><div class="big-number" data-testid="number">{fmtValue(v, unit)}</div><div class="muted small">{additive ? 'total over the range' : 'latest bucket'}</div></>;
   }
   if (['table', 'pie', 'bar'].includes(c.displayType)) {
