@@ -132,6 +132,37 @@ func TestV05RoundTrip(t *testing.T) {
 	}
 }
 
+// The traces nest as a service's do: every span but the root under a
+// span of its trace and inside its time, a parent's calls one after
+// another, and some calls two levels down (another service's server span
+// under a gRPC client span, its queries under it); about ten spans each.
+func TestTracesNest(t *testing.T) {
+	in := newGen(5).traces(200)
+	deep, spans := 0, 0
+	for _, tr := range in {
+		spans += len(tr)
+		byID := map[uint64]*pb.Span{}
+		for _, s := range tr {
+			byID[s.SpanID] = s
+		}
+		require.Zero(t, tr[0].ParentID, "the root comes first")
+		last := map[uint64]int64{}
+		for _, s := range tr[1:] {
+			p := byID[s.ParentID]
+			require.NotNil(t, p, "%s has its parent in the trace", s.Name)
+			assert.GreaterOrEqual(t, s.Start, p.Start, "%s starts inside %s", s.Name, p.Name)
+			assert.LessOrEqual(t, s.Start+s.Duration, p.Start+p.Duration, "%s ends inside %s", s.Name, p.Name)
+			assert.Greater(t, s.Start, last[p.SpanID], "%s starts after its sibling before it ended", s.Name)
+			last[p.SpanID] = s.Start + s.Duration
+			if byID[p.ParentID] != nil {
+				deep++
+			}
+		}
+	}
+	assert.Positive(t, deep, "some spans two levels or more under the root")
+	assert.InDelta(t, 10, float64(spans)/float64(len(in)), 2, "about ten spans a trace")
+}
+
 // A corpus written by gen is sent as generated.
 func TestGenWritesWhatRunReads(t *testing.T) {
 	dir := t.TempDir()

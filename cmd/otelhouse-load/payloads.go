@@ -142,9 +142,10 @@ var (
 	}
 )
 
-// traces makes n traces: an HTTP request span with database, cache and
-// downstream calls under it, some in error, as a web service's tracer
-// reports them.
+// traces makes n traces as a web service's tracer reports them: an HTTP
+// request span whose calls run one after another under it, a database
+// query, a cache read or a gRPC call to another service, whose server
+// span holds that service's own queries; some fail.
 func (g *gen) traces(n int) pb.Traces {
 	out := make(pb.Traces, n)
 	for i := range out {
@@ -152,6 +153,9 @@ func (g *gen) traces(n int) pb.Traces {
 	}
 	return out
 }
+
+// us is n microseconds in nanoseconds, a span's unit.
+func us(n int) int64 { return int64(n) * 1000 }
 
 func (g *gen) trace() pb.Trace {
 	svc := g.pick(services)
@@ -175,45 +179,88 @@ func (g *gen) trace() pb.Trace {
 		Metrics: map[string]float64{"_sampling_priority_v1": 1, "_dd.top_level": 1, "_dd.measured": 1, "process_id": float64(1000 + g.r.IntN(9000))},
 	}
 	spans := pb.Trace{root}
-	at := root.Start
-	for range 4 + g.r.IntN(8) {
-		at += int64(g.r.IntN(2000)) * 1000
-		child := &pb.Span{
-			Service: svc, TraceID: traceID, SpanID: g.r.Uint64(), ParentID: root.SpanID, Start: at,
-			Duration: int64(50+g.r.IntN(20000)) * 1000, Meta: map[string]string{"env": "prod", "version": "2.8.1"}, Metrics: map[string]float64{},
+	// The handler's calls, each starting after the one before ended.
+	at := root.Start + us(50+g.r.IntN(300))
+	for range 3 + g.r.IntN(5) {
+		var end int64
+		if g.r.IntN(3) == 2 {
+			spans, end = g.rpc(spans, root, svc, at)
+		} else {
+			var leaf *pb.Span
+			leaf, end = g.leaf(root, svc, at)
+			spans = append(spans, leaf)
 		}
-		switch g.r.IntN(3) {
-		case 0:
-			q := g.pick(queries)
-			child.Service, child.Name, child.Resource, child.Type = svc+"-postgres", "postgres.query", q, "sql"
-			child.Meta["db.system"], child.Meta["db.statement"], child.Meta["span.kind"] = "postgresql", q, "client"
-			child.Metrics["db.row_count"] = float64(g.r.IntN(50))
-		case 1:
-			child.Service, child.Name, child.Resource, child.Type = svc+"-redis", "redis.command", "GET", "cache"
-			child.Meta["db.system"], child.Meta["out.host"] = "redis", "cache-1.internal"
-		default:
-			down := g.pick(services)
-			child.Name, child.Resource, child.Type = "grpc.client", "/"+down+".v1.Service/Get", "rpc"
-			child.Meta["rpc.service"], child.Meta["peer.service"], child.Meta["span.kind"] = down, down, "client"
-		}
-		if len(child.Metrics) == 0 {
-			child.Metrics = nil // as a tracer leaves it, and as v0.5 decodes it
-		}
-		spans = append(spans, child)
+		at = end + us(20+g.r.IntN(200))
 	}
 	if failed {
+		// The last call failed, and with it each span above it.
 		last := spans[len(spans)-1]
-		last.Error, root.Error = 1, 1
+		last.Error = 1
 		last.Meta["error.type"] = "*net.OpError"
 		last.Meta["error.message"] = "dial tcp 10.0.4.2:5432: connect: connection refused"
 		last.Meta["error.stack"] = "goroutine 81 [running]:\nmain.(*store).query(...)\n\t/src/store.go:112 +0x1c4\nmain.handler(...)\n\t/src/handler.go:48 +0x9a"
+		byID := map[uint64]*pb.Span{}
+		for _, s := range spans {
+			byID[s.SpanID] = s
+		}
+		for p := byID[last.ParentID]; p != nil; p = byID[p.ParentID] {
+			p.Error = 1
+		}
 	}
-	end := root.Start
-	for _, s := range spans[1:] {
-		end = max(end, s.Start+s.Duration)
-	}
-	root.Duration = end - root.Start + int64(g.r.IntN(500))*1000
+	root.Duration = at - root.Start + us(g.r.IntN(500))
 	return spans
+}
+
+// leaf is a call of svc under parent from at: a database query or a
+// cache read, with the time it ended.
+func (g *gen) leaf(parent *pb.Span, svc string, at int64) (*pb.Span, int64) {
+	s := &pb.Span{
+		Service: svc, TraceID: parent.TraceID, SpanID: g.r.Uint64(), ParentID: parent.SpanID, Start: at,
+		Meta: map[string]string{"env": "prod", "version": "2.8.1"},
+	}
+	if g.r.IntN(2) == 0 {
+		q := g.pick(queries)
+		s.Service, s.Name, s.Resource, s.Type = svc+"-postgres", "postgres.query", q, "sql"
+		s.Meta["db.system"], s.Meta["db.statement"], s.Meta["span.kind"] = "postgresql", q, "client"
+		s.Metrics = map[string]float64{"db.row_count": float64(g.r.IntN(50))}
+		s.Duration = us(300 + g.r.IntN(8000))
+	} else {
+		s.Service, s.Name, s.Resource, s.Type = svc+"-redis", "redis.command", "GET", "cache"
+		s.Meta["db.system"], s.Meta["out.host"] = "redis", "cache-1.internal"
+		s.Duration = us(50 + g.r.IntN(900))
+	}
+	return s, at + s.Duration
+}
+
+// rpc is a gRPC call of svc under parent from at to another service: the
+// client span, the other service's server span inside it (after the
+// network's delay) and that service's own calls one after another; with
+// the time the client span ended.
+func (g *gen) rpc(spans pb.Trace, parent *pb.Span, svc string, at int64) (pb.Trace, int64) {
+	down := g.pick(services)
+	method := "/" + down + ".v1.Service/Get"
+	client := &pb.Span{
+		Service: svc, Name: "grpc.client", Resource: method, Type: "rpc",
+		TraceID: parent.TraceID, SpanID: g.r.Uint64(), ParentID: parent.SpanID, Start: at,
+		Meta: map[string]string{"env": "prod", "version": "2.8.1", "rpc.service": down, "peer.service": down, "span.kind": "client"},
+	}
+	server := &pb.Span{
+		Service: down, Name: "grpc.server", Resource: method, Type: "rpc",
+		TraceID: parent.TraceID, SpanID: g.r.Uint64(), ParentID: client.SpanID, Start: at + us(100+g.r.IntN(400)),
+		Meta:    map[string]string{"env": "prod", "version": "2.8.1", "rpc.service": down, "span.kind": "server"},
+		Metrics: map[string]float64{"_dd.top_level": 1},
+	}
+	spans = append(spans, client, server)
+	inner := server.Start + us(30+g.r.IntN(200))
+	for range 1 + g.r.IntN(2) {
+		var leaf *pb.Span
+		leaf, inner = g.leaf(server, down, inner)
+		spans = append(spans, leaf)
+		inner += us(10 + g.r.IntN(100))
+	}
+	server.Duration = inner - server.Start
+	client.Duration = server.Start + server.Duration + us(100+g.r.IntN(400)) - at
+	return spans, at + client.Duration
 }
 
 func spanCount(t pb.Traces) int {

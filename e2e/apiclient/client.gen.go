@@ -1893,7 +1893,7 @@ type ChartQuery struct {
 	// Granularity auto (absent too) picks the smallest of 30s and up giving at most 120 buckets; 1s is HyperDX's test bucket
 	Granularity *ChartQueryGranularity `json:"granularity,omitempty"`
 
-	// Series every series but a Datadog query groups by the same groupBy
+	// Series every series but a Datadog query groups by the same groupBy; at most 5 (HyperDX's bound), or 20 with formulas (computed over the series of one request, so a tile's formulas over all its select items)
 	Series []struct {
 		// AggFn required unless query is given
 		AggFn *ChartQuerySeriesAggFn `json:"aggFn,omitempty"`

@@ -73,6 +73,11 @@ type chartSeries struct {
 // maxSeries bounds one request, as HyperDX's does.
 const maxSeries = 5
 
+// maxFormulaSeries bounds a request with formulas: a formula is computed
+// over the series of one request, so a tile's formulas over all its
+// select items (dashboards allow 20) are asked for in one.
+const maxFormulaSeries = 20
+
 // bucketedRange reads a chart's range (epoch milliseconds) and its
 // buckets of granularity, adding what is wrong with them to p: at most
 // 10,000 buckets. oneSecond takes "1s" as a bucket of a second.
@@ -109,8 +114,11 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 	// "1s" is HyperDX's bucket for its own tests (its API takes it in a
 	// test build only); the range is still held to 10,000 buckets.
 	start, end, step := bucketedRange(&p, req.StartTime, req.EndTime, req.Granularity, true)
-	if len(req.Series) == 0 || len(req.Series) > maxSeries {
-		p.Add("series must hold 1 to %d entries", maxSeries)
+	switch {
+	case len(req.Formulas) > 0 && (len(req.Series) == 0 || len(req.Series) > maxFormulaSeries):
+		p.Add("series must hold 1 to %d entries with formulas", maxFormulaSeries)
+	case len(req.Formulas) == 0 && (len(req.Series) == 0 || len(req.Series) > maxSeries):
+		p.Add("series must hold 1 to %d entries (%d with formulas)", maxSeries, maxFormulaSeries)
 	}
 	if req.SeriesReturnType != "" {
 		p.OneOf("seriesReturnType", req.SeriesReturnType, []string{"column", "ratio"})

@@ -68,7 +68,26 @@ func TestChartSeriesEndpoint(t *testing.T) {
 	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query)
 	assert.Equal(t, http.StatusBadRequest, r.status)
 	assert.Contains(t, r.body["message"], `formulas[0].expression: Unknown series "C"`)
+	// A formula over more series than a request without one takes (a
+	// tile of seven select items): computed over all of them at once.
+	seven := []any{}
+	for range 7 {
+		seven = append(seven, map[string]any{"sourceId": srcID, "aggFn": "count", "where": "boom"})
+	}
+	two := query["series"]
+	query["series"], query["formulas"] = seven, []any{map[string]any{"expression": "A + G"}}
+	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	for _, d := range r.body["data"].([]any) {
+		if m := d.(map[string]any); m["ts_bucket"].(float64) == float64(start) {
+			assert.Equal(t, 2.0, m["series_7.data"], "A + G over the first minute's one boom")
+		}
+	}
 	delete(query, "formulas")
+	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), query)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Contains(t, r.body["message"], "series must hold 1 to 5 entries (20 with formulas)")
+	query["series"] = two
 
 	// HyperDX's answer (no fill): the buckets with data only.
 	delete(query, "fill")

@@ -1346,7 +1346,7 @@ export interface components {
                 /** @description arithmetic (+ - * /, unary minus, parentheses, numbers) over the letters, e.g. A / (A + B) * 100 */
                 expression: string;
             }[];
-            /** @description every series but a Datadog query groups by the same groupBy */
+            /** @description every series but a Datadog query groups by the same groupBy; at most 5 (HyperDX's bound), or 20 with formulas (computed over the series of one request, so a tile's formulas over all its select items) */
             series: {
                 sourceId: string;
                 /**

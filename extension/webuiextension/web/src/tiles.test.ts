@@ -1,5 +1,5 @@
 import { describe, expect, it, test } from 'vitest';
-import { alertable, chartItems, linesOf, mergeSeries, watchedLabel } from './tiles';
+import { alertable, chartItems, linesOf, mergeSeries, noData, watchedLabel } from './tiles';
 
 const count = { aggFn: 'count', where: '', whereLanguage: 'lucene' } as const;
 
@@ -78,4 +78,20 @@ describe('alertable and watchedLabel', () => {
       if (c.label) expect(watchedLabel(config)).toBe(c.label);
     });
   }
+});
+
+describe('noData', () => {
+  const count = { aggFn: 'count', where: '', whereLanguage: 'lucene' } as const;
+  const avg = { aggFn: 'avg', valueExpression: 'Duration', where: '', whereLanguage: 'lucene' } as const;
+  const line = (...vs: (number | null)[]) => ({ group: [], points: vs.map((v, i) => [i * 60_000, v] as [number, number | null]) });
+  test.each([
+    ['no line at all', [count], [[]], true],
+    ['a count filled with 0', [count], [[line(0, 0, 0)]], true],
+    ['a count of one event', [count], [[line(0, 1, 0)]], false],
+    ['an average without a value', [avg], [[line(null, null)]], true],
+    ['an average of 0 is a value', [avg], [[line(null, 0)]], false],
+    ['a count empty beside an average with a value', [count, avg], [[line(0, 0)], [line(null, 3)]], false],
+  ])('%s', (_name, items, perItem, want) => {
+    expect(noData(items, perItem)).toBe(want);
+  });
 });

@@ -108,3 +108,16 @@ export function mergeSeries(answers: SeriesRow[][], per: number): SeriesRow[] {
   });
   return [...byKey.values()];
 }
+
+// noData says whether a chart tile's answer holds nothing to show: no
+// line, or lines without a value. The API fills a count's empty buckets
+// with 0 (so its line can fall to 0), so a count or distinct count that
+// is 0 in every bucket counted no event at all; any other value of 0
+// (a sum, an average, a formula) is data.
+export function noData(items: SelectItem[], perItem: Line[][]): boolean {
+  return perItem.every((ls, i) => ls.every((l) => l.points.every(([, v]) => {
+    if (v === null || v === undefined) return true;
+    const s = items[i];
+    return v === 0 && !!s && !s.query && (s.aggFn === 'count' || s.aggFn === 'count_distinct');
+  })));
+}

@@ -8,13 +8,25 @@ export interface Line {
   points: [number, number | null][];
 }
 
+// The time axis's labels as uPlot writes them ("2:15pm"), the day before
+// them when the range spans days: what a canvas-drawn chart (the heatmap)
+// writes too, so every chart reads time alike.
+const clock = uPlot.fmtDate('{h}:{mm}{aa}');
+const dayClock = uPlot.fmtDate('{M}/{D} {h}:{mm}{aa}');
+export function timeLabel(ms: number, spanMs: number): string {
+  return (spanMs > 2 * 86400_000 ? dayClock : clock)(new Date(ms));
+}
+
 const palette = ['#4f6df5', '#16a085', '#e67e22', '#8e44ad', '#c0392b', '#2c82c9', '#27ae60', '#d35400', '#7f8c8d', '#b7950b'];
 
 // Chart draws a tile's lines (one per group) on a shared time axis, as
 // lines or stacked bars, values in the tile's unit; hovering shows each
 // line's value at that time in the legend. With onZoom, dragging across
-// the chart selects a time span and hands it over (epoch ms).
-export function Chart({ lines, stepMs, bars, height = 180, unit = '', onZoom }: { lines: Line[]; stepMs: number; bars?: boolean; height?: number; unit?: Unit; onZoom?: (from: number, to: number) => void }) {
+// the chart selects a time span and hands it over (epoch ms). A line
+// without a group is named name in the legend. With fit, height holds the
+// legend too: a legend that wraps onto more rows (many series, a narrow
+// tile) takes its room from the plot instead of overflowing it.
+export function Chart({ lines, stepMs, bars, height = 180, unit = '', onZoom, name = 'value', fit }: { lines: Line[]; stepMs: number; bars?: boolean; height?: number; unit?: Unit; onZoom?: (from: number, to: number) => void; name?: string; fit?: boolean }) {
   const box = useRef<HTMLDivElement>(null);
   // The latest callback, read when a selection ends, so a new one does
   // not redraw the chart.
@@ -34,14 +46,14 @@ export function Chart({ lines, stepMs, bars, height = 180, unit = '', onZoom }: 
   // The plot is made again only when its series change; new values for
   // the same series (an auto-refresh) are set on it, so a selection being
   // dragged and the hover survive a refresh.
-  const shape = JSON.stringify([lines.map((l) => l.group), stepMs, bars, height, unit]);
+  const shape = JSON.stringify([lines.map((l) => l.group), stepMs, bars, height, unit, name, fit]);
   useEffect(() => {
     const el = box.current!;
     const series: uPlot.Series[] = [{}];
     lines.forEach((l, i) => {
       const c = palette[i % palette.length];
       series.push({
-        label: l.group.length ? l.group.join(' · ') : 'value',
+        label: l.group.length ? l.group.join(' · ') : name,
         stroke: c,
         width: bars ? 0 : 1.5,
         fill: bars ? c + 'cc' : undefined,
@@ -57,7 +69,8 @@ export function Chart({ lines, stepMs, bars, height = 180, unit = '', onZoom }: 
     });
     const opts: uPlot.Options = {
       width: el.clientWidth || 400,
-      height,
+      // Fitting, the legend's rows are measured once it is drawn.
+      height: fit ? Math.max(60, height - 30) : height,
       legend: { show: lines.length <= 12, live: true },
       cursor: { points: { show: true }, drag: { x: !!zoom.current, y: false, setScale: false } },
       hooks: {
@@ -78,7 +91,23 @@ export function Chart({ lines, stepMs, bars, height = 180, unit = '', onZoom }: 
     };
     const p = new uPlot(opts, aligned(), el);
     plot.current = p;
-    const ro = new ResizeObserver(() => p.setSize({ width: el.clientWidth, height }));
+    // A long series name is cut in the legend (CSS); its title holds it.
+    p.root.querySelectorAll<HTMLElement>('.u-legend .u-series .u-label').forEach((e) => { e.title = e.textContent ?? ''; });
+    const legend = p.root.querySelector<HTMLElement>('.u-legend');
+    // The plot's height: what the legend leaves of height when fitting.
+    // Setting it changes the box's height, which the observer sees again:
+    // the same size is not set twice.
+    const plotHeight = () => (fit ? Math.max(60, height - (legend?.offsetHeight ?? 0)) : height);
+    const resize = () => {
+      // A series' name is cut to what leaves room on its legend row for
+      // its marker and value (a narrow tile would otherwise wrap each
+      // row onto three lines).
+      el.style.setProperty('--legend-label', `${Math.max(60, el.clientWidth - 120)}px`);
+      const w = el.clientWidth, h = plotHeight();
+      if (w !== p.width || h !== p.height) p.setSize({ width: w, height: h });
+    };
+    resize();
+    const ro = new ResizeObserver(resize);
     ro.observe(el);
     return () => { ro.disconnect(); p.destroy(); plot.current = null; };
   }, [shape]);

@@ -11,13 +11,16 @@ export type ImportReport = {
 
 // DatadogImportButton reads a JSON file (as Datadog's API exports it or an
 // integration ships it) and posts it to one of /api/v2's import routes.
-// A file that is no JSON is refused here with what to do instead.
-export function DatadogImportButton<T extends { report: ImportReport }>({ path, what, label, disabled, disabledWhy, onImported, onError }: {
+// A file that is no JSON is refused here with what to do instead. onStart
+// is told when a file is picked, so the page drops the last import's
+// report: a report left beside a new import's failure reads as its.
+export function DatadogImportButton<T extends { report: ImportReport }>({ path, what, label, disabled, disabledWhy, onStart, onImported, onError }: {
   path: string;
   what: string; // "dashboard", "monitor", "saved view": said when the file is no JSON
   label: string;
   disabled?: boolean;
   disabledWhy?: string;
+  onStart: () => void;
   onImported: (r: T) => void;
   onError: (msg: string) => void;
 }) {
@@ -25,6 +28,7 @@ export function DatadogImportButton<T extends { report: ImportReport }>({ path, 
   const [busy, setBusy] = useState(false);
   const pick = async (f: File | undefined) => {
     if (!f) return;
+    onStart();
     setBusy(true);
     try {
       let doc: unknown;

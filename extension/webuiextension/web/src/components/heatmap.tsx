@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fmtValue, Unit } from '../units';
+import { timeLabel } from './chart';
 
 // Cells are POST /api/v2/charts/heatmap's answer: each time bucket's
 // start, the value buckets' edges (lowest first) and counts[t][r].
@@ -14,13 +15,6 @@ export function shade(n: number, max: number): string {
   const t = Math.log1p(n) / Math.log1p(max);
   const light = Math.round(92 - t * 57);
   return `hsl(228 80% ${light}%)`;
-}
-
-function hhmm(ms: number, spanMs: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  const t = `${p(d.getHours())}:${p(d.getMinutes())}`;
-  return spanMs > 2 * 86400_000 ? `${p(d.getMonth() + 1)}-${p(d.getDate())} ${t}` : t;
 }
 
 // Heatmap draws the cells on a canvas: time across, the value's buckets
@@ -81,7 +75,7 @@ export function Heatmap({ cells, stepMs, height, unit }: { cells: Cells; stepMs:
     const xTicks = Math.max(1, Math.floor(plotW / 90));
     for (let i = 0; i <= xTicks; i++) {
       const t = Math.min(n - 1, Math.round((i * (n - 1)) / xTicks));
-      const label = hhmm(cells.times[t], span);
+      const label = timeLabel(cells.times[t], span);
       // The end labels stay inside the plot's width.
       const half = g.measureText(label).width / 2;
       g.fillText(label, Math.min(left + plotW - half, Math.max(left + half, left + (t + 0.5) * cw)), top + plotH + 4);
@@ -95,7 +89,7 @@ export function Heatmap({ cells, stepMs, height, unit }: { cells: Cells; stepMs:
     if (x < 0 || y < 0 || x >= plotW || y >= plotH) { setHover(''); return; }
     const t = Math.floor((x / plotW) * n), r = rows - 1 - Math.floor((y / plotH) * rows);
     const v = cells.counts[t]?.[r] ?? 0;
-    setHover(`${hhmm(cells.times[t], 0)} · ${fmtValue(cells.bounds[r], unit)} – ${fmtValue(cells.bounds[r + 1], unit)} · ${v.toLocaleString()} events`);
+    setHover(`${timeLabel(cells.times[t], 0)} · ${fmtValue(cells.bounds[r], unit)} – ${fmtValue(cells.bounds[r + 1], unit)} · ${v.toLocaleString()} events`);
   };
   const total = cells.counts.reduce((a, col) => a + col.reduce((b, v) => b + v, 0), 0);
   return (

@@ -35,8 +35,10 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
   zoom.current = onZoom;
 
   // The plot is made again for each answer: the series are its groups.
+  // A failed count draws none (empty axes would read as no events).
   useEffect(() => {
-    const el = box.current!;
+    const el = box.current;
+    if (!el) return;
     const step = data?.stepMs ?? 60e3;
     const groups = data?.groups?.length ? data.groups : [{ name: 'events', counts: (data?.buckets ?? []).map((b) => b[1]) }];
     const colours = groups.map((g, i) => (data?.groups?.length ? colourOf(g.name, i) : '#4f6df5'));
@@ -116,7 +118,7 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
       plot.current?.destroy();
       plot.current = null;
     };
-  }, [data, zone]);
+  }, [data, zone, !!error]);
 
   const total = data ? data.buckets.reduce((a, b) => a + b[1], 0) : null;
   const step = data?.stepMs ?? 60e3;
@@ -131,7 +133,7 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
         )}
         <span class="hint">hover for counts, drag across the chart to zoom</span>
       </div>
-      <div class="histogram-wrap">
+      {!error && <div class="histogram-wrap">
         <div ref={box} class="histogram-plot" data-testid="histogram" />
         {tip && (
           <div class={'histogram-tip' + (tip.left > (box.current?.clientWidth ?? 0) / 2 ? ' flip' : '')} data-testid="histogram-tip" style={{ left: tip.left + 'px' }}>
@@ -140,7 +142,7 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
             {tip.parts.map((p) => <div data-level={p.name}><i style={{ background: p.colour }} />{p.name} <strong>{p.count.toLocaleString()}</strong></div>)}
           </div>
         )}
-      </div>
+      </div>}
     </div>
   );
 }

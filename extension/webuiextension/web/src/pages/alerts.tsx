@@ -227,6 +227,9 @@ export function AlertsPage() {
   // here (the first one unless another is picked).
   const [importHook, setImportHook] = useState('');
   const [imported, setImported] = useState<ImportedMonitor | null>(null);
+  // A failed import's message, where its report would be (the page's
+  // error line is out of sight at the top of a long page).
+  const [importError, setImportError] = useState('');
   useEffect(() => { if (!hooks.some((h) => h.id === importHook)) setImportHook(hooks[0]?.id ?? ''); }, [hooks]);
   const load = () => {
     get<Alert[]>('/api/v2/alerts').then((l) => {
@@ -345,9 +348,11 @@ export function AlertsPage() {
               </select></label>)}{' '}
           <DatadogImportButton<ImportedMonitor> path={`/api/v2/alerts/import?webhookId=${encodeURIComponent(importHook)}`} what="monitor" label="Import Datadog monitor"
             disabled={!importHook} disabledWhy="An imported monitor delivers to a webhook: make one first"
-            onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />
+            onStart={() => { setImported(null); setImportError(''); }}
+            onImported={(r) => { setImported(r); setError(''); load(); }} onError={setImportError} />
         </span>
       </div>
+      {importError && <p class="error" role="alert" data-testid="import-error">The monitor was not imported: {importError}</p>}
       {imported && <DatadogImportReport report={imported.report} onClose={() => setImported(null)} heading={<>
         Imported alert “{imported.data.name}”{imported.alerts.length > 1 && <> and, for its warning threshold, “{imported.alerts.slice(1).map((a) => a.name).join('”, “')}”</>}, watching {imported.dashboard
           ? <a href={`/dashboards/${imported.dashboard.id}`} onClick={(e) => onLink(e, `/dashboards/${imported.dashboard!.id}`)}>dashboard “{imported.dashboard.name}”</a>

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { callWhole, del, get, getSources, messageOf, post, put, Schemas, Source, Whole } from '../api';
-import { alertable, chartItems, label, linesOf, mergeSeries } from '../tiles';
+import { alertable, chartItems, label, linesOf, mergeSeries, noData } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { Cells, Heatmap } from '../components/heatmap';
 import { groupPatterns, Pattern } from '../patterns';
@@ -85,7 +85,7 @@ export function DashboardsPage() {
           <input name="dashboard-name" placeholder="New dashboard name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <button class="primary" type="submit" disabled={!name.trim()}>Create dashboard</button>
           <DatadogImportButton<Imported> path="/api/v2/dashboards/import" what="dashboard" label="Import from Datadog"
-            onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />
+            onStart={() => setImported(null)} onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />
         </form>
       </div>
       {error && <p class="error" role="alert">{error}</p>}
@@ -414,8 +414,8 @@ export async function runTile(c: TileConfig, from: number, to: number, signal?: 
   }
   const formulas = formulasOf(c);
   if (formulas.length) {
-    // The API computes the formulas over the series of one request.
-    if (items.length > seriesPerRequest) throw new Error(`a tile's formulas are computed over at most ${seriesPerRequest} select items; this one has ${items.length}`);
+    // The API computes the formulas over the series of one request, which
+    // takes all of a tile's select items when it carries formulas.
     const a = await callWhole<{ data: Parameters<typeof linesOf>[1]; granularity: string }>('POST', '/api/v2/charts/series', {
       startTime: from, endTime: to, granularity: c.granularity || 'auto', fill: true, series: items.map(one),
       formulas: formulas.map((f) => ({ expression: f.expression })),
@@ -528,13 +528,16 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
   } else if (!data) {
     content = <p class="muted small">Loading…</p>;
   } else {
-    // A line or bar chart's legend (its series and hover values) sits
-    // under the plot, inside the tile.
-    const legend = ['line', 'stacked_bar'].includes(c.displayType) && data.lines.length <= 12 ? 30 : 0;
     // A formula drawn alone is in its own unit (A / B * 100 is no longer
     // the items' bytes).
     const drawnUnit = isRatio(c) ? '' : operandsShown(c) ? unit : unitOf(c.numberFormat ?? formulasOf(c)[0].numberFormat);
-    content = <TileData c={c} items={isRatio(c) ? [ratioItem(items)] : drawnItems(c)} data={data} unit={drawnUnit} height={Math.max(100, tile.h * 82 - 70 - legend)} onZoom={onZoom} />;
+    const drawn = isRatio(c) ? [ratioItem(items)] : drawnItems(c);
+    // An answer without a value would draw bare axes (or an empty table):
+    // the tile says so instead. A number tile's count of 0 is its number.
+    content = c.displayType !== 'number' && noData(drawn, data.perItem) ? <NoData />
+      // A line or bar chart's legend (its series and hover values) sits
+      // under the plot, inside the tile: the chart fits both in its height.
+      : <TileData c={c} items={drawn} data={data} unit={drawnUnit} height={Math.max(100, tile.h * 82 - 70)} onZoom={onZoom} />;
   }
   return <>{head}<div class="tile-body">{content}</div></>;
 }
@@ -564,10 +567,15 @@ function summary(aggFn: string, l?: Line): number | null {
   return ['count', 'sum'].includes(aggFn) ? vs.reduce((a, b) => a + b, 0) : vs[vs.length - 1];
 }
 
+function NoData() {
+  return <p class="muted tile-empty" data-testid="tile-empty">No data in this range</p>;
+}
+
 function TileData({ c, items, data, unit, height, onZoom }: { c: TileConfig; items: SelectItem[]; data: Series; unit: Unit; height: number; onZoom?: (from: number, to: number) => void }) {
   const additive = ['count', 'sum'].includes(items[0].aggFn ?? '');
   if (c.displayType === 'number') {
     const v = summary(items[0].aggFn ?? '', data.perItem[0][0]);
+    if (v === null) return <NoData />;
     return <><div class="big-number" data-testid="number">{fmtValue(v, unit)}</div><div class="muted small">{additive ? 'total over the range' : 'latest bucket'}</div></>;
   }
   if (['table', 'pie', 'bar'].includes(c.displayType)) {
@@ -595,7 +603,9 @@ function TileData({ c, items, data, unit, height, onZoom }: { c: TileConfig; ite
       </div>
     );
   }
-  return <Chart lines={data.lines} stepMs={data.stepMs} bars={c.displayType === 'stacked_bar'} height={height} unit={unit} onZoom={onZoom} />;
+  // A line without a group is the tile's one drawn item (a ratio's
+  // "errors / spans"): the legend names it so.
+  return <Chart lines={data.lines} stepMs={data.stepMs} bars={c.displayType === 'stacked_bar'} height={height} unit={unit} onZoom={onZoom} name={label(items[0])} fit />;
 }
 
 // TileEditor edits one tile's config with a live preview of what it will

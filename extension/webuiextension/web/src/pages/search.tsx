@@ -406,7 +406,7 @@ function SavedMenu({ kind, src, sources, where, lang, cols }: { kind: string; sr
           ))}
           <div class="saved-import">
             <DatadogImportButton<ImportedView> path="/api/v2/saved-searches/import" what="saved view" label="Import Datadog view"
-              onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />
+              onStart={() => setImported(null)} onImported={(r) => { setImported(r); setError(''); load(); }} onError={setError} />
           </div>
           {imported && <DatadogImportReport report={imported.report} onClose={() => setImported(null)} heading={<>
             Imported “<a href="#" onClick={(e) => { e.preventDefault(); setImported(null); openSaved(imported.data); }}>{imported.data.name}</a>”</>} />}
