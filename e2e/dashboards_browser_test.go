@@ -672,6 +672,9 @@ func TestBrowserImportsADatadogDashboard(t *testing.T) {
 			continue
 		}
 		b.run("the view's report at "+w, waitText(`[data-testid=import-report]`, "Imported"))
+		// The list reloads after an import and pushes the report down:
+		// click its link once the view is listed, not while it moves.
+		b.run("the view listed at "+w, chromedp.WaitVisible(`.saved-list [data-saved="NGINX 5xx errors"]`))
 		b.see("the view's report at "+w, `[data-testid=import-report] a`)
 		b.screenshot("import-view-" + w)
 		b.click("opening the view at "+w, `[data-testid=import-report] a`)
