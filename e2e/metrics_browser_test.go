@@ -129,6 +129,26 @@ func TestBrowserMetricsExplorer(t *testing.T) {
 	b.run("the editor closes", poll(`!document.querySelector('[data-testid=tile-editor]')`))
 	b.run("the tile's new query", waitText(tile, "avg:system.cpu.user{host:web-1}"))
 
+	// A HyperDX metric item on a gauge (metricName, metricType) offers its
+	// change over each bucket (periodAggFn delta), and the choice is saved.
+	gauge := eval[string](b, "a dashboard of a gauge item", `fetch('/api/v2/dashboards', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
+		body: JSON.stringify({name: 'CPU change', tiles: [{name: 'CPU', x: 0, y: 0, w: 12, h: 4, config: {displayType: 'line', sourceId: 'metrics',
+			select: [{aggFn: 'sum', metricName: 'system.cpu.user', metricType: 'gauge', where: '', whereLanguage: 'lucene'}]}}]})})
+		.then((r) => r.json()).then((j) => j.data.id)`)
+	require.NotEmpty(t, gauge)
+	b.run("the gauge dashboard", chromedp.Navigate(ui+"/dashboards/"+gauge), waitText(`h1`, "CPU change"))
+	b.click("editing the gauge tile", `[data-tile="CPU"] [data-action=edit-tile]`)
+	delta := `[data-testid=tile-editor] input[name=periodAggFn]`
+	b.see("the delta choice", delta)
+	assert.Contains(t, b.text(`[data-testid=tile-editor] label:has(input[name=periodAggFn])`), "Change of system.cpu.user over each bucket")
+	b.click("choosing the delta", delta)
+	b.see("its preview", `[data-testid=tile-preview] .u-over`)
+	b.click("saving it", `[data-action=save-tile]`)
+	b.run("the editor closes", poll(`!document.querySelector('[data-testid=tile-editor]')`))
+	assert.Equal(t, "delta", eval[string](b, "the stored choice", `fetch('/api/v2/dashboards/`+gauge+`', {headers: {'X-Otelhouse-Request': '1'}})
+		.then((r) => r.json()).then((j) => j.data.tiles[0].config.select[0].periodAggFn || '')`))
+	assert.Equal(t, 0, eval[int](b, "failing tiles", `document.querySelectorAll('[data-testid=tile-error]').length`))
+
 	// An OTLP histogram: its percentiles, from its buckets (2 values ≤ 10
 	// ms, 6 ≤ 50, 1 ≤ 100, 1 above).
 	hist := fmt.Sprintf(`{"resourceMetrics":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"shop"}}]},"scopeMetrics":[{"metrics":[`+

@@ -731,6 +731,11 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
                       </select></label>
                     )}
                   </div>
+                  {item.metricName && item.metricType === 'gauge' && (
+                    <label class="check"><input type="checkbox" name="periodAggFn" checked={item.periodAggFn === 'delta'}
+                      onChange={(e) => setItem({ periodAggFn: e.currentTarget.checked ? 'delta' : undefined })} />
+                      {`Change of ${item.metricName} over each bucket (delta), not its value`}</label>
+                  )}
                   {item.aggFn !== 'count' && (
                     <label>Field<input name="field" placeholder="Duration, LogAttributes['bytes'], …" value={item.valueExpression ?? ''} onInput={(e) => setItem({ valueExpression: e.currentTarget.value })} /></label>
                   )}
