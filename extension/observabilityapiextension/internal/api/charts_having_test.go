@@ -66,3 +66,35 @@ func TestChartSeriesHaving(t *testing.T) {
 		assert.Contains(t, r.body["message"], why, having)
 	}
 }
+
+// TestTileAlertRefusesHaving: an alert judges each group in its window
+// and cannot apply a table tile's having, so one is refused at create.
+func TestTileAlertRefusesHaving(t *testing.T) {
+	fx := setup(t)
+	post := func(path string, body map[string]any) map[string]any {
+		r := call(t, http.MethodPost, fx.url+path, bearer(fx.keyA), body)
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		return item(r)
+	}
+	src := post("/api/v2/sources", map[string]any{
+		"name": "events", "kind": "log", "database": "api_charts", "table": "events", "timestampColumn": "ts", "bodyColumn": "msg",
+	})["id"].(string)
+	tile := func(id, having string) map[string]any {
+		return map[string]any{"id": id, "name": id, "x": 0, "y": 0, "w": 6, "h": 3, "config": map[string]any{
+			"displayType": "table", "sourceId": src, "groupBy": "svc", "having": having,
+			"select": []any{map[string]any{"aggFn": "count", "alias": "n"}},
+		}}
+	}
+	dash := post("/api/v2/dashboards", map[string]any{"name": "d", "tiles": []any{tile("kept", "n > 1"), tile("all", "")}})["id"].(string)
+	wh := post("/api/v2/webhooks", map[string]any{"name": "test", "url": "https://example.com/hook"})["id"].(string)
+	alert := func(tileID string) map[string]any {
+		return map[string]any{
+			"name": "n", "dashboardId": dash, "tileId": tileID, "threshold": 5, "interval": "1m",
+			"source": "tile", "thresholdType": "above", "channel": map[string]any{"type": "webhook", "webhookId": wh},
+		}
+	}
+	r := call(t, http.MethodPost, fx.url+"/api/v2/alerts", bearer(fx.keyA), alert("kept"))
+	assert.Equal(t, http.StatusBadRequest, r.status, r.body)
+	assert.Contains(t, r.body["message"], `tile "kept" has a having, which an alert does not apply`)
+	post("/api/v2/alerts", alert("all"))
+}
