@@ -2660,7 +2660,7 @@ type TileConfig struct {
 	GroupBy              *string                `json:"groupBy,omitempty"`
 	GroupByColumnsOnLeft *bool                  `json:"groupByColumnsOnLeft,omitempty"`
 
-	// Having a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10). Kept and answered as given; not applied to the rows a tile draws here yet
+	// Having a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10, or a select item's alias). Kept as given; the web UI's table shows only the groups satisfying it over the range (POST /api/v2/charts/series having, which checks it). A tile alert on a tile with one is refused
 	Having       *string                 `json:"having,omitempty"`
 	Limit        *int                    `json:"limit,omitempty"`
 	Markdown     *string                 `json:"markdown,omitempty"`

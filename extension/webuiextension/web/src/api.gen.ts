@@ -1556,7 +1556,7 @@ export interface components {
             formulas?: components["schemas"]["TileFormula"][];
             /** @description with formulas, whether the select items are drawn beside them (default true; a number tile never draws them) */
             showOperandSeries?: boolean;
-            /** @description a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10). Kept and answered as given; not applied to the rows a tile draws here yet */
+            /** @description a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10, or a select item's alias). Kept as given; the web UI's table shows only the groups satisfying it over the range (POST /api/v2/charts/series having, which checks it). A tile alert on a tile with one is refused */
             having?: string;
             /** @description a number tile's background sparkline, HyperDX's ({type, color}); kept as given */
             backgroundChart?: Record<string, never>;
