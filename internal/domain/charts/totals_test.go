@@ -85,3 +85,102 @@ func TestTotalsHaving(t *testing.T) {
 }
 
 func ftoa(f float64) string { return fmt.Sprint(f) }
+
+// TestTotalsEveryAggFn: each aggFn's range value over the rows of its
+// where, against Go's; a where keeping nothing is 0 for the counts and
+// null for the others (not avg's nan, not min's 0).
+func TestTotalsEveryAggFn(t *testing.T) {
+	db := chtest.DB(t)
+	rows, src := seed(t, db)
+	ctx := context.Background()
+	var lats []float64
+	teams := map[string]bool{}
+	var last logRow
+	for _, r := range rows {
+		if r.service == "api" && r.level == "error" {
+			lats = append(lats, float64(r.latency))
+			teams[r.team] = true
+			if !r.ts.Before(last.ts) {
+				last = r
+			}
+		}
+	}
+	require.NotEmpty(t, lats)
+	sum, lo, hi := 0.0, lats[0], lats[0]
+	for _, v := range lats {
+		sum += v
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	want := map[string]float64{
+		"count": float64(len(lats)), "count_distinct": float64(len(teams)), "sum": sum, "avg": sum / float64(len(lats)),
+		"min": lo, "max": hi, "last_value": float64(last.latency),
+	}
+	var series []Series
+	fns := []string{"count", "count_distinct", "sum", "avg", "min", "max", "last_value"}
+	for _, fn := range fns {
+		field := "Attr.latency"
+		if fn == "count_distinct" {
+			field = "Attr.team"
+		}
+		series = append(series, Series{Source: src, AggFn: fn, Field: field, Where: "level:error service:api", GroupBy: []string{"service"}})
+	}
+	pts, err := Totals(ctx, db, series[:5], "", t0, t0.Add(10*time.Minute), time.Minute)
+	require.NoError(t, err)
+	more, err := Totals(ctx, db, append(series[5:], Series{Source: src, AggFn: "quantile", Level: 0.5, Field: "Attr.latency", Where: "level:error service:api", GroupBy: []string{"service"}}),
+		"", t0, t0.Add(10*time.Minute), time.Minute)
+	require.NoError(t, err)
+	for _, p := range append(pts, more...) {
+		if p.Group[0] != "api" {
+			continue
+		}
+		vals := p.Values
+		names := fns[:5]
+		if len(vals) == 3 {
+			names = []string{"max", "last_value"}
+			require.NotNil(t, vals[2], "quantile")
+			assert.True(t, *vals[2] >= lo && *vals[2] <= hi, "the median is within the values")
+		}
+		for i, fn := range names {
+			if assert.NotNil(t, vals[i], fn) {
+				assert.InDelta(t, want[fn], *vals[i], 1e-9, fn)
+			}
+		}
+	}
+	none := []Series{
+		{Source: src, AggFn: "count", Where: "level:nosuch", GroupBy: []string{"service"}},
+		{Source: src, AggFn: "avg", Field: "Attr.latency", Where: "level:nosuch", GroupBy: []string{"service"}},
+		{Source: src, AggFn: "min", Field: "Attr.latency", Where: "level:nosuch", GroupBy: []string{"service"}},
+	}
+	pts, err = Totals(ctx, db, none, "", t0, t0.Add(10*time.Minute), time.Minute)
+	require.NoError(t, err)
+	require.Len(t, pts, 2, "the groups are the range's, whatever the items' wheres (HyperDX's aggCondition)")
+	for _, p := range pts {
+		require.NotNil(t, p.Values[0])
+		assert.Equal(t, 0.0, *p.Values[0])
+		assert.Nil(t, p.Values[1], "avg of nothing")
+		assert.Nil(t, p.Values[2], "min of nothing")
+	}
+}
+
+// TestTotalsRefuses: what range totals do not compute is a mistake of
+// the request, said so.
+func TestTotalsRefuses(t *testing.T) {
+	db := chtest.DB(t)
+	_, src := seed(t, db)
+	other := src
+	other.Table = "other"
+	hist := src
+	hist.MetricType = "histogram"
+	for why, series := range map[string][]Series{
+		"Datadog metric query": {{Source: src, Query: "avg:cpu{*}"}},
+		"one source":           {{Source: src, AggFn: "count"}, {Source: other, AggFn: "count"}},
+		"histogram metric":     {{Source: hist, AggFn: "quantile", Level: 0.5}},
+		"names another series": {{Source: src, AggFn: "count", Alias: "n"}, {Source: src, AggFn: "count", Alias: "n"}},
+	} {
+		_, err := Totals(context.Background(), db, series, "", t0, t0.Add(time.Minute), time.Minute)
+		var qe query.Error
+		if assert.ErrorAs(t, err, &qe, why) {
+			assert.Contains(t, err.Error(), why)
+		}
+	}
+}
