@@ -61,6 +61,8 @@ func TestSQLHavingRefuses(t *testing.T) {
 		"count() OVER () > 1":                                "window",
 		"quantile(Duration)(Duration) > 1":                   "parameters must be constants",
 		"groupArray(1) = []":                                 "function groupArray",
+		"percentiles(Duration, 0.5) > 100":                   "function percentiles is not allowed in a having",
+		"quantiles(0.5)(Duration)[1] > 1":                    "function quantiles is not allowed in a having",
 		"sum(length(file('/etc/passwd'))) > 1":               "file",
 		"count() > (SELECT count() FROM otelhouse.api_keys)": "sub-queries",
 		"count() IN api_keys":                                "constant",

@@ -140,12 +140,23 @@ func (sc whereScope) renderCall(b *strings.Builder, n *astNode) error {
 	if sc.having && aggregate(name) {
 		return sc.renderAggregate(b, n)
 	}
+	notInHaving := func() error {
+		return fmt.Errorf("function %s is not allowed in a having (the aggregates docs/api.md lists are, and functions that compute on values)", name)
+	}
 	if len(n.children) != 1 || n.children[0].kind != "ExpressionList" {
+		if sc.having {
+			return notInHaving()
+		}
 		return fmt.Errorf("function %s: parametric, aggregate and window functions are not allowed in %s", name, sc.what())
 	}
 	args := n.children[0].children
 	if name == "lambda" {
 		return sc.renderLambda(b, args)
+	}
+	if sc.having && !inFamily[name] && !sc.fns.allows(name) {
+		// Said before the arguments: outside an aggregate they would be
+		// refused as columns, which hides the misspelt aggregate.
+		return notInHaving()
 	}
 	if inFamily[name] && (len(args) != 2 || !constant(args[1])) {
 		return errors.New("after IN only constant values are allowed (a name or sub-query there would be read as a table)")
