@@ -1863,7 +1863,7 @@ type ChartQuery struct {
 	// Granularity auto (absent too) picks the smallest of 30s and up giving at most 120 buckets; 1s is HyperDX's test bucket
 	Granularity *ChartQueryGranularity `json:"granularity,omitempty"`
 
-	// Having otelhouse extension: a table tile's having (HyperDX's config.having), a SQL condition on a group keeping the groups that satisfy it; implies totals. It may call aggregates over the source's columns (count(), sum(Duration), quantile(0.95)(Duration), countIf(cond), ...) and name the series by alias outside them; a bare column, a sub-query or a function beyond a sql where's is a 400 (docs/api.md)
+	// Having otelhouse extension: a table tile's having (HyperDX's config.having), a SQL condition on a group keeping the groups that satisfy it; implies totals. It may call aggregates over the source's columns (count(), sum(Duration), quantile(0.95)(Duration), countIf(cond), ...) and name the series by alias, and the grouped fields as groupBy spells them, outside them; another column, a sub-query or a function beyond a sql where's is a 400 (docs/api.md)
 	Having *string `json:"having,omitempty"`
 
 	// Series every series but a Datadog query groups by the same groupBy

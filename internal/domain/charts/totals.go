@@ -33,25 +33,32 @@ var totalsStatements = sqlfile.ParseTemplates("charts/totals.sql", totalsSQL)
 // aggregates over the source's columns and the series' aliases,
 // query.CheckSQLHaving). The series are of one source and one groupBy.
 func BuildTotals(ctx context.Context, db *sql.DB, series []Series, having string, start, end time.Time) (string, clickhouse.Parameters, error) {
+	q, params, _, err := buildTotals(ctx, db, series, having, start, end)
+	return q, params, err
+}
+
+// buildTotals is BuildTotals also telling how many grouped fields' values
+// each row holds after the series' (those the having names).
+func buildTotals(ctx context.Context, db *sql.DB, series []Series, having string, start, end time.Time) (string, clickhouse.Parameters, int, error) {
 	if len(series) == 0 {
-		return "", nil, errors.New("no series")
+		return "", nil, 0, errors.New("no series")
 	}
 	src := series[0].Source
 	for i, s := range series {
 		switch {
 		case s.Query != "":
-			return "", nil, fmt.Errorf("series %d: a Datadog metric query has no range totals; send aggFn series", i)
+			return "", nil, 0, fmt.Errorf("series %d: a Datadog metric query has no range totals; send aggFn series", i)
 		case s.Source != src:
-			return "", nil, fmt.Errorf("series %d: range totals and having need every series on one source", i)
+			return "", nil, 0, fmt.Errorf("series %d: range totals and having need every series on one source", i)
 		case s.Source.MetricType == "histogram" && s.AggFn == "quantile",
 			s.Source.MetricType == "sum" && s.AggFn == "sum",
 			s.Source.MetricType == "gauge" && s.MetricName != "" && s.AggFn != "count":
-			return "", nil, fmt.Errorf("series %d: range totals and having are not computed for a %s metric's %s yet", i, s.Source.MetricType, s.AggFn)
+			return "", nil, 0, fmt.Errorf("series %d: range totals and having are not computed for a %s metric's %s yet", i, s.Source.MetricType, s.AggFn)
 		}
 	}
 	scope, err := query.OpenScope(ctx, db, src)
 	if err != nil {
-		return "", nil, err
+		return "", nil, 0, err
 	}
 	var p query.Params
 	values := make([]string, len(series))
@@ -59,12 +66,12 @@ func BuildTotals(ctx context.Context, db *sql.DB, series []Series, having string
 	for i, s := range series {
 		cond, err := scope.Where(ctx, db, s.WhereLanguage, s.Where, &p)
 		if err != nil {
-			return "", nil, fmt.Errorf("series %d: %w", i, err)
+			return "", nil, 0, fmt.Errorf("series %d: %w", i, err)
 		}
 		if s.Filter != "" {
 			f, err := scope.Where(ctx, db, s.FilterLanguage, s.Filter, &p)
 			if err != nil {
-				return "", nil, fmt.Errorf("series %d: %w", i, err)
+				return "", nil, 0, fmt.Errorf("series %d: %w", i, err)
 			}
 			cond = "(" + cond + ") AND (" + f + ")"
 		}
@@ -72,33 +79,48 @@ func BuildTotals(ctx context.Context, db *sql.DB, series []Series, having string
 			cond = "(" + cond + ") AND `MetricName` = " + p.Add(s.MetricName, "String")
 		}
 		if values[i], err = aggregate(s, scope, &p, scope.Timestamp, cond); err != nil {
-			return "", nil, fmt.Errorf("series %d: %w", i, err)
+			return "", nil, 0, fmt.Errorf("series %d: %w", i, err)
 		}
 		if s.Alias != "" {
 			if _, dup := aliases[s.Alias]; dup {
-				return "", nil, fmt.Errorf("series %d: alias %q names another series too", i, s.Alias)
+				return "", nil, 0, fmt.Errorf("series %d: alias %q names another series too", i, s.Alias)
 			}
 			aliases[s.Alias] = "__s" + strconv.Itoa(i)
 		}
 	}
 	groups := []string{}
-	for _, g := range series[0].GroupBy {
+	exprs := map[string]string{}
+	for j, g := range series[0].GroupBy {
 		e, _, err := scope.Resolve(g, &p)
 		if err != nil {
-			return "", nil, err
+			return "", nil, 0, err
 		}
 		groups = append(groups, "toString("+e+")")
+		// A grouped field is named in a having as the groupBy spells it
+		// (a series' alias of the same name wins, as the select's).
+		if _, taken := aliases[g]; !taken {
+			aliases[g] = "__g" + strconv.Itoa(j)
+			exprs[g] = e
+		}
 	}
 	grp := "CAST([] AS Array(String))"
 	if len(groups) > 0 {
 		grp = "[" + strings.Join(groups, ", ") + "]"
 	}
-	h, err := scope.Having(ctx, db, having, aliases)
+	h, used, err := scope.Having(ctx, db, having, aliases)
 	if err != nil {
-		return "", nil, err
+		return "", nil, 0, err
+	}
+	type grouped struct{ Name, Expr string }
+	var extra []grouped
+	for _, g := range series[0].GroupBy {
+		if e, ok := exprs[g]; ok && used[g] {
+			extra = append(extra, grouped{aliases[g], e})
+			delete(exprs, g) // a field grouped by twice is selected once
+		}
 	}
 	q := totalsStatements.Render("totals", map[string]any{
-		"Group": grp, "Values": values, "From": scope.From, "TS": scope.Timestamp,
+		"Group": grp, "Values": values, "Grouped": extra, "From": scope.From, "TS": scope.Timestamp,
 		"Start":  p.Add(strconv.FormatInt(start.UnixMilli(), 10), "Int64"),
 		"End":    p.Add(strconv.FormatInt(end.UnixMilli(), 10), "Int64"),
 		"Having": h,
@@ -109,13 +131,13 @@ func BuildTotals(ctx context.Context, db *sql.DB, series []Series, having string
 	for k, v := range p.Values {
 		params[k] = v
 	}
-	return q, params, nil
+	return q, params, len(extra), nil
 }
 
 // Totals runs BuildTotals: one point per group kept, at start, with each
 // series' value over the range (nil: no rows of its where).
 func Totals(ctx context.Context, db *sql.DB, series []Series, having string, start, end time.Time, timeout time.Duration) ([]Point, error) {
-	q, params, err := BuildTotals(ctx, db, series, having, start, end)
+	q, params, extra, err := buildTotals(ctx, db, series, having, start, end)
 	if err != nil {
 		return nil, query.Mistake(err) // as Run's series: the request's fault
 	}
@@ -132,6 +154,9 @@ func Totals(ctx context.Context, db *sql.DB, series []Series, having string, sta
 		dest := []any{&g}
 		for i := range vals {
 			dest = append(dest, &vals[i])
+		}
+		for range extra {
+			dest = append(dest, new(any)) // a grouped field's own value, for the having only
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err

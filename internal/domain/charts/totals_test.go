@@ -62,6 +62,9 @@ func TestTotalsHaving(t *testing.T) {
 		"count() > " + ftoa(mid),
 		"count(*) > " + ftoa(mid) + " AND `error latency` > 0",
 		"countIf(ServiceName = '" + big + "') > 0",
+		// A grouped field, by the name the groupBy gives it.
+		"service = '" + big + "'",
+		"service != '" + small + "' AND n > 0",
 	} {
 		pts, err := Totals(ctx, db, series, having, start, end, time.Minute)
 		require.NoError(t, err, having)
@@ -182,5 +185,26 @@ func TestTotalsRefuses(t *testing.T) {
 		if assert.ErrorAs(t, err, &qe, why) {
 			assert.Contains(t, err.Error(), why)
 		}
+	}
+}
+
+// TestTotalsHavingOnGroupedFields: a having names a grouped field as the
+// groupBy spells it (a role, an attribute).
+func TestTotalsHavingOnGroupedFields(t *testing.T) {
+	db := chtest.DB(t)
+	_, src := seed(t, db)
+	ctx := context.Background()
+	for having, want := range map[string][][]string{
+		"Attr.team = 'y'":                      {{"api", "y"}, {"worker", "y"}},
+		"Attr.team = 'z' AND service = 'api'":  {{"api", "z"}},
+		"`Attr.team` IN ('x') AND count() > 0": {{"api", "x"}, {"worker", "x"}},
+	} {
+		pts, err := Totals(ctx, db, []Series{{Source: src, AggFn: "count", GroupBy: []string{"service", "Attr.team"}}}, having, t0, t0.Add(10*time.Minute), time.Minute)
+		require.NoError(t, err, having)
+		var got [][]string
+		for _, p := range pts {
+			got = append(got, p.Group)
+		}
+		assert.Equal(t, want, got, having)
 	}
 }

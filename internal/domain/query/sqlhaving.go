@@ -13,8 +13,8 @@ import (
 // select item's alias. It is pasted into a query as a where is, so it is
 // decided and rewritten the same way (sqlwhere.go), with two differences:
 // the aggregate functions below may be called on the source's columns,
-// and outside their arguments a name is a select item's alias, never a
-// column (a group has no one value of one).
+// and outside their arguments a name is a select item's alias or a
+// grouped field, never another column (a group has no one value of one).
 
 // aggregates are the aggregate functions a having may call: they compute
 // on the group's rows only. Each may also be called with the If
@@ -100,12 +100,18 @@ func (sc whereScope) renderAggregate(b *strings.Builder, n *astNode) error {
 
 // CheckSQLHaving decides on the engine's parse of cond whether it is one
 // condition on a group: aggregates over the columns cols, the select
-// items' aliases (keys of aliases), constants and the functions fns
-// allows. It returns the SQL to run for it, written from the checked
-// tree, each alias written as the name aliases maps it to.
+// items' aliases and grouped fields (keys of aliases), constants and the
+// functions fns allows. It returns the SQL to run for it, written from the
+// checked tree, each alias written as the name aliases maps it to.
 func CheckSQLHaving(ctx context.Context, db *sql.DB, cond string, cols map[string]string, fns *Catalog, aliases map[string]string) (string, error) {
+	text, _, err := checkSQLHaving(ctx, db, cond, cols, fns, aliases)
+	return text, err
+}
+
+// checkSQLHaving is CheckSQLHaving also telling which aliases cond names.
+func checkSQLHaving(ctx context.Context, db *sql.DB, cond string, cols map[string]string, fns *Catalog, aliases map[string]string) (string, map[string]bool, error) {
 	if len(cond) > MaxSQLWhere {
-		return "", Error{fmt.Errorf("a having may be at most %d bytes, got %d", MaxSQLWhere, len(cond))}
+		return "", nil, Error{fmt.Errorf("a having may be at most %d bytes, got %d", MaxSQLWhere, len(cond))}
 	}
 	same := make(map[string]string, len(aliases))
 	for a := range aliases {
@@ -116,27 +122,30 @@ func CheckSQLHaving(ctx context.Context, db *sql.DB, cond string, cols map[strin
 	sc := whereScope{cols: cols, fns: fns, having: true, aliases: same}
 	run := sc
 	run.aliases = aliases
-	return checkSQL(ctx, db, cond, sc, run)
+	run.used = map[string]bool{}
+	text, err := checkSQL(ctx, db, cond, sc, run)
+	return text, run.used, err
 }
 
 // Having compiles a having over the scope's columns: aliases maps the
-// select items' aliases to the names the query gives their values. A
-// mistake in it is an Error.
-func (s *Scope) Having(ctx context.Context, db *sql.DB, text string, aliases map[string]string) (string, error) {
+// select items' aliases (and the grouped fields' names) to the names the
+// query gives their values; used tells which the having names. A mistake
+// in it is an Error.
+func (s *Scope) Having(ctx context.Context, db *sql.DB, text string, aliases map[string]string) (cond string, used map[string]bool, err error) {
 	if strings.TrimSpace(text) == "" {
-		return "1", nil
+		return "1", nil, nil
 	}
 	fns, err := catalogOf(ctx, db)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	c, err := CheckSQLHaving(ctx, db, text, s.f.cols, fns, aliases)
+	c, used, err := checkSQLHaving(ctx, db, text, s.f.cols, fns, aliases)
 	if err != nil {
 		var qe Error
 		if !errors.As(err, &qe) && ctx.Err() == nil {
 			err = Error{err}
 		}
-		return "", fmt.Errorf("having: %w", err)
+		return "", nil, fmt.Errorf("having: %w", err)
 	}
-	return c, nil
+	return c, used, nil
 }

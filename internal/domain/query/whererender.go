@@ -17,6 +17,8 @@ type whereScope struct {
 	// each written as aliases says (the name the query gives the value).
 	having, inAgg bool
 	aliases       map[string]string
+	// used, when set, records the aliases the condition names.
+	used map[string]bool
 }
 
 // what names the condition in messages.
@@ -103,12 +105,16 @@ func (sc whereScope) renderName(b *strings.Builder, name string) error {
 	}
 	if sc.having && !sc.inAgg {
 		// Outside an aggregate a group's rows have no one value of a
-		// column: the having names what the select computed.
+		// column: the having names what the select computed, or what
+		// the rows are grouped by.
 		if as, ok := sc.aliases[name]; ok {
+			if sc.used != nil {
+				sc.used[name] = true
+			}
 			writeName(b, as)
 			return nil
 		}
-		return fmt.Errorf("%q is not a select item's alias; outside an aggregate a having names aliases only (a column is read through an aggregate, e.g. max(%s))", name, name)
+		return fmt.Errorf("%q is not a select item's alias or a grouped field; outside an aggregate a having names those only (a column is read through an aggregate, e.g. max(%s))", name, name)
 	}
 	if _, ok := sc.cols[name]; ok {
 		writeName(b, name)

@@ -51,13 +51,27 @@ func TestChartSeriesHaving(t *testing.T) {
 	assert.Equal(t, 20.0, row["series_1.data"], "the range's average of the x events, not a sum of bucket averages")
 	assert.Equal(t, "3m0s", r.body["granularity"])
 
-	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), body("max(dur) >= 100 OR `avg x` > 90"))
+	for _, having := range []string{"max(dur) >= 100 OR `avg x` > 90", "svc = 'b'"} {
+		r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), body(having))
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		require.Len(t, r.body["data"], 1, having)
+		assert.Equal(t, []any{"b"}, r.body["data"].([]any)[0].(map[string]any)["group"], having)
+	}
+
+	// A grouped field compares as its own type: 100 > 50, which as text
+	// it is not.
+	byDur := body("dur > 40")
+	byDur["series"] = []any{map[string]any{"sourceId": srcID, "aggFn": "count", "groupBy": []string{"dur"}}}
+	r = call(t, http.MethodPost, fx.url+"/api/v2/charts/series", bearer(fx.keyA), byDur)
 	require.Equal(t, http.StatusOK, r.status, r.body)
-	require.Len(t, r.body["data"], 1)
-	assert.Equal(t, []any{"b"}, r.body["data"].([]any)[0].(map[string]any)["group"])
+	var durs []any
+	for _, d := range r.body["data"].([]any) {
+		durs = append(durs, d.(map[string]any)["group"].([]any)[0])
+	}
+	assert.Equal(t, []any{"100", "50"}, durs)
 
 	for having, why := range map[string]string{
-		"svc = 'a'": `"svc" is not a select item's alias`,
+		"msg = 'x'": `"msg" is not a select item's alias or a grouped field`,
 		"count() > (SELECT count() FROM api_charts.having_events)": "sub-queries",
 		"count() >": "syntax error",
 	} {

@@ -1382,7 +1382,7 @@ export interface components {
              * @default false
              */
             totals: boolean;
-            /** @description otelhouse extension: a table tile's having (HyperDX's config.having), a SQL condition on a group keeping the groups that satisfy it; implies totals. It may call aggregates over the source's columns (count(), sum(Duration), quantile(0.95)(Duration), countIf(cond), ...) and name the series by alias outside them; a bare column, a sub-query or a function beyond a sql where's is a 400 (docs/api.md) */
+            /** @description otelhouse extension: a table tile's having (HyperDX's config.having), a SQL condition on a group keeping the groups that satisfy it; implies totals. It may call aggregates over the source's columns (count(), sum(Duration), quantile(0.95)(Duration), countIf(cond), ...) and name the series by alias, and the grouped fields as groupBy spells them, outside them; another column, a sub-query or a function beyond a sql where's is a 400 (docs/api.md) */
             having?: string;
         };
         HeatmapQuery: {
