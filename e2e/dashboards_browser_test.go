@@ -129,6 +129,24 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 	assert.Equal(t, map[string]string{"error": "3", "info": "4"}, shown, "the tile shows the API's answer")
 	eval[bool](b, "back to the number tile", `(document.querySelector('[data-tile=Orders]').scrollIntoView({block: 'center'}), true)`)
 
+	// A table with a having shows only the groups that satisfy it over
+	// the range: 4 INFO orders pass count() > 3, the 3 ERROR ones do not.
+	eval[bool](b, "up to add a tile", `(document.querySelector('[data-action=add-tile]').scrollIntoView({block: 'center'}), true)`)
+	addTile("the table tile with a having", func() {
+		b.run("having table tile", fill(`input[name=tile-name]`, "Busy severities"), selectValue(`select[name=display]`, "table"), fill(`input[name=groupBy]`, "SeverityText"))
+		b.run("its having", fill(`input[name=having]`, "count() > 3"))
+		b.run("the preview keeps one group", poll(`(() => { const t = document.querySelector('[data-testid=tile-preview] [data-testid=tile-table]');
+			return !!t && t.querySelectorAll('tbody tr').length === 1 && t.textContent.includes('info'); })()`))
+	})
+	eval[bool](b, "scrolling to the having table", `(document.querySelector('[data-tile="Busy severities"]').scrollIntoView({block: 'center'}), true)`)
+	b.see("the having table", `[data-tile="Busy severities"] [data-testid=tile-table] tbody tr`)
+	kept := eval[map[string]string](b, "the having table's cells", `Object.fromEntries([...document.querySelectorAll('[data-tile="Busy severities"] [data-testid=tile-table] tbody tr')]
+		.map((tr) => [tr.cells[0].textContent, tr.cells[tr.cells.length - 1].textContent]))`)
+	assert.Equal(t, map[string]string{"info": "4"}, kept, "only the group with more than 3 orders")
+	assert.Equal(t, 0, eval[int](b, "no Alert button on it", `document.querySelectorAll('[data-tile="Busy severities"] [data-action=alert-tile]').length`),
+		"an alert cannot apply a having")
+	b.screenshot("dashboard-having-table")
+
 	// A search tile: the events of a where, with the columns to show.
 	eval[bool](b, "back to the top", `(document.querySelector('[data-action=add-tile]').scrollIntoView({block: 'center'}), true)`)
 	addTile("the search tile", func() {
@@ -158,7 +176,7 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 	b.run("renamed", waitText(`[data-testid=dashboards]`, "Shop floor"))
 	b.click("duplicate", `tr[data-dashboard="Shop floor"] [data-action=duplicate]`)
 	b.run("duplicated", waitText(`[data-testid=dashboards]`, "Shop floor (copy)"))
-	assert.Equal(t, "4", b.text(`tr[data-dashboard="Shop floor (copy)"] td:nth-child(2)`), "the copy has the tiles")
+	assert.Equal(t, "5", b.text(`tr[data-dashboard="Shop floor (copy)"] td:nth-child(2)`), "the copy has the tiles")
 	b.click("delete", `tr[data-dashboard="Shop floor (copy)"] [data-action=delete]`)
 	b.see("the confirmation", `tr[data-dashboard="Shop floor (copy)"] [data-action=confirm-delete]`)
 	b.click("confirm delete", `tr[data-dashboard="Shop floor (copy)"] [data-action=confirm-delete]`)

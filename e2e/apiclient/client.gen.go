@@ -1893,10 +1893,16 @@ type ChartQuery struct {
 	// Granularity auto (absent too) picks the smallest of 30s and up giving at most 120 buckets; 1s is HyperDX's test bucket
 	Granularity *ChartQueryGranularity `json:"granularity,omitempty"`
 
+	// Having otelhouse extension: a table tile's having (HyperDX's config.having), a SQL condition on a group keeping the groups that satisfy it; implies totals. It may call aggregates over the source's columns (count(), sum(Duration), quantile(0.95)(Duration), countIf(cond), ...) and name the series by alias, and the grouped fields as groupBy spells them, outside them; another column, a sub-query or a function beyond a sql where's is a 400 (docs/api.md)
+	Having *string `json:"having,omitempty"`
+
 	// Series every series but a Datadog query groups by the same groupBy; at most 5 (HyperDX's bound), or 20 with formulas (computed over the series of one request, so a tile's formulas over all its select items)
 	Series []struct {
 		// AggFn required unless query is given
 		AggFn *ChartQuerySeriesAggFn `json:"aggFn,omitempty"`
+
+		// Alias the name a having gives the series' value (a tile's select item alias)
+		Alias *string `json:"alias,omitempty"`
 
 		// DataSource HyperDX's; what the source is decides how it is read
 		DataSource *ChartQuerySeriesDataSource `json:"dataSource,omitempty"`
@@ -1925,6 +1931,9 @@ type ChartQuery struct {
 
 	// StartTime epoch milliseconds
 	StartTime int `json:"startTime"`
+
+	// Totals otelhouse extension: one row per group over the whole range (ts_bucket = startTime, granularity the range) instead of one per bucket, each series its aggregate of the range (a table tile's values). Each series aggregates the rows of its own where; not with a query series or seriesReturnType ratio
+	Totals *bool `json:"totals,omitempty"`
 }
 
 // ChartQueryGranularity auto (absent too) picks the smallest of 30s and up giving at most 120 buckets; 1s is HyperDX's test bucket
@@ -2693,7 +2702,7 @@ type TileConfig struct {
 	GroupBy              *string                `json:"groupBy,omitempty"`
 	GroupByColumnsOnLeft *bool                  `json:"groupByColumnsOnLeft,omitempty"`
 
-	// Having a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10). Kept and answered as given; not applied to the rows a tile draws here yet
+	// Having a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10, or a select item's alias). Kept as given; the web UI's table shows only the groups satisfying it over the range (POST /api/v2/charts/series having, which checks it). A tile alert on a tile with one is refused
 	Having       *string                 `json:"having,omitempty"`
 	Limit        *int                    `json:"limit,omitempty"`
 	Markdown     *string                 `json:"markdown,omitempty"`

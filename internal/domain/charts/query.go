@@ -42,6 +42,8 @@ type Series struct {
 	// the external periodAggFn "delta"). Other items ignore it, as
 	// HyperDX's renderer does.
 	Delta bool
+	// Alias names the series' value in a having (Totals).
+	Alias string
 }
 
 // Granularities are the documented bucket sizes; "auto" picks the
@@ -75,9 +77,9 @@ func Bucket(g string, start, end time.Time) (time.Duration, error) {
 	return d, nil
 }
 
-func aggregate(s Series, scope *query.Scope, p *query.Params, ts string) (string, error) {
+func aggregate(s Series, scope *query.Scope, p *query.Params, ts string, cond ...string) (string, error) {
 	if s.AggFn == "count" {
-		return "toFloat64(count())", nil
+		return aggOf("count", 0, "", "", ts, cond...)
 	}
 	if s.Field == "" {
 		return "", fmt.Errorf("aggFn %s needs a field", s.AggFn)
@@ -90,25 +92,39 @@ func aggregate(s Series, scope *query.Scope, p *query.Params, ts string) (string
 	if !numeric {
 		num = "toFloat64OrNull(toString(" + e + "))"
 	}
-	return aggOf(s.AggFn, s.Level, e, num, ts)
+	return aggOf(s.AggFn, s.Level, e, num, ts, cond...)
 }
 
-// aggOf is aggFn over the values e (num: the same as numbers).
-func aggOf(fn string, level float64, e, num, ts string) (string, error) {
+// aggOf is aggFn over the values e (num: the same as numbers). With a
+// cond, only the rows it keeps are aggregated (the If combinator), and a
+// group without such rows has null (OrNull: avg would give nan, min 0)
+// but for the counts, which are 0.
+func aggOf(fn string, level float64, e, num, ts string, cond ...string) (string, error) {
+	call := func(name, params string, args ...string) string {
+		if len(cond) > 0 {
+			if name != "count" && name != "uniqExact" {
+				name += "IfOrNull"
+			} else {
+				name += "If"
+			}
+			args = append(args, cond[0])
+		}
+		return "toFloat64(" + name + params + "(" + strings.Join(args, ", ") + "))"
+	}
 	switch fn {
 	case "count":
-		return "toFloat64(count())", nil
+		return call("count", ""), nil
 	case "count_distinct":
-		return "toFloat64(uniqExact(" + e + "))", nil
+		return call("uniqExact", "", e), nil
 	case "sum", "avg", "min", "max":
-		return "toFloat64(" + fn + "(" + num + "))", nil
+		return call(fn, "", num), nil
 	case "quantile":
 		if !(level > 0 && level < 1) {
 			return "", fmt.Errorf("quantile needs a level between 0 and 1")
 		}
-		return "toFloat64(quantile(" + strconv.FormatFloat(level, 'f', -1, 64) + ")(" + num + "))", nil
+		return call("quantile", "("+strconv.FormatFloat(level, 'f', -1, 64)+")", num), nil
 	case "last_value":
-		return "toFloat64(argMax(" + num + ", " + ts + "))", nil
+		return call("argMax", "", num, ts), nil
 	}
 	return "", fmt.Errorf("aggFn must be one of count, count_distinct, sum, avg, min, max, quantile, last_value, got %q", fn)
 }

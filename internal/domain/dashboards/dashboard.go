@@ -178,9 +178,11 @@ type Config struct {
 	// items are drawn beside them.
 	Formulas []Formula
 	// Having, on a builder table, is HyperDX's SQL condition over a
-	// grouped row's aggregates. Kept and answered as given, it is not
-	// applied to the rows a tile draws yet: when it is, it must be
-	// checked on the engine's parse, as a sql where is.
+	// grouped row's aggregates. Kept as given (HyperDX stores it
+	// unchecked); the table tile sends it to POST /api/v2/charts/series,
+	// which checks it on the engine's parse (query.CheckSQLHaving) and
+	// keeps the groups satisfying it. An alert does not apply it, so an
+	// alert on a tile with one is refused.
 	Having string
 	// Display holds HyperDX's presentation options (numberFormat,
 	// fillNulls, seriesLimit, …) as they came, so a dashboard read and

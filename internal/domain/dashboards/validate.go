@@ -293,8 +293,8 @@ func (c *Config) validate(p *problems.List, at string, exists func(string) (bool
 // formulas on the builder's line, stacked_bar, table and number tiles
 // only, at most maxFormulas (one on a number tile), each an expression
 // over the tile's select items, never beside asRatio (a ratio is the
-// formula "A / B"); having on the builder's table tiles only (it is not
-// run, so not yet checked as SQL).
+// formula "A / B"); having on the builder's table tiles only (checked as
+// SQL where it runs, on the source's columns: charts/series).
 func (c *Config) checkFormulas(p *problems.List, at string) {
 	builder := c.ConfigType == ""
 	switch {

@@ -175,11 +175,19 @@ func CheckSQLWhere(ctx context.Context, db *sql.DB, cond string, cols map[string
 	if len(cond) > MaxSQLWhere {
 		return "", Error{fmt.Errorf("a sql where may be at most %d bytes, got %d", MaxSQLWhere, len(cond))}
 	}
+	sc := whereScope{cols: cols, fns: fns}
+	return checkSQL(ctx, db, cond, sc, sc)
+}
+
+// checkSQL renders cond's tree as sc allows, checks that the engine reads
+// that text back as the same tree, and returns the tree rendered for run
+// (which may write names otherwise, as a having's aliases).
+func checkSQL(ctx context.Context, db *sql.DB, cond string, sc, run whereScope) (string, error) {
 	n, err := parseCondition(ctx, db, cond)
 	if err != nil {
 		return "", err
 	}
-	text, err := renderWhere(n, whereScope{cols: cols, fns: fns})
+	text, err := renderWhere(n, sc)
 	if err != nil {
 		return "", Error{err}
 	}
@@ -188,6 +196,9 @@ func CheckSQLWhere(ctx context.Context, db *sql.DB, cond string, cols map[string
 		// The rendering must mean what the user wrote; if the engine reads
 		// it otherwise, refuse rather than run something else.
 		return "", Error{errors.New("this condition cannot be checked safely; write it more plainly (see docs/api.md, sql where)")}
+	}
+	if text, err = renderWhere(n, run); err != nil {
+		return "", Error{err}
 	}
 	return "(" + text + ")", nil
 }

@@ -12,6 +12,21 @@ type whereScope struct {
 	cols   map[string]string
 	fns    *Catalog
 	params map[string]bool
+	// having: the condition filters grouped rows. Outside an aggregate's
+	// arguments (inAgg false) its names are the select items' aliases,
+	// each written as aliases says (the name the query gives the value).
+	having, inAgg bool
+	aliases       map[string]string
+	// used, when set, records the aliases the condition names.
+	used map[string]bool
+}
+
+// what names the condition in messages.
+func (sc whereScope) what() string {
+	if sc.having {
+		return "a having"
+	}
+	return "a sql where"
 }
 
 // conditionOf finds the condition in the dump of `SELECT 1 WHERE (…)`;
@@ -49,7 +64,7 @@ func renderWhere(n *astNode, sc whereScope) (string, error) {
 
 func (sc whereScope) render(b *strings.Builder, n *astNode) error {
 	if strings.Contains(n.detail, " (alias ") {
-		return errors.New("aliases (AS) are not allowed in a sql where")
+		return fmt.Errorf("aliases (AS) are not allowed in %s", sc.what())
 	}
 	switch n.kind {
 	case "Literal":
@@ -70,15 +85,15 @@ func (sc whereScope) render(b *strings.Builder, n *astNode) error {
 	case "Function":
 		return sc.renderCall(b, n)
 	case "Subquery", "TableIdentifier", "SelectWithUnionQuery", "SelectQuery":
-		return errors.New("a sql where may not read other tables (no sub-queries)")
+		return fmt.Errorf("%s may not read other tables (no sub-queries)", sc.what())
 	case "QueryParameter":
-		return errors.New("query parameters ({name:Type}) are not allowed in a sql where")
+		return fmt.Errorf("query parameters ({name:Type}) are not allowed in %s", sc.what())
 	case "Asterisk", "QualifiedAsterisk", "ColumnsRegexpMatcher", "ColumnsListMatcher", "QualifiedColumnsRegexpMatcher", "QualifiedColumnsListMatcher":
-		return errors.New("* and COLUMNS() are not allowed in a sql where")
+		return fmt.Errorf("* and COLUMNS() are not allowed in %s", sc.what())
 	case "Set":
-		return errors.New("SETTINGS are not allowed in a sql where")
+		return fmt.Errorf("SETTINGS are not allowed in %s", sc.what())
 	}
-	return fmt.Errorf("%s is not allowed in a sql where", n.kind)
+	return fmt.Errorf("%s is not allowed in %s", n.kind, sc.what())
 }
 
 // renderName writes a column, a column's subcolumn or tuple element
@@ -87,6 +102,19 @@ func (sc whereScope) renderName(b *strings.Builder, name string) error {
 	if sc.params[name] {
 		writeName(b, name)
 		return nil
+	}
+	if sc.having && !sc.inAgg {
+		// Outside an aggregate a group's rows have no one value of a
+		// column: the having names what the select computed, or what
+		// the rows are grouped by.
+		if as, ok := sc.aliases[name]; ok {
+			if sc.used != nil {
+				sc.used[name] = true
+			}
+			writeName(b, as)
+			return nil
+		}
+		return fmt.Errorf("%q is not a select item's alias or a grouped field; outside an aggregate a having names those only (a column is read through an aggregate, e.g. max(%s))", name, name)
 	}
 	if _, ok := sc.cols[name]; ok {
 		writeName(b, name)
@@ -115,12 +143,26 @@ var inFamily = map[string]bool{"in": true, "notIn": true, "nullIn": true, "notNu
 
 func (sc whereScope) renderCall(b *strings.Builder, n *astNode) error {
 	name := n.detail
+	if sc.having && aggregate(name) {
+		return sc.renderAggregate(b, n)
+	}
+	notInHaving := func() error {
+		return fmt.Errorf("function %s is not allowed in a having (the aggregates docs/api.md lists are, and functions that compute on values)", name)
+	}
 	if len(n.children) != 1 || n.children[0].kind != "ExpressionList" {
-		return fmt.Errorf("function %s: parametric, aggregate and window functions are not allowed in a sql where", name)
+		if sc.having {
+			return notInHaving()
+		}
+		return fmt.Errorf("function %s: parametric, aggregate and window functions are not allowed in %s", name, sc.what())
 	}
 	args := n.children[0].children
 	if name == "lambda" {
 		return sc.renderLambda(b, args)
+	}
+	if sc.having && !inFamily[name] && !sc.fns.allows(name) {
+		// Said before the arguments: outside an aggregate they would be
+		// refused as columns, which hides the misspelt aggregate.
+		return notInHaving()
 	}
 	if inFamily[name] && (len(args) != 2 || !constant(args[1])) {
 		return errors.New("after IN only constant values are allowed (a name or sub-query there would be read as a table)")
@@ -138,7 +180,7 @@ func (sc whereScope) renderCall(b *strings.Builder, n *astNode) error {
 	// The catalogue leaves out every IN spelling; the operator's own
 	// forms are allowed here, with their constant right side.
 	if !inFamily[name] && !sc.fns.allows(name) {
-		return fmt.Errorf("function %s is not allowed in a sql where (only functions that compute on values are)", name)
+		return fmt.Errorf("function %s is not allowed in %s (only functions that compute on values are)", name, sc.what())
 	}
 	writeName(b, name)
 	b.WriteByte('(')

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -37,6 +38,15 @@ type chartRequest struct {
 	// formulas, charts.ParseFormula): answered after them, series_N with
 	// N counting on from the last series.
 	Formulas []chartFormula `json:"formulas"`
+	// Totals answers one row per group over the whole range (ts_bucket
+	// startTime) instead of one per bucket: each series' aggregate of
+	// the range, as a table tile shows it. An otelhouse extension.
+	Totals bool `json:"totals"`
+	// Having is HyperDX's having of a table tile: a sql condition on a
+	// group (aggregates over the source's columns, the series' aliases)
+	// keeping the groups that satisfy it. It implies totals. An
+	// otelhouse extension.
+	Having string `json:"having"`
 }
 
 // chartFormula is one computed series of a chart request.
@@ -68,6 +78,8 @@ type chartSeries struct {
 	// Query is a Datadog metric query or formula on a metric source; it
 	// takes the place of aggFn, field, where and groupBy.
 	Query string `json:"query"`
+	// Alias names the series' value in a having.
+	Alias string `json:"alias"`
 }
 
 // maxSeries bounds one request, as HyperDX's does.
@@ -140,6 +152,13 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 			}
 		}
 	}
+	totals := req.Totals || strings.TrimSpace(req.Having) != ""
+	if len(req.Having) > query.MaxSQLWhere {
+		p.Add("having may be at most %d bytes", query.MaxSQLWhere)
+	}
+	if totals && req.SeriesReturnType == "ratio" {
+		p.Add(`totals and having cannot be combined with seriesReturnType ratio; send the ratio as the formula "A / B"`)
+	}
 	var groupBy []string
 	grouped := false
 	for i, sr := range req.Series {
@@ -156,6 +175,9 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 			p.OneOf(fmt.Sprintf("series[%d].periodAggFn", i), sr.PeriodAggFn, dashboards.PeriodAggFns)
 		}
 		if sr.Query != "" {
+			if totals {
+				p.Add("series[%d]: totals and having are computed for aggFn series, not a query", i)
+			}
 			if sr.AggFn != "" || sr.Field != "" || sr.Where != "" || len(sr.GroupBy) > 0 || sr.PeriodAggFn != "" {
 				p.Add("series[%d]: query replaces aggFn, field, where, groupBy and periodAggFn; send one or the other", i)
 			}
@@ -199,6 +221,13 @@ func (s *Server) chartSeriesHandler(r *http.Request) result {
 	run := charts.Sparse
 	if req.Fill {
 		run = charts.Run
+	}
+	if totals {
+		// One bucket, the range: what the answer's granularity says.
+		step = end.Sub(start)
+		run = func(ctx context.Context, db *sql.DB, series []charts.Series, start, end time.Time, _ time.Duration, timeout time.Duration) ([]charts.Point, error) {
+			return charts.Totals(ctx, db, series, req.Having, start, end, timeout)
+		}
 	}
 	points, err := run(r.Context(), s.opts.DB, series, start, end, step, s.queryTimeout())
 	if err != nil {
@@ -278,7 +307,7 @@ func (s *Server) seriesFor(ctx context.Context, team string, sr chartSeries) (ch
 	cs := charts.Series{
 		Source: src.Chart(),
 		AggFn:  sr.AggFn, Field: sr.Field, Level: sr.Level, Where: sr.Where, WhereLanguage: sr.WhereLanguage, GroupBy: sr.GroupBy,
-		Query: sr.Query, Delta: sr.PeriodAggFn == "delta",
+		Query: sr.Query, Delta: sr.PeriodAggFn == "delta", Alias: sr.Alias,
 	}
 	if src.Kind != "metric" || sr.Query != "" || (sr.MetricName == "" && sr.MetricDataType == "") {
 		return cs, nil

@@ -269,6 +269,12 @@ func validateTileAlert(ctx context.Context, a *Alert, lookup lookups, p *problem
 	default:
 		if !alertable(&tile.Config) {
 			p.Add("tile %q is a %s tile; alerts watch chart tiles (line, stacked_bar, table, number, pie, bar)", a.TileID, kindOfTile(&tile.Config))
+		} else if tile.Config.Having != "" {
+			// An alert judges every group in each window; the having
+			// filters groups by their totals over the dashboard's range,
+			// which no window has, so the alert would judge groups the
+			// table leaves out.
+			p.Add("tile %q has a having, which an alert does not apply: alert on a copy of the tile without it, or narrow the items' where", a.TileID)
 		}
 	}
 	return nil

@@ -1379,7 +1379,16 @@ export interface components {
                 groupBy?: string[];
                 /** @description a Datadog metric query or formula on a metric source, in place of aggFn, field, where and groupBy */
                 query?: string;
+                /** @description the name a having gives the series' value (a tile's select item alias) */
+                alias?: string;
             }[];
+            /**
+             * @description otelhouse extension: one row per group over the whole range (ts_bucket = startTime, granularity the range) instead of one per bucket, each series its aggregate of the range (a table tile's values). Each series aggregates the rows of its own where; not with a query series or seriesReturnType ratio
+             * @default false
+             */
+            totals: boolean;
+            /** @description otelhouse extension: a table tile's having (HyperDX's config.having), a SQL condition on a group keeping the groups that satisfy it; implies totals. It may call aggregates over the source's columns (count(), sum(Duration), quantile(0.95)(Duration), countIf(cond), ...) and name the series by alias, and the grouped fields as groupBy spells them, outside them; another column, a sub-query or a function beyond a sql where's is a 400 (docs/api.md) */
+            having?: string;
         };
         HeatmapQuery: {
             /** @description epoch milliseconds */
@@ -1557,7 +1566,7 @@ export interface components {
             formulas?: components["schemas"]["TileFormula"][];
             /** @description with formulas, whether the select items are drawn beside them (default true; a number tile never draws them) */
             showOperandSeries?: boolean;
-            /** @description a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10). Kept and answered as given; not applied to the rows a tile draws here yet */
+            /** @description a table tile of the builder; HyperDX's SQL condition over the aggregates of each grouped row (e.g. count() > 10, or a select item's alias). Kept as given; the web UI's table shows only the groups satisfying it over the range (POST /api/v2/charts/series having, which checks it). A tile alert on a tile with one is refused */
             having?: string;
             /** @description a number tile's background sparkline, HyperDX's ({type, color}); kept as given */
             backgroundChart?: Record<string, never>;
@@ -3992,7 +4001,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description One row per bucket and group holding data (every bucket of the range with fill) */
+            /** @description One row per bucket and group holding data (every bucket of the range with fill; one row per group kept with totals or having) */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -70,6 +70,8 @@ describe('alertable and watchedLabel', () => {
     { name: 'a ratio of three is nothing drawn', config: { displayType: 'line', sourceId: 's', asRatio: true, select: [errors, count, count] }, alertable: false },
     { name: 'raw SQL', config: { displayType: 'line', configType: 'sql', sqlTemplate: 'SELECT 1', connectionId: 'c' }, alertable: false },
     { name: 'markdown', config: { displayType: 'markdown', markdown: 'x' }, alertable: false },
+    { name: 'a table', config: { displayType: 'table', sourceId: 's', groupBy: 'svc', select: [errors] }, alertable: true, label: 'errors' },
+    { name: 'a table with a having (the API refuses it)', config: { displayType: 'table', sourceId: 's', groupBy: 'svc', having: 'errors > 1', select: [errors] }, alertable: false },
   ];
   for (const c of cases) {
     test(c.name, () => {

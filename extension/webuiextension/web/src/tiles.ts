@@ -25,11 +25,12 @@ export function label(s: SelectItem): string {
 // alertable says whether an alert can watch a tile
 // (dashboards.Config.Watched): a chart tile, a ratio one only of its two
 // items (a ratio of more is nothing the tile draws); a formula tile, of
-// its first formula.
+// its first formula. Not a table with a having: an alert judges every
+// group, so the API refuses one there.
 export function alertable(c: Schemas['TileConfig']): boolean {
   const items = chartItems(c);
   return !c.configType && items.length > 0 && ['line', 'stacked_bar', 'table', 'number', 'pie', 'bar'].includes(c.displayType)
-    && (c.asRatio !== true || items.length === 2);
+    && (c.asRatio !== true || items.length === 2) && !(c.displayType === 'table' && c.having?.trim());
 }
 
 // watchedLabel says what an alert on a chart tile judges, as the

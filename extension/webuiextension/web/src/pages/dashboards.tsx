@@ -402,7 +402,28 @@ export async function runTile(c: TileConfig, from: number, to: number, signal?: 
       sourceId: c.sourceId, aggFn: s.aggFn, field: s.valueExpression ?? '', level: s.level ?? 0, where: s.where ?? '', whereLanguage: s.whereLanguage || 'lucene', groupBy,
       ...(s.metricName ? { metricName: s.metricName, metricDataType: s.metricType ?? '' } : {}),
       ...(s.periodAggFn ? { periodAggFn: s.periodAggFn } : {}),
+      ...(s.alias ? { alias: s.alias } : {}),
     };
+  const having = c.displayType === 'table' ? c.having?.trim() ?? '' : '';
+  if (having) {
+    // A table's having keeps the groups whose values over the whole
+    // range satisfy it: the API answers those values, one row per group
+    // kept, in one request (the having may name any item's alias).
+    if (items.length > seriesPerRequest) throw new Error(`a table's having is applied over at most ${seriesPerRequest} select items; this one has ${items.length}`);
+    // A ratio is the formula A / B there.
+    const ratio = isRatio(c);
+    const computed = ratio ? [{ expression: 'A / B' }] : formulasOf(c).map((f) => ({ expression: f.expression }));
+    const a = await callWhole<{ data: Parameters<typeof linesOf>[1]; granularity: string }>('POST', '/api/v2/charts/series', {
+      startTime: from, endTime: to, having, series: items.map(one), ...(computed.length ? { formulas: computed } : {}),
+    }, signal);
+    let perItem = linesOf([...items, ...(ratio ? [ratioItem(items)] : formulasOf(c).map(formulaItem))], a.data ?? [], groupBy);
+    if (ratio || !operandsShown(c)) perItem = perItem.slice(items.length);
+    if ((ratio ? 1 : drawnItems(c).length) === 1 && items.length + computed.length > 1) {
+      // One column: its rows named by the group alone, as a one-item tile's.
+      perItem = perItem.map((ls) => ls.map((l) => ({ ...l, group: l.group.slice(1) })));
+    }
+    return { stepMs: to - from, lines: perItem.flat(), perItem };
+  }
   if (isRatio(c)) {
     // The API divides the first series by the second per bucket and
     // group (HyperDX's seriesReturnType ratio): one line per group.
@@ -661,13 +682,15 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
               <label>Title<input name="tile-name" value={t.name} onInput={(e) => setT({ ...t, name: e.currentTarget.value })} /></label>
               <label>Display<select name="display" value={c.displayType} onChange={(e) => {
                 const v = e.currentTarget.value;
-                if (v === 'markdown') setC({ displayType: v, markdown: c.markdown ?? '' });
-                else if (v === 'alerts') setC({ displayType: v });
+                // A having is a table's only (the API refuses it elsewhere).
+                const having = v === 'table' ? c.having : undefined;
+                if (v === 'markdown') setC({ displayType: v, markdown: c.markdown ?? '', having });
+                else if (v === 'alerts') setC({ displayType: v, having });
                 // A search tile lists events: its select is the columns.
-                else if (v === 'search' || v === 'event_patterns') setC({ displayType: v, select: '', where: item.where ?? '', whereLanguage: item.whereLanguage || 'lucene', sourceId: c.sourceId || sources[0]?.id });
+                else if (v === 'search' || v === 'event_patterns') setC({ displayType: v, select: '', where: item.where ?? '', whereLanguage: item.whereLanguage || 'lucene', sourceId: c.sourceId || sources[0]?.id, having });
                 // A heatmap counts a trace source's spans by a value.
-                else if (v === 'heatmap') setC({ displayType: v, select: [{ valueExpression: 'Duration' }], where: item.where ?? '', whereLanguage: item.whereLanguage || 'lucene', sourceId: sources.find((x) => x.kind === 'trace')?.id ?? c.sourceId, groupBy: undefined, asRatio: undefined });
-                else setC({ displayType: v as TileConfig['displayType'], select: chartItems(c).length ? chartItems(c) : [item], sourceId: c.sourceId || sources[0]?.id });
+                else if (v === 'heatmap') setC({ displayType: v, select: [{ valueExpression: 'Duration' }], where: item.where ?? '', whereLanguage: item.whereLanguage || 'lucene', sourceId: sources.find((x) => x.kind === 'trace')?.id ?? c.sourceId, groupBy: undefined, asRatio: undefined, having });
+                else setC({ displayType: v as TileConfig['displayType'], select: chartItems(c).length ? chartItems(c) : [item], sourceId: c.sourceId || sources[0]?.id, having });
               }}>{displays.map(([v, l]) => <option value={v}>{l}</option>)}</select></label>
               {heat ? (
                 <>
@@ -748,6 +771,10 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
                     </span>
                   </label>
                   <label>Group by<input name="groupBy" placeholder="ServiceName, SeverityText" value={c.groupBy ?? ''} onInput={(e) => setC({ groupBy: e.currentTarget.value })} /></label>
+                  {c.displayType === 'table' && (
+                    <label class="wide">Having: the groups shown (SQL over aggregates and item aliases, optional)
+                      <input name="having" class="mono" placeholder="count() > 10" value={c.having ?? ''} onInput={(e) => setC({ having: e.currentTarget.value || undefined })} /></label>
+                  )}
                   </>}
                   {['line', 'stacked_bar', 'table', 'number'].includes(c.displayType) && !c.asRatio && (
                     <>
