@@ -130,11 +130,13 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 	eval[bool](b, "back to the number tile", `(document.querySelector('[data-tile=Orders]').scrollIntoView({block: 'center'}), true)`)
 
 	// A table with a having shows only the groups that satisfy it over
-	// the range: 4 INFO orders pass count() > 3, the 3 ERROR ones do not.
+	// the range: 4 INFO orders pass orders > 3 (the item's alias), the 3
+	// ERROR ones do not.
 	eval[bool](b, "up to add a tile", `(document.querySelector('[data-action=add-tile]').scrollIntoView({block: 'center'}), true)`)
 	addTile("the table tile with a having", func() {
 		b.run("having table tile", fill(`input[name=tile-name]`, "Busy severities"), selectValue(`select[name=display]`, "table"), fill(`input[name=groupBy]`, "SeverityText"))
-		b.run("its having", fill(`input[name=having]`, "count() > 3"))
+		b.run("its alias", fill(`input[name=alias]`, "orders"))
+		b.run("its having", fill(`input[name=having]`, "orders > 3"))
 		b.run("the preview keeps one group", poll(`(() => { const t = document.querySelector('[data-testid=tile-preview] [data-testid=tile-table]');
 			return !!t && t.querySelectorAll('tbody tr').length === 1 && t.textContent.includes('info'); })()`))
 	})

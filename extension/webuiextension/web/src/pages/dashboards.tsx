@@ -762,6 +762,8 @@ function TileEditor({ tile, sources, from, to, onSave, onCancel }: { tile: Tile;
                   {item.aggFn !== 'count' && (
                     <label>Field<input name="field" placeholder="Duration, LogAttributes['bytes'], …" value={item.valueExpression ?? ''} onInput={(e) => setItem({ valueExpression: e.currentTarget.value })} /></label>
                   )}
+                  <label>Alias (its name in the legend, a formula or a having)<input name="alias" placeholder="errors" value={item.alias ?? ''}
+                    onInput={(e) => setItem({ alias: e.currentTarget.value || undefined })} /></label>
                   <label class="wide">Where
                     <span class="where-row">
                       <select name="whereLanguage" aria-label="Where language" value={item.whereLanguage || 'lucene'} onChange={(e) => setItem({ whereLanguage: e.currentTarget.value as SelectItem['whereLanguage'] })}>
