@@ -320,6 +320,31 @@ func BenchmarkSearchPage(b *testing.B) {
 		})
 	}
 
+	// A table tile of the day by service: as the UI drew every table
+	// before a having (5-minute buckets, summed in the browser), and as
+	// one row per service over the range, with and without a having that
+	// keeps the services with more than a thousand errors.
+	table := func(extra string) string {
+		return fmt.Sprintf(`{"startTime":%d,"endTime":%d,"granularity":"auto",%s"series":[`+
+			`{"sourceId":"logs","aggFn":"count","where":"","whereLanguage":"lucene","groupBy":["ServiceName"],"alias":"events"},`+
+			`{"sourceId":"logs","aggFn":"count","where":"level:error","whereLanguage":"lucene","groupBy":["ServiceName"],"alias":"errors"}]}`,
+			start.UnixMilli(), end.UnixMilli(), extra)
+	}
+	for _, tc := range []struct{ name, extra string }{
+		{"table/buckets", ""},
+		{"table/totals", `"totals":true,`},
+		{"table/having", `"having":"errors > 1000 AND count() > 0",`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			q := table(tc.extra)
+			timed(b, func() {
+				if code, got := do(http.MethodPost, "/api/v2/charts/series", q); code != http.StatusOK || !strings.Contains(got, "checkout") {
+					b.Errorf("table: %d %.300s", code, got)
+				}
+			})
+		})
+	}
+
 	b.Run("trace-1000-spans", func(b *testing.B) {
 		timed(b, func() {
 			code, got := do(http.MethodGet, "/api/v2/traces/"+bigTrace, "")
