@@ -12,6 +12,10 @@ type whereScope struct {
 	cols   map[string]string
 	fns    *Catalog
 	params map[string]bool
+	// anyColumn takes every name for a column: a source's expression is
+	// checked when it is saved, when its table may not exist yet, and
+	// again against the table's columns when it is read (checkRoles).
+	anyColumn bool
 }
 
 // conditionOf finds the condition in the dump of `SELECT 1 WHERE (…)`;
@@ -93,7 +97,7 @@ func (sc whereScope) renderName(b *strings.Builder, name string) error {
 		return nil
 	}
 	parts := strings.Split(name, ".")
-	if _, ok := sc.cols[parts[0]]; ok && len(parts) > 1 && !sc.params[parts[0]] {
+	if _, ok := sc.cols[parts[0]]; (ok || sc.anyColumn) && !sc.params[parts[0]] && (len(parts) > 1 || sc.anyColumn) {
 		for i, p := range parts {
 			if p == "" {
 				break
