@@ -481,11 +481,6 @@ const (
 	ddAll
 )
 
-func (ps *ddParser) col(name string) (ddAlt, bool, bool) {
-	e, num, ok := ps.f.column(name)
-	return ddAlt{expr: e}, num, ok
-}
-
 // spanName is a trace source's span name role; on other sources, a
 // SpanName column if the table has one.
 func (ps *ddParser) spanName() string {

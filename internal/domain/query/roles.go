@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"database/sql"
+	_ "embed"
 	"errors"
 	"strings"
 	"sync"
@@ -10,8 +11,14 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 
+	"github.com/otelhouse/otelhouse/internal/runtime/sqlfile"
 	"github.com/otelhouse/otelhouse/internal/runtime/sqlname"
 )
+
+//go:embed roles.sql
+var rolesSQL string
+
+var roleStatements = sqlfile.ParseTemplates("query/roles.sql", rolesSQL)
 
 // A source's role expressions (serviceNameExpression, bodyExpression,
 // durationExpression, …) are usually columns, and then cost nothing but
@@ -94,7 +101,7 @@ func exprType(ctx context.Context, db *sql.DB, s Source, expr string) (string, e
 	var name, typ string
 	var rest []any
 	ro := clickhouse.Context(ctx, clickhouse.WithSettings(clickhouse.Settings{"readonly": 2}))
-	rows, err := db.QueryContext(ro, "DESCRIBE (SELECT "+expr+" AS r FROM "+s.TableRef(s.Table)+")")
+	rows, err := db.QueryContext(ro, roleStatements.Render("role_type", map[string]any{"Expr": expr, "From": s.TableRef(s.Table)}))
 	if err != nil {
 		return "", engineError(err)
 	}

@@ -40,7 +40,7 @@ func TestRolesMayBeExpressions(t *testing.T) {
 
 	for role, want := range map[string]string{
 		src.ServiceColumn: "(`arrayElement`(`Attrs`, 'svc'))", src.BodyColumn: "(`JSONExtractString`(`Raw`, 'm'))",
-		src.Duration: "(`toUInt64OrZero`(`arrayElement`(`Attrs`, 'ms')))",
+		src.Duration:   "(`toUInt64OrZero`(`arrayElement`(`Attrs`, 'ms')))",
 		src.StatusCode: "(`plus`(`Code`, 0))",
 		// A JSON path is a Dynamic: a text role reads it as its text.
 		src.SpanKind: "toString((`J`.`kind`))",

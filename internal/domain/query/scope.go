@@ -79,16 +79,17 @@ func (s *Scope) Role(text string) (string, bool) {
 // Alias is the field name a where reads a role by (service, level, body,
 // duration), or "" for a role that has none.
 func (s *Scope) Alias(text string) string {
-	switch src := s.f.s; {
-	case text == "":
+	if text == "" {
 		return ""
-	case text == src.ServiceColumn:
+	}
+	switch src := s.f.s; text {
+	case src.ServiceColumn:
 		return "service"
-	case text == src.SeverityColumn:
+	case src.SeverityColumn:
 		return "level"
-	case text == src.BodyColumn:
+	case src.BodyColumn:
 		return "body"
-	case text == src.Duration:
+	case src.Duration:
 		return "duration"
 	}
 	return ""

@@ -40,8 +40,10 @@ type Source struct {
 // maps are columns only: the time range, its skip index and the map-key
 // listings read them as such.
 func (s Source) roles() []string {
-	return []string{s.ServiceColumn, s.SeverityColumn, s.BodyColumn, s.Duration,
-		s.TraceID, s.SpanID, s.ParentSpanID, s.StatusCode, s.SpanKind}
+	return []string{
+		s.ServiceColumn, s.SeverityColumn, s.BodyColumn, s.Duration,
+		s.TraceID, s.SpanID, s.ParentSpanID, s.StatusCode, s.SpanKind,
+	}
 }
 
 // Nanoseconds is a duration expression of the source's Duration unit in
