@@ -32,8 +32,10 @@ var roleStatements = sqlfile.ParseTemplates("query/roles.sql", rolesSQL)
 
 // checkRoles checks the role expressions of f's source that are not
 // columns. One the check refuses is left out, as a role naming a missing
-// column is: what reads it answers that the source has no such role
-// (the API refuses such an expression when the source is saved).
+// column is: what reads it answers that the source has no such role.
+// The API refuses, when the source is saved, what no table could run (a
+// sub-query, a function that is not pure); a column the table lacks
+// shows only here, as the table may not exist when the source is saved.
 func checkRoles(ctx context.Context, db *sql.DB, f fields) (map[string]resolved, error) {
 	var out map[string]resolved
 	var fns *Catalog
