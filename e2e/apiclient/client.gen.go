@@ -2428,18 +2428,18 @@ type Silenced struct {
 
 // Source defines model for Source.
 type Source struct {
-	// BodyExpression log: a column name
+	// BodyExpression log: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	BodyExpression *string `json:"bodyExpression,omitempty"`
 
 	// Connection a connection id of the team (GET /api/v2/connections); this API queries only through the team's default connection, the collector's own ClickHouse
 	Connection string `json:"connection"`
 
-	// DefaultTableSelectExpression log and trace: columns, or map or JSON accesses on them, separated by commas, or *
+	// DefaultTableSelectExpression log and trace: expressions over the table's columns separated by commas, or *
 	DefaultTableSelectExpression      *string `json:"defaultTableSelectExpression,omitempty"`
 	Disabled                          *bool   `json:"disabled,omitempty"`
 	DisplayedTimestampValueExpression *string `json:"displayedTimestampValueExpression,omitempty"`
 
-	// DurationExpression trace: a column name
+	// DurationExpression trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	DurationExpression *string `json:"durationExpression,omitempty"`
 
 	// DurationPrecision trace: digits of a second the duration counts (9: nanoseconds, the exporter's; default 3)
@@ -2482,7 +2482,7 @@ type Source struct {
 	Name              string  `json:"name"`
 	OrderByExpression *string `json:"orderByExpression,omitempty"`
 
-	// ParentSpanIdExpression trace: a column name
+	// ParentSpanIdExpression trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	ParentSpanIdExpression *string `json:"parentSpanIdExpression,omitempty"`
 	QuerySettings          *[]struct {
 		Setting string `json:"setting"`
@@ -2494,31 +2494,31 @@ type Source struct {
 	SampleRateExpression         *string `json:"sampleRateExpression,omitempty"`
 	Section                      *string `json:"section,omitempty"`
 
-	// ServiceNameExpression a column name
+	// ServiceNameExpression an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	ServiceNameExpression *string `json:"serviceNameExpression,omitempty"`
 	SessionSourceId       *string `json:"sessionSourceId,omitempty"`
 
-	// SeverityTextExpression log: a column name
+	// SeverityTextExpression log: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	SeverityTextExpression    *string `json:"severityTextExpression,omitempty"`
 	SpanEventsValueExpression *string `json:"spanEventsValueExpression,omitempty"`
 
-	// SpanIdExpression log and trace: a column name (default SpanId)
+	// SpanIdExpression log and trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default SpanId)
 	SpanIdExpression *string `json:"spanIdExpression,omitempty"`
 
 	// SpanKindExpression trace
 	SpanKindExpression *string `json:"spanKindExpression,omitempty"`
 
-	// SpanNameExpression trace: a column name
+	// SpanNameExpression trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	SpanNameExpression *string `json:"spanNameExpression,omitempty"`
 
-	// StatusCodeExpression trace: a column name (default StatusCode)
+	// StatusCodeExpression trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default StatusCode)
 	StatusCodeExpression    *string `json:"statusCodeExpression,omitempty"`
 	StatusMessageExpression *string `json:"statusMessageExpression,omitempty"`
 
 	// TimestampValueExpression a column name (the time column)
 	TimestampValueExpression string `json:"timestampValueExpression"`
 
-	// TraceIdExpression log and trace: a column name (default TraceId)
+	// TraceIdExpression log and trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default TraceId)
 	TraceIdExpression             *string                              `json:"traceIdExpression,omitempty"`
 	TraceSourceId                 *string                              `json:"traceSourceId,omitempty"`
 	UseTextIndexForImplicitColumn *SourceUseTextIndexForImplicitColumn `json:"useTextIndexForImplicitColumn,omitempty"`
@@ -2532,18 +2532,18 @@ type SourceUseTextIndexForImplicitColumn string
 
 // SourceInput HyperDX's source (its SourceSchema); the fields of other kinds are dropped. Expressions are checked on ClickHouse's parse of them.
 type SourceInput struct {
-	// BodyExpression log: a column name
+	// BodyExpression log: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	BodyExpression *string `json:"bodyExpression,omitempty"`
 
 	// Connection a connection id of the team (GET /api/v2/connections); this API queries only through the team's default connection, the collector's own ClickHouse
 	Connection string `json:"connection"`
 
-	// DefaultTableSelectExpression log and trace: columns, or map or JSON accesses on them, separated by commas, or *
+	// DefaultTableSelectExpression log and trace: expressions over the table's columns separated by commas, or *
 	DefaultTableSelectExpression      *string `json:"defaultTableSelectExpression,omitempty"`
 	Disabled                          *bool   `json:"disabled,omitempty"`
 	DisplayedTimestampValueExpression *string `json:"displayedTimestampValueExpression,omitempty"`
 
-	// DurationExpression trace: a column name
+	// DurationExpression trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	DurationExpression *string `json:"durationExpression,omitempty"`
 
 	// DurationPrecision trace: digits of a second the duration counts (9: nanoseconds, the exporter's; default 3)
@@ -2588,7 +2588,7 @@ type SourceInput struct {
 	Name              string  `json:"name"`
 	OrderByExpression *string `json:"orderByExpression,omitempty"`
 
-	// ParentSpanIdExpression trace: a column name
+	// ParentSpanIdExpression trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	ParentSpanIdExpression *string `json:"parentSpanIdExpression,omitempty"`
 	QuerySettings          *[]struct {
 		Setting string `json:"setting"`
@@ -2600,31 +2600,31 @@ type SourceInput struct {
 	SampleRateExpression         *string `json:"sampleRateExpression,omitempty"`
 	Section                      *string `json:"section,omitempty"`
 
-	// ServiceNameExpression a column name
+	// ServiceNameExpression an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	ServiceNameExpression *string `json:"serviceNameExpression,omitempty"`
 	SessionSourceId       *string `json:"sessionSourceId,omitempty"`
 
-	// SeverityTextExpression log: a column name
+	// SeverityTextExpression log: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	SeverityTextExpression    *string `json:"severityTextExpression,omitempty"`
 	SpanEventsValueExpression *string `json:"spanEventsValueExpression,omitempty"`
 
-	// SpanIdExpression log and trace: a column name (default SpanId)
+	// SpanIdExpression log and trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default SpanId)
 	SpanIdExpression *string `json:"spanIdExpression,omitempty"`
 
 	// SpanKindExpression trace
 	SpanKindExpression *string `json:"spanKindExpression,omitempty"`
 
-	// SpanNameExpression trace: a column name
+	// SpanNameExpression trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md)
 	SpanNameExpression *string `json:"spanNameExpression,omitempty"`
 
-	// StatusCodeExpression trace: a column name (default StatusCode)
+	// StatusCodeExpression trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default StatusCode)
 	StatusCodeExpression    *string `json:"statusCodeExpression,omitempty"`
 	StatusMessageExpression *string `json:"statusMessageExpression,omitempty"`
 
 	// TimestampValueExpression a column name (the time column)
 	TimestampValueExpression string `json:"timestampValueExpression"`
 
-	// TraceIdExpression log and trace: a column name (default TraceId)
+	// TraceIdExpression log and trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default TraceId)
 	TraceIdExpression             *string                                   `json:"traceIdExpression,omitempty"`
 	TraceSourceId                 *string                                   `json:"traceSourceId,omitempty"`
 	UseTextIndexForImplicitColumn *SourceInputUseTextIndexForImplicitColumn `json:"useTextIndexForImplicitColumn,omitempty"`

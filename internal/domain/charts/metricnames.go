@@ -84,12 +84,13 @@ func metricScopes(ctx context.Context, db *sql.DB, src query.Source) ([]*query.S
 	return scopes, types, nil
 }
 
-// colOr is a column of the scope, or def when it has none.
+// colOr is a column or role expression of the scope, or def when it has
+// none.
 func colOr(sc *query.Scope, name, def string) string {
 	if name == "" {
 		return def
 	}
-	if c, ok := sc.Column(name); ok {
+	if c, ok := sc.Role(name); ok {
 		return c
 	}
 	return def

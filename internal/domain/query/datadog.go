@@ -7,7 +7,7 @@ package query
 // every value is a bound parameter.
 //
 // What the receiver stores, and where this looks for it:
-//   - service: the ServiceName column; host, env, version and source: the
+//   - service: the source's service (the ServiceName column); host, env, version and source: the
 //     resource attributes host.name, deployment.environment.name (or the
 //     older deployment.environment), service.version, datadog.log.source;
 //     trace_id: the TraceId column (a decimal Datadog id is its low 64 bits).
@@ -23,6 +23,7 @@ package query
 //     span name), without regard to case.
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -480,9 +481,20 @@ const (
 	ddAll
 )
 
-func (ps *ddParser) col(name string) (ddAlt, bool, bool) {
-	e, num, ok := ps.f.column(name)
-	return ddAlt{expr: e}, num, ok
+// spanName is a trace source's span name role; on other sources, a
+// SpanName column if the table has one.
+func (ps *ddParser) spanName() string {
+	if ps.isTrace() {
+		return cmp.Or(ps.f.s.BodyColumn, "SpanName")
+	}
+	return "SpanName"
+}
+
+// role is a role expression of the source (a column, or the checked
+// expression it stands for).
+func (ps *ddParser) role(text string) (ddAlt, bool, bool) {
+	r, ok := ps.f.role(text)
+	return ddAlt{expr: r.expr}, r.numeric, ok
 }
 
 // mapAlt is map[key] where the map has the key.
@@ -552,7 +564,7 @@ func (ps *ddParser) target(key string) (ddTarget, error) {
 		}
 		tg.duration = attr == "duration"
 		if tg.duration && ps.isTrace() {
-			if a, num, ok := ps.col(ps.f.s.Duration); ok {
+			if a, num, ok := ps.role(ps.f.s.Duration); ok {
 				// Datadog's @duration is nanoseconds.
 				a.expr = ps.f.s.Nanoseconds(a.expr)
 				tg.alts, tg.numeric = []ddAlt{a}, num
@@ -566,7 +578,7 @@ func (ps *ddParser) target(key string) (ddTarget, error) {
 		return tg, nil
 	}
 	column := func(name string, kind ddKind) (ddTarget, bool) {
-		a, num, ok := ps.col(name)
+		a, num, ok := ps.role(name)
 		if ok && name != "" {
 			tg.alts, tg.numeric, tg.kind = []ddAlt{a}, num, kind
 		}
@@ -595,7 +607,7 @@ func (ps *ddParser) target(key string) (ddTarget, error) {
 		return resource("service.name")
 	case "status":
 		if ps.isTrace() {
-			if t, ok := column("StatusCode", ddSpanStatus); ok {
+			if t, ok := column(cmp.Or(ps.f.s.StatusCode, "StatusCode"), ddSpanStatus); ok {
 				return t, nil
 			}
 		} else if t, ok := column(ps.f.s.SeverityColumn, ddLogStatus); ok {
@@ -608,7 +620,7 @@ func (ps *ddParser) target(key string) (ddTarget, error) {
 		}
 		return tg, fmt.Errorf("this source has no status")
 	case "trace_id":
-		if t, ok := column("TraceId", ddTraceID); ok {
+		if t, ok := column(cmp.Or(ps.f.s.TraceID, "TraceId"), ddTraceID); ok {
 			return t, nil
 		}
 		return tg, fmt.Errorf("this source has no trace_id")
@@ -618,7 +630,7 @@ func (ps *ddParser) target(key string) (ddTarget, error) {
 		}
 		return tg, fmt.Errorf("this source has no message")
 	case "operation_name":
-		if t, ok := column("SpanName", ddPlain); ok {
+		if t, ok := column(ps.spanName(), ddPlain); ok {
 			return t, nil
 		}
 	case "resource_name":

@@ -11,12 +11,14 @@ import (
 // A source's expressions (HyperDX's timestampValueExpression and the
 // like) are SQL the API and HyperDX's clients write into queries. Like a
 // sql where, each is decided on the engine's parse of it (EXPLAIN AST),
-// never on its text: only names of columns, and map or JSON access on a
-// column, are accepted.
+// never on its text: the ones read as columns must name one; the others
+// may be any expression over the table's columns that a sql where may
+// hold (map and JSON access, pure functions such as JSONExtractString or
+// lower), with no sub-query, table function or alias.
 
 // CheckExpression decides on the engine's parse whether text is a column
-// name (column: only that), or a column or a map element of one
-// (M['key']); with list, several of those separated by commas, or *.
+// name (column: only that), or an expression over columns; with list,
+// several of those separated by commas, or *.
 func CheckExpression(ctx context.Context, db *sql.DB, text string, column, list bool) error {
 	if len(text) > maxFieldBytes {
 		return Error{fmt.Errorf("at most %d bytes", maxFieldBytes)}
@@ -28,6 +30,12 @@ func CheckExpression(ctx context.Context, db *sql.DB, text string, column, list 
 	if err != nil {
 		return err
 	}
+	var fns *Catalog
+	if !column {
+		if fns, err = catalogOf(ctx, db); err != nil {
+			return err
+		}
+	}
 	if n.kind == "Function" && n.detail == "tuple" && len(n.children) == 1 {
 		// The parentheses the condition is framed in read a list as a
 		// tuple.
@@ -35,35 +43,45 @@ func CheckExpression(ctx context.Context, db *sql.DB, text string, column, list 
 			return Error{errors.New("one expression is expected, not a list")}
 		}
 		for _, c := range n.children[0].children {
-			if err := checkAccess(c, column); err != nil {
+			if err := checkAccess(c, column, fns); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return checkAccess(n, column)
+	return checkAccess(n, column, fns)
 }
 
-// checkAccess accepts an identifier, or (unless column) a map element of
-// one with a constant key.
-func checkAccess(n *astNode, column bool) error {
+// checkAccess accepts an identifier, or (unless column) an expression
+// over columns that a sql where could hold.
+func checkAccess(n *astNode, column bool, fns *Catalog) error {
 	if strings.Contains(n.detail, " (alias ") {
 		return Error{errors.New("aliases (AS) are not allowed")}
 	}
-	switch {
-	case n.kind == "Identifier" && len(n.children) == 0:
-		if column && strings.Contains(n.detail, ".") {
-			return Error{fmt.Errorf("%q: a column name is expected", n.detail)}
-		}
-		return nil
-	case !column && n.kind == "Function" && n.detail == "arrayElement" && len(n.children) == 1 && len(n.children[0].children) == 2:
-		args := n.children[0].children
-		if args[1].kind == "Literal" && len(args[1].children) == 0 {
-			return checkAccess(args[0], false)
-		}
-	}
 	if column {
+		if n.kind == "Identifier" && len(n.children) == 0 && !strings.Contains(n.detail, ".") {
+			return nil
+		}
 		return Error{errors.New("a column name is expected")}
 	}
-	return Error{errors.New("a column, or a map or JSON access on one (Attributes['key'], J.a.b), is expected")}
+	if !mentionsName(n) {
+		return Error{errors.New("an expression over the table's columns is expected, not a constant")}
+	}
+	if _, err := renderWhere(n, whereScope{fns: fns, anyColumn: true}); err != nil {
+		return Error{errors.New(strings.ReplaceAll(err.Error(), "a sql where", "a source expression"))}
+	}
+	return nil
+}
+
+// mentionsName reports whether n reads a name (a column) anywhere.
+func mentionsName(n *astNode) bool {
+	if n.kind == "Identifier" {
+		return true
+	}
+	for _, c := range n.children {
+		if mentionsName(c) {
+			return true
+		}
+	}
+	return false
 }

@@ -27,13 +27,25 @@ func TestCheckExpression(t *testing.T) {
 		{"Timestamp, Body, LogAttributes['k']", false, true, true},
 		{"*", false, true, true},
 		{"Timestamp, Body", false, false, false},
-		{"lower(Body)", false, false, false},
+		{"lower(Body)", false, false, true},
+		{"lower(Body)", true, false, false},
+		{"JSONExtractString(Body, 'msg')", false, false, true},
+		{"Body.message", false, false, true},
+		{"LogAttributes['level']", false, false, true},
+		{"Timestamp, lower(Body)", false, true, true},
+		{"noSuchFunction(Body)", false, false, false},
+		{"sleep(3)", false, false, false},
+		{"hostName()", false, false, false},
+		{"Body IN (SELECT 1)", false, false, false},
 		{"Body AS b", false, false, false},
 		{"(SELECT 1)", false, false, false},
 		{"file('/etc/passwd')", false, false, false},
-		{"Body) OR (1", false, false, false},
+		// Read in its frame as (Body) OR (1): one expression, and what
+		// runs is written from that tree, never this text.
+		{"Body) OR (1", false, false, true},
+		{"Body) OR (1", true, false, false},
 		{"Timestamp, Body) UNION ALL SELECT (1", false, true, false},
-		{"M[Body]", false, false, false},
+		{"M[Body]", false, false, true},
 		{"1", false, false, false},
 	} {
 		err := CheckExpression(ctx, db, tc.text, tc.column, tc.list)

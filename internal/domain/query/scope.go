@@ -38,6 +38,9 @@ func OpenScope(ctx context.Context, db *sql.DB, src Source) (*Scope, error) {
 		return nil, err
 	}
 	f := fields{s: src, cols: cols}
+	if f.roles, err = checkRoles(ctx, db, f); err != nil {
+		return nil, err
+	}
 	ts, _, ok := f.column(src.TimestampColumn)
 	if !ok {
 		return nil, fmt.Errorf("timestamp column %s is not in %s.%s", src.TimestampColumn, src.Database, src.Table)
@@ -62,6 +65,58 @@ func (s *Scope) Where(ctx context.Context, db *sql.DB, language, text string, p 
 func (s *Scope) Column(name string) (string, bool) {
 	e, _, ok := s.f.column(name)
 	return e, ok
+}
+
+// Role is a role expression of the source (its ServiceColumn, TraceID
+// and the like) as SQL: the quoted column, or the checked expression it
+// stands for; false when it is neither a column nor an expression the
+// check accepted.
+func (s *Scope) Role(text string) (string, bool) {
+	r, ok := s.f.role(text)
+	return r.expr, ok
+}
+
+// Alias is the field name a where reads a role by (service, level, body,
+// duration), or "" for a role that has none.
+func (s *Scope) Alias(text string) string {
+	if text == "" {
+		return ""
+	}
+	switch src := s.f.s; text {
+	case src.ServiceColumn:
+		return "service"
+	case src.SeverityColumn:
+		return "level"
+	case src.BodyColumn:
+		return "body"
+	case src.Duration:
+		return "duration"
+	}
+	return ""
+}
+
+// Computed is what a statement that reads every column (SELECT *) adds
+// to read the roles that are expressions: ", expr AS `text`" for each,
+// named by its text, so a row carries every role under the name the
+// source gives it, as a column role's value is. Empty when every role is
+// a column.
+func (s *Scope) Computed() string {
+	if len(s.f.roles) == 0 {
+		return ""
+	}
+	texts := make([]string, 0, len(s.f.roles))
+	for t := range s.f.roles {
+		texts = append(texts, t)
+	}
+	sort.Strings(texts)
+	var b strings.Builder
+	for _, t := range texts {
+		b.WriteString(", ")
+		b.WriteString(s.f.roles[t].expr)
+		b.WriteString(" AS ")
+		writeName(&b, t)
+	}
+	return b.String()
 }
 
 // Columns lists the table's columns in name order, with their types.

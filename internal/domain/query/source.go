@@ -29,6 +29,21 @@ type Source struct {
 	// table: queries read it through cluster(), one replica of every
 	// shard, rather than the one server they reach.
 	Cluster string
+	// A trace source's other roles (HyperDX's traceIdExpression and the
+	// like), read through Scope.Role as the ones above are.
+	TraceID, SpanID, ParentSpanID, StatusCode, SpanKind string
+}
+
+// roles are the source's role expressions: each a column of the table or
+// an expression over its columns (ResourceAttributes['service.name'],
+// JSONExtractString(Body, 'msg')). The timestamp and the two attribute
+// maps are columns only: the time range, its skip index and the map-key
+// listings read them as such.
+func (s Source) roles() []string {
+	return []string{
+		s.ServiceColumn, s.SeverityColumn, s.BodyColumn, s.Duration,
+		s.TraceID, s.SpanID, s.ParentSpanID, s.StatusCode, s.SpanKind,
+	}
 }
 
 // Nanoseconds is a duration expression of the source's Duration unit in
@@ -117,6 +132,22 @@ var columnsCache = struct {
 type fields struct {
 	s    Source
 	cols map[string]string
+	// roles are the role expressions of s that are not plain columns, as
+	// checked SQL (checkRoles); a role the check refused is absent.
+	roles map[string]resolved
+}
+
+// role is a role expression of the source: its column, or the checked
+// expression it stands for.
+func (f fields) role(text string) (resolved, bool) {
+	if text == "" {
+		return resolved{}, false
+	}
+	if r, ok := f.named(text); ok {
+		return r, true
+	}
+	r, ok := f.roles[text]
+	return r, ok
 }
 
 func (f fields) column(name string) (string, bool, bool) {
@@ -163,12 +194,17 @@ func (f fields) resolve(name string, p *Params) (resolved, error) {
 	if r, ok := f.named(name); ok {
 		return r, nil
 	}
+	if r, ok := f.roles[name]; ok {
+		// A role's own text (a HyperDX chart groups by the source's
+		// serviceNameExpression as written).
+		return r, nil
+	}
 	alias := map[string]string{
 		"level": f.s.SeverityColumn, "severity": f.s.SeverityColumn, "service": f.s.ServiceColumn,
 		"body": f.s.BodyColumn, "message": f.s.BodyColumn, "duration": f.s.Duration,
 	}
 	if c := alias[strings.ToLower(name)]; c != "" {
-		if r, ok := f.named(c); ok {
+		if r, ok := f.role(c); ok {
 			return r, nil
 		}
 	}
@@ -230,8 +266,8 @@ func (f fields) Folds(name string) bool {
 }
 
 func (f fields) Body() string {
-	if e, _, ok := f.column(f.s.BodyColumn); ok {
-		return e
+	if r, ok := f.role(f.s.BodyColumn); ok {
+		return r.expr
 	}
 	return "''"
 }

@@ -19,6 +19,10 @@ type whereScope struct {
 	aliases       map[string]string
 	// used, when set, records the aliases the condition names.
 	used map[string]bool
+	// anyColumn takes every name for a column: a source's expression is
+	// checked when it is saved, when its table may not exist yet, and
+	// again against the table's columns when it is read (checkRoles).
+	anyColumn bool
 }
 
 // what names the condition in messages.
@@ -121,7 +125,7 @@ func (sc whereScope) renderName(b *strings.Builder, name string) error {
 		return nil
 	}
 	parts := strings.Split(name, ".")
-	if _, ok := sc.cols[parts[0]]; ok && len(parts) > 1 && !sc.params[parts[0]] {
+	if _, ok := sc.cols[parts[0]]; (ok || sc.anyColumn) && !sc.params[parts[0]] && (len(parts) > 1 || sc.anyColumn) {
 		for i, p := range parts {
 			if p == "" {
 				break

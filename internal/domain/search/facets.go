@@ -105,12 +105,19 @@ func GetFacets(ctx context.Context, db *sql.DB, scope *query.Scope, req FacetReq
 	var read []string
 	seen := map[string]bool{}
 	for _, c := range req.Columns {
+		name := c
 		expr, ok := scope.Column(c)
-		if c == "" || !ok || seen[c] {
+		if !ok {
+			// A role that is an expression is offered under the alias a
+			// where finds it by (service, level), which its text is not.
+			name = scope.Alias(c)
+			expr, ok = scope.Role(c)
+		}
+		if c == "" || name == "" || !ok || seen[c] {
 			continue
 		}
 		seen[c] = true
-		cols = append(cols, facetColumn{Rank: len(cols) + 1, Name: p.Add(c, "String"), Expr: expr})
+		cols = append(cols, facetColumn{Rank: len(cols) + 1, Name: p.Add(name, "String"), Expr: expr})
 		read = append(read, expr)
 	}
 	src := scope.Source()

@@ -7,7 +7,9 @@
 -- A page of events, newest first. Keyset paging: a later page starts at
 -- the last timestamp seen ({{.Before}}) and skips the rows of that
 -- timestamp already sent, never an OFFSET over the whole result.
-SELECT *, toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9)) AS `__ts_ns`
+-- {{.Computed}} adds the source's roles that are expressions, each
+-- named by its text, beside the columns the others name.
+SELECT *{{.Computed}}, toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9)) AS `__ts_ns`
 FROM {{.From}}
 WHERE {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} < fromUnixTimestamp64Nano({{.End}})
   {{- if .Before}} AND {{.TS}} <= fromUnixTimestamp64Nano({{.Before}}){{end}}
@@ -16,7 +18,7 @@ ORDER BY {{.TS}} DESC
 LIMIT {{.Limit}}{{if .Skip}} OFFSET {{.Skip}}{{end}}
 
 -- name: trace_spans
-SELECT *, toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9)) AS `__ts_ns`
+SELECT *{{.Computed}}, toUnixTimestamp64Nano(toDateTime64({{.TS}}, 9)) AS `__ts_ns`
 FROM {{.From}}
 WHERE {{.TraceCol}} = {{.TraceID}}
   {{- if .Start}} AND {{.TS}} >= fromUnixTimestamp64Nano({{.Start}}) AND {{.TS}} <= fromUnixTimestamp64Nano({{.End}}){{end}}

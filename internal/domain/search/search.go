@@ -139,7 +139,7 @@ func build(ctx context.Context, db *sql.DB, scope *query.Scope, req Request) (st
 		return "", p, cur, err
 	}
 	data := map[string]any{
-		"From": scope.From, "TS": scope.Timestamp, "Where": cond, "Limit": req.Limit,
+		"From": scope.From, "TS": scope.Timestamp, "Computed": scope.Computed(), "Where": cond, "Limit": req.Limit,
 		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64"),
 	}
 	if req.Cursor != "" {

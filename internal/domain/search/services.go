@@ -21,17 +21,17 @@ type ServiceColumns struct{ Service, Duration, Status, Name, Kind, Parent string
 // "operations". A span the service made while serving (a database or
 // client call) is part of that request, not another one.
 func Services(ctx context.Context, db *sql.DB, scope *query.Scope, cols ServiceColumns, start, end time.Time, timeout time.Duration) ([]map[string]any, error) {
-	svc, ok := scope.Column(cols.Service)
+	svc, ok := scope.Role(cols.Service)
 	if !ok {
 		return nil, query.Mistake(errNoColumn("service", cols.Service))
 	}
-	status, ok := scope.Column(cols.Status)
+	status, ok := scope.Role(cols.Status)
 	if !ok {
 		return nil, query.Mistake(errNoColumn("status", cols.Status))
 	}
-	dur, _ := scope.Column(cols.Duration)
+	dur, _ := scope.Role(cols.Duration)
 	dur = scope.Source().Nanoseconds(dur)
-	name, hasName := scope.Column(cols.Name)
+	name, hasName := scope.Role(cols.Name)
 	var p query.Params
 	data := map[string]any{
 		"Service": svc, "Status": status, "Duration": dur, "Name": name, "From": scope.From, "TS": scope.Timestamp,
@@ -67,10 +67,10 @@ func Services(ctx context.Context, db *sql.DB, scope *query.Scope, cols ServiceC
 // root (no parent).
 func entry(scope *query.Scope, cols ServiceColumns) string {
 	var conds []string
-	if kind, ok := scope.Column(cols.Kind); ok {
+	if kind, ok := scope.Role(cols.Kind); ok {
 		conds = append(conds, "lower(toString("+kind+")) IN ('server', 'consumer', 'span_kind_server', 'span_kind_consumer')")
 	}
-	if parent, ok := scope.Column(cols.Parent); ok {
+	if parent, ok := scope.Role(cols.Parent); ok {
 		conds = append(conds, "empty("+parent+")")
 	}
 	switch len(conds) {

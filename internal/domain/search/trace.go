@@ -49,12 +49,12 @@ func GetTrace(ctx context.Context, db *sql.DB, spans *query.Scope, req TraceRequ
 	if !traceIDRE.MatchString(id) {
 		return Trace{}, query.Mistake(errors.New("a trace id is up to 32 hexadecimal digits"))
 	}
-	col, ok := spans.Column(req.TraceColumn)
+	col, ok := spans.Role(req.TraceColumn)
 	if !ok {
 		return Trace{}, query.Mistake(errors.New("the source has no trace id column " + strconv.Quote(req.TraceColumn)))
 	}
 	var p query.Params
-	data := map[string]any{"From": spans.From, "TS": spans.Timestamp, "TraceCol": col, "TraceID": p.Add(id, "String"), "Limit": MaxSpans + 1}
+	data := map[string]any{"From": spans.From, "TS": spans.Timestamp, "Computed": spans.Computed(), "TraceCol": col, "TraceID": p.Add(id, "String"), "Limit": MaxSpans + 1}
 	start, end, found, err := traceBounds(ctx, db, spans, []string{id})
 	if err != nil {
 		return Trace{}, err
@@ -75,7 +75,7 @@ func GetTrace(ctx context.Context, db *sql.DB, spans *query.Scope, req TraceRequ
 		t.Spans, t.Truncated = rows[:MaxSpans], true
 	}
 	if req.Logs != nil {
-		if lcol, ok := req.Logs.Column(req.LogTraceColumn); ok {
+		if lcol, ok := req.Logs.Role(req.LogTraceColumn); ok {
 			first, _ := strconv.ParseInt(t.Spans[0]["__ts_ns"].(string), 10, 64)
 			last, _ := strconv.ParseInt(t.Spans[len(t.Spans)-1]["__ts_ns"].(string), 10, 64)
 			var lp query.Params
@@ -83,7 +83,7 @@ func GetTrace(ctx context.Context, db *sql.DB, spans *query.Scope, req TraceRequ
 			// side covers clocks that disagree and long spans.
 			cond := lcol + " = " + lp.Add(id, "String")
 			logs, err := readRows(ctx, db, render("rows", map[string]any{
-				"From": req.Logs.From, "TS": req.Logs.Timestamp, "Where": cond, "Limit": 1000,
+				"From": req.Logs.From, "TS": req.Logs.Timestamp, "Computed": req.Logs.Computed(), "Where": cond, "Limit": 1000,
 				"Start": lp.Add(strconv.FormatInt(first-int64(time.Hour), 10), "Int64"),
 				"End":   lp.Add(strconv.FormatInt(last+int64(time.Hour), 10), "Int64"),
 			}), lp, timeout)

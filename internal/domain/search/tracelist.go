@@ -86,7 +86,7 @@ func TraceList(ctx context.Context, db *sql.DB, scope *query.Scope, cols TraceCo
 		return TracePage{}, query.Mistake(fmt.Errorf("maxResults must be from 1 to %d for a trace list", MaxTraces))
 	}
 	col := func(role, name string, required bool) (string, error) {
-		c, ok := scope.Column(name)
+		c, ok := scope.Role(name)
 		if !ok && required {
 			return "", query.Mistake(errNoColumn(role, name))
 		}

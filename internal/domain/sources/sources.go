@@ -199,9 +199,12 @@ func (s Source) Chart() query.Source {
 	}
 	switch s.Kind {
 	case "log":
+		q.TraceID = s.TraceIDColumn()
 		q.BodyColumn, q.SeverityColumn = s.BodyExpression, s.SeverityTextExpression
 	case "trace":
 		q.BodyColumn, q.Duration = s.SpanNameExpression, s.DurationExpression
+		q.SpanID, q.ParentSpanID, q.StatusCode = s.SpanIDColumn(), s.ParentSpanIDColumn(), s.StatusCodeColumn()
+		q.SpanKind, q.TraceID = Column(s.SpanKindExpression, "SpanKind"), s.TraceIDColumn()
 		if p := s.DurationPrecision; p != nil && *p >= 0 && *p < 9 {
 			q.DurationScale = int64(math.Pow10(9 - *p))
 		}
@@ -212,9 +215,10 @@ func (s Source) Chart() query.Source {
 	return q
 }
 
-// TraceIDColumn is the column a log's trace link and the trace view read
-// a trace id from; like the columns below, the exporter's where the
-// source sets none.
+// TraceIDColumn is the role a log's trace link and the trace view read a
+// trace id from (a column or an expression, read through
+// query.Scope.Role); like the roles below, the exporter's column where
+// the source sets none.
 func (s Source) TraceIDColumn() string { return Column(s.TraceIDExpression, "TraceId") }
 
 // SpanIDColumn is a span's id.
@@ -241,8 +245,9 @@ func Column(configured, def string) string {
 type Expression struct {
 	Field string
 	Text  string
-	// Column: the API reads it as a column name (Chart), so it must be
-	// one; else a column or a map or JSON access on one.
+	// Column: the API reads it as a column name (the timestamp and the
+	// attribute maps), so it must be one; else any expression over the
+	// table's columns that a sql where could hold.
 	Column bool
 	// List: a select list (expressions separated by commas, or *).
 	List bool
@@ -259,20 +264,20 @@ func (s Source) Expressions() []Expression {
 	add("timestampValueExpression", s.TimestampValueExpression, true, false)
 	add("defaultTableSelectExpression", s.DefaultTableSelectExpression, false, true)
 	add("displayedTimestampValueExpression", s.DisplayedTimestampValueExpression, false, false)
-	add("serviceNameExpression", s.ServiceNameExpression, true, false)
-	add("severityTextExpression", s.SeverityTextExpression, true, false)
-	add("bodyExpression", s.BodyExpression, true, false)
+	add("serviceNameExpression", s.ServiceNameExpression, false, false)
+	add("severityTextExpression", s.SeverityTextExpression, false, false)
+	add("bodyExpression", s.BodyExpression, false, false)
 	add("eventAttributesExpression", s.EventAttributesExpression, true, false)
 	add("resourceAttributesExpression", s.ResourceAttributesExpression, true, false)
 	add("implicitColumnExpression", s.ImplicitColumnExpression, false, false)
 	add("orderByExpression", s.OrderByExpression, false, true)
-	add("traceIdExpression", s.TraceIDExpression, true, false)
-	add("spanIdExpression", s.SpanIDExpression, true, false)
-	add("parentSpanIdExpression", s.ParentSpanIDExpression, true, false)
-	add("spanNameExpression", s.SpanNameExpression, true, false)
+	add("traceIdExpression", s.TraceIDExpression, false, false)
+	add("spanIdExpression", s.SpanIDExpression, false, false)
+	add("parentSpanIdExpression", s.ParentSpanIDExpression, false, false)
+	add("spanNameExpression", s.SpanNameExpression, false, false)
 	add("spanKindExpression", s.SpanKindExpression, false, false)
-	add("durationExpression", s.DurationExpression, true, false)
-	add("statusCodeExpression", s.StatusCodeExpression, true, false)
+	add("durationExpression", s.DurationExpression, false, false)
+	add("statusCodeExpression", s.StatusCodeExpression, false, false)
 	add("statusMessageExpression", s.StatusMessageExpression, false, false)
 	add("sampleRateExpression", s.SampleRateExpression, false, false)
 	add("spanEventsValueExpression", s.SpanEventsValueExpression, false, false)

@@ -1940,14 +1940,14 @@ export interface components {
             }[];
             /** @description a column name (the time column) */
             timestampValueExpression: string;
-            /** @description log and trace: columns, or map or JSON accesses on them, separated by commas, or * */
+            /** @description log and trace: expressions over the table's columns separated by commas, or * */
             defaultTableSelectExpression?: string;
             displayedTimestampValueExpression?: string;
-            /** @description a column name */
+            /** @description an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             serviceNameExpression?: string;
-            /** @description log: a column name */
+            /** @description log: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             severityTextExpression?: string;
-            /** @description log: a column name */
+            /** @description log: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             bodyExpression?: string;
             /** @description log and trace: a map column name */
             eventAttributesExpression?: string;
@@ -1957,19 +1957,19 @@ export interface components {
             orderByExpression?: string;
             /** @enum {string} */
             useTextIndexForImplicitColumn?: "auto" | "enabled" | "disabled";
-            /** @description log and trace: a column name (default TraceId) */
+            /** @description log and trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default TraceId) */
             traceIdExpression?: string;
-            /** @description log and trace: a column name (default SpanId) */
+            /** @description log and trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default SpanId) */
             spanIdExpression?: string;
-            /** @description trace: a column name */
+            /** @description trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             parentSpanIdExpression?: string;
-            /** @description trace: a column name */
+            /** @description trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             spanNameExpression?: string;
             /** @description trace */
             spanKindExpression?: string;
-            /** @description trace: a column name */
+            /** @description trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             durationExpression?: string;
-            /** @description trace: a column name (default StatusCode) */
+            /** @description trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default StatusCode) */
             statusCodeExpression?: string;
             statusMessageExpression?: string;
             sampleRateExpression?: string;
@@ -2022,14 +2022,14 @@ export interface components {
             }[];
             /** @description a column name (the time column) */
             timestampValueExpression: string;
-            /** @description log and trace: columns, or map or JSON accesses on them, separated by commas, or * */
+            /** @description log and trace: expressions over the table's columns separated by commas, or * */
             defaultTableSelectExpression?: string;
             displayedTimestampValueExpression?: string;
-            /** @description a column name */
+            /** @description an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             serviceNameExpression?: string;
-            /** @description log: a column name */
+            /** @description log: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             severityTextExpression?: string;
-            /** @description log: a column name */
+            /** @description log: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             bodyExpression?: string;
             /** @description log and trace: a map column name */
             eventAttributesExpression?: string;
@@ -2039,19 +2039,19 @@ export interface components {
             orderByExpression?: string;
             /** @enum {string} */
             useTextIndexForImplicitColumn?: "auto" | "enabled" | "disabled";
-            /** @description log and trace: a column name (default TraceId) */
+            /** @description log and trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default TraceId) */
             traceIdExpression?: string;
-            /** @description log and trace: a column name (default SpanId) */
+            /** @description log and trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default SpanId) */
             spanIdExpression?: string;
-            /** @description trace: a column name */
+            /** @description trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             parentSpanIdExpression?: string;
-            /** @description trace: a column name */
+            /** @description trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             spanNameExpression?: string;
             /** @description trace */
             spanKindExpression?: string;
-            /** @description trace: a column name */
+            /** @description trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) */
             durationExpression?: string;
-            /** @description trace: a column name (default StatusCode) */
+            /** @description trace: an expression over the table's columns (a column, map or JSON access, pure functions; see docs/api.md) (default StatusCode) */
             statusCodeExpression?: string;
             statusMessageExpression?: string;
             sampleRateExpression?: string;

@@ -85,7 +85,9 @@ function Context({ row, src }: { row: Row; src: Source }) {
   const [error, setError] = useState('');
   const ns = BigInt(row.__ts_ns);
   const svc = src.serviceColumn!;
-  const where = filterFor(svc, row[svc]);
+  // By the alias: the source's service may be an expression, which is
+  // no field name a where takes.
+  const where = filterFor('service', row[svc]);
   useEffect(() => { setOpen(false); setRows(null); setError(''); }, [row]);
   useEffect(() => {
     if (!open || rows) return;
