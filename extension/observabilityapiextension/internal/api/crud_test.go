@@ -104,7 +104,7 @@ func TestEveryValidationError(t *testing.T) {
 	}{
 		{"sources", map[string]any{"kind": "blob"}, []string{"name is required", "connection is required", "kind must be one of log, trace, session, metric, promql", "from.tableName is required", "timestampValueExpression is required"}},
 		{"sources", map[string]any{"name": "m", "kind": "metric", "connection": sources.DefaultConnectionID("a"), "timestampValueExpression": "ts", "metricTables": map[string]any{"exp": "t"}}, []string{`metricTables: "exp" is not one of gauge, sum, histogram`, "resourceAttributesExpression is required"}},
-		{"sources", map[string]any{"name": "l", "kind": "log", "connection": sources.DefaultConnectionID("a"), "from": map[string]any{"tableName": "t"}, "timestampValueExpression": "ts", "defaultTableSelectExpression": "ts, lower(msg)", "bodyExpression": "M['k']"}, []string{"defaultTableSelectExpression: a column, or a map or JSON access on one", "bodyExpression: a column name is expected"}},
+		{"sources", map[string]any{"name": "l", "kind": "log", "connection": sources.DefaultConnectionID("a"), "from": map[string]any{"tableName": "t"}, "timestampValueExpression": "toDateTime(ts)", "defaultTableSelectExpression": "ts, lower(msg) AS m", "bodyExpression": "'x'"}, []string{"timestampValueExpression: a column name is expected", "defaultTableSelectExpression: aliases (AS) are not allowed", "bodyExpression: an expression over the table's columns is expected, not a constant"}},
 		{"webhooks", map[string]any{"url": "ftp://x", "service": "fax"}, []string{"name is required", "url must be an absolute http(s) URL", "service must be one of"}},
 		{
 			"webhooks",
