@@ -47,6 +47,9 @@ type Request struct {
 	// Offset skips that many rows of the newest-first result (HyperDX's
 	// offset paging); a page continued by Cursor ignores it.
 	Offset int
+	// Computed are select items that are expressions, read beside every
+	// column under their text (query.Scope.Selected).
+	Computed []string
 }
 
 // Page is a page of rows, newest first. A row is every column of the
@@ -138,8 +141,12 @@ func build(ctx context.Context, db *sql.DB, scope *query.Scope, req Request) (st
 	if err != nil {
 		return "", p, cur, err
 	}
+	selected, err := scope.Selected(ctx, db, req.Computed)
+	if err != nil {
+		return "", p, cur, err
+	}
 	data := map[string]any{
-		"From": scope.From, "TS": scope.Timestamp, "Computed": scope.Computed(), "Where": cond, "Limit": req.Limit,
+		"From": scope.From, "TS": scope.Timestamp, "Computed": scope.Computed() + selected, "Where": cond, "Limit": req.Limit,
 		"Start": p.Add(strconv.FormatInt(req.Start.UnixNano(), 10), "Int64"), "End": p.Add(strconv.FormatInt(req.End.UnixNano(), 10), "Int64"),
 	}
 	if req.Cursor != "" {

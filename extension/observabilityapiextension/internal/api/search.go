@@ -21,8 +21,9 @@ import (
 // same code.
 type searchRequest struct {
 	searchWindow
-	// Select is HyperDX's comma-separated list of columns ("Timestamp,
-	// Body"); a JSON array of names is read the same.
+	// Select is HyperDX's comma-separated list of columns and column
+	// expressions ("Timestamp, Body, LogAttributes['k']"); a JSON array
+	// of them is read the same.
 	Select     json.RawMessage `json:"select"`
 	OrderBy    string          `json:"orderBy"`
 	MaxResults int             `json:"maxResults"`
@@ -40,10 +41,11 @@ const (
 	searchDefaultRange = 15 * time.Minute
 )
 
-// selectNames reads select as a list of names, with the problems of what
-// was sent: HyperDX takes column expressions there and refuses a
-// semicolon or a subquery; here a name is a column or an attribute key,
-// so neither can be one.
+// selectNames reads select as a list of items, with the problems of what
+// was sent. An item is a field name (a column, an attribute key) or, as
+// HyperDX takes, a column expression, decided on the engine's parse when
+// the search runs; a semicolon or a subquery is refused here, with
+// HyperDX's message.
 func selectNames(raw json.RawMessage, p *problems.List) []string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
@@ -59,12 +61,7 @@ func selectNames(raw json.RawMessage, p *problems.List) []string {
 			p.Add("select must not contain semicolons or SELECT subqueries; use column references or attribute names only")
 			return nil
 		}
-		for _, n := range strings.Split(text, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				names = append(names, n)
-			}
-		}
-		return names
+		return search.SplitSelect(text)
 	}
 	if err := json.Unmarshal(raw, &names); err != nil {
 		p.Add("select is a comma-separated string of columns (or an array of names)")
@@ -175,9 +172,15 @@ func (s *Server) searchHandler(r *http.Request) result {
 	if req.Cursor != "" {
 		offset = 0 // a cursor walk ignores offset, as HyperDX's does
 	}
+	var computed []string
+	for _, n := range names {
+		if !search.IsFieldName(n) {
+			computed = append(computed, n)
+		}
+	}
 	page, err := search.Search(r.Context(), s.opts.DB, scope, search.Request{
 		Start: start, End: end, Where: req.Where,
-		WhereLanguage: req.WhereLanguage, Limit: req.MaxResults, Cursor: cursor, Offset: offset,
+		WhereLanguage: req.WhereLanguage, Limit: req.MaxResults, Cursor: cursor, Offset: offset, Computed: computed,
 	}, s.queryTimeout())
 	if err != nil {
 		return s.queryFailed(r, "search", err)

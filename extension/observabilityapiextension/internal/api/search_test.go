@@ -68,6 +68,27 @@ func TestSearchEndpoint(t *testing.T) {
 	assert.Len(t, r.body["data"], 3, "epoch milliseconds, no where: every event")
 	assert.Nil(t, r.body["nextCursor"])
 
+	// Column expressions in select, as HyperDX takes them: each answered
+	// under its text, a comma inside one kept with it.
+	q = map[string]any{
+		"sourceId": id, "startTime": start.UnixMilli(), "endTime": start.Add(5 * time.Minute).UnixMilli(), "where": "boom", "maxResults": 1,
+		"select": "msg, attrs['k'], concat(svc, ', ', upper(msg)), toUInt8(attrs['k']) * 2",
+	}
+	r = call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), q)
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	assert.Equal(t, []any{map[string]any{"msg": "boom again", "attrs['k']": "3", "concat(svc, ', ', upper(msg))": "a, BOOM AGAIN", "toUInt8(attrs['k']) * 2": 6.0}}, r.body["data"])
+	for sel, why := range map[string]string{
+		"msg, (SELECT 1)":      "select must not contain semicolons or SELECT subqueries",
+		"msg, lower(nope)":     `select item "lower(nope)"`,
+		"msg, upper(msg) AS u": `select item "upper(msg) AS u"`,
+		"msg, sleep(1)":        `select item "sleep(1)"`,
+	} {
+		q["select"] = sel
+		r = call(t, http.MethodPost, fx.url+"/api/v2/search", bearer(fx.keyA), q)
+		assert.Equal(t, http.StatusBadRequest, r.status, sel)
+		assert.Contains(t, r.body["message"], why, sel)
+	}
+
 	for body, want := range map[string]any{
 		"maxResults must be from 1 to 2000":   map[string]any{"sourceId": id, "startTime": "2026-11-01T12:00:00Z", "endTime": "2026-11-01T12:05:00Z", "maxResults": 5000},
 		"startTime must be an ISO 8601 time":  map[string]any{"sourceId": id, "startTime": "yesterday", "endTime": "2026-11-01T12:05:00Z"},
