@@ -3269,7 +3269,7 @@ type SearchJSONBody struct {
 	// OrderBy only '<timestamp column> DESC' (the default)
 	OrderBy *string `json:"orderBy,omitempty"`
 
-	// Select fields to keep, comma-separated (HyperDX's form) or as an array: columns, <map column>.<key>, Resource.<key>, or record attributes; all columns when empty. A semicolon or a SELECT subquery is refused.
+	// Select fields to keep, comma-separated (HyperDX's form) or as an array: columns, <map column>.<key>, Resource.<key>, record attributes, or column expressions (LogAttributes['k'], JSONExtractString(Body, 'user')), each answered under its text and checked as a sql where is; all columns when empty. A semicolon or a SELECT subquery is refused.
 	Select *SearchJSONBody_Select `json:"select,omitempty"`
 
 	// SourceId a source's id (24 hexadecimal digits, or an install's own source such as logs)

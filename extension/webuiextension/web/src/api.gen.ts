@@ -3007,7 +3007,7 @@ export interface operations {
                      * @enum {string}
                      */
                     whereLanguage?: "lucene" | "sql" | "datadog";
-                    /** @description fields to keep, comma-separated (HyperDX's form) or as an array: columns, <map column>.<key>, Resource.<key>, or record attributes; all columns when empty. A semicolon or a SELECT subquery is refused. */
+                    /** @description fields to keep, comma-separated (HyperDX's form) or as an array: columns, <map column>.<key>, Resource.<key>, record attributes, or column expressions (LogAttributes['k'], JSONExtractString(Body, 'user')), each answered under its text and checked as a sql where is; all columns when empty. A semicolon or a SELECT subquery is refused. */
                     select?: string | string[];
                     /** @description only '<timestamp column> DESC' (the default) */
                     orderBy?: string;
