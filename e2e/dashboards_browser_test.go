@@ -92,10 +92,21 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 		b.run("table tile", fill(`input[name=tile-name]`, "By severity"), selectValue(`select[name=display]`, "table"), fill(`input[name=groupBy]`, "SeverityText"))
 		b.run("the preview's rows", waitText(`[data-testid=tile-preview] [data-testid=tile-table]`, "error"))
 	})
+	// A new tile goes beside the last one while the row has room, not
+	// always under everything (which left a new dashboard's right half
+	// empty): the number beside the line, the table beside the note.
+	placed := eval[map[string][]float64](b, "where the tiles went", `(async () => {
+		const d = (await (await fetch('/api/v2/dashboards/' + location.pathname.split('/').pop())).json()).data;
+		return Object.fromEntries(d.tiles.map((t) => [t.name, [t.x, t.y]]));
+	})()`)
+	assert.Equal(t, map[string][]float64{"Errors": {0, 0}, "Orders": {12, 0}, "Notes": {0, 4}, "By severity": {12, 4}}, placed)
 	for _, width := range []int64{1000, 1400, 1920} {
 		w := fmt.Sprint(width)
 		b.run("a screen of this width", chromedp.EmulateViewport(width, 900), chromedp.Reload())
 		b.see("the line tile at "+w, `[data-tile=Errors] .chart .u-over`)
+		assert.True(t, eval[bool](b, "the number beside the line at "+w, `(() => {
+			const a = document.querySelector('[data-tile=Errors]').getBoundingClientRect(), n = document.querySelector('[data-tile=Orders]').getBoundingClientRect();
+			return Math.abs(a.top - n.top) < 1 && n.left >= a.right; })()`), "the number tile is beside the line tile at %s", w)
 		b.see("the number at "+w, `[data-tile=Orders] [data-testid=number]`)
 		assert.Equal(t, "7", b.text(`[data-tile=Orders] [data-testid=number]`), "seven orders in the last hour")
 		b.see("the markdown heading at "+w, `[data-tile=Notes] .markdown h2`)

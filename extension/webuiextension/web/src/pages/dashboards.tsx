@@ -15,6 +15,7 @@ import { fmtValue, numberFormat, Unit, unitOf, units } from '../units';
 import { AlertForm } from './alerts';
 import { FilterBar, FilterForm } from '../components/dashfilters';
 import { narrowTile } from '../filters';
+import { freeSlot } from '../layout';
 import { DatadogImportButton, DatadogImportReport } from '../components/datadogimport';
 import './dashboards.css';
 
@@ -193,7 +194,7 @@ export function DashboardPage({ id }: { id: string }) {
     return saved;
   };
   const newTile = (): Tile => ({
-    id: '', name: '', x: 0, w: 12, h: 4, y: d.tiles.reduce((m, t) => Math.max(m, t.y + t.h), 0),
+    id: '', name: '', ...freeSlot(d.tiles, 12, 4), w: 12, h: 4,
     config: { displayType: 'line', sourceId: sources.find((s) => s.kind === 'log')?.id ?? sources[0]?.id ?? '', select: [{ aggFn: 'count', where: '', whereLanguage: 'lucene' }] },
   });
   const tiles = layout ?? d.tiles;
