@@ -509,7 +509,8 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
   // A formula drawn alone is not its first operand's where.
   const what = chart ? (isRatio(c) ? label(ratioItem(items)) : drawnItems(c).map(label).join(', ')) + (items[0].where && operandsShown(c) ? ` · ${items[0].where}` : '')
     : heat ? `count by ${hm.valueExpression}${c.where ? ` · ${c.where}` : ''}` : c.configType ? 'SQL' : displayWords(c.displayType);
-  const head = <div class="tile-head"><strong class="tile-title" title={tile.name || what}>{tile.name || what}</strong><span class="muted small tile-what">{what}</span>{tools}</div>;
+  // An unnamed tile's title is already what it draws: not said twice.
+  const head = <div class="tile-head"><strong class="tile-title" title={tile.name || what}>{tile.name || what}</strong><span class="muted small tile-what">{tile.name ? what : ''}</span>{tools}</div>;
   let content: ComponentChildren;
   if (c.configType) {
     content = <><p class="muted small">A raw-SQL tile: kept as written, not run here (it would run with the API's own credentials).</p><pre class="small">{c.sqlTemplate}</pre></>;
