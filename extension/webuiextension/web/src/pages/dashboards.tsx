@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { callWhole, del, get, getSources, messageOf, post, put, Schemas, Source, Whole } from '../api';
-import { alertable, chartItems, label, linesOf, mergeSeries, noData } from '../tiles';
+import { alertable, chartItems, label, linesOf, mergeSeries, noData, watchedLabel } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { Cells, Heatmap } from '../components/heatmap';
 import { groupPatterns, Pattern } from '../patterns';
@@ -298,8 +298,8 @@ export function DashboardPage({ id }: { id: string }) {
       {alerting && (
         <div class="modal-back" onClick={(e) => { if (e.target === e.currentTarget) setAlerting(null); }}>
           <div class="modal card" role="dialog" aria-label="New alert">
-            <h2>Alert on “{alerting.name || 'tile'}”</h2>
-            <AlertForm initial={{ source: 'tile', dashboardId: d.id, tileId: alerting.id, name: `${d.name}: ${alerting.name || 'tile'}` }}
+            <h2>Alert on “{tileName(alerting)}”</h2>
+            <AlertForm initial={{ source: 'tile', dashboardId: d.id, tileId: alerting.id, name: `${d.name}: ${tileName(alerting)}` }}
               onDone={() => { setAlerting(null); navigate('/alerts'); }} onCancel={() => setAlerting(null)} />
           </div>
         </div>
@@ -307,6 +307,10 @@ export function DashboardPage({ id }: { id: string }) {
     </div>
   );
 }
+
+// tileName names a tile as its header does: an unnamed one by what it
+// draws (an alert on it was called just "tile").
+const tileName = (t: Tile) => t.name || watchedLabel(t.config) || 'tile';
 
 // place keeps a tile on the 24-column grid: at least a cell, no wider than
 // the grid, never left of its first column or above its first row.
