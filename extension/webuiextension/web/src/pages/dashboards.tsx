@@ -41,7 +41,9 @@ function heatmapItem(c: TileConfig): HeatmapItem {
 // The aggregations /api/v2 takes (dashboards.AggFns).
 const aggFns = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max', 'quantile', 'last_value'];
 const languages = ['lucene', 'sql', 'datadog'];
-const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie'], ['heatmap', 'Heatmap'], ['search', 'Search'], ['event_patterns', 'Event patterns'], ['markdown', 'Markdown'], ['alerts', 'Alert list']];
+// A pie tile is drawn as its table (no pie chart here): the menu says so
+// rather than promise a pie.
+const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie (drawn as its table)'], ['heatmap', 'Heatmap'], ['search', 'Search'], ['event_patterns', 'Event patterns'], ['markdown', 'Markdown'], ['alerts', 'Alert list']];
 const granularities = ['auto', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '2h', '6h', '12h', '1d'];
 
 // A dashboard written back: what the API answers, without what it sets.
