@@ -92,10 +92,21 @@ func TestBrowserDashboardBuiltInTheUI(t *testing.T) {
 		b.run("table tile", fill(`input[name=tile-name]`, "By severity"), selectValue(`select[name=display]`, "table"), fill(`input[name=groupBy]`, "SeverityText"))
 		b.run("the preview's rows", waitText(`[data-testid=tile-preview] [data-testid=tile-table]`, "error"))
 	})
+	// A new tile goes beside the last one while the row has room, not
+	// always under everything (which left a new dashboard's right half
+	// empty): the number beside the line, the table beside the note.
+	placed := eval[map[string][]float64](b, "where the tiles went", `(async () => {
+		const d = (await (await fetch('/api/v2/dashboards/' + location.pathname.split('/').pop())).json()).data;
+		return Object.fromEntries(d.tiles.map((t) => [t.name, [t.x, t.y]]));
+	})()`)
+	assert.Equal(t, map[string][]float64{"Errors": {0, 0}, "Orders": {12, 0}, "Notes": {0, 4}, "By severity": {12, 4}}, placed)
 	for _, width := range []int64{1000, 1400, 1920} {
 		w := fmt.Sprint(width)
 		b.run("a screen of this width", chromedp.EmulateViewport(width, 900), chromedp.Reload())
 		b.see("the line tile at "+w, `[data-tile=Errors] .chart .u-over`)
+		assert.True(t, eval[bool](b, "the number beside the line at "+w, `(() => {
+			const a = document.querySelector('[data-tile=Errors]').getBoundingClientRect(), n = document.querySelector('[data-tile=Orders]').getBoundingClientRect();
+			return Math.abs(a.top - n.top) < 1 && n.left >= a.right; })()`), "the number tile is beside the line tile at %s", w)
 		b.see("the number at "+w, `[data-tile=Orders] [data-testid=number]`)
 		assert.Equal(t, "7", b.text(`[data-tile=Orders] [data-testid=number]`), "seven orders in the last hour")
 		b.see("the markdown heading at "+w, `[data-tile=Notes] .markdown h2`)
@@ -415,7 +426,8 @@ func TestBrowserDashboardTilesArranged(t *testing.T) {
 	id := eval[string](b, "a dashboard with two notes", `fetch('/api/v2/dashboards', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Otelhouse-Request': '1'},
 		body: JSON.stringify({name: 'Layout', tiles: [
 			{name: 'A', x: 0, y: 0, w: 12, h: 3, config: {displayType: 'markdown', markdown: 'first'}},
-			{name: 'B', x: 12, y: 0, w: 12, h: 3, config: {displayType: 'markdown', markdown: 'second'}}]})}).then((r) => r.json()).then((j) => j.data.id)`)
+			{name: 'B', x: 12, y: 0, w: 12, h: 3, config: {displayType: 'markdown', markdown: 'second'}},
+			{name: 'C', x: 0, y: 10, w: 6, h: 3, config: {displayType: 'markdown', markdown: 'narrow'}}]})}).then((r) => r.json()).then((j) => j.data.id)`)
 	layout := func() map[string][4]int {
 		t.Helper()
 		got := eval[[]map[string]any](b, "the stored layout", fmt.Sprintf(`fetch('/api/v2/dashboards/%s').then((r) => r.json()).then((j) => j.data.tiles.map((t) => ({name: t.name, x: t.x, y: t.y, w: t.w, h: t.h})))`, id))
@@ -426,7 +438,20 @@ func TestBrowserDashboardTilesArranged(t *testing.T) {
 		return out
 	}
 	b.run("the dashboard", chromedp.Navigate(ui+"/dashboards/"+id), waitText(`h1`, "Layout"))
+	// On a 1000 px screen a quarter-wide tile's move and resize buttons
+	// wrap inside it (they ran out of it, cut off), and the layout
+	// buttons keep their words on one line beside the hint.
+	b.run("a narrow screen", chromedp.EmulateViewport(1000, 900))
 	b.click("arrange", `[data-action=arrange]`)
+	eval[bool](b, "scrolling to C", `(document.querySelector('[data-tile=C]').scrollIntoView({block: 'center'}), true)`)
+	for _, action := range []string{"drag-tile", "move-left", "move-right", "move-up", "move-down", "narrower", "wider", "shorter", "taller"} {
+		b.see("C's "+action+" at 1000", `[data-tile=C] [data-action=`+action+`]`)
+	}
+	eval[bool](b, "back to the top", `(document.querySelector('h1').scrollIntoView(), true)`)
+	b.see("Save layout at 1000", `[data-action=save-layout]`)
+	assert.Less(t, eval[float64](b, "Save layout's height", `document.querySelector('[data-action=save-layout]').getBoundingClientRect().height`), 40.0, "Save layout on one line")
+	b.screenshot("arranging-1000")
+	b.run("a wide screen", chromedp.EmulateViewport(1400, 900))
 
 	// Buttons: B one row down, then two columns narrower and a row taller.
 	b.click("B down", `[data-tile=B] [data-action=move-down]`)
@@ -464,10 +489,10 @@ func TestBrowserDashboardTilesArranged(t *testing.T) {
 	b.run("A resized", waitText(`[data-tile=A] [data-testid=tile-place]`, "12×3 at 2,2"))
 	b.screenshot("arranging")
 
-	assert.Equal(t, map[string][4]int{"A": {0, 0, 12, 3}, "B": {12, 0, 12, 3}}, layout(), "nothing is stored before Save layout")
+	assert.Equal(t, map[string][4]int{"A": {0, 0, 12, 3}, "B": {12, 0, 12, 3}, "C": {0, 10, 6, 3}}, layout(), "nothing is stored before Save layout")
 	b.click("save", `[data-action=save-layout]`)
 	b.run("saved", poll(`!document.querySelector('[data-action=save-layout]')`))
-	assert.Equal(t, map[string][4]int{"A": {2, 2, 12, 3}, "B": {12, 1, 12, 4}}, layout())
+	assert.Equal(t, map[string][4]int{"A": {2, 2, 12, 3}, "B": {12, 1, 12, 4}, "C": {0, 10, 6, 3}}, layout())
 
 	b.run("reload", chromedp.Reload(), waitText(`h1`, "Layout"))
 	b.see("A", `[data-tile=A]`)
@@ -483,7 +508,7 @@ func TestBrowserDashboardTilesArranged(t *testing.T) {
 	b.click("arrange again", `[data-action=arrange]`)
 	b.click("B up", `[data-tile=B] [data-action=move-up]`)
 	b.click("cancel", `[data-action=cancel-layout]`)
-	assert.Equal(t, map[string][4]int{"A": {2, 2, 12, 3}, "B": {12, 1, 12, 4}}, layout())
+	assert.Equal(t, map[string][4]int{"A": {2, 2, 12, 3}, "B": {12, 1, 12, 4}, "C": {0, 10, 6, 3}}, layout())
 }
 
 // One time range for every tile, auto-refresh and drag-to-zoom (issue

@@ -61,7 +61,8 @@ func TestBrowserFirstUseWalk(t *testing.T) {
 			{name: 'Latency', x: 16, y: 3, w: 8, h: 4, config: {displayType: 'heatmap', sourceId: 'traces', select: [{valueExpression: 'Duration', heatmapScaleType: 'log'}]}},
 			{name: 'Seven', x: 0, y: 8, w: 24, h: 4, config: {displayType: 'line', sourceId: 'traces', granularity: '5m', showOperandSeries: false,
 				formulas: [{expression: 'A + G', alias: 'first and seventh'}], select: [`+strings.Join(seven, ",")+`]}},
-			{name: 'NoCount', x: 0, y: 12, w: 8, h: 2, config: {displayType: 'number', sourceId: 'traces', select: [{aggFn: 'count', where: 'ServiceName:nowhere', whereLanguage: 'lucene'}]}}]})})
+			{name: 'NoCount', x: 0, y: 12, w: 8, h: 2, config: {displayType: 'number', sourceId: 'traces', select: [{aggFn: 'count', where: 'ServiceName:nowhere', whereLanguage: 'lucene'}]}},
+			{name: 'Short', x: 8, y: 12, w: 4, h: 1, config: {displayType: 'number', sourceId: 'traces', select: [{aggFn: 'count', where: '', whereLanguage: 'lucene'}]}}]})})
 		.then((r) => r.json()).then((j) => j.data.id)`)
 	require.NotEmpty(t, id)
 
@@ -108,6 +109,20 @@ func TestBrowserFirstUseWalk(t *testing.T) {
 		eval[bool](b, "scrolling to the count at "+w, `(document.querySelector('[data-tile=NoCount]').scrollIntoView({block: 'center'}), true)`)
 		b.see("the count of nothing at "+w, `[data-tile=NoCount] [data-testid=number]`)
 		assert.Equal(t, "0", b.text(`[data-tile=NoCount] [data-testid=number]`))
+		// A tile one row high (as Datadog imports make them) shows its
+		// title and value, its buttons over its corner once pointed at,
+		// rather than buttons cut off pushing the value out of sight.
+		b.run("the pointer away at "+w, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 1, 1))
+		b.see("the short tile's title at "+w, `[data-tile=Short] .tile-title`)
+		b.see("the short tile's value at "+w, `[data-tile=Short] [data-testid=number]`)
+		assert.Equal(t, "40", b.text(`[data-tile=Short] [data-testid=number]`))
+		assert.Equal(t, "hidden", eval[string](b, "its buttons wait at "+w, `getComputedStyle(document.querySelector('[data-tile=Short] .tile-tools')).visibility`))
+		xy = eval[[]float64](b, "the short tile", `(() => { const r = document.querySelector('[data-tile=Short]').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`)
+		b.run("pointing at the short tile at "+w, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0], xy[1]))
+		for _, action := range []string{"alert-tile", "edit-tile", "remove-tile"} {
+			b.see("its "+action+" button at "+w, `[data-tile=Short] [data-action=`+action+`]`)
+		}
+		b.screenshot("short-tile-" + w)
 
 		// A search whose where does not parse: its error, no histogram.
 		b.run("a failing search at "+w, chromedp.Navigate(ui+"/search/traces?q="+strings.ReplaceAll("(unbalanced", "(", "%28")))

@@ -144,6 +144,10 @@ func TestBrowserTraceList(t *testing.T) {
 		b.see("the legend at "+w, `[data-testid=histogram-legend]`)
 		levels := eval[[]string](b, "the legend", `[...document.querySelectorAll('[data-testid=histogram-legend] [data-level]')].map(e => e.dataset.level)`)
 		assert.Equal(t, []string{"error", "warn", "info"}, levels, "error, ERROR and Error are one series")
+		// A search that matches nothing has no legend (it listed "unset").
+		b.run("a search of nothing at "+w, chromedp.Navigate(ui+"/search/logs?q=nothingmatchesthis"), waitText(`[data-testid=histogram-total]`, "0 matching events"),
+			poll(`!document.querySelector('[data-testid=histogram-legend]')`))
+		b.run("back to the levels at "+w, chromedp.Navigate(ui+"/search/logs?q=stacklog"), waitText(`[data-testid=histogram-total]`, "6 matching events"))
 		// Every bucket of the range answers (empty ones 0): the mouse moves
 		// until it is over the bar.
 		b.hoverUntil("hovering the bar at "+w, `[data-testid=histogram] .u-over`,

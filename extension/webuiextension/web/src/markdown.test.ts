@@ -49,6 +49,12 @@ function expectOnlySafeElements(source: string) {
 }
 
 describe('Markdown', () => {
+  test('an image is named, not fetched nor left as markdown', () => {
+    expect(render('![](/static/images/logos/docker_small.svg)')).toBe('<div class="markdown"><p><em class="muted">(image)</em></p></div>');
+    expect(render('see ![the logo](https://evil.example/x.png) here')).toBe('<div class="markdown"><p>see <em class="muted">(image: the logo)</em> here</p></div>');
+    expectOnlySafeElements('![x](javascript:alert(1))');
+  });
+
   test('headings, paragraphs and lists', () => {
     expect(render('# Errors\nby *service*, **today**\n\n- one\n- two\n\n1. first\r\n2. second')).toBe(
       '<div class="markdown"><h2 class="md-h">Errors</h2><p>by <em>service</em>, <strong>today</strong></p>' +

@@ -41,9 +41,12 @@ export function Markdown({ source }: { source: string }) {
 }
 
 // inline reads `code`, **bold**, *italic* / _italic_ and [text](url).
+// An image, ![alt](url), is not fetched (a note would call any host from
+// every viewer's browser; a Datadog import's are Datadog's own paths): it
+// is named in words rather than left as its raw markdown.
 function inline(s: string): ComponentChildren[] {
   const out: ComponentChildren[] = [];
-  const re = /`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*|_([^_]+)_|\[([^\]]+)\]\(([^)\s]+)\)/g;
+  const re = /`([^`]+)`|\*\*([^*]+)\*\*|\*([^*]+)\*|_([^_]+)_|!\[([^\]]*)\]\(([^)\s]*)\)|\[([^\]]+)\]\(([^)\s]+)\)/g;
   let last = 0;
   for (let m = re.exec(s); m; m = re.exec(s)) {
     if (m.index > last) out.push(s.slice(last, m.index));
@@ -51,10 +54,11 @@ function inline(s: string): ComponentChildren[] {
     else if (m[2] !== undefined) out.push(<strong>{inline(m[2])}</strong>);
     else if (m[3] !== undefined) out.push(<em>{inline(m[3])}</em>);
     else if (m[4] !== undefined) out.push(<em>{inline(m[4])}</em>);
+    else if (m[6] !== undefined) out.push(<em class="muted">{m[5] ? `(image: ${m[5]})` : '(image)'}</em>);
     else {
-      const href = m[6];
+      const href = m[8];
       const safe = /^https?:\/\//i.test(href) || (href.startsWith('/') && !href.startsWith('//'));
-      out.push(safe ? <a href={href} rel="noopener noreferrer" target={href.startsWith('/') ? undefined : '_blank'}>{m[5]}</a> : `${m[5]} (${href})`);
+      out.push(safe ? <a href={href} rel="noopener noreferrer" target={href.startsWith('/') ? undefined : '_blank'}>{m[7]}</a> : `${m[7]} (${href})`);
     }
     last = re.lastIndex;
   }

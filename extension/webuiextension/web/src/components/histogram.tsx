@@ -126,9 +126,11 @@ export function Histogram({ data, error, onZoom }: { data: Data | null; error?: 
     <div class="histogram">
       <div class="histogram-head muted small">
         <span data-testid="histogram-total">{error ? `No count: ${error}` : total === null ? 'Counting…' : `${total.toLocaleString()} matching event${total === 1 ? '' : 's'}`}</span>
-        {data?.groups && data.groups.length > 0 && (
+        {/* A level with no event in the range (an empty search's lone
+            "unset") is not in the legend; colours keep their index. */}
+        {data?.groups && data.groups.some((g) => g.counts.some((c) => c > 0)) && (
           <span class="histogram-legend" data-testid="histogram-legend">
-            {data.groups.map((g, i) => <span data-level={g.name}><i style={{ background: colourOf(g.name, i) }} />{g.name}</span>)}
+            {data.groups.map((g, i) => g.counts.some((c) => c > 0) && <span data-level={g.name}><i style={{ background: colourOf(g.name, i) }} />{g.name}</span>)}
           </span>
         )}
         <span class="hint">hover for counts, drag across the chart to zoom</span>

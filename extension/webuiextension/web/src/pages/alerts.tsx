@@ -183,13 +183,14 @@ function WebhookForm({ initial, onDone, onCancel }: { initial: Partial<Webhook>;
 
 // TileWatched names a tile alert's dashboard and tile (a link to the
 // dashboard) and what of the tile it judges; before the dashboards are
-// read, or for a tile gone, just a link.
+// read, or for a tile gone, just a link. An unnamed tile is known by what
+// it draws, which follows: not called "tile".
 function TileWatched({ a, d }: { a: Alert; d?: Schemas['Dashboard'] }) {
   const tile = d?.tiles.find((t) => t.id === a.tileId);
   const href = `/dashboards/${a.dashboardId}`;
   return (
     <span data-testid="alert-tile">
-      <a href={href} onClick={(e) => { e.stopPropagation(); onLink(e, href); }}>{d && tile ? `“${d.name}” › “${tile.name || 'tile'}”` : 'dashboard tile'}</a>
+      <a href={href} onClick={(e) => { e.stopPropagation(); onLink(e, href); }}>{d && tile ? (tile.name ? `“${d.name}” › “${tile.name}”` : `“${d.name}”`) : 'dashboard tile'}</a>
       {tile && <span class="muted small" data-testid="alert-watched">: {watchedLabel(tile.config)}</span>}
     </span>
   );

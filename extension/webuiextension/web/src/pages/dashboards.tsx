@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { callWhole, del, get, getSources, messageOf, post, put, Schemas, Source, Whole } from '../api';
-import { alertable, chartItems, label, linesOf, mergeSeries, noData } from '../tiles';
+import { alertable, chartItems, label, linesOf, mergeSeries, noData, watchedLabel } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { Cells, Heatmap } from '../components/heatmap';
 import { groupPatterns, Pattern } from '../patterns';
@@ -15,6 +15,7 @@ import { fmtValue, numberFormat, Unit, unitOf, units } from '../units';
 import { AlertForm } from './alerts';
 import { FilterBar, FilterForm } from '../components/dashfilters';
 import { narrowTile } from '../filters';
+import { freeSlot } from '../layout';
 import { DatadogImportButton, DatadogImportReport } from '../components/datadogimport';
 import './dashboards.css';
 
@@ -40,7 +41,9 @@ function heatmapItem(c: TileConfig): HeatmapItem {
 // The aggregations /api/v2 takes (dashboards.AggFns).
 const aggFns = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max', 'quantile', 'last_value'];
 const languages = ['lucene', 'sql', 'datadog'];
-const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie'], ['heatmap', 'Heatmap'], ['search', 'Search'], ['event_patterns', 'Event patterns'], ['markdown', 'Markdown'], ['alerts', 'Alert list']];
+// A pie tile is drawn as its table (no pie chart here): the menu says so
+// rather than promise a pie.
+const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie (drawn as its table)'], ['heatmap', 'Heatmap'], ['search', 'Search'], ['event_patterns', 'Event patterns'], ['markdown', 'Markdown'], ['alerts', 'Alert list']];
 const granularities = ['auto', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '2h', '6h', '12h', '1d'];
 
 // A dashboard written back: what the API answers, without what it sets.
@@ -193,7 +196,7 @@ export function DashboardPage({ id }: { id: string }) {
     return saved;
   };
   const newTile = (): Tile => ({
-    id: '', name: '', x: 0, w: 12, h: 4, y: d.tiles.reduce((m, t) => Math.max(m, t.y + t.h), 0),
+    id: '', name: '', ...freeSlot(d.tiles, 12, 4), w: 12, h: 4,
     config: { displayType: 'line', sourceId: sources.find((s) => s.kind === 'log')?.id ?? sources[0]?.id ?? '', select: [{ aggFn: 'count', where: '', whereLanguage: 'lucene' }] },
   });
   const tiles = layout ?? d.tiles;
@@ -297,8 +300,8 @@ export function DashboardPage({ id }: { id: string }) {
       {alerting && (
         <div class="modal-back" onClick={(e) => { if (e.target === e.currentTarget) setAlerting(null); }}>
           <div class="modal card" role="dialog" aria-label="New alert">
-            <h2>Alert on “{alerting.name || 'tile'}”</h2>
-            <AlertForm initial={{ source: 'tile', dashboardId: d.id, tileId: alerting.id, name: `${d.name}: ${alerting.name || 'tile'}` }}
+            <h2>Alert on “{tileName(alerting)}”</h2>
+            <AlertForm initial={{ source: 'tile', dashboardId: d.id, tileId: alerting.id, name: `${d.name}: ${tileName(alerting)}` }}
               onDone={() => { setAlerting(null); navigate('/alerts'); }} onCancel={() => setAlerting(null)} />
           </div>
         </div>
@@ -306,6 +309,10 @@ export function DashboardPage({ id }: { id: string }) {
     </div>
   );
 }
+
+// tileName names a tile as its header does: an unnamed one by what it
+// draws (an alert on it was called just "tile").
+const tileName = (t: Tile) => t.name || watchedLabel(t.config) || 'tile';
 
 // place keeps a tile on the 24-column grid: at least a cell, no wider than
 // the grid, never left of its first column or above its first row.
@@ -529,7 +536,8 @@ export function TileView({ tile, from, to, tools, onZoom }: { tile: Tile; from: 
   // A formula drawn alone is not its first operand's where.
   const what = chart ? (isRatio(c) ? label(ratioItem(items)) : drawnItems(c).map(label).join(', ')) + (items[0].where && operandsShown(c) ? ` · ${items[0].where}` : '')
     : heat ? `count by ${hm.valueExpression}${c.where ? ` · ${c.where}` : ''}` : c.configType ? 'SQL' : displayWords(c.displayType);
-  const head = <div class="tile-head"><strong class="tile-title" title={tile.name || what}>{tile.name || what}</strong><span class="muted small tile-what">{what}</span>{tools}</div>;
+  // An unnamed tile's title is already what it draws: not said twice.
+  const head = <div class="tile-head"><strong class="tile-title" title={tile.name || what}>{tile.name || what}</strong><span class="muted small tile-what">{tile.name ? what : ''}</span>{tools}</div>;
   let content: ComponentChildren;
   if (c.configType) {
     content = <><p class="muted small">A raw-SQL tile: kept as written, not run here (it would run with the API's own credentials).</p><pre class="small">{c.sqlTemplate}</pre></>;

@@ -239,7 +239,7 @@ function Search({ kind, src, sources, params }: { kind: string; src: Source; sou
       )}
       {traceView ? <TraceList body={body} /> : <>
       <div class="results-head">
-        <span class="muted small">{rows.length ? `${rows.length.toLocaleString()} shown${cursor ? ', more on scroll' : ''}` : loading ? 'Searching…' : error ? 'The search did not run: see the message above' : 'No matching events in this range'}</span>
+        <span class="muted small">{rows.length ? `${rows.length.toLocaleString()} shown${cursor ? ', more on scroll' : ''}` : loading ? 'Searching…' : error ? 'The search did not run: see the message above' : live ? 'No matching events in this range' : 'No matching events in this range: try a wider one'}</span>
         <button class="ghost small" onClick={() => setPicker(!picker)}>Columns</button>
       </div>
       {picker && <ColumnPicker src={src} cols={cols} onChange={(c) => setParams({ cols: c.join(',') })} />}
