@@ -18,7 +18,8 @@ import (
 // drawing errors over all spans as one line, the values the chart API
 // divides; an event-patterns tile listing the logs' messages by shape; a
 // formula tile drawing the error percentage alone, which the chart API
-// computes.
+// computes; pies of the spans by status (wide and narrow) and by trace
+// (the smallest folded into Other).
 func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 	c := run(t, nil, shippedConfig(t))
 	c.waitHealthy(t)
@@ -73,7 +74,13 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 			{name: 'Patterns', x: 0, y: 4, w: 24, h: 3, config: {displayType: 'event_patterns', sourceId: 'logs'}},
 			{name: 'ErrorRate', x: 0, y: 7, w: 24, h: 4, config: {displayType: 'line', sourceId: 'traces', granularity: '1m', showOperandSeries: false,
 				formulas: [{expression: 'A / B * 100', alias: 'error %'}], select: [
-				{aggFn: 'count', where: 'StatusCode:Error', whereLanguage: 'lucene', alias: 'errors'}, {aggFn: 'count', where: '', whereLanguage: 'lucene', alias: 'spans'}]}}]})})
+				{aggFn: 'count', where: 'StatusCode:Error', whereLanguage: 'lucene', alias: 'errors'}, {aggFn: 'count', where: '', whereLanguage: 'lucene', alias: 'spans'}]}},
+			{name: 'ByStatus', x: 0, y: 11, w: 12, h: 4, config: {displayType: 'pie', sourceId: 'traces', groupBy: 'StatusCode', select: [
+				{aggFn: 'count', where: '', whereLanguage: 'lucene', alias: 'spans'}]}},
+			{name: 'Narrow', x: 12, y: 11, w: 4, h: 5, config: {displayType: 'pie', sourceId: 'traces', groupBy: 'StatusCode', select: [
+				{aggFn: 'count', where: '', whereLanguage: 'lucene', alias: 'spans'}]}},
+			{name: 'ByTrace', x: 16, y: 11, w: 8, h: 4, config: {displayType: 'pie', sourceId: 'traces', groupBy: 'TraceId', select: [
+				{aggFn: 'count', where: '', whereLanguage: 'lucene', alias: 'spans'}]}}]})})
 		.then((r) => r.json()).then((j) => j.data.id)`)
 	require.NotEmpty(t, id)
 
@@ -103,6 +110,34 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 		assert.Equal(t, "error %", b.text(`[data-tile=ErrorRate] .tile-what`))
 		b.see("the formula's Alert button at "+w, `[data-tile=ErrorRate] [data-action=alert-tile]`)
 		b.screenshot("formula-" + w)
+		// The pie: the spans by status over the range, a slice per status,
+		// the legend naming each with its count and share.
+		eval[bool](b, "scrolling to the pie at "+w, `(document.querySelector('[data-tile=ByStatus]').scrollIntoView({block: 'center'}), true)`)
+		b.see("the pie at "+w, `[data-tile=ByStatus] [data-testid=pie] svg`)
+		// A ring slice's middle may be the hole (or another slice): each
+		// one is seen whole inside the pie, itself seen on the screen.
+		assert.True(t, eval[bool](b, "the slices on the screen at "+w, `(() => { const p = document.querySelector('[data-tile=ByStatus] [data-testid=pie] svg').getBoundingClientRect();
+			return [...document.querySelectorAll('[data-tile=ByStatus] [data-testid=pie-slice]')].every((e) => { const r = e.getBoundingClientRect();
+				return r.width > 10 && r.height > 10 && r.left >= p.left - 1 && r.right <= p.right + 1 && r.top >= p.top - 1 && r.bottom <= p.bottom + 1; }); })()`))
+		b.see("the pie's legend at "+w, `[data-tile=ByStatus] [data-testid=pie-legend] li:nth-child(2)`)
+		assert.Equal(t, 2, eval[int](b, "the slices at "+w, `document.querySelectorAll('[data-tile=ByStatus] [data-testid=pie-slice]').length`))
+		legend := eval[[]string](b, "the pie's legend at "+w, `[...document.querySelectorAll('[data-tile=ByStatus] [data-testid=pie-legend] li')].map((li) => [...li.children].map((e) => e.textContent).join('|'))`)
+		assert.Equal(t, []string{"|unset|60|75%", "|error|20|25%"}, legend)
+		assert.Equal(t, "unset: 60 (75%)", eval[string](b, "the larger slice's tooltip at "+w, `document.querySelector('[data-tile=ByStatus] [data-testid=pie-slice] title').textContent`))
+		// Nothing in the tile scrolls: the pie and its legend fit it.
+		assert.True(t, eval[bool](b, "the pie fits its tile at "+w, `[...document.querySelectorAll('[data-tile=ByStatus] .tile-body, [data-tile=ByStatus] .pie-legend')].every((e) => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1)`))
+		// A narrow tile puts the legend under the pie; a pie of 80 traces
+		// draws the 9 largest and folds the rest into Other.
+		b.see("the narrow pie at "+w, `[data-tile=Narrow] [data-testid=pie] svg`)
+		b.see("the narrow pie's legend at "+w, `[data-tile=Narrow] [data-testid=pie-legend] li:nth-child(2)`)
+		assert.True(t, eval[bool](b, "the narrow legend under its pie at "+w, `document.querySelector('[data-tile=Narrow] [data-testid=pie-legend]').getBoundingClientRect().top >= document.querySelector('[data-tile=Narrow] [data-testid=pie] svg').getBoundingClientRect().bottom - 1`))
+		b.see("the folded pie at "+w, `[data-tile=ByTrace] [data-testid=pie] svg`)
+		b.see("the folded pie's Other at "+w, `[data-tile=ByTrace] [data-testid=pie-legend] li:nth-child(10)`)
+		assert.Equal(t, 10, eval[int](b, "the folded slices at "+w, `document.querySelectorAll('[data-tile=ByTrace] [data-testid=pie-slice]').length`))
+		assert.Equal(t, "Other|71|89%", eval[string](b, "the Other entry at "+w, `[...document.querySelectorAll('[data-tile=ByTrace] [data-testid=pie-legend] li:nth-child(10) > span:not(.pie-key)')].map((e) => e.textContent).join('|')`))
+		assert.Equal(t, "Other (71 groups): 71 (89%)", eval[string](b, "the Other slice's tooltip at "+w, `document.querySelector('[data-tile=ByTrace] [data-testid=pie-slice]:nth-child(10) title').textContent`))
+		assert.True(t, eval[bool](b, "the pies fit their tiles at "+w, `[...document.querySelectorAll('[data-tile=Narrow] .tile-body, [data-tile=Narrow] .pie-legend, [data-tile=ByTrace] .tile-body, [data-tile=ByTrace] .pie-legend')].every((e) => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1)`))
+		b.screenshot("pie-" + w)
 		eval[bool](b, "back to the top at "+w, `(document.querySelector('[data-tile=Latency]').scrollIntoView({block: 'center'}), true)`)
 	}
 

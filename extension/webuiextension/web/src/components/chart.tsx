@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { fmtValue, Unit } from '../units';
+import { palette } from '../palette';
 
 export interface Line {
   group: string[];
@@ -17,7 +18,6 @@ export function timeLabel(ms: number, spanMs: number): string {
   return (spanMs > 2 * 86400_000 ? dayClock : clock)(new Date(ms));
 }
 
-const palette = ['#4f6df5', '#16a085', '#e67e22', '#8e44ad', '#c0392b', '#2c82c9', '#27ae60', '#d35400', '#7f8c8d', '#b7950b'];
 
 // Chart draws a tile's lines (one per group) on a shared time axis, as
 // lines or stacked bars, values in the tile's unit; hovering shows each

@@ -4,6 +4,7 @@ import { callWhole, del, get, getSources, messageOf, post, put, Schemas, Source,
 import { alertable, chartItems, label, linesOf, mergeSeries, noData, watchedLabel } from '../tiles';
 import { Chart, Line } from '../components/chart';
 import { Cells, Heatmap } from '../components/heatmap';
+import { PieChart } from '../components/pie';
 import { groupPatterns, Pattern } from '../patterns';
 import { TimePicker } from '../components/timepicker';
 import { Markdown } from '../markdown';
@@ -41,9 +42,7 @@ function heatmapItem(c: TileConfig): HeatmapItem {
 // The aggregations /api/v2 takes (dashboards.AggFns).
 const aggFns = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max', 'quantile', 'last_value'];
 const languages = ['lucene', 'sql', 'datadog'];
-// A pie tile is drawn as its table (no pie chart here): the menu says so
-// rather than promise a pie.
-const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie (drawn as its table)'], ['heatmap', 'Heatmap'], ['search', 'Search'], ['event_patterns', 'Event patterns'], ['markdown', 'Markdown'], ['alerts', 'Alert list']];
+const displays: [string, string][] = [['line', 'Line'], ['stacked_bar', 'Stacked bar'], ['number', 'Number'], ['table', 'Table'], ['pie', 'Pie'], ['heatmap', 'Heatmap'], ['search', 'Search'], ['event_patterns', 'Event patterns'], ['markdown', 'Markdown'], ['alerts', 'Alert list']];
 const granularities = ['auto', '30s', '1m', '5m', '10m', '15m', '30m', '1h', '2h', '6h', '12h', '1d'];
 
 // A dashboard written back: what the API answers, without what it sets.
@@ -501,8 +500,8 @@ export async function runPatterns(c: TileConfig, from: number, to: number, signa
   return { patterns: groupPatterns(messages), events: messages.length, field };
 }
 
-// TileView draws one tile, its title always on top; tables and pies
-// scroll inside the tile.
+// TileView draws one tile, its title always on top; tables scroll
+// inside the tile.
 // displayWords names a tile's kind as the editor's Display menu does
 // (“event patterns”, not the config's event_patterns).
 const displayWords = (t: string) => (displays.find(([v]) => v === t)?.[1] ?? t).toLowerCase();
@@ -621,6 +620,17 @@ function TileData({ c, items, data, unit, height, onZoom }: { c: TileConfig; ite
     const groupCols = splitGroupBy(c.groupBy);
     // Without a groupBy a row is named by its groups' labels: a Datadog
     // query's by {…} groups it itself.
+    const rowName = (g: string[]) => groupCols.length ? g.map((x) => x || '(empty)').join(', ') : g.join(', ') || label(items[0]);
+    if (c.displayType === 'pie') {
+      // A pie is HyperDX's one select item over the range: the table's
+      // first column of numbers as slices. When no group is above zero
+      // there is nothing to draw, and the table shows the numbers.
+      const slices = [...groups.values()].map((g) => {
+        const l = data.perItem[0].find((x) => (items.length > 1 ? x.group.slice(1) : x.group).join('\u0000') === g.join('\u0000'));
+        return { name: rowName(g), value: summary(items[0].aggFn ?? '', l) };
+      });
+      if (slices.some((x) => x.value !== null && x.value > 0)) return <PieChart groups={slices} unit={unit} />;
+    }
     return (
       <div class="tile-scroll">
         <table class="plain small" data-testid="tile-table">
