@@ -130,6 +130,10 @@ func TestBrowserDashboardHeatmapAndRatio(t *testing.T) {
 		// draws the 9 largest and folds the rest into Other.
 		b.see("the narrow pie at "+w, `[data-tile=Narrow] [data-testid=pie] svg`)
 		b.see("the narrow pie's legend at "+w, `[data-tile=Narrow] [data-testid=pie-legend] li:nth-child(2)`)
+		// A narrow tile's buttons wrap inside it rather than run past its edge.
+		b.see("the narrow tile's Remove at "+w, `[data-tile=Narrow] [data-action=remove-tile]`)
+		assert.True(t, eval[bool](b, "the narrow tile's buttons inside it at "+w, `[...document.querySelectorAll('[data-tile=Narrow] .tile-tools button')].every((e) =>
+			e.getBoundingClientRect().right <= document.querySelector('[data-tile=Narrow]').getBoundingClientRect().right)`))
 		assert.True(t, eval[bool](b, "the narrow legend under its pie at "+w, `document.querySelector('[data-tile=Narrow] [data-testid=pie-legend]').getBoundingClientRect().top >= document.querySelector('[data-tile=Narrow] [data-testid=pie] svg').getBoundingClientRect().bottom - 1`))
 		b.see("the folded pie at "+w, `[data-tile=ByTrace] [data-testid=pie] svg`)
 		b.see("the folded pie's Other at "+w, `[data-tile=ByTrace] [data-testid=pie-legend] li:nth-child(10)`)
