@@ -648,7 +648,7 @@ func TestBrowserSearchFacetsAndAutocomplete(t *testing.T) {
 		var recs []string
 		for _, r := range regions {
 			n++
-			recs = append(recs, fmt.Sprintf(`{"timeUnixNano":"%d","severityText":"INFO","body":{"stringValue":"facetlog %s %d"},"attributes":[{"key":"region","value":{"stringValue":%q}}]}`,
+			recs = append(recs, fmt.Sprintf(`{"timeUnixNano":"%d","severityText":"INFO","body":{"stringValue":"facetlog %s %d"},"attributes":[{"key":"region","value":{"stringValue":%q}},{"key":"datadog.integration.log.source.category","value":{"stringValue":"web"}}]}`,
 				now.Add(-time.Duration(n)*time.Second).UnixNano(), svc, n, r))
 		}
 		return fmt.Sprintf(`{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":%q}}]},"scopeLogs":[{"logRecords":[%s]}]}`, svc, strings.Join(recs, ","))
@@ -676,6 +676,27 @@ func TestBrowserSearchFacetsAndAutocomplete(t *testing.T) {
 		b.run("searching logs at "+w, chromedp.Navigate(ui+"/search/logs?q=facetlog"), waitText(`[data-testid=results] tbody`, "facetlog"))
 		require.Equal(t, 10, rowsAfter("every log at "+w, "facetlog"))
 		b.run("the facets at "+w, waitText(`[data-testid=facets]`, "payments"))
+		// A long dotted field name wraps at its dots, never mid-word:
+		// each part between dots lies on one line, on more than one line.
+		long := `[data-facet="datadog.integration.log.source.category"] h4`
+		b.see("the long field name at "+w, long)
+		assert.Equal(t, "datadog.integration.log.source.category", b.text(long), "the name reads as typed")
+		lines := eval[[]int](b, "its parts' lines at "+w, fmt.Sprintf(`(() => {
+			const h = document.querySelector(%q); const r = document.createRange();
+			const tops = new Set(), per = [];
+			for (const n of h.childNodes) {
+				if (n.nodeType !== Node.TEXT_NODE) continue;
+				r.selectNodeContents(n);
+				const rects = [...r.getClientRects()];
+				per.push(rects.length); rects.forEach((x) => tops.add(Math.round(x.top)));
+			}
+			return [tops.size, ...per];
+		})()`, long))
+		require.NotEmpty(t, lines)
+		assert.Greater(t, lines[0], 1, "the name wraps in the sidebar at %s", w)
+		for i, n := range lines[1:] {
+			assert.Equal(t, 1, n, "part %d of the name is on one line at %s", i, w)
+		}
 		b.screenshot("facets-" + w)
 
 		// From the Fields sidebar: take a service out, then a region in.

@@ -248,13 +248,28 @@ func TestBrowserAlertFromATileNotifiesAWebhook(t *testing.T) {
 	b.see("what an alert needs", `[data-testid=alert-no-webhook]`)
 	b.see("what an alert on a search needs", `[data-testid=alert-no-search]`)
 	assert.True(t, eval[bool](b, "the create button", `document.querySelector('[data-action=save-alert]').disabled`), "no alert without a webhook")
-	b.click("cancel", `[data-testid=alert-form] button[type=button]`)
 
-	// The webhook, made on the Alerts page.
-	b.click("new webhook", `[data-action=new-webhook]`)
+	// The webhook, made from the alert form: the form gives way to the
+	// webhook's (never both at once) and comes back with it picked.
+	b.run("a narrow screen", chromedp.EmulateViewport(1000, 900))
+	b.run("naming the alert", fill(`[data-testid=alert-form] input[name=alert-name]`, "Kept"))
+	b.click("new webhook from the alert", `[data-action=alert-new-webhook]`)
+	b.see("the webhook form", `[data-testid=alert-new-webhook] [data-testid=webhook-form]`)
+	assert.Equal(t, 0, eval[int](b, "the alert form", `document.querySelectorAll('[data-testid=alert-form]').length`), "one form at a time")
+	assert.Equal(t, 1, eval[int](b, "forms", `document.querySelectorAll('[data-testid=webhook-form]').length`))
 	b.run("the webhook", fill(`input[name=webhook-name]`, "On call"), fill(`input[name=webhook-url]`, receiver.URL+"/hook"),
 		fill(`textarea[name=headers]`, "X-Secret: s3cret-value"))
+	b.see("its create button", `[data-action=save-webhook]`)
+	b.screenshot("alert-new-webhook-1000")
 	b.click("creating it", `[data-action=save-webhook]`)
+	b.see("back to the alert", `[data-testid=alert-form] select[name=webhook]`)
+	assert.Equal(t, "On call", eval[string](b, "the webhook picked", `(() => { const s = document.querySelector('[data-testid=alert-form] select[name=webhook]'); return s.options[s.selectedIndex].text; })()`))
+	assert.Equal(t, "Kept", eval[string](b, "the alert's name", `document.querySelector('[data-testid=alert-form] input[name=alert-name]').value`), "the alert typed so far is kept")
+	assert.Equal(t, 0, eval[int](b, "the note", `document.querySelectorAll('[data-testid=alert-no-webhook]').length`))
+	b.see("the picked webhook", `[data-testid=alert-form] select[name=webhook]`)
+	b.screenshot("alert-webhook-picked-1000")
+	b.click("cancel", `[data-testid=alert-form] .editor-actions button[type=button]`)
+	b.run("back to a wide screen", chromedp.EmulateViewport(1400, 900))
 	b.run("listed", waitText(`[data-testid=webhooks]`, "On call"))
 	b.click("editing it", `tr[data-webhook="On call"] [data-action=edit-webhook]`)
 	b.see("the form", `[data-testid=webhook-form] textarea[name=headers]`)

@@ -4847,7 +4847,7 @@ type ClientInterface interface {
 
 	// SearchTracesWithBody List the traces matching a search
 	//
-	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	// The traces with a span matching the where in the range, one row per trace, newest first (a page holds the traces with the newest matching spans, its rows sorted by start), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4856,7 +4856,7 @@ type ClientInterface interface {
 
 	// SearchTraces List the traces matching a search
 	//
-	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	// The traces with a span matching the where in the range, one row per trace, newest first (a page holds the traces with the newest matching spans, its rows sorted by start), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6280,7 +6280,7 @@ func (c *Client) SearchFields(ctx context.Context, params *SearchFieldsParams, r
 
 // SearchTracesWithBody List the traces matching a search
 //
-// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+// The traces with a span matching the where in the range, one row per trace, newest first (a page holds the traces with the newest matching spans, its rows sorted by start), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6299,7 +6299,7 @@ func (c *Client) SearchTracesWithBody(ctx context.Context, contentType string, b
 
 // SearchTraces List the traces matching a search
 //
-// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+// The traces with a span matching the where in the range, one row per trace, newest first (a page holds the traces with the newest matching spans, its rows sorted by start), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -12868,7 +12868,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchTracesWithBodyWithResponse List the traces matching a search
 	//
-	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	// The traces with a span matching the where in the range, one row per trace, newest first (a page holds the traces with the newest matching spans, its rows sorted by start), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12877,7 +12877,7 @@ type ClientWithResponsesInterface interface {
 
 	// SearchTracesWithResponse List the traces matching a search
 	//
-	// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+	// The traces with a span matching the where in the range, one row per trace, newest first (a page holds the traces with the newest matching spans, its rows sorted by start), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19767,7 +19767,7 @@ func (c *ClientWithResponses) SearchFieldsWithResponse(ctx context.Context, para
 
 // SearchTracesWithBodyWithResponse List the traces matching a search
 //
-// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+// The traces with a span matching the where in the range, one row per trace, newest first (a page holds the traces with the newest matching spans, its rows sorted by start), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19782,7 +19782,7 @@ func (c *ClientWithResponses) SearchTracesWithBodyWithResponse(ctx context.Conte
 
 // SearchTracesWithResponse List the traces matching a search
 //
-// The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+// The traces with a span matching the where in the range, one row per trace, newest first (a page holds the traces with the newest matching spans, its rows sorted by start), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

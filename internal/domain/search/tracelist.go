@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/base64"
@@ -67,9 +68,9 @@ func parseTraceCursor(s string) (traceCursor, error) {
 }
 
 // TraceList answers the traces that have a span matching the request's
-// where in its range, one row each, newest first (by their newest
-// matching span). The where is compiled as Search compiles it. The
-// page's trace ids come from a GROUP BY over the matching spans of the
+// where in its range, one row each, newest first (a page holds the
+// traces with the newest matching spans, its rows sorted by start). The
+// where is compiled as Search compiles it. The page's trace ids come from a GROUP BY over the matching spans of the
 // newest slice of the range, widened until the page is full (a busy
 // day's page reads its last minutes, not the day); then those traces are
 // summarised over all their spans, read only from the days the
@@ -199,6 +200,20 @@ func TraceList(ctx context.Context, db *sql.DB, scope *query.Scope, cols TraceCo
 		}
 		page.Traces = append(page.Traces, summary(r))
 	}
+	// The page is chosen by each trace's newest matching span (the key
+	// the range is sliced and paged on), but a reader scans it by the
+	// start it shows: a long trace's newest span can be newer than a
+	// shorter, later-started trace's. So the page's rows are sorted by
+	// start, newest first; only a trace that overlaps a page boundary
+	// can still start after one on the page before.
+	slices.SortStableFunc(page.Traces, func(a, b TraceSummary) int {
+		an, _ := strconv.ParseInt(a.StartNs, 10, 64)
+		bn, _ := strconv.ParseInt(b.StartNs, 10, 64)
+		if c := cmp.Compare(bn, an); c != 0 {
+			return c
+		}
+		return strings.Compare(b.TraceID, a.TraceID)
+	})
 	return page, nil
 }
 

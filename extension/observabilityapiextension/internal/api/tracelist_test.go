@@ -33,7 +33,11 @@ func TestTraceList(t *testing.T) {
 			" ('2026-11-01 12:00:10.020', 't1', 'c', 'b', 'payments', 'INSERT', 'Client', 400000000, 'Unset', {})," +
 			" ('2026-11-01 12:00:20', 't2', 'd', '', 'cart', 'GET /cart', 'Server', 5000000, 'Unset', {})," +
 			" ('2026-11-01 12:00:30', 't3', 'e', 'gone', 'search', 'query', 'Server', 1000000, 'Unset', {})," +
-			" ('2026-11-01 12:00:40', '', 'f', '', 'search', 'orphan', 'Server', 1000000, 'Unset', {})",
+			" ('2026-11-01 12:00:40', '', 'f', '', 'search', 'orphan', 'Server', 1000000, 'Unset', {})," +
+			// t4 starts before t5 but its last span is after t5's.
+			" ('2026-11-01 12:10:00', 't4', 'g', '', 'batch', 'nightly', 'Server', 9000000000, 'Unset', {})," +
+			" ('2026-11-01 12:10:08', 't4', 'h', 'g', 'batch', 'flush', 'Internal', 1000000, 'Unset', {})," +
+			" ('2026-11-01 12:10:05', 't5', 'i', '', 'cart', 'GET /cart', 'Server', 1000000, 'Unset', {})",
 	} {
 		_, err := db.ExecContext(ctx, q)
 		require.NoError(t, err, q)
@@ -110,6 +114,19 @@ func TestTraceList(t *testing.T) {
 		require.Len(t, r.body["data"], 1)
 		assert.Equal(t, "t1", r.body["data"].([]any)[0].(map[string]any)["traceId"])
 		assert.Nil(t, r.body["nextCursor"])
+
+		// Rows are listed by the start they show, newest first, not by
+		// their newest span.
+		r = list(map[string]any{"startTime": "2026-11-01T12:09:00Z", "endTime": "2026-11-01T12:11:00Z"})
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		var starts []string
+		ids = nil
+		for _, x := range r.body["data"].([]any) {
+			ids = append(ids, x.(map[string]any)["traceId"].(string))
+			starts = append(starts, x.(map[string]any)["start"].(string))
+		}
+		assert.Equal(t, []string{"t5", "t4"}, ids, "%s: by start", lookup)
+		assert.Equal(t, []string{"2026-11-01T12:10:05Z", "2026-11-01T12:10:00Z"}, starts, lookup)
 	}
 	check("without a lookup table")
 	for _, q := range []string{

@@ -345,7 +345,7 @@ export interface paths {
         put?: never;
         /**
          * List the traces matching a search
-         * @description The traces with a span matching the where in the range, one row per trace, newest first (by its newest matching span), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
+         * @description The traces with a span matching the where in the range, one row per trace, newest first (a page holds the traces with the newest matching spans, its rows sorted by start), paged with nextCursor. Each row summarises the whole trace (all its spans, not only those matching) - its root span's name and service, start, duration, span and error counts and the services involved. The body is that of /api/v2/search (no select or orderBy); the source must be a trace source.
          */
         post: operations["searchTraces"];
         delete?: never;

@@ -453,8 +453,10 @@ func (d *dashImport) config(def map[string]json.RawMessage, typ string, n *note)
 		return d.search(str(def, "query"), d.src.Logs, n)
 	case "heatmap":
 		// The nearest tile: the same series over time, a line per group
-		// rather than a band of colour per bucket of values.
-		n.approx("a heatmap is drawn as lines, one per group (no heatmap tile)")
+		// rather than a band of colour per bucket of values. otelhouse's
+		// heatmap tile buckets a trace source's spans by a column; it
+		// is not built over a metric query, which a Datadog heatmap is.
+		n.approx("a heatmap of a metric is drawn as lines, one per group (the heatmap tile here counts spans of a trace source, not a metric's values)")
 		return d.chart(def, "line", n)
 	case "distribution":
 		// The nearest tile: the value of each group as a bar, where

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { post, Source } from '../api';
+import { breakable } from './breakable';
 import { filterFor } from './eventpanel';
 
 interface FacetValue { value: string; count: number }
@@ -35,7 +36,7 @@ export function Facets({ src, body, onFilter }: { src: Source; body: Record<stri
           const shown = open[f.field] ? f.values : f.values.slice(0, 5);
           return (
             <section class="facet" data-facet={f.field}>
-              <h4 title={`${f.field}: in ${f.count.toLocaleString()} of ${data.sampled.toLocaleString()} events`}>{f.field}</h4>
+              <h4 title={`${f.field}: in ${f.count.toLocaleString()} of ${data.sampled.toLocaleString()} events`}>{breakable(f.field)}</h4>
               <ul>
                 {shown.map((v) => {
                   const expr = filterFor(f.field, v.value);

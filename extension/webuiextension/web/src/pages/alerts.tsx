@@ -76,7 +76,10 @@ function body(a: Partial<Alert> & { teamId?: unknown; executionErrors?: unknown 
 }
 
 // AlertForm makes an alert (or changes one, with an id): what it watches
-// comes in initial (a tile or a saved search).
+// comes in initial (a tile or a saved search). Its "New webhook" swaps the
+// alert's fields for the webhook form in place (the alert typed so far is
+// kept) and comes back with the new webhook picked: making the webhook
+// an alert needs does not send the user away from the alert.
 export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Alert>; onDone: () => void; onCancel: () => void }) {
   const [a, setA] = useState<Partial<Alert>>({ threshold: 1, thresholdType: 'above', interval: '5m', channel: { type: 'webhook', webhookId: '' }, ...initial });
   const [hooks, setHooks] = useState<Webhook[]>([]);
@@ -84,6 +87,7 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
   const [searchesRead, setSearchesRead] = useState(false);
   const [searches, setSearches] = useState<{ id: string; name: string }[]>([]);
   const [error, setError] = useState('');
+  const [newHook, setNewHook] = useState(false);
   const onSearch = a.source === 'saved_search';
   useEffect(() => {
     if (onSearch) {
@@ -99,6 +103,20 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
       if (!a.channel?.webhookId && l.length) setA((x) => ({ ...x, channel: { type: 'webhook', webhookId: l[0].id } }));
     }).catch((e) => setError(e.message));
   }, []);
+  if (newHook) {
+    return (
+      <div data-testid="alert-new-webhook">
+        <h3>New webhook for this alert</h3>
+        <p class="muted small">Saving it returns to the alert with the webhook picked.</p>
+        <WebhookForm initial={{}} onCancel={() => setNewHook(false)} onDone={(w) => {
+          setHooks((l) => l.concat(w));
+          setHooksRead(true);
+          setA((x) => ({ ...x, channel: { type: 'webhook', webhookId: w.id } }));
+          setNewHook(false);
+        }} />
+      </div>
+    );
+  }
   return (
     <form data-testid="alert-form" onSubmit={async (e) => {
       e.preventDefault();
@@ -128,8 +146,9 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
         <label>Webhook<select name="webhook" value={a.channel?.webhookId} onChange={(e) => setA({ ...a, channel: { type: 'webhook', webhookId: e.currentTarget.value } })}>
           {hooks.length === 0 && <option value="">(none yet)</option>}
           {hooks.map((h) => <option value={h.id}>{h.name}</option>)}</select></label>
+        <div class="field-action"><button type="button" data-action="alert-new-webhook" onClick={() => setNewHook(true)}>New webhook</button></div>
         {hooksRead && hooks.length === 0 && <p class="muted small wide" data-testid="alert-no-webhook">
-          An alert notifies a webhook, and the team has none yet: make one under <a href="/alerts" onClick={(e) => onLink(e, '/alerts')}>Alerts → Webhooks</a> (New webhook), then come back.</p>}
+          An alert notifies a webhook, and the team has none yet: make one with New webhook.</p>}
       </div>
       {error && <p class="error small" role="alert" data-testid="alert-error">{error}</p>}
       <div class="editor-actions">
@@ -142,7 +161,7 @@ export function AlertForm({ initial, onDone, onCancel }: { initial: Partial<Aler
 
 // WebhookForm makes or changes a webhook. Header values are write-only:
 // the API never answers them, so they are typed anew or left as they are.
-function WebhookForm({ initial, onDone, onCancel }: { initial: Partial<Webhook>; onDone: () => void; onCancel: () => void }) {
+function WebhookForm({ initial, onDone, onCancel }: { initial: Partial<Webhook>; onDone: (saved: Webhook) => void; onCancel: () => void }) {
   const [w, setW] = useState<Partial<Webhook>>({ service: 'generic', ...initial });
   const [headers, setHeaders] = useState('');
   const [error, setError] = useState('');
@@ -159,9 +178,7 @@ function WebhookForm({ initial, onDone, onCancel }: { initial: Partial<Webhook>;
         }
       }
       try {
-        if (w.id) await put(`/api/v2/webhooks/${w.id}`, out);
-        else await post('/api/v2/webhooks', out);
-        onDone();
+        onDone(w.id ? await put<Webhook>(`/api/v2/webhooks/${w.id}`, out) : await post<Webhook>('/api/v2/webhooks', out));
       } catch (err) { setError(messageOf(err)); }
     }}>
       <div class="form-grid">
@@ -211,6 +228,10 @@ export function AlertsPage() {
   const [dashboards, setDashboards] = useState<Record<string, Schemas['Dashboard']>>({});
   const [editAlert, setEditAlert] = useState<Alert | null>(null);
   const [editHook, setEditHook] = useState<Partial<Webhook> | null>(null);
+  // The modal holds one form: opening one closes the other (an alert read
+  // before it opens may arrive after a webhook's Edit).
+  const openAlert = (a: Alert) => { setEditHook(null); setEditAlert(a); };
+  const openHook = (h: Partial<Webhook>) => { setEditAlert(null); setEditHook(h); };
   const [confirm, setConfirm] = useState('');
   const [last, setLast] = useState<Record<string, Evaluation | null>>({});
   // tests holds each webhook's last "Send test": under way, or what its
@@ -309,8 +330,8 @@ export function AlertsPage() {
                     <button class="small" data-action="edit-alert" onClick={() => {
                       // A list leaves an inline alert's chart out; the form
                       // sends it back, so it edits the alert as one GET has it.
-                      if (a.source === 'inline') get<Alert>(`/api/v2/alerts/${a.id}`).then(setEditAlert).catch((e) => setError(messageOf(e)));
-                      else setEditAlert(a);
+                      if (a.source === 'inline') get<Alert>(`/api/v2/alerts/${a.id}`).then(openAlert).catch((e) => setError(messageOf(e)));
+                      else openAlert(a);
                     }}>Edit</button>{' '}
                     <button class="small" data-action="delete-alert" onClick={() => setConfirm(a.id)}>Delete</button>
                   </>)}</td>
@@ -340,7 +361,7 @@ export function AlertsPage() {
         </table>
       )}
       <div class="editor-actions">
-        <button data-action="new-search-alert" onClick={() => setEditAlert({ source: 'saved_search', name: '' } as Alert)}>New alert on a saved search</button>
+        <button data-action="new-search-alert" onClick={() => openAlert({ source: 'saved_search', name: '' } as Alert)}>New alert on a saved search</button>
         <span class="import-monitor">
           {hooks.length === 0 ? <span class="muted small" data-testid="import-needs-webhook">An imported monitor delivers to a webhook: make one below first.</span> : (
             <label class="small">Deliver imports to{' '}
@@ -360,7 +381,7 @@ export function AlertsPage() {
           : <>saved search “{imported.savedSearch?.name}”</>}</>} />}
       <div class="row-between">
         <h2>Webhooks</h2>
-        <button class="primary" data-action="new-webhook" onClick={() => setEditHook({})}>New webhook</button>
+        <button class="primary" data-action="new-webhook" onClick={() => openHook({})}>New webhook</button>
       </div>
       {hooks.length === 0 ? <p class="muted">No webhook yet: alerts deliver to one.</p> : (
         <table class="rows" data-testid="webhooks">
@@ -378,7 +399,7 @@ export function AlertsPage() {
                   <button class="small" onClick={() => setConfirm('')}>Cancel</button></span>
               ) : (<>
                 <button class="small" data-action="test-webhook" disabled={tests[h.id] === 'sending'} onClick={() => sendTest(h.id)}>Send test</button>{' '}
-                <button class="small" data-action="edit-webhook" onClick={() => setEditHook(h)}>Edit</button>{' '}
+                <button class="small" data-action="edit-webhook" onClick={() => openHook(h)}>Edit</button>{' '}
                 <button class="small" data-action="delete-webhook" onClick={() => setConfirm(h.id)}>Delete</button>
               </>)}</td>
             </tr>
@@ -404,8 +425,7 @@ export function AlertsPage() {
       {(editAlert || editHook) && (
         <div class="modal-back">
           <div class="modal card" role="dialog">
-            {editAlert && <><h2>{editAlert.id ? `Alert “${editAlert.name}”` : 'New alert on a saved search'}</h2><AlertForm initial={editAlert} onDone={() => { setEditAlert(null); load(); }} onCancel={() => setEditAlert(null)} /></>}
-            {editHook && <><h2>{editHook.id ? `Webhook “${editHook.name}”` : 'New webhook'}</h2><WebhookForm initial={editHook} onDone={() => { setEditHook(null); load(); }} onCancel={() => setEditHook(null)} /></>}
+            {editAlert ? <><h2>{editAlert.id ? `Alert “${editAlert.name}”` : 'New alert on a saved search'}</h2><AlertForm initial={editAlert} onDone={() => { setEditAlert(null); load(); }} onCancel={() => { setEditAlert(null); load(); }} /></> : editHook && <><h2>{editHook.id ? `Webhook “${editHook.name}”` : 'New webhook'}</h2><WebhookForm initial={editHook} onDone={() => { setEditHook(null); load(); }} onCancel={() => setEditHook(null)} /></>}
           </div>
         </div>
       )}

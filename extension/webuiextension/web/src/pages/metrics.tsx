@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Answer, callWhole, get, messageOf, post, put } from '../api';
+import { breakable } from '../components/breakable';
 import { TimePicker } from '../components/timepicker';
 import { navigate, onLink, useLocation } from '../router';
 import { resolveRange } from '../time';
@@ -32,12 +33,6 @@ function unitOfMetric(u: string): Unit {
 // metricQuery writes the Datadog metric query of the explorer's choices.
 export function metricQuery(metric: string, agg: string, filters: string[], by: string[], rate: boolean): string {
   return `${agg}:${metric}{${filters.length ? filters.join(',') : '*'}}${by.length ? ` by {${by.join(',')}}` : ''}${rate ? '.as_rate()' : ''}`;
-}
-
-// breakable lets a long metric name wrap after its dots and underscores
-// (a narrow list broke it mid-word); the text stays the name as typed.
-function breakable(name: string) {
-  return name.split(/(?<=[._])/).map((part, i) => <>{i > 0 && <wbr />}{part}</>);
 }
 
 export function MetricsPage() {
@@ -161,7 +156,7 @@ function Explorer({ metric, info, from, to, params, go }: {
   }, [q, from, to]);
   return (
     <>
-      <h1>{metric}</h1>
+      <h1>{breakable(metric)}</h1>
       {info && <p class="muted small" style="margin:0">{info.type.replace('_', ' ')}{info.unit ? ` · ${info.unit}` : ''}{info.description ? ` · ${info.description}` : ''} · {info.series} series</p>}
       <div class="metric-controls">
         <label>Aggregation
