@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/otelhouse/otelhouse/internal/domain/query"
 	"github.com/otelhouse/otelhouse/internal/runtime/store"
 )
 
@@ -342,13 +343,13 @@ func (c *Config) Watched() ([]Select, []string, bool) {
 		return nil, nil, false
 	}
 	if len(c.Formulas) > 0 {
-		return c.Select, SplitGroupBy(c.GroupBy), true
+		return c.Select, query.SplitList(c.GroupBy), true
 	}
 	if c.AsRatio() {
 		if len(c.Select) != 2 {
 			return nil, nil, false
 		}
-		return c.Select[:2], SplitGroupBy(c.GroupBy), true
+		return c.Select[:2], query.SplitList(c.GroupBy), true
 	}
-	return c.Select[:1], SplitGroupBy(c.GroupBy), true
+	return c.Select[:1], query.SplitList(c.GroupBy), true
 }

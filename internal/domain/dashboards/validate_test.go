@@ -158,19 +158,6 @@ func TestValidatePassesLookupErrors(t *testing.T) {
 	assert.ErrorIs(t, d.Validate(seq(), func(string) (bool, error) { return false, boom }), boom)
 }
 
-func TestSplitGroupBy(t *testing.T) {
-	for in, want := range map[string][]string{
-		"":                                   nil,
-		"ServiceName":                        {"ServiceName"},
-		" a , b ,":                           {"a", "b"},
-		"toStartOfHour(Timestamp), x":        {"toStartOfHour(Timestamp)", "x"},
-		"LogAttributes['a,b'], `c,d`, \"e\"": {"LogAttributes['a,b']", "`c,d`", `"e"`},
-		`f('it\'s, here'), g`:                {`f('it\'s, here')`, "g"},
-	} {
-		assert.Equal(t, want, SplitGroupBy(in), in)
-	}
-}
-
 func TestFieldsTakeAStringOrAList(t *testing.T) {
 	var f Fields
 	require.NoError(t, json.Unmarshal([]byte(`"a, f(b, c)"`), &f))

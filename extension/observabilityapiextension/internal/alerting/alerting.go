@@ -28,6 +28,7 @@ import (
 	"github.com/otelhouse/otelhouse/internal/domain/charts"
 	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
 	"github.com/otelhouse/otelhouse/internal/domain/keys"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
 	"github.com/otelhouse/otelhouse/internal/domain/savedsearch"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
 	"github.com/otelhouse/otelhouse/internal/runtime/store"
@@ -558,7 +559,7 @@ func (s *Scheduler) watched(ctx context.Context, team string, a *Alert) (measure
 		}
 		return measured{sourceID: ss.Source, items: []item{{series: charts.Series{
 			AggFn: "count", Where: ss.Where, WhereLanguage: ss.WhereLanguage,
-			GroupBy: dashboards.SplitGroupBy(a.GroupBy),
+			GroupBy: query.SplitList(a.GroupBy),
 		}}}}, nil
 	}
 	d, err := s.o.Store.Get(ctx, team, store.KindDashboard, a.DashboardID)

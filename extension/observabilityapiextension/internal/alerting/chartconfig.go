@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/otelhouse/otelhouse/internal/domain/charts"
-	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
 )
 
 // ChartConfig is an inline alert's own chart (source "inline"), as
@@ -189,7 +189,7 @@ func inlineMeasured(raw json.RawMessage) (measured, error) {
 	if len(c.Select) == 0 {
 		return measured{}, errors.New("chartConfig has no select item")
 	}
-	groupBy := dashboards.SplitGroupBy(c.GroupBy)
+	groupBy := query.SplitList(c.GroupBy)
 	if c.DisplayType == "number" {
 		groupBy = nil
 	}

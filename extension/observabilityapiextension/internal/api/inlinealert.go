@@ -202,7 +202,7 @@ func validateBuilderChart(ctx context.Context, a *Alert, ext externalChart, disp
 	if ext.DisplayType != "number" {
 		internal.GroupBy = ext.GroupBy
 		checkText("chartConfig.groupBy", ext.GroupBy, p)
-		fields := dashboards.SplitGroupBy(ext.GroupBy)
+		fields := query.SplitList(ext.GroupBy)
 		if len(fields) > 5 {
 			p.Add("chartConfig.groupBy takes at most 5 fields")
 		}

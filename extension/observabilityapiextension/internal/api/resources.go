@@ -18,6 +18,7 @@ import (
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerting"
 	"github.com/otelhouse/otelhouse/extension/observabilityapiextension/internal/alerttemplate"
 	"github.com/otelhouse/otelhouse/internal/domain/dashboards"
+	"github.com/otelhouse/otelhouse/internal/domain/query"
 	"github.com/otelhouse/otelhouse/internal/domain/savedsearch"
 	"github.com/otelhouse/otelhouse/internal/domain/sources"
 	"github.com/otelhouse/otelhouse/internal/runtime/problems"
@@ -303,7 +304,7 @@ func validateSavedSearchAlert(ctx context.Context, a *Alert, lookup lookups, p *
 	if !ok {
 		p.Add("Saved search not found (%q)", a.SavedSearchID)
 	}
-	if len(dashboards.SplitGroupBy(a.GroupBy)) > 5 {
+	if len(query.SplitList(a.GroupBy)) > 5 {
 		p.Add("groupBy takes at most 5 fields")
 	}
 	return nil

@@ -61,7 +61,7 @@ func selectNames(raw json.RawMessage, p *problems.List) []string {
 			p.Add("select must not contain semicolons or SELECT subqueries; use column references or attribute names only")
 			return nil
 		}
-		return search.SplitSelect(text)
+		return query.SplitList(text)
 	}
 	if err := json.Unmarshal(raw, &names); err != nil {
 		p.Add("select is a comma-separated string of columns (or an array of names)")
